@@ -1,0 +1,92 @@
+# bond_risk build. `make` builds bin/bond_risk; `make run` runs the 440k data
+# set; `make test` runs the test suite (SANITIZE=thread or SANITIZE=address
+# builds and tests an instrumented copy under build/<sanitizer>/).
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+# Install missing Debian packages before anything else is evaluated.
+DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb && test -f /usr/include/gtest/gtest.h && command -v gnuplot && command -v sqlite3
+ifneq ($(shell $(DEPS_CHECK) >/dev/null 2>&1 && echo ok),ok)
+  $(info make: some dependencies are missing; running scripts/install-deps.sh)
+  ifneq ($(shell scripts/install-deps.sh >&2; echo $$?),0)
+    $(error scripts/install-deps.sh could not install the dependencies (see its message above))
+  endif
+endif
+
+SANITIZE ?=
+CXX ?= g++
+CXXFLAGS_BASE := -std=c++20 -Wall -Wextra -pthread -I. -MMD -MP \
+  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags eigen3 sqlite3))
+LDLIBS := $(shell pkg-config --libs sqlite3) -pthread
+
+ifeq ($(SANITIZE),)
+  BUILD := build/release
+  BIN := bin/bond_risk
+  OPT := -O3 -DNDEBUG
+else ifeq ($(SANITIZE),thread)
+  BUILD := build/thread
+  BIN := $(BUILD)/bin/bond_risk
+  OPT := -O1 -g -fsanitize=thread
+else ifeq ($(SANITIZE),address)
+  BUILD := build/address
+  BIN := $(BUILD)/bin/bond_risk
+  OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+else
+  $(error SANITIZE must be empty, thread or address, not '$(SANITIZE)')
+endif
+CXXFLAGS := $(CXXFLAGS_BASE) $(OPT)
+LDFLAGS := $(filter -fsanitize=%,$(OPT))
+
+ENGINE_SRC := $(wildcard engine/*.cpp)
+APP_SRC := $(filter-out bond_risk/main.cpp,$(wildcard bond_risk/*.cpp))
+TEST_SRC := $(wildcard tests/*.cpp)
+SCHEMA_SRC := $(BUILD)/gen/schema_sql.cpp
+
+LIB_OBJ := $(ENGINE_SRC:%.cpp=$(BUILD)/%.o) $(APP_SRC:%.cpp=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
+MAIN_OBJ := $(BUILD)/bond_risk/main.o
+TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/%.o)
+TEST_BIN := $(BUILD)/tests/bond_risk_tests
+
+CONF := conf/bond_risk.conf
+DATA_440K := data/bond_risk_440k.db
+
+.PHONY: all run test bench clean
+all: $(BIN)
+
+$(BIN): $(LIB_OBJ) $(MAIN_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -c -o $@ $<
+
+# The schema is compiled in from its one source, schema/bond_risk.sql.
+$(SCHEMA_SRC): schema/bond_risk.sql
+	@mkdir -p $(@D)
+	{ printf '#include "bond_risk/schema.h"\nconst char* const bond_risk::kSchemaSql = R"SQL('; \
+	  cat $<; printf ')SQL";\n'; } > $@
+
+$(BUILD)/gen/schema_sql.o: $(SCHEMA_SRC)
+	$(CXX) $(CXXFLAGS) -c -o $@ $<
+
+$(TEST_BIN): $(LIB_OBJ) $(TEST_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $^ -lgtest $(LDLIBS)
+
+$(DATA_440K): | $(BIN)
+	$(BIN) generate --preset 440k --out $@
+
+run: $(BIN) $(DATA_440K)
+	$(BIN) run --conf $(CONF) --db $(DATA_440K) --batch
+
+test: $(TEST_BIN) $(BIN)
+	BOND_RISK_BIN=$(abspath $(BIN)) BOND_RISK_SRC=$(CURDIR) $(TEST_BIN)
+
+bench: $(BIN)
+	bench/run_benchmark.sh --quick
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,182 @@
+#include "bond_risk/calculations.h"
+
+#include <span>
+
+namespace bond_risk {
+
+namespace {
+
+using Indices = std::span<const NodeIndex>;
+
+struct Calculator {
+  Store& s;
+
+  // The status a node takes from its own static data and its inputs, before
+  // any date checks: FAILED, STALE, EXPIRED (an input expired) or OK. Inputs
+  // are only read when the node's references are valid.
+  Status from_inputs(const NodeState& own, std::initializer_list<NodeRef> inputs) const {
+    if (own.error != 0) return Status::failed;
+    bool expired = false;
+    for (NodeRef in : inputs) {
+      const Status st = s.state(in).status;
+      if (is_broken(st)) return Status::stale;
+      expired |= st == Status::expired;
+    }
+    return expired ? Status::expired : Status::ok;
+  }
+
+  Status status_of(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i].status; }
+  NodeState& own(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i]; }
+
+  void calendars(Indices nodes) const {
+    for (NodeIndex i : nodes) own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), {});
+  }
+
+  void curves(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      NodeState& st = own(Kind::ir_curve, i);
+      st.status = from_inputs(st, {});
+      if (st.status == Status::ok) build_curve(s.curves[i].points, s.curves[i].arrays);
+    }
+  }
+
+  void bonds(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      Bond& b = s.bonds[i];
+      NodeState& st = own(Kind::bond, i);
+      b.value = {};
+      st.status = from_inputs(st, {ref(Kind::calendar, b.calendar), ref(Kind::ir_curve, b.curve)});
+      if (st.status != Status::ok) continue;
+      const Date today = s.calendars[b.calendar].today;
+      if (b.maturity < today) {
+        st.status = Status::expired;
+      } else if (b.maturity - today >= kNumForwardDays) {
+        st.status = Status::failed;  // reason derived from the dates (see results.h)
+      } else {
+        const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
+        b.value = value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, s.curves[b.curve].arrays);
+      }
+    }
+  }
+
+  void outright_trades(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      OutrightTrade& t = s.outright_trades[i];
+      NodeState& st = own(Kind::outright_trade, i);
+      t.value = {};
+      st.status = from_inputs(st, {ref(Kind::bond, t.bond)});
+      if (st.status == Status::ok) t.value = value_outright(t.quantity, t.dir, t.trade_price, s.bonds[t.bond].value);
+    }
+  }
+
+  void repo_trades(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      RepoTrade& t = s.repo_trades[i];
+      NodeState& st = own(Kind::repo_trade, i);
+      t.value = {};
+      st.status = from_inputs(
+          st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
+      if (st.status != Status::ok) continue;
+      const int days_to_end = t.end - s.calendars[t.calendar].today;
+      if (days_to_end < 0) {
+        st.status = Status::expired;
+      } else if (days_to_end > kNumForwardDays) {
+        st.status = Status::failed;  // reason derived from the dates (see results.h)
+      } else {
+        t.value = value_repo(t.start_cash, t.notional, t.rate, days_to_end, s.bonds[t.bond].value.price,
+                             s.curves[t.curve].arrays);
+      }
+    }
+  }
+
+  // Sums the OK members' values into `total`; returns the book's status.
+  template <class Book, class Add>
+  Status sum_book(Book& book, NodeState& st, Kind member_kind, Add add) const {
+    book.total = {};
+    book.excluded = 0;
+    bool broken = false;
+    for (NodeIndex m : book.members) {
+      const Status ms = status_of(member_kind, m);
+      if (ms == Status::ok) {
+        add(book.total, m);
+      } else {
+        ++book.excluded;
+        broken |= is_broken(ms);
+      }
+    }
+    if (st.error != 0) return Status::failed;
+    return broken ? Status::stale : Status::ok;
+  }
+
+  void outright_books(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      NodeState& st = own(Kind::outright_book, i);
+      st.status = sum_book(s.outright_books[i], st, Kind::outright_trade, [&](OutrightValue& sum, NodeIndex m) {
+        const OutrightValue& v = s.outright_trades[m].value;
+        sum.pv += v.pv;
+        sum.pv01 += v.pv01;
+        sum.pnl += v.pnl;
+      });
+    }
+  }
+
+  void repo_books(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      NodeState& st = own(Kind::repo_book, i);
+      st.status = sum_book(s.repo_books[i], st, Kind::repo_trade, [&](RepoValue& sum, NodeIndex m) {
+        const RepoValue& v = s.repo_trades[m].value;
+        sum.margin += v.margin;
+        sum.mtm_pnl += v.mtm_pnl;
+      });
+    }
+  }
+};
+
+}  // namespace
+
+void build_graph(Store& store, engine::Graph& graph) {
+  const Calculator calc{store};
+  struct TypeSpec {
+    Kind kind;
+    unsigned tier;
+    void (Calculator::*fn)(Indices) const;
+  };
+  constexpr TypeSpec specs[] = {
+      {Kind::calendar, 1, &Calculator::calendars},     {Kind::ir_curve, 1, &Calculator::curves},
+      {Kind::bond, 2, &Calculator::bonds},             {Kind::outright_trade, 3, &Calculator::outright_trades},
+      {Kind::repo_trade, 3, &Calculator::repo_trades}, {Kind::outright_book, 4, &Calculator::outright_books},
+      {Kind::repo_book, 4, &Calculator::repo_books},
+  };
+  for (const TypeSpec& spec : specs) {
+    graph.add_type(std::string(kind_name(spec.kind)), spec.tier, [calc, fn = spec.fn](Indices n) { (calc.*fn)(n); });
+    graph.add_nodes(static_cast<engine::TypeId>(spec.kind), store.size(spec.kind));
+  }
+
+  auto valid = [&](Kind kind, NodeIndex i) { return store.states[static_cast<std::size_t>(kind)][i].error == 0; };
+  auto link = [&](Kind sub_kind, NodeIndex sub, Kind pub_kind, NodeIndex pub) {
+    graph.subscribe(ref(sub_kind, sub), ref(pub_kind, pub));
+  };
+  for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
+    if (!valid(Kind::bond, i)) continue;
+    link(Kind::bond, i, Kind::calendar, store.bonds[i].calendar);
+    link(Kind::bond, i, Kind::ir_curve, store.bonds[i].curve);
+  }
+  for (NodeIndex i = 0; i < store.outright_trades.size(); ++i) {
+    if (valid(Kind::outright_trade, i)) link(Kind::outright_trade, i, Kind::bond, store.outright_trades[i].bond);
+  }
+  for (NodeIndex i = 0; i < store.repo_trades.size(); ++i) {
+    if (!valid(Kind::repo_trade, i)) continue;
+    const RepoTrade& t = store.repo_trades[i];
+    link(Kind::repo_trade, i, Kind::calendar, t.calendar);
+    link(Kind::repo_trade, i, Kind::bond, t.bond);
+    link(Kind::repo_trade, i, Kind::ir_curve, t.curve);
+  }
+  for (NodeIndex i = 0; i < store.outright_books.size(); ++i) {
+    for (NodeIndex m : store.outright_books[i].members) link(Kind::outright_book, i, Kind::outright_trade, m);
+  }
+  for (NodeIndex i = 0; i < store.repo_books.size(); ++i) {
+    for (NodeIndex m : store.repo_books[i].members) link(Kind::repo_book, i, Kind::repo_trade, m);
+  }
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,14 @@
+// The subcommands of bin/bond_risk. Each takes the arguments after its name,
+// returns the process exit code, and throws UsageError for bad usage and
+// std::runtime_error for anything else that stops it.
+#pragma once
+
+#include <span>
+
+namespace bond_risk {
+
+int generate_command(std::span<char* const> args);
+int run_command(std::span<char* const> args);
+int show_command(std::span<char* const> args);
+
+}  // namespace bond_risk

@@ -1,0 +1,22 @@
+// Calendar dates as whole days since 1970-01-01, and ISO YYYY-MM-DD text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace bond_risk {
+
+using Date = std::int32_t;
+
+// The date of "YYYY-MM-DD", or nullopt if the text is not exactly a valid date.
+std::optional<Date> parse_date(std::string_view text);
+
+std::string format_date(Date date);
+
+// `date` moved by `months` (may be negative); a day past the end of the
+// target month becomes that month's last day (31 Mar - 1 month = 28/29 Feb).
+Date add_months(Date date, int months);
+
+}  // namespace bond_risk

@@ -1,0 +1,82 @@
+#include "bond_risk/flush_report.h"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <ostream>
+#include <stdexcept>
+
+namespace bond_risk {
+
+namespace {
+
+using StatusCounts = std::array<std::size_t, kStatusCount>;
+
+StatusCounts count_statuses(const Store& store, Kind kind) {
+  StatusCounts counts{};
+  for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) ++counts[static_cast<int>(s.status)];
+  return counts;
+}
+
+std::string fixed(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", seconds);
+  return buf;
+}
+
+}  // namespace
+
+void print_report(std::ostream& out, const RunReport& r, const Store& store, bool detail) {
+  out << "Loaded " << store.size() << " objects from " << r.db << " in " << fixed(r.load_seconds) << " seconds.\n";
+  out << "Threads: " << r.threads << (r.threads == 0 ? " (single-threaded: the master calculates)" : " workers")
+      << ", grain " << r.grain << ".\n";
+  for (const engine::TierStats& t : r.flush.tiers) {
+    out << "Tier " << t.tier << " ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.";
+    if (detail) out << " (" << t.chunks << " chunks)";
+    out << "\n";
+  }
+  out << "All tiers ran " << r.flush.nodes << " objects in " << fixed(r.flush.seconds) << " seconds.\n";
+  out << "Context switches during the flush: " << r.flush.counters.voluntary_switches << " voluntary, "
+      << r.flush.counters.involuntary_switches << " involuntary. Peak RSS " << r.flush.counters.peak_rss_kb / 1024
+      << " MB.\n";
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const StatusCounts c = count_statuses(store, static_cast<Kind>(k));
+    char line[160];
+    std::snprintf(line, sizeof line, "%-15s %8zu OK %6zu FAILED %6zu STALE %6zu EXPIRED\n",
+                  std::string(kind_name(static_cast<Kind>(k))).c_str(), c[0], c[1], c[2], c[3]);
+    out << line;
+  }
+}
+
+void write_json(const std::string& path, const RunReport& r, const Store& store) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write JSON to " + path);
+  std::string db;
+  for (char c : r.db) {
+    if (c == '"' || c == '\\') db += '\\';
+    db += c;
+  }
+  out << "{\n  \"db\": \"" << db << "\",\n  \"threads\": " << r.threads << ",\n  \"grain\": " << r.grain
+      << ",\n  \"load_seconds\": " << fixed(r.load_seconds) << ",\n  \"flush_seconds\": " << fixed(r.flush.seconds)
+      << ",\n  \"objects\": " << r.flush.nodes << ",\n  \"tiers\": [";
+  for (std::size_t i = 0; i < r.flush.tiers.size(); ++i) {
+    const engine::TierStats& t = r.flush.tiers[i];
+    out << (i ? ", " : "") << "{\"tier\": " << t.tier << ", \"objects\": " << t.nodes << ", \"chunks\": " << t.chunks
+        << ", \"seconds\": " << fixed(t.seconds) << "}";
+  }
+  out << "],\n  \"voluntary_context_switches\": " << r.flush.counters.voluntary_switches
+      << ",\n  \"involuntary_context_switches\": " << r.flush.counters.involuntary_switches
+      << ",\n  \"peak_rss_kb\": " << r.flush.counters.peak_rss_kb << ",\n  \"counts\": {";
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const StatusCounts c = count_statuses(store, static_cast<Kind>(k));
+    out << (k ? ", " : "") << "\"" << kind_name(static_cast<Kind>(k)) << "\": {";
+    for (int s = 0; s < kStatusCount; ++s) {
+      out << (s ? ", " : "") << "\"" << status_name(static_cast<Status>(s)) << "\": " << c[s];
+    }
+    out << "}";
+  }
+  out << "}\n}\n";
+  if (!out) throw std::runtime_error("cannot write JSON to " + path);
+}
+
+}  // namespace bond_risk

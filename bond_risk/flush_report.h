@@ -1,0 +1,29 @@
+// Reporting a run: the text lines benchmark scripts parse, and JSON.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+
+#include "bond_risk/store.h"
+#include "engine/flush.h"
+
+namespace bond_risk {
+
+struct RunReport {
+  std::string db;
+  std::size_t threads = 0;
+  std::size_t grain = 0;
+  double load_seconds = 0;
+  engine::FlushStats flush;
+};
+
+// "Tier 3 ran 400000 objects in 0.012345 seconds." per tier, then
+// "All tiers ran N objects in S seconds.", then counts per type and status.
+// `detail` adds each tier's chunk count.
+void print_report(std::ostream& out, const RunReport& report, const Store& store, bool detail);
+
+// The same figures as a JSON object, written to `path`.
+void write_json(const std::string& path, const RunReport& report, const Store& store);
+
+}  // namespace bond_risk

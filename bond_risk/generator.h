@@ -1,0 +1,32 @@
+// Synthetic data sets: deterministic for a given preset, seed and book size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bond_risk {
+
+struct Preset {
+  std::string name;
+  std::size_t bonds, outright_trades, repo_trades;
+};
+
+// tiny, 100, 50k, 220k, 440k, 1M; each has one calendar and two curves.
+const std::vector<Preset>& presets();
+
+// The preset called `name`; throws UsageError listing the presets otherwise.
+const Preset& find_preset(const std::string& name);
+
+struct GenerateOptions {
+  std::uint64_t seed = 1;
+  std::size_t book_size = 1000;  // trades per book; books never mix curves
+};
+
+// Writes a new database at `path` (which must not exist): the schema, then
+// every input table in one transaction. Writes to a temporary file that is
+// renamed into place, so `path` never holds a half-made data set.
+void generate(const Preset& preset, const GenerateOptions& options, const std::string& path);
+
+}  // namespace bond_risk

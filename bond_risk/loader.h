@@ -1,0 +1,27 @@
+// Loading the input tables of schema/bond_risk.sql into a Store.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bond_risk/sqlite.h"
+#include "bond_risk/store.h"
+
+namespace bond_risk {
+
+struct Loaded {
+  Store store;
+  // Rows that belong to no node (a rate or book row naming an unknown curve
+  // or book): reported, not used.
+  std::vector<std::string> warnings;
+};
+
+// Reads every input table. Throws std::runtime_error if a table or column
+// is missing. A row with bad data becomes a FAILED node with the reason
+// (see Store::fail); it never stops the load.
+Loaded load(Database& db);
+
+// Throws std::runtime_error naming the first missing input table or column.
+void check_input_schema(Database& db);
+
+}  // namespace bond_risk

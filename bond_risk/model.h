@@ -1,0 +1,24 @@
+// Constants and statuses of the calculation model (../shared/MODEL.md).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace bond_risk {
+
+inline constexpr double kYearBasis = 365.25;
+inline constexpr int kNumForwardDays = 7305;  // daily curve arrays cover offsets 0 .. 7304
+inline constexpr double kBump = 0.0001;       // one basis point
+
+enum class Status : std::uint8_t { ok, failed, stale, expired };
+inline constexpr int kStatusCount = 4;
+
+constexpr std::string_view status_name(Status s) {
+  constexpr std::string_view names[] = {"OK", "FAILED", "STALE", "EXPIRED"};
+  return names[static_cast<int>(s)];
+}
+
+// A node whose input is FAILED or STALE is STALE.
+constexpr bool is_broken(Status s) { return s == Status::failed || s == Status::stale; }
+
+}  // namespace bond_risk

@@ -1,0 +1,114 @@
+#include "bond_risk/settings.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <vector>
+
+namespace bond_risk {
+
+namespace {
+
+struct SettingSpec {
+  const char* key;
+  const char* flag;  // "" when only conf and environment set it
+  const char* help;
+  void (*apply)(Settings&, std::string_view value, const std::string& what);
+};
+
+bool parse_bool(std::string_view v, const std::string& what) { return parse_integer(v, 0, 1, what) == 1; }
+
+const std::vector<SettingSpec>& specs() {
+  static const std::vector<SettingSpec> list = {
+      {"APP_DB", "db", "database to load",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         if (v.empty()) throw UsageError(what + " is empty; give a database path");
+         s.db = v;
+       }},
+      {"NUM_THREADS", "threads", "worker threads, 0 = master calculates alone (default: online CPUs)",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         s.num_threads = static_cast<std::size_t>(parse_integer(v, 0, kMaxThreads, what));
+       }},
+      {"BATCH_MODE", "", "1 = write results to the database and exit (same as --batch)",
+       [](Settings& s, std::string_view v, const std::string& what) { s.batch = parse_bool(v, what); }},
+      {"TIMING_DEBUG", "", "1 = print per-tier chunk counts",
+       [](Settings& s, std::string_view v, const std::string& what) { s.timing_debug = parse_bool(v, what); }},
+      {"GRAIN", "grain", "most nodes per chunk handed to a worker",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         s.grain = static_cast<std::size_t>(parse_integer(v, 1, 1'000'000'000, what));
+       }},
+  };
+  return list;
+}
+
+const SettingSpec* find_key(std::string_view key) {
+  for (const SettingSpec& s : specs()) {
+    if (key == s.key) return &s;
+  }
+  return nullptr;
+}
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+void apply_conf_file(Settings& settings, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read conf file " + path + " (give an existing file with --conf)");
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string_view text = trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    const std::string where = path + " line " + std::to_string(number);
+    const auto eq = text.find('=');
+    if (eq == std::string_view::npos) throw UsageError(where + ": expected KEY=VALUE, got '" + std::string(text) + "'");
+    const std::string_view key = text.substr(0, eq);
+    std::string_view value = text.substr(eq + 1);
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    }
+    const SettingSpec* spec = find_key(key);
+    if (!spec) throw UsageError(where + ": unknown setting " + std::string(key) + " (see bond_risk run --help)");
+    spec->apply(settings, value, std::string(key) + " in " + where);
+  }
+}
+
+}  // namespace
+
+Settings load_settings(const ParsedArgs& flags, const EnvLookup& env) {
+  Settings settings;
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  settings.num_threads = cpus > 0 ? static_cast<std::size_t>(cpus) : 1;
+
+  if (flags.has("conf")) {
+    apply_conf_file(settings, flags.get("conf", ""));
+  } else if (access(kDefaultConf, F_OK) == 0) {
+    apply_conf_file(settings, kDefaultConf);
+  }
+  for (const SettingSpec& spec : specs()) {
+    if (const char* value = env(spec.key)) {
+      spec.apply(settings, value, std::string(spec.key) + " (environment variable)");
+    }
+  }
+  for (const SettingSpec& spec : specs()) {
+    if (*spec.flag && flags.has(spec.flag)) {
+      spec.apply(settings, flags.get(spec.flag, ""), "--" + std::string(spec.flag));
+    }
+  }
+  if (flags.has("batch")) settings.batch = true;
+  return settings;
+}
+
+std::string settings_help() {
+  std::string text;
+  for (const SettingSpec& s : specs()) {
+    std::string key = "  " + std::string(s.key);
+    key.resize(24, ' ');
+    text += key + s.help + "\n";
+  }
+  return text;
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,34 @@
+// Run settings, gathered in rising precedence from built-in defaults, the
+// conf file, environment variables (trad4's names) and command-line flags.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "bond_risk/cli_args.h"
+
+namespace bond_risk {
+
+inline constexpr std::size_t kMaxThreads = 4096;
+inline constexpr const char* kDefaultConf = "conf/bond_risk.conf";
+
+struct Settings {
+  std::string db = "data/bond_risk_440k.db";  // APP_DB, --db
+  std::size_t num_threads = 0;                // NUM_THREADS, --threads; default: online CPUs
+  bool batch = false;                         // BATCH_MODE, --batch
+  bool timing_debug = false;                  // TIMING_DEBUG
+  std::size_t grain = 4096;                   // GRAIN, --grain: most nodes in one chunk of work
+};
+
+// Returns the value of an environment variable, or nullptr.
+using EnvLookup = std::function<const char*(const char*)>;
+
+// The conf file is flags' --conf, else kDefaultConf if it exists. Throws
+// UsageError naming the setting, its source and what it must be.
+Settings load_settings(const ParsedArgs& flags, const EnvLookup& env);
+
+// The "KEY  meaning" lines for --help.
+std::string settings_help();
+
+}  // namespace bond_risk

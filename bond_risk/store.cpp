@@ -1,0 +1,38 @@
+#include "bond_risk/store.h"
+
+namespace bond_risk {
+
+std::string_view kind_name(Kind kind) {
+  constexpr std::string_view names[kKindCount] = {"calendar",   "ir_curve",      "bond",     "outright_trade",
+                                                  "repo_trade", "outright_book", "repo_book"};
+  return names[static_cast<std::size_t>(kind)];
+}
+
+std::size_t Store::size() const {
+  std::size_t n = 0;
+  for (const auto& v : ids) n += v.size();
+  return n;
+}
+
+NodeIndex Store::add(Kind kind, std::int64_t id) {
+  auto& kind_ids = ids[static_cast<std::size_t>(kind)];
+  const auto index = static_cast<NodeIndex>(kind_ids.size());
+  kind_ids.push_back(id);
+  states[static_cast<std::size_t>(kind)].emplace_back();
+  const NodeRef node = ref(kind, index);
+  if (!by_id.insert(id, node)) {
+    fail(node, "id " + std::to_string(id) + " is already used by " + std::string(kind_name(kind_of(*by_id.find(id)))) +
+                   " " + std::to_string(id));
+  }
+  return index;
+}
+
+void Store::fail(NodeRef node, std::string reason) {
+  NodeState& s = state(node);
+  if (s.error != 0) return;
+  s.error = static_cast<std::uint32_t>(errors.size());
+  errors.push_back(std::move(reason));
+  s.status = Status::failed;
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,113 @@
+// In-memory storage of the seven node types: one contiguous vector per type
+// (static data and published values together), plus each node's status and
+// database id. Nodes are named by engine::NodeRef, whose type is a Kind.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bond_risk/dates.h"
+#include "bond_risk/id_index.h"
+#include "bond_risk/model.h"
+#include "bond_risk/pricing.h"
+#include "engine/node_ref.h"
+
+namespace bond_risk {
+
+using engine::NodeIndex;
+using engine::NodeRef;
+
+// Node types, in tier order; the values are the engine's type ids.
+enum class Kind : engine::TypeId { calendar, ir_curve, bond, outright_trade, repo_trade, outright_book, repo_book };
+inline constexpr std::size_t kKindCount = 7;
+
+// The node's table name in the database ("bond", "outright_trade", ...).
+std::string_view kind_name(Kind kind);
+constexpr NodeRef ref(Kind kind, NodeIndex index) { return {static_cast<engine::TypeId>(kind), index}; }
+constexpr Kind kind_of(NodeRef node) { return static_cast<Kind>(node.type); }
+
+struct NodeState {
+  Status status = Status::ok;
+  std::uint32_t error = 0;  // index into Store::errors of why its static data is invalid; 0 = valid
+};
+
+struct Calendar {
+  Date today = 0;
+};
+
+struct IrCurve {
+  std::vector<CurvePoint> points;
+  CurveArrays arrays;
+};
+
+struct Bond {
+  NodeIndex calendar = 0, curve = 0;
+  Date start = 0, maturity = 0;
+  int coupons_per_year = 0;
+  double coupon = 0;
+  std::uint32_t schedule_begin = 0, schedule_size = 0;  // in Store::coupon_dates
+  BondValue value;
+};
+
+struct OutrightTrade {
+  NodeIndex bond = 0;
+  Date trade_date = 0;
+  double trade_price = 0;
+  std::int64_t quantity = 0;
+  int dir = 1;
+  OutrightValue value;
+};
+
+struct RepoTrade {
+  NodeIndex bond = 0, calendar = 0, curve = 0;
+  Date start = 0, end = 0;
+  std::int64_t notional = 0;
+  double start_cash = 0, rate = 0;
+  int dir = 1;
+  RepoValue value;
+};
+
+struct OutrightBook {
+  std::vector<NodeIndex> members;
+  OutrightValue total;
+  std::uint32_t excluded = 0;  // members left out of the sums (not OK)
+};
+
+struct RepoBook {
+  std::vector<NodeIndex> members;
+  RepoValue total;  // end_cash unused
+  std::uint32_t excluded = 0;
+};
+
+struct Store {
+  std::vector<Calendar> calendars;
+  std::vector<IrCurve> curves;
+  std::vector<Bond> bonds;
+  std::vector<OutrightTrade> outright_trades;
+  std::vector<RepoTrade> repo_trades;
+  std::vector<OutrightBook> outright_books;
+  std::vector<RepoBook> repo_books;
+
+  std::vector<Date> coupon_dates;  // every bond's schedule, latest date first
+  std::array<std::vector<NodeState>, kKindCount> states;
+  std::array<std::vector<std::int64_t>, kKindCount> ids;  // database id per node
+  IdIndex by_id;
+  std::vector<std::string> errors{""};
+
+  NodeState& state(NodeRef n) { return states[n.type][n.index]; }
+  const NodeState& state(NodeRef n) const { return states[n.type][n.index]; }
+  std::int64_t id(NodeRef n) const { return ids[n.type][n.index]; }
+  std::size_t size(Kind kind) const { return ids[static_cast<std::size_t>(kind)].size(); }
+  std::size_t size() const;
+
+  // Registers a node's id and state; returns its index. Fails the node if the
+  // id is already taken (ids are unique across all tables).
+  NodeIndex add(Kind kind, std::int64_t id);
+  // Marks the node's static data invalid, keeping the first reason given.
+  void fail(NodeRef node, std::string reason);
+  const std::string& error(NodeRef node) const { return errors[state(node).error]; }
+};
+
+}  // namespace bond_risk

@@ -1,0 +1,122 @@
+#include "engine/graph.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace engine {
+
+TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc) {
+  if (tier == 0) throw std::logic_error("node type " + name + ": tiers start at 1");
+  types_.push_back(Type{std::move(name), tier, std::move(calc), {}, {}, {}, {}});
+  return static_cast<TypeId>(types_.size() - 1);
+}
+
+Graph::Type& Graph::at(TypeId type) {
+  if (type >= types_.size()) throw std::out_of_range("unknown node type " + std::to_string(type));
+  return types_[type];
+}
+
+const Graph::Type& Graph::at(TypeId type) const {
+  if (type >= types_.size()) throw std::out_of_range("unknown node type " + std::to_string(type));
+  return types_[type];
+}
+
+NodeIndex Graph::add_nodes(TypeId type, std::size_t count) {
+  Type& t = at(type);
+  const auto first = static_cast<NodeIndex>(t.downstream.size());
+  const std::size_t size = first + count;
+  t.downstream.resize(size);
+  t.upstream.resize(size);
+  t.is_dirty.resize(size, 1);
+  for (std::size_t i = first; i < size; ++i) t.dirty_list.push_back(static_cast<NodeIndex>(i));
+  return first;
+}
+
+void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
+  Type& sub = at(subscriber.type);
+  Type& pub = at(publisher.type);
+  if (pub.tier >= sub.tier) {
+    throw std::logic_error(sub.name + " (tier " + std::to_string(sub.tier) + ") cannot subscribe to " +
+                           pub.name + " (tier " + std::to_string(pub.tier) + ")");
+  }
+  if (subscriber.index >= sub.upstream.size() || publisher.index >= pub.downstream.size()) {
+    throw std::out_of_range("subscribe: node index out of range");
+  }
+  pub.downstream[publisher.index].push_back(subscriber);
+  sub.upstream[subscriber.index].push_back(publisher);
+}
+
+void Graph::unsubscribe(NodeRef subscriber, NodeRef publisher) {
+  auto erase_one = [](std::vector<NodeRef>& edges, NodeRef node) {
+    auto it = std::find(edges.begin(), edges.end(), node);
+    if (it != edges.end()) edges.erase(it);
+  };
+  erase_one(at(publisher.type).downstream.at(publisher.index), subscriber);
+  erase_one(at(subscriber.type).upstream.at(subscriber.index), publisher);
+}
+
+std::span<const NodeRef> Graph::subscribers(NodeRef publisher) const {
+  return at(publisher.type).downstream.at(publisher.index);
+}
+
+std::span<const NodeRef> Graph::publishers(NodeRef subscriber) const {
+  return at(subscriber.type).upstream.at(subscriber.index);
+}
+
+void Graph::mark_dirty(NodeRef node) {
+  at(node.type).is_dirty.at(node.index);  // range check before the walk
+  stack_.push_back(node);
+  while (!stack_.empty()) {
+    const NodeRef n = stack_.back();
+    stack_.pop_back();
+    Type& t = types_[n.type];
+    if (t.is_dirty[n.index]) continue;  // its downstream is dirty already
+    t.is_dirty[n.index] = 1;
+    t.dirty_list.push_back(n.index);
+    const auto& down = t.downstream[n.index];
+    stack_.insert(stack_.end(), down.begin(), down.end());
+  }
+}
+
+void Graph::mark_all_dirty() {
+  for (Type& t : types_) {
+    std::fill(t.is_dirty.begin(), t.is_dirty.end(), 1);
+    t.dirty_list.resize(t.is_dirty.size());
+    std::iota(t.dirty_list.begin(), t.dirty_list.end(), NodeIndex{0});
+  }
+}
+
+std::span<const NodeIndex> Graph::dirty(TypeId type) const { return at(type).dirty_list; }
+
+void Graph::clear_dirty(TypeId type) {
+  Type& t = at(type);
+  for (NodeIndex i : t.dirty_list) t.is_dirty[i] = 0;
+  t.dirty_list.clear();
+}
+
+std::size_t Graph::dirty_count() const {
+  std::size_t n = 0;
+  for (const Type& t : types_) n += t.dirty_list.size();
+  return n;
+}
+
+std::size_t Graph::node_count(TypeId type) const { return at(type).is_dirty.size(); }
+
+std::size_t Graph::node_count() const {
+  std::size_t n = 0;
+  for (const Type& t : types_) n += t.is_dirty.size();
+  return n;
+}
+
+const std::string& Graph::type_name(TypeId type) const { return at(type).name; }
+unsigned Graph::tier(TypeId type) const { return at(type).tier; }
+const Graph::BatchFn& Graph::calculation(TypeId type) const { return at(type).calc; }
+
+unsigned Graph::max_tier() const {
+  unsigned m = 0;
+  for (const Type& t : types_) m = std::max(m, t.tier);
+  return m;
+}
+
+}  // namespace engine

@@ -1,0 +1,83 @@
+// A dependency graph of nodes in tiers.
+//
+// Each node type has a tier (1 = no inputs) and a batch calculation. A node
+// subscribes to nodes of lower tiers; edges are kept in both directions.
+// Marking a node dirty marks everything downstream of it, so a flush (see
+// flush.h) recalculates exactly the nodes a change affects; a full flush is
+// mark_all_dirty() followed by a flush.
+//
+// The graph is not thread-safe: it is built and marked by one (master)
+// thread. Batch calculations of one tier may run concurrently on disjoint
+// index sets.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/node_ref.h"
+
+namespace engine {
+
+class Graph {
+ public:
+  // Calculates the given nodes of one type. Must read only nodes it
+  // subscribes to and write only the nodes it is given.
+  using BatchFn = std::function<void(std::span<const NodeIndex>)>;
+
+  // Adds a node type of `tier` (>= 1); returns its id (0, 1, 2, ... in the
+  // order of the calls).
+  TypeId add_type(std::string name, unsigned tier, BatchFn calc);
+
+  // Adds `count` nodes to `type` (new nodes are dirty); returns the index of
+  // the first one.
+  NodeIndex add_nodes(TypeId type, std::size_t count = 1);
+
+  // `subscriber` is recalculated whenever `publisher` is. Throws
+  // std::logic_error unless publisher's tier is below subscriber's.
+  void subscribe(NodeRef subscriber, NodeRef publisher);
+
+  // Removes one subscribe(subscriber, publisher) edge, if present.
+  void unsubscribe(NodeRef subscriber, NodeRef publisher);
+
+  std::span<const NodeRef> subscribers(NodeRef publisher) const;
+  std::span<const NodeRef> publishers(NodeRef subscriber) const;
+
+  // Marks `node` and everything downstream of it dirty.
+  void mark_dirty(NodeRef node);
+  void mark_all_dirty();
+
+  // Dirty nodes of `type`, in the order they were marked.
+  std::span<const NodeIndex> dirty(TypeId type) const;
+  void clear_dirty(TypeId type);
+  std::size_t dirty_count() const;
+
+  std::size_t type_count() const { return types_.size(); }
+  std::size_t node_count(TypeId type) const;
+  std::size_t node_count() const;
+  const std::string& type_name(TypeId type) const;
+  unsigned tier(TypeId type) const;
+  unsigned max_tier() const;
+  const BatchFn& calculation(TypeId type) const;
+
+ private:
+  struct Type {
+    std::string name;
+    unsigned tier;
+    BatchFn calc;
+    std::vector<std::vector<NodeRef>> downstream;  // subscribers per node
+    std::vector<std::vector<NodeRef>> upstream;    // publishers per node
+    std::vector<unsigned char> is_dirty;
+    std::vector<NodeIndex> dirty_list;
+  };
+
+  Type& at(TypeId type);
+  const Type& at(TypeId type) const;
+
+  std::vector<Type> types_;
+  std::vector<NodeRef> stack_;  // mark_dirty's work list, kept to reuse its memory
+};
+
+}  // namespace engine

@@ -1,0 +1,18 @@
+// Names of nodes in an engine::Graph: a node type and an index into that
+// type's contiguous storage.
+#pragma once
+
+#include <cstdint>
+
+namespace engine {
+
+using TypeId = std::uint32_t;
+using NodeIndex = std::uint32_t;
+
+struct NodeRef {
+  TypeId type;
+  NodeIndex index;
+  friend bool operator==(NodeRef, NodeRef) = default;
+};
+
+}  // namespace engine

@@ -1,0 +1,31 @@
+// Clocks and process counters for measuring flushes.
+#pragma once
+
+#include <chrono>
+
+namespace engine {
+
+// Seconds elapsed since construction (or the last restart()), on a monotonic clock.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  void restart() { start_ = std::chrono::steady_clock::now(); }
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The calling process's context switches and peak resident set, from getrusage.
+struct ProcessCounters {
+  long voluntary_switches = 0;
+  long involuntary_switches = 0;
+  long peak_rss_kb = 0;
+
+  static ProcessCounters now();
+  ProcessCounters operator-(const ProcessCounters& earlier) const;
+};
+
+}  // namespace engine

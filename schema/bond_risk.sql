@@ -1,0 +1,137 @@
+-- bond_risk database schema. Usable as is: sqlite3 my.db < schema/bond_risk.sql
+-- Every statement is idempotent, so the engine also runs this file (compiled
+-- in) on existing databases to add what is missing.
+-- Ids are unique across all node tables. Dates are ISO text YYYY-MM-DD.
+
+CREATE TABLE IF NOT EXISTS calendar (
+  id    INTEGER PRIMARY KEY,
+  name  TEXT UNIQUE NOT NULL,
+  today TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ir_curve (
+  id   INTEGER PRIMARY KEY,
+  name TEXT UNIQUE NOT NULL,
+  ccy  TEXT NOT NULL
+);
+
+-- Input points of a curve: days_forward strictly increasing from 0 to 7305,
+-- value a continuously compounded annual rate (0.024 = 2.4%).
+CREATE TABLE IF NOT EXISTS ir_curve_input_rate (
+  ir_curve_id  INTEGER NOT NULL,
+  idx          INTEGER NOT NULL,
+  days_forward INTEGER NOT NULL,
+  value        REAL NOT NULL,
+  PRIMARY KEY (ir_curve_id, idx)
+);
+
+CREATE TABLE IF NOT EXISTS bond (
+  id               INTEGER PRIMARY KEY,
+  name             TEXT UNIQUE NOT NULL,
+  calendar_id      INTEGER NOT NULL,
+  ir_curve_id      INTEGER NOT NULL,
+  start_date       TEXT NOT NULL,
+  maturity_date    TEXT NOT NULL,
+  coupons_per_year INTEGER NOT NULL,  -- 1, 2 or 4
+  coupon           REAL NOT NULL      -- annual rate, 0.028 = 2.8%
+);
+
+CREATE TABLE IF NOT EXISTS outright_trade (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT UNIQUE NOT NULL,
+  bond_id     INTEGER NOT NULL,
+  trade_date  TEXT NOT NULL,
+  trade_price REAL NOT NULL,     -- per 100 nominal
+  quantity    INTEGER NOT NULL,
+  buy_sell    TEXT NOT NULL      -- 'BUY' or 'SELL'
+);
+
+CREATE TABLE IF NOT EXISTS repo_trade (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT UNIQUE NOT NULL,
+  bond_id     INTEGER NOT NULL,
+  calendar_id INTEGER NOT NULL,
+  ir_curve_id INTEGER NOT NULL,
+  start_date  TEXT NOT NULL,
+  end_date    TEXT NOT NULL,
+  notional    INTEGER NOT NULL,
+  start_cash  REAL NOT NULL,
+  rate        REAL NOT NULL,     -- annual, continuously compounded, 0.05 = 5%
+  cash_ccy    TEXT NOT NULL,
+  buy_sell    TEXT NOT NULL      -- 'BUY' or 'SELL'
+);
+
+CREATE TABLE IF NOT EXISTS outright_book (
+  id   INTEGER PRIMARY KEY,
+  name TEXT UNIQUE NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS outright_book_trade (
+  book_id  INTEGER NOT NULL,
+  trade_id INTEGER NOT NULL,
+  PRIMARY KEY (book_id, trade_id)
+);
+
+CREATE TABLE IF NOT EXISTS repo_book (
+  id   INTEGER PRIMARY KEY,
+  name TEXT UNIQUE NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS repo_book_trade (
+  book_id  INTEGER NOT NULL,
+  trade_id INTEGER NOT NULL,
+  PRIMARY KEY (book_id, trade_id)
+);
+
+-- Results, one row per node, written by `bond_risk run --batch`.
+-- status is OK, FAILED, STALE or EXPIRED; reason says why a node is not OK.
+-- Values are NULL for FAILED and STALE nodes (books: for FAILED only) and 0
+-- for EXPIRED ones. A book's excluded counts the members left out of its sums.
+CREATE TABLE IF NOT EXISTS bond_result (
+  id     INTEGER PRIMARY KEY,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  price  REAL,
+  pv01   REAL
+);
+
+CREATE TABLE IF NOT EXISTS outright_trade_result (
+  id     INTEGER PRIMARY KEY,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  pv     REAL,
+  pv01   REAL,
+  pnl    REAL
+);
+
+CREATE TABLE IF NOT EXISTS repo_trade_result (
+  id       INTEGER PRIMARY KEY,
+  status   TEXT NOT NULL,
+  reason   TEXT NOT NULL,
+  end_cash REAL,
+  margin   REAL,
+  mtm_pnl  REAL
+);
+
+CREATE TABLE IF NOT EXISTS outright_book_result (
+  id       INTEGER PRIMARY KEY,
+  status   TEXT NOT NULL,
+  reason   TEXT NOT NULL,
+  pv       REAL,
+  pv01     REAL,
+  pnl      REAL,
+  excluded INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS repo_book_result (
+  id       INTEGER PRIMARY KEY,
+  status   TEXT NOT NULL,
+  reason   TEXT NOT NULL,
+  margin   REAL,
+  mtm_pnl  REAL,
+  excluded INTEGER
+);
+
+-- Book membership looked up from the trade side (which books hold a trade).
+CREATE INDEX IF NOT EXISTS outright_book_trade_by_trade ON outright_book_trade (trade_id);
+CREATE INDEX IF NOT EXISTS repo_book_trade_by_trade ON repo_book_trade (trade_id);
