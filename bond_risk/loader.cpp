@@ -45,6 +45,11 @@ std::string quoted(const Statement& st, int col) {
   }
 }
 
+// "a bond", "an ir_curve".
+std::string with_article(std::string_view noun) {
+  return (std::string_view("aeiou").find(noun.front()) == std::string_view::npos ? "a " : "an ") + std::string(noun);
+}
+
 // Reads the fields of one row for one node; the first bad field fails the
 // node (Store::fail) and later reads return harmless defaults.
 class RowReader {
@@ -91,7 +96,8 @@ class RowReader {
     const NodeRef* node = store_.by_id.find(id);
     if (!node) return fail("unknown " + what + " id " + std::to_string(id)), 0;
     if (kind_of(*node) != kind) {
-      return fail("id " + std::to_string(id) + " is a " + std::string(kind_name(kind_of(*node))) + ", not a " + what),
+      return fail("id " + std::to_string(id) + " is " + with_article(kind_name(kind_of(*node))) + ", not " +
+                  with_article(what)),
              0;
     }
     return node->index;

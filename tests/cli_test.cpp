@@ -1,0 +1,193 @@
+// bin/bond_risk as a user runs it: commands, settings and every bad input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "bond_risk/sqlite.h"
+#include "tests/test_support.h"
+
+using test::run_cli;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A tiny generated database in a scratch directory.
+struct TinyDb {
+  test::TempDir dir;
+  std::string path = dir.path("tiny.db");
+  TinyDb() {
+    const test::CliResult r = run_cli("generate --preset tiny --out " + path + " --book-size 3");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+};
+
+}  // namespace
+
+TEST(Cli, HelpDescribesEveryCommandAndOption) {
+  const test::CliResult top = run_cli("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  for (const char* cmd : {"generate", "run", "show"}) EXPECT_TRUE(contains(top.out, cmd)) << cmd;
+  const test::CliResult run = run_cli("run --help");
+  EXPECT_EQ(run.exit_code, 0);
+  for (const char* opt : {"--db", "--threads", "--batch", "--conf", "--json", "--grain", "NUM_THREADS", "APP_DB",
+                          "BATCH_MODE", "TIMING_DEBUG"}) {
+    EXPECT_TRUE(contains(run.out, opt)) << opt;
+  }
+  const test::CliResult gen = run_cli("generate --help");
+  for (const char* opt : {"--preset", "--out", "--seed", "--book-size"}) EXPECT_TRUE(contains(gen.out, opt)) << opt;
+  EXPECT_EQ(run_cli("show --help").exit_code, 0);
+}
+
+TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {
+  TinyDb db;
+  const test::CliResult r = run_cli("run --batch --threads 2 --db " + db.path + " --json " + db.dir.path("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Tier 1 ran 3 objects in ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Tier 2 ran 6 objects in "));
+  EXPECT_TRUE(contains(r.out, "Tier 3 ran 20 objects in "));
+  EXPECT_TRUE(contains(r.out, "All tiers ran 37 objects in "));  // 3 + 6 + 20 + 8 books of 3 trades
+  std::ifstream json(db.dir.path("r.json"));
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  for (const char* key : {"\"threads\": 2", "\"load_seconds\"", "\"flush_seconds\"", "\"tiers\"",
+                          "\"voluntary_context_switches\"", "\"peak_rss_kb\"", "\"objects\": 37"}) {
+    EXPECT_TRUE(contains(text, key)) << key << " in " << text;
+  }
+  bond_risk::Database check(db.path, bond_risk::Database::Mode::read_only);
+  for (const auto& [table, rows] : std::vector<std::pair<std::string, int>>{
+           {"bond_result", 6}, {"outright_trade_result", 10}, {"repo_trade_result", 10}, {"outright_book_result", 4},
+           {"repo_book_result", 4}}) {
+    bond_risk::Statement st = check.prepare("SELECT count(*), sum(status = 'OK') FROM " + table);
+    ASSERT_TRUE(st.step());
+    EXPECT_EQ(st.integer(0), rows) << table;
+    EXPECT_EQ(st.integer(1), rows) << table;
+  }
+  const test::CliResult show = run_cli("show --db " + db.path + " 4 OT_1");
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_TRUE(contains(show.out, "bond 4 (BOND_1): OK price=")) << show.out;
+  EXPECT_TRUE(contains(show.out, "outright_trade")) << show.out;
+  EXPECT_TRUE(contains(show.out, "pnl=")) << show.out;
+}
+
+TEST(Cli, ADatabaseFromTheSchemaAndTheSqliteShellRuns) {
+  test::TempDir dir;
+  const std::string db = dir.path("shell.db");
+  const std::string sql =
+      "INSERT INTO calendar VALUES (1, 'C', '2025-01-01');"
+      "INSERT INTO ir_curve VALUES (2, 'K', 'GBP');"
+      "INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.03);"
+      "INSERT INTO bond VALUES (3, 'B', 1, 2, '2020-01-01', '2030-01-01', 2, 0.05);"
+      "INSERT INTO outright_trade VALUES (4, 'T', 3, '2024-01-01', 99.5, 10, 'BUY');"
+      "INSERT INTO outright_trade VALUES (5, 'BAD', 42, '2024-01-01', 99.5, 10, 'BUY');";
+  const std::string cmd = "sqlite3 " + db + " < " + test::source_dir() + "/schema/bond_risk.sql && sqlite3 " + db +
+                          " \"" + sql + "\"";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const test::CliResult r = run_cli("run --batch --threads 0 --db " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const test::CliResult show = run_cli("show --db " + db + " T BAD 3");
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_TRUE(contains(show.out, "outright_trade 4 (T): OK")) << show.out;
+  EXPECT_TRUE(contains(show.out, "outright_trade 5 (BAD): FAILED (unknown bond id 42)")) << show.out;
+}
+
+TEST(Cli, ShowNamesAnUnknownIdAndExitsNonZero) {
+  TinyDb db;
+  ASSERT_EQ(run_cli("run --batch --db " + db.path).exit_code, 0);
+  const test::CliResult r = run_cli("show --db " + db.path + " 4 987654");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.out, "bond 4"));
+  EXPECT_TRUE(contains(r.err, "no node with id or name '987654'")) << r.err;
+}
+
+TEST(Cli, MissingOrUnusableDatabasesGiveOneClearLine) {
+  test::TempDir dir;
+  const test::CliResult missing = run_cli("run --db " + dir.path("nope.db"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_TRUE(contains(missing.err, "cannot open database " + dir.path("nope.db"))) << missing.err;
+
+  std::ofstream(dir.path("text.db")) << "this is not a database, just some text that is long enough to be a header\n";
+  const test::CliResult garbage = run_cli("run --db " + dir.path("text.db"));
+  EXPECT_EQ(garbage.exit_code, 1);
+  EXPECT_TRUE(contains(garbage.err, "not a usable SQLite database")) << garbage.err;
+
+  test::make_db(dir.path("notable.db"), "DROP TABLE repo_book_trade;");
+  const test::CliResult no_table = run_cli("run --db " + dir.path("notable.db"));
+  EXPECT_EQ(no_table.exit_code, 1);
+  EXPECT_TRUE(contains(no_table.err, "has no table repo_book_trade")) << no_table.err;
+
+  test::make_db(dir.path("nocol.db"), "DROP TABLE bond; CREATE TABLE bond (id INTEGER PRIMARY KEY, name TEXT);");
+  const test::CliResult no_column = run_cli("run --db " + dir.path("nocol.db"));
+  EXPECT_EQ(no_column.exit_code, 1);
+  EXPECT_TRUE(contains(no_column.err, "table bond has no column calendar_id")) << no_column.err;
+}
+
+TEST(Cli, BadFlagsAndSettingsAreNamed) {
+  TinyDb db;
+  struct Case {
+    std::string args, env, message;
+  };
+  const std::vector<Case> cases = {
+      {"run --db " + db.path + " --threads -1", "", "--threads is '-1'; it must be a whole number from 0 to 4096"},
+      {"run --db " + db.path + " --threads abc", "", "--threads is 'abc'"},
+      {"run --db " + db.path, "NUM_THREADS=-1", "NUM_THREADS (environment variable) is '-1'"},
+      {"run --db " + db.path, "NUM_THREADS=abc", "NUM_THREADS (environment variable) is 'abc'"},
+      {"run --db " + db.path + " --threads 4097", "", "from 0 to 4096"},
+      {"run --db " + db.path + " --bogus", "", "unknown option --bogus"},
+      {"run --db", "", "--db needs a value"},
+      {"run --db " + db.path + " --grain 0", "", "--grain is '0'"},
+      {"run --db " + db.path, "BATCH_MODE=yes", "BATCH_MODE (environment variable) is 'yes'"},
+      {"run --conf " + db.dir.path("missing.conf"), "", "cannot read conf file"},
+      {"generate --preset 2M --out " + db.dir.path("x.db"), "", "unknown preset '2M' (presets: tiny, 100, 50k"},
+      {"generate --preset tiny", "", "--preset and --out are required"},
+      {"generate --preset tiny --out " + db.path, "", "already exists"},
+      {"frobnicate", "", "unknown command 'frobnicate'"},
+  };
+  for (const Case& c : cases) {
+    const test::CliResult r = run_cli(c.args, c.env);
+    EXPECT_EQ(r.exit_code, 2) << c.args << " " << c.env;
+    EXPECT_TRUE(contains(r.err, c.message)) << c.args << " " << c.env << ": " << r.err;
+  }
+}
+
+TEST(Cli, BadConfValuesNameTheFileAndLine) {
+  TinyDb db;
+  std::ofstream(db.dir.path("bad.conf")) << "# comment\nAPP_DB=" << db.path << "\nNUM_THREADS=-1\n";
+  const test::CliResult r = run_cli("run --conf " + db.dir.path("bad.conf"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "NUM_THREADS in " + db.dir.path("bad.conf") + " line 3 is '-1'")) << r.err;
+  std::ofstream(db.dir.path("unknown.conf")) << "THREADS=2\n";
+  const test::CliResult u = run_cli("run --conf " + db.dir.path("unknown.conf"));
+  EXPECT_EQ(u.exit_code, 2);
+  EXPECT_TRUE(contains(u.err, "unknown setting THREADS")) << u.err;
+}
+
+TEST(Cli, SettingsTakeFlagsOverEnvironmentOverConfOverDefaults) {
+  TinyDb db;
+  std::ofstream(db.dir.path("c.conf")) << "APP_DB=" << db.path << "\nNUM_THREADS=3\nGRAIN=5\n";
+  const std::string conf = " --conf " + db.dir.path("c.conf");
+  EXPECT_TRUE(contains(run_cli("run" + conf).out, "Threads: 3 workers, grain 5."));
+  EXPECT_TRUE(contains(run_cli("run" + conf, "NUM_THREADS=1").out, "Threads: 1 workers, grain 5."));
+  EXPECT_TRUE(contains(run_cli("run --threads 0" + conf, "NUM_THREADS=1").out, "Threads: 0 (single-threaded"));
+  // BATCH_MODE=1 from the environment writes results like --batch does.
+  EXPECT_EQ(run_cli("run" + conf, "BATCH_MODE=1").exit_code, 0);
+  EXPECT_EQ(run_cli("show --db " + db.path + " 4").exit_code, 0);
+  EXPECT_FALSE(contains(run_cli("show --db " + db.path + " 4").out, "no results stored"));
+}
+
+TEST(Cli, ABatchRunThatFailsLeavesThePreviousResultsWhole) {
+  TinyDb db;
+  ASSERT_EQ(run_cli("run --batch --db " + db.path).exit_code, 0);
+  // A trigger that rejects the last result row makes the write fail midway.
+  {
+    bond_risk::Database raw(db.path, bond_risk::Database::Mode::read_write);
+    raw.exec("CREATE TRIGGER no_books BEFORE INSERT ON repo_book_result BEGIN SELECT RAISE(ABORT, 'refused'); END");
+  }
+  const test::CliResult r = run_cli("run --batch --db " + db.path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "refused")) << r.err;
+  bond_risk::Database check(db.path, bond_risk::Database::Mode::read_only);
+  bond_risk::Statement st = check.prepare("SELECT (SELECT count(*) FROM bond_result), (SELECT count(*) FROM repo_book_result)");
+  ASSERT_TRUE(st.step());
+  EXPECT_EQ(st.integer(0), 6);
+  EXPECT_EQ(st.integer(1), 4);
+}

@@ -1,0 +1,160 @@
+// The generic engine on a toy graph: sources (tier 1) feed sums (tier 2)
+// which feed one total (tier 3).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <vector>
+
+#include "engine/flush.h"
+#include "engine/graph.h"
+#include "engine/worker_pool.h"
+
+using engine::NodeIndex;
+using engine::NodeRef;
+
+namespace {
+
+struct Toy {
+  static constexpr engine::TypeId kSource = 0, kSum = 1, kTotal = 2;
+  std::vector<double> source{1, 2, 3, 4, 5, 6};
+  std::vector<double> sum = std::vector<double>(3, 0.0);  // sum i = source 2i + source 2i+1
+  double total = 0;
+  std::vector<std::atomic<int>> calls = std::vector<std::atomic<int>>(10);  // per node: 6 sources, 3 sums, total
+  engine::Graph graph;
+
+  Toy() {
+    graph.add_type("source", 1, [this](std::span<const NodeIndex> n) {
+      for (NodeIndex i : n) ++calls[i];
+    });
+    graph.add_type("sum", 2, [this](std::span<const NodeIndex> n) {
+      for (NodeIndex i : n) {
+        ++calls[6 + i];
+        sum[i] = source[2 * i] + source[2 * i + 1];
+      }
+    });
+    graph.add_type("total", 3, [this](std::span<const NodeIndex> n) {
+      for (NodeIndex i : n) {
+        ++calls[9 + i];
+        total = sum[0] + sum[1] + sum[2];
+      }
+    });
+    graph.add_nodes(kSource, 6);
+    graph.add_nodes(kSum, 3);
+    graph.add_nodes(kTotal, 1);
+    for (NodeIndex i = 0; i < 6; ++i) graph.subscribe({kSum, i / 2}, {kSource, i});
+    for (NodeIndex i = 0; i < 3; ++i) graph.subscribe({kTotal, 0}, {kSum, i});
+  }
+
+  std::vector<int> call_counts() {
+    std::vector<int> out;
+    for (auto& c : calls) out.push_back(c.exchange(0));
+    return out;
+  }
+};
+
+std::vector<NodeIndex> sorted(std::span<const NodeIndex> s) {
+  std::vector<NodeIndex> v(s.begin(), s.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+TEST(Graph, NewNodesAreDirtyAndAFlushCleansThem) {
+  Toy toy;
+  EXPECT_EQ(toy.graph.dirty_count(), 10u);
+  engine::WorkerPool pool(0);
+  const engine::FlushStats stats = engine::flush(toy.graph, pool, 4);
+  EXPECT_EQ(toy.graph.dirty_count(), 0u);
+  EXPECT_EQ(stats.nodes, 10u);
+  ASSERT_EQ(stats.tiers.size(), 3u);
+  EXPECT_EQ(stats.tiers[0].nodes, 6u);
+  EXPECT_EQ(stats.tiers[0].chunks, 2u);  // 6 nodes at grain 4
+  EXPECT_EQ(toy.total, 21.0);
+}
+
+TEST(Graph, MarkingANodeDirtyMarksExactlyWhatIsDownstream) {
+  Toy toy;
+  engine::WorkerPool pool(0);
+  engine::flush(toy.graph, pool, 100);
+  toy.call_counts();
+  toy.graph.mark_dirty({Toy::kSource, 3});
+  EXPECT_EQ(sorted(toy.graph.dirty(Toy::kSource)), std::vector<NodeIndex>{3});
+  EXPECT_EQ(sorted(toy.graph.dirty(Toy::kSum)), std::vector<NodeIndex>{1});
+  EXPECT_EQ(sorted(toy.graph.dirty(Toy::kTotal)), std::vector<NodeIndex>{0});
+  toy.source[3] = 40;
+  const engine::FlushStats stats = engine::flush(toy.graph, pool, 100);
+  EXPECT_EQ(stats.nodes, 3u);
+  EXPECT_EQ(toy.call_counts(), (std::vector<int>{0, 0, 0, 1, 0, 0, 0, 1, 0, 1}));
+  EXPECT_EQ(toy.total, 57.0);
+}
+
+TEST(Graph, MarkingTwiceCalculatesOnce) {
+  Toy toy;
+  engine::WorkerPool pool(2);
+  engine::flush(toy.graph, pool, 1);
+  toy.call_counts();
+  toy.graph.mark_dirty({Toy::kSource, 0});
+  toy.graph.mark_dirty({Toy::kSource, 1});
+  toy.graph.mark_dirty({Toy::kSum, 0});
+  engine::flush(toy.graph, pool, 1);
+  EXPECT_EQ(toy.call_counts(), (std::vector<int>{1, 1, 0, 0, 0, 0, 1, 0, 0, 1}));
+}
+
+TEST(Graph, SubscriptionsMustPointToALowerTier) {
+  Toy toy;
+  EXPECT_THROW(toy.graph.subscribe({Toy::kSource, 0}, {Toy::kSum, 0}), std::logic_error);
+  EXPECT_THROW(toy.graph.subscribe({Toy::kSum, 0}, {Toy::kSum, 1}), std::logic_error);
+  EXPECT_THROW(toy.graph.add_type("bad", 0, {}), std::logic_error);
+}
+
+TEST(Graph, EdgesAreKeptInBothDirectionsAndCanBeRemoved) {
+  Toy toy;
+  EXPECT_EQ(toy.graph.subscribers({Toy::kSource, 5}).size(), 1u);
+  EXPECT_EQ(toy.graph.publishers({Toy::kTotal, 0}).size(), 3u);
+  toy.graph.unsubscribe({Toy::kSum, 2}, {Toy::kSource, 5});
+  EXPECT_TRUE(toy.graph.subscribers({Toy::kSource, 5}).empty());
+  EXPECT_EQ(toy.graph.publishers({Toy::kSum, 2}).size(), 1u);
+  engine::WorkerPool pool(0);
+  engine::flush(toy.graph, pool, 10);
+  toy.graph.mark_dirty({Toy::kSource, 5});
+  EXPECT_TRUE(toy.graph.dirty(Toy::kSum).empty());
+}
+
+TEST(Graph, EveryNodeIsCalculatedOnceWhateverThePoolAndGrain) {
+  for (std::size_t threads : {0, 1, 2, 7, 64}) {
+    for (std::size_t grain : {1, 2, 3, 1000}) {
+      Toy toy;
+      engine::WorkerPool pool(threads);
+      engine::flush(toy.graph, pool, grain);
+      EXPECT_EQ(toy.call_counts(), std::vector<int>(10, 1)) << threads << " threads, grain " << grain;
+      EXPECT_EQ(toy.total, 21.0);
+    }
+  }
+}
+
+TEST(WorkerPool, RunsEveryJobExactlyOnceAndWaitsForAll) {
+  for (std::size_t threads : {0, 1, 3, 16}) {
+    engine::WorkerPool pool(threads);
+    EXPECT_EQ(pool.workers(), threads);
+    for (std::size_t jobs : {0, 1, 2, 5, 100, 1000}) {
+      std::vector<std::atomic<int>> done(jobs);
+      pool.run(jobs, [&](std::size_t i) { ++done[i]; });
+      for (std::size_t i = 0; i < jobs; ++i) ASSERT_EQ(done[i].load(), 1) << threads << " threads, job " << i;
+    }
+  }
+}
+
+TEST(WorkerPool, WithNoWorkersTheCallingThreadRunsTheJobsInOrder) {
+  engine::WorkerPool pool(0);
+  std::vector<std::size_t> order;
+  pool.run(5, [&](std::size_t i) { order.push_back(i); });
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+TEST(Flush, RejectsAZeroGrain) {
+  Toy toy;
+  engine::WorkerPool pool(0);
+  EXPECT_THROW(engine::flush(toy.graph, pool, 0), std::invalid_argument);
+}

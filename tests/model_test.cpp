@@ -1,0 +1,162 @@
+// Whole-model cases on small databases built from plain INSERTs: values
+// checked against closed forms, and every kind of bad row of MODEL.md.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "bond_risk/loader.h"
+#include "bond_risk/sqlite.h"
+#include "tests/test_support.h"
+
+using namespace bond_risk;
+using test::calculate;
+using test::kBaseSql;
+using test::make_db;
+
+namespace {
+
+// 2025-01-01 to 2030-01-01 is 1826 days (2028 is a leap year).
+const double kZeroPrice = 100 * std::exp(-0.03 * 1826 / 365.25);
+
+const char* const kGoodSql = R"SQL(
+INSERT INTO bond VALUES (10, 'ZERO', 1, 2, '2020-01-01', '2030-01-01', 1, 0.0);
+INSERT INTO outright_trade VALUES (100, 'OT1', 10, '2024-06-01', 80.0, 100, 'BUY'),
+                                  (101, 'OT2', 10, '2024-06-01', 90.0, 50, 'SELL');
+INSERT INTO repo_trade VALUES (200, 'RT1', 10, 1, 3, '2024-12-01', '2025-04-01', 1000, 100000.0, 0.04, 'EUR', 'BUY');
+INSERT INTO outright_book VALUES (1000, 'OB1');
+INSERT INTO outright_book_trade VALUES (1000, 100), (1000, 101);
+INSERT INTO repo_book VALUES (2000, 'RB1');
+INSERT INTO repo_book_trade VALUES (2000, 200);
+)SQL";
+
+void expect_close(double actual, double expected) { EXPECT_NEAR(actual, expected, 1e-9 * std::abs(expected)); }
+
+}  // namespace
+
+TEST(Model, HandCheckedTradesAndBooks) {
+  test::TempDir dir;
+  make_db(dir.path("m.db"), std::string(kBaseSql) + kGoodSql);
+  const auto m = calculate(dir.path("m.db"));
+  for (std::int64_t id : {1, 2, 3, 10, 100, 101, 200, 1000, 2000}) EXPECT_EQ(m->status(id), Status::ok) << id;
+  expect_close(m->node(10, m->store.bonds).value.price, kZeroPrice);
+
+  const OutrightValue& ot2 = m->node(101, m->store.outright_trades).value;
+  expect_close(ot2.pv, -50 * kZeroPrice);
+  expect_close(ot2.pnl, -50 * (kZeroPrice - 90.0));
+
+  const OutrightBook& book = m->node(1000, m->store.outright_books);
+  expect_close(book.total.pv, 50 * kZeroPrice);
+  expect_close(book.total.pnl, 100 * (kZeroPrice - 80.0) - 50 * (kZeroPrice - 90.0));
+  EXPECT_EQ(book.excluded, 0u);
+
+  // Repo: 2025-01-01 to 2025-04-01 is 90 days; cash discounted on the 5% curve.
+  double discounted = 0;
+  for (int i = 0; i < 90; ++i) discounted += 100000.0 * std::exp(-0.05 * i / 365.25) / 365.25;
+  const double end_cash = 100000.0 * std::exp(0.04 * 90 / 365.25);
+  const RepoValue& repo = m->node(200, m->store.repo_trades).value;
+  expect_close(repo.end_cash, end_cash);
+  expect_close(repo.mtm_pnl, end_cash - discounted);
+  expect_close(repo.margin, 100000.0 - 1000 * kZeroPrice);
+  expect_close(m->node(2000, m->store.repo_books).total.mtm_pnl, end_cash - discounted);
+}
+
+TEST(Model, BadRowsFailWithAReasonTheirDependantsGoStaleAndTheRestIsCalculated) {
+  test::TempDir dir;
+  make_db(dir.path("bad.db"), std::string(kBaseSql) + kGoodSql + R"SQL(
+INSERT INTO ir_curve VALUES (4, 'ZIGZAG', 'GBP'), (5, 'ONEPOINT', 'GBP');
+INSERT INTO ir_curve_input_rate VALUES (4, 0, 0, 0.01), (4, 1, 500, 0.02), (4, 2, 400, 0.03), (4, 3, 7305, 0.04),
+                                       (5, 0, 0, 0.01), (77, 0, 0, 0.01);
+INSERT INTO bond VALUES (11, 'CPY3', 1, 2, '2020-01-01', '2030-01-01', 3, 0.05),
+                        (12, 'FAR', 1, 2, '2020-01-01', '2045-01-02', 1, 0.05),
+                        (13, 'NOCURVE', 1, 99, '2020-01-01', '2030-01-01', 1, 0.05),
+                        (14, 'NANCPN', 1, 2, '2020-01-01', '2030-01-01', 1, 'NaN'),
+                        (15, 'MATURED', 1, 2, '2020-01-01', '2024-06-01', 2, 0.05),
+                        (16, 'INFCPN', 1, 2, '2020-01-01', '2030-01-01', 1, 1e999),
+                        (17, 'BADDATE', 1, 2, 'yesterday', '2030-01-01', 1, 0.05),
+                        (18, 'ONZIGZAG', 1, 4, '2020-01-01', '2030-01-01', 1, 0.05),
+                        (19, 'EDGE', 1, 2, '2020-01-01', '2044-12-31', 1, 0.05);
+INSERT INTO outright_trade VALUES (102, 'NOBOND', 999, '2024-06-01', 80.0, 1, 'BUY'),
+                                  (103, 'HOLD', 10, '2024-06-01', 80.0, 1, 'HOLD'),
+                                  (104, 'ONFAILED', 11, '2024-06-01', 80.0, 1, 'BUY'),
+                                  (105, 'ONMATURED', 15, '2024-06-01', 80.0, 1, 'BUY'),
+                                  (106, 'ONSTALE', 18, '2024-06-01', 80.0, 1, 'BUY'),
+                                  (10, 'DUPID', 10, '2024-06-01', 80.0, 1, 'BUY');
+INSERT INTO repo_trade VALUES (201, 'ENDED', 10, 1, 3, '2024-12-01', '2024-12-31', 1, 100.0, 0.04, 'EUR', 'BUY'),
+                              (202, 'LONG', 10, 1, 3, '2024-12-01', '2045-01-03', 1, 100.0, 0.04, 'EUR', 'BUY'),
+                              (203, 'CURVECAL', 10, 2, 3, '2024-12-01', '2025-04-01', 1, 100.0, 0.04, 'EUR', 'SELL');
+INSERT INTO outright_book VALUES (1001, 'MIXED'), (1002, 'WITHEXPIRED'), (1003, 'WRONGMEMBER');
+INSERT INTO outright_book_trade VALUES (1001, 100), (1001, 104), (1001, 105), (1002, 100), (1002, 105),
+                                       (1003, 201), (5555, 100);
+INSERT INTO repo_book VALUES (2001, 'WITHENDED');
+INSERT INTO repo_book_trade VALUES (2001, 200), (2001, 201);
+)SQL");
+  Database db(dir.path("bad.db"), Database::Mode::read_only);
+  const Loaded loaded = load(db);
+  ASSERT_EQ(loaded.warnings.size(), 2u);  // the rate row of curve 77 and the member row of book 5555
+  EXPECT_NE(loaded.warnings[0].find("ir_curve_id 77"), std::string::npos);
+  EXPECT_NE(loaded.warnings[1].find("book_id 5555"), std::string::npos);
+
+  const auto m = calculate(dir.path("bad.db"));
+  auto expect = [&](std::int64_t id, Status status, const std::string& reason_part) {
+    EXPECT_EQ(m->status(id), status) << "id " << id << ": " << m->reason(id);
+    EXPECT_NE(m->reason(id).find(reason_part), std::string::npos) << "id " << id << ": " << m->reason(id);
+  };
+  expect(4, Status::failed, "ir_curve input days not increasing");
+  expect(5, Status::failed, "needs at least 2");
+  expect(11, Status::failed, "coupons_per_year 3 is not 1, 2 or 4");
+  expect(12, Status::failed, "maturity_date 2045-01-02 is beyond the curve horizon of 7305 days");
+  expect(13, Status::failed, "unknown ir_curve id 99");
+  expect(14, Status::failed, "coupon 'NaN' is not a number");
+  expect(15, Status::expired, "maturity_date 2024-06-01 is before today 2025-01-01");
+  expect(16, Status::failed, "is not finite");
+  expect(17, Status::failed, "start_date 'yesterday' is not a YYYY-MM-DD date");
+  expect(18, Status::stale, "ir_curve 4 is FAILED");
+  expect(19, Status::ok, "");  // matures on day 7304, the last day of the curve
+  expect(102, Status::failed, "unknown bond id 999");
+  expect(103, Status::failed, "buy_sell 'HOLD' is not BUY or SELL");
+  expect(104, Status::stale, "bond 11 is FAILED");
+  expect(105, Status::expired, "bond 15 is EXPIRED");
+  expect(106, Status::stale, "bond 18 is STALE");
+  expect(201, Status::expired, "end_date 2024-12-31 is before today 2025-01-01");
+  expect(202, Status::failed, "end_date 2045-01-03 is beyond the curve horizon");
+  expect(203, Status::failed, "id 2 is an ir_curve, not a calendar");
+  expect(1003, Status::failed, "id 201 is a repo_trade, not an outright_trade");
+
+  // The outright trade that reuses bond 10's id fails; the bond keeps it.
+  EXPECT_EQ(m->status(10), Status::ok);
+  const auto& trade_ids = m->store.ids[static_cast<std::size_t>(Kind::outright_trade)];
+  const auto dup = static_cast<NodeIndex>(std::find(trade_ids.begin(), trade_ids.end(), 10) - trade_ids.begin());
+  EXPECT_EQ(m->store.error(ref(Kind::outright_trade, dup)), "id 10 is already used by bond 10");
+
+  // Books: STALE when a member is FAILED or STALE, never because of an EXPIRED
+  // one; the sums cover the OK members only.
+  const double pv100 = m->node(100, m->store.outright_trades).value.pv;
+  expect(1001, Status::stale, "outright_trade 104 is STALE");
+  EXPECT_EQ(m->node(1001, m->store.outright_books).excluded, 2u);
+  EXPECT_EQ(m->node(1001, m->store.outright_books).total.pv, pv100);
+  expect(1002, Status::ok, "");
+  EXPECT_EQ(m->node(1002, m->store.outright_books).excluded, 1u);
+  expect(2001, Status::ok, "");
+  EXPECT_EQ(m->node(2001, m->store.repo_books).total.margin, m->node(200, m->store.repo_trades).value.margin);
+
+  // The good rows are untouched by the bad ones.
+  for (std::int64_t id : {10, 100, 101, 200, 1000, 2000}) EXPECT_EQ(m->status(id), Status::ok) << id;
+  expect_close(m->node(10, m->store.bonds).value.price, kZeroPrice);
+}
+
+TEST(Model, ABadCalendarMakesEverythingOnItStale) {
+  test::TempDir dir;
+  make_db(dir.path("cal.db"), std::string(kBaseSql) + kGoodSql + "UPDATE calendar SET today = '2025-02-30';");
+  const auto m = calculate(dir.path("cal.db"));
+  EXPECT_EQ(m->status(1), Status::failed);
+  EXPECT_NE(m->reason(1).find("today '2025-02-30' is not a YYYY-MM-DD date"), std::string::npos);
+  EXPECT_EQ(m->status(2), Status::ok);
+  for (std::int64_t id : {10, 100, 200, 1000, 2000}) EXPECT_EQ(m->status(id), Status::stale) << id;
+}
+
+TEST(Model, AnEmptyDatabaseLoadsAndFlushes) {
+  test::TempDir dir;
+  make_db(dir.path("empty.db"), "");
+  const auto m = calculate(dir.path("empty.db"), 2);
+  EXPECT_EQ(m->stats.nodes, 0u);
+}

@@ -1,0 +1,88 @@
+#include "tests/test_support.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "bond_risk/calculations.h"
+#include "bond_risk/loader.h"
+#include "bond_risk/results.h"
+#include "bond_risk/schema.h"
+#include "bond_risk/sqlite.h"
+#include "engine/worker_pool.h"
+
+namespace test {
+
+const char* const kBaseSql = R"SQL(
+INSERT INTO calendar VALUES (1, 'LONDON', '2025-01-01');
+INSERT INTO ir_curve VALUES (2, 'FLAT3', 'GBP'), (3, 'FLAT5', 'EUR');
+INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.03), (3, 0, 0, 0.05), (3, 1, 7305, 0.05);
+)SQL";
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "bond_risk_test.XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+}
+
+TempDir::~TempDir() { std::filesystem::remove_all(dir_); }
+
+void make_db(const std::string& path, const std::string& sql) {
+  bond_risk::Database db(path, bond_risk::Database::Mode::create);
+  db.exec(bond_risk::kSchemaSql);
+  db.exec(sql);
+}
+
+const bond_risk::NodeState& Model::state(std::int64_t id) const {
+  const bond_risk::NodeRef* node = store.by_id.find(id);
+  if (!node) throw std::out_of_range("no node with id " + std::to_string(id));
+  return store.state(*node);
+}
+
+std::string Model::reason(std::int64_t id) const {
+  return bond_risk::reason(store, graph, *store.by_id.find(id));
+}
+
+std::unique_ptr<Model> calculate(const std::string& db_path, std::size_t threads, std::size_t grain) {
+  auto model = std::make_unique<Model>();
+  bond_risk::Database db(db_path, bond_risk::Database::Mode::read_only);
+  model->store = bond_risk::load(db).store;
+  bond_risk::build_graph(model->store, model->graph);
+  engine::WorkerPool pool(threads);
+  model->graph.mark_all_dirty();
+  model->stats = engine::flush(model->graph, pool, grain);
+  return model;
+}
+
+std::string source_dir() {
+  const char* src = std::getenv("BOND_RISK_SRC");
+  return src ? src : ".";
+}
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+CliResult run_cli(const std::string& args, const std::string& env) {
+  const char* bin = std::getenv("BOND_RISK_BIN");
+  if (!bin) throw std::runtime_error("BOND_RISK_BIN is not set; run the tests with make test");
+  TempDir dir;
+  const std::string out = dir.path("out"), err = dir.path("err");
+  const std::string cmd = "cd '" + source_dir() + "' && env -u NUM_THREADS -u APP_DB -u BATCH_MODE -u GRAIN " + env +
+                          " '" + bin + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+}  // namespace test

@@ -1,0 +1,62 @@
+// Helpers shared by the tests: scratch directories, small databases built
+// from SQL, a loaded-and-flushed model, and running bin/bond_risk.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "bond_risk/store.h"
+#include "engine/flush.h"
+#include "engine/graph.h"
+
+namespace test {
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+ private:
+  std::string dir_;
+};
+
+// Creates `path` with the schema and then runs `sql` (plain INSERTs).
+void make_db(const std::string& path, const std::string& sql);
+
+// A database's nodes loaded and fully flushed.
+struct Model {
+  bond_risk::Store store;
+  engine::Graph graph;
+  engine::FlushStats stats;
+
+  const bond_risk::NodeState& state(std::int64_t id) const;
+  bond_risk::Status status(std::int64_t id) const { return state(id).status; }
+  std::string reason(std::int64_t id) const;
+  template <class T>
+  const T& node(std::int64_t id, const std::vector<T>& table) const {
+    return table.at(store.by_id.find(id)->index);
+  }
+};
+
+std::unique_ptr<Model> calculate(const std::string& db_path, std::size_t threads = 0, std::size_t grain = 4096);
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+// Runs bin/bond_risk (the build's, from $BOND_RISK_BIN) with `args` (shell
+// words) in the source directory, with `env` prepended (e.g. "NUM_THREADS=3").
+CliResult run_cli(const std::string& args, const std::string& env = "");
+
+// The source tree (from $BOND_RISK_SRC, set by make test).
+std::string source_dir();
+
+// A calendar (id 1, today 2025-01-01) and two curves: 2 flat at 3% and 3 flat at 5%.
+extern const char* const kBaseSql;
+
+}  // namespace test
