@@ -32,9 +32,10 @@ FlushStats flush(Graph& graph, WorkerPool& pool, std::size_t grain) {
     for (TypeId type = 0; type < graph.type_count(); ++type) {
       if (graph.tier(type) != tier) continue;
       const std::span<const NodeIndex> dirty = graph.dirty(type);
+      const std::size_t size = std::max<std::size_t>(1, grain / graph.cost(type));
       nodes += dirty.size();
-      for (std::size_t at = 0; at < dirty.size(); at += grain) {
-        chunks.push_back({type, dirty.subspan(at, std::min(grain, dirty.size() - at))});
+      for (std::size_t at = 0; at < dirty.size(); at += size) {
+        chunks.push_back({type, dirty.subspan(at, std::min(size, dirty.size() - at))});
       }
     }
     if (nodes == 0) continue;

@@ -26,7 +26,7 @@ struct FlushStats {
 
 // Calculates every dirty node of `graph` once, lowest tier first, and leaves
 // the graph clean. Within a tier, each type's dirty nodes are cut into chunks
-// of at most `grain` nodes that `pool` runs in parallel; a tier starts only
+// of at most grain / cost nodes (see Graph::add_type) that `pool` runs in parallel; a tier starts only
 // when the one below has finished. Results do not depend on the pool's size
 // or the grain.
 FlushStats flush(Graph& graph, WorkerPool& pool, std::size_t grain);

@@ -6,9 +6,9 @@
 
 namespace engine {
 
-TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc) {
+TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost) {
   if (tier == 0) throw std::logic_error("node type " + name + ": tiers start at 1");
-  types_.push_back(Type{std::move(name), tier, std::move(calc), {}, {}, {}, {}});
+  types_.push_back(Type{std::move(name), tier, std::move(calc), std::max<std::size_t>(cost, 1), {}, {}, {}, {}});
   return static_cast<TypeId>(types_.size() - 1);
 }
 
@@ -48,20 +48,16 @@ void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
 }
 
 void Graph::unsubscribe(NodeRef subscriber, NodeRef publisher) {
-  auto erase_one = [](std::vector<NodeRef>& edges, NodeRef node) {
-    auto it = std::find(edges.begin(), edges.end(), node);
-    if (it != edges.end()) edges.erase(it);
-  };
-  erase_one(at(publisher.type).downstream.at(publisher.index), subscriber);
-  erase_one(at(subscriber.type).upstream.at(subscriber.index), publisher);
+  at(publisher.type).downstream.at(publisher.index).erase_one(subscriber);
+  at(subscriber.type).upstream.at(subscriber.index).erase_one(publisher);
 }
 
 std::span<const NodeRef> Graph::subscribers(NodeRef publisher) const {
-  return at(publisher.type).downstream.at(publisher.index);
+  return at(publisher.type).downstream.at(publisher.index).view();
 }
 
 std::span<const NodeRef> Graph::publishers(NodeRef subscriber) const {
-  return at(subscriber.type).upstream.at(subscriber.index);
+  return at(subscriber.type).upstream.at(subscriber.index).view();
 }
 
 void Graph::mark_dirty(NodeRef node) {
@@ -74,7 +70,7 @@ void Graph::mark_dirty(NodeRef node) {
     if (t.is_dirty[n.index]) continue;  // its downstream is dirty already
     t.is_dirty[n.index] = 1;
     t.dirty_list.push_back(n.index);
-    const auto& down = t.downstream[n.index];
+    const std::span<const NodeRef> down = t.downstream[n.index].view();
     stack_.insert(stack_.end(), down.begin(), down.end());
   }
 }
@@ -111,6 +107,8 @@ std::size_t Graph::node_count() const {
 
 const std::string& Graph::type_name(TypeId type) const { return at(type).name; }
 unsigned Graph::tier(TypeId type) const { return at(type).tier; }
+std::size_t Graph::cost(TypeId type) const { return at(type).cost; }
+void Graph::set_cost(TypeId type, std::size_t cost) { at(type).cost = std::max<std::size_t>(cost, 1); }
 const Graph::BatchFn& Graph::calculation(TypeId type) const { return at(type).calc; }
 
 unsigned Graph::max_tier() const {

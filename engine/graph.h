@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/edge_list.h"
 #include "engine/node_ref.h"
 
 namespace engine {
@@ -28,8 +29,14 @@ class Graph {
   using BatchFn = std::function<void(std::span<const NodeIndex>)>;
 
   // Adds a node type of `tier` (>= 1); returns its id (0, 1, 2, ... in the
-  // order of the calls).
-  TypeId add_type(std::string name, unsigned tier, BatchFn calc);
+  // order of the calls). `cost` is the work of one node relative to the
+  // cheapest type: a flush's chunks hold about grain / cost nodes, so that a
+  // few heavy nodes still spread over the workers.
+  TypeId add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost = 1);
+
+  // Changes a type's cost (for example once its nodes' sizes are known).
+  void set_cost(TypeId type, std::size_t cost);
+  std::size_t cost(TypeId type) const;
 
   // Adds `count` nodes to `type` (new nodes are dirty); returns the index of
   // the first one.
@@ -67,8 +74,9 @@ class Graph {
     std::string name;
     unsigned tier;
     BatchFn calc;
-    std::vector<std::vector<NodeRef>> downstream;  // subscribers per node
-    std::vector<std::vector<NodeRef>> upstream;    // publishers per node
+    std::size_t cost;
+    std::vector<EdgeList> downstream;  // subscribers per node
+    std::vector<EdgeList> upstream;    // publishers per node
     std::vector<unsigned char> is_dirty;
     std::vector<NodeIndex> dirty_list;
   };
