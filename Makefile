@@ -6,7 +6,7 @@ SHELL := /bin/bash
 
 # Install missing Debian packages before anything else is evaluated.
 DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb && test -f /usr/include/gtest/gtest.h && command -v gnuplot && command -v sqlite3
-ifneq ($(shell $(DEPS_CHECK) >/dev/null 2>&1 && echo ok),ok)
+ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
   $(info make: some dependencies are missing; running scripts/install-deps.sh)
   ifneq ($(shell scripts/install-deps.sh >&2; echo $$?),0)
     $(error scripts/install-deps.sh could not install the dependencies (see its message above))
@@ -16,8 +16,8 @@ endif
 SANITIZE ?=
 CXX ?= g++
 CXXFLAGS_BASE := -std=c++20 -Wall -Wextra -pthread -I. -MMD -MP \
-  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags eigen3 sqlite3))
-LDLIBS := $(shell pkg-config --libs sqlite3) -pthread
+  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags eigen3 sqlite3 tbb))
+LDLIBS := $(shell pkg-config --libs sqlite3 tbb) -pthread
 
 ifeq ($(SANITIZE),)
   BUILD := build/release

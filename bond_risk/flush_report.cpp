@@ -6,6 +6,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "engine/affinity.h"
+
 namespace bond_risk {
 
 namespace {
@@ -28,12 +30,22 @@ std::string fixed(double seconds) {
 
 void print_report(std::ostream& out, const RunReport& r, const Store& store, bool detail) {
   out << "Loaded " << store.size() << " objects from " << r.db << " in " << fixed(r.load_seconds) << " seconds.\n";
-  out << "Threads: " << r.threads << (r.threads == 0 ? " (single-threaded: the master calculates)" : " workers")
-      << ", grain " << r.grain << ".\n";
+  const engine::SchedulerOptions& s = r.scheduler;
+  out << "Threads: " << s.threads << (s.threads == 0 ? " (single-threaded: the master calculates)" : " workers")
+      << ", scheduler " << engine::to_string(s.kind);
+  if (s.kind == engine::SchedulerKind::pthreads) out << ", wait " << engine::to_string(s.wait);
+  if (!s.cpus.empty()) out << ", CPUs " << engine::format_cpu_list(s.cpus);
+  if (s.master_cpu) out << ", master on CPU " << *s.master_cpu;
+  out << ", grain " << r.grain << ".\n";
   for (const engine::TierStats& t : r.flush.tiers) {
-    out << "Tier " << t.tier << " ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.";
-    if (detail) out << " (" << t.chunks << " chunks)";
-    out << "\n";
+    out << "Tier " << t.tier << " ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.\n";
+    if (!detail) continue;
+    if (t.chunks == 0) {
+      out << "  tier " << t.tier << ": calculated by the master (less than one grain of work)\n";
+    } else {
+      out << "  tier " << t.tier << ": " << t.chunks << " chunks, " << t.workers << " workers took part, master waited "
+          << fixed(t.wait_seconds) << " seconds at the barrier\n";
+    }
   }
   out << "All tiers ran " << r.flush.nodes << " objects in " << fixed(r.flush.seconds) << " seconds.\n";
   out << "Context switches during the flush: " << r.flush.counters.voluntary_switches << " voluntary, "
@@ -56,12 +68,15 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
     if (c == '"' || c == '\\') db += '\\';
     db += c;
   }
-  out << "{\n  \"db\": \"" << db << "\",\n  \"threads\": " << r.threads << ",\n  \"grain\": " << r.grain
+  out << "{\n  \"db\": \"" << db << "\",\n  \"threads\": " << r.scheduler.threads << ",\n  \"scheduler\": \""
+      << engine::to_string(r.scheduler.kind) << "\",\n  \"wait_policy\": \"" << engine::to_string(r.scheduler.wait)
+      << "\",\n  \"cpu_affinity\": \"" << engine::format_cpu_list(r.scheduler.cpus) << "\",\n  \"grain\": " << r.grain
       << ",\n  \"load_seconds\": " << fixed(r.load_seconds) << ",\n  \"flush_seconds\": " << fixed(r.flush.seconds)
       << ",\n  \"objects\": " << r.flush.nodes << ",\n  \"tiers\": [";
   for (std::size_t i = 0; i < r.flush.tiers.size(); ++i) {
     const engine::TierStats& t = r.flush.tiers[i];
     out << (i ? ", " : "") << "{\"tier\": " << t.tier << ", \"objects\": " << t.nodes << ", \"chunks\": " << t.chunks
+        << ", \"workers\": " << t.workers << ", \"wait_seconds\": " << fixed(t.wait_seconds)
         << ", \"seconds\": " << fixed(t.seconds) << "}";
   }
   out << "],\n  \"voluntary_context_switches\": " << r.flush.counters.voluntary_switches

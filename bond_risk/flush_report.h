@@ -7,12 +7,13 @@
 
 #include "bond_risk/store.h"
 #include "engine/flush.h"
+#include "engine/scheduler.h"
 
 namespace bond_risk {
 
 struct RunReport {
   std::string db;
-  std::size_t threads = 0;
+  engine::SchedulerOptions scheduler;
   std::size_t grain = 0;
   double load_seconds = 0;
   engine::FlushStats flush;
@@ -20,7 +21,7 @@ struct RunReport {
 
 // "Tier 3 ran 400000 objects in 0.012345 seconds." per tier, then
 // "All tiers ran N objects in S seconds.", then counts per type and status.
-// `detail` adds each tier's chunk count.
+// `detail` adds a line per tier: chunks, workers taking part, barrier wait.
 void print_report(std::ostream& out, const RunReport& report, const Store& store, bool detail);
 
 // The same figures as a JSON object, written to `path`.

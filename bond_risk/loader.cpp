@@ -127,8 +127,6 @@ class Loader {
 
   Loaded run() {
     check_input_schema(db_);
-    // Reading the pages through a memory map spares a copy per page on a large load.
-    db_.exec("PRAGMA mmap_size = 1073741824");
     std::size_t nodes = 0;
     for (std::size_t k = 0; k < kKindCount; ++k) nodes += row_count(db_, std::string(kind_name(static_cast<Kind>(k))));
     s().by_id.reserve(nodes);

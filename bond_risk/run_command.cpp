@@ -8,7 +8,7 @@
 #include "bond_risk/results.h"
 #include "bond_risk/settings.h"
 #include "engine/flush.h"
-#include "engine/worker_pool.h"
+#include "engine/scheduler.h"
 
 namespace bond_risk {
 
@@ -17,7 +17,8 @@ namespace {
 CommandSpec spec() {
   return {
       "run",
-      "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N]",
+      "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N] [--scheduler S] [--wait W]\n"
+      "                     [--spin-us N] [--affinity CPUS] [--master-cpu N]",
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
       "With --batch it then writes every node's status and results to the result tables (one transaction).\n"
@@ -30,7 +31,12 @@ CommandSpec spec() {
           {"batch", "", "write the results to the database and exit (BATCH_MODE=1)"},
           {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
           {"json", "PATH", "also write the run's figures as JSON to PATH"},
-          {"grain", "N", "most nodes per chunk handed to a worker (GRAIN)"},
+          {"grain", "N", "work per chunk in outright-trade units; less than this runs on the master (GRAIN)"},
+          {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
+          {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
+          {"spin-us", "N", "hybrid wait: microseconds to spin before parking (SPIN_US)"},
+          {"affinity", "CPUS", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15 (CPU_AFFINITY)"},
+          {"master-cpu", "N", "pthreads: pin the master thread to CPU N (MASTER_CPU)"},
       },
   };
 }
@@ -48,7 +54,7 @@ int run_command(std::span<char* const> args) {
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
 
   Database db(settings.db, settings.batch ? Database::Mode::read_write : Database::Mode::read_only);
-  RunReport report{settings.db, settings.num_threads, settings.grain, 0, {}};
+  RunReport report{settings.db, settings.scheduler, settings.grain, 0, {}};
   const engine::Stopwatch load_watch;
   Loaded loaded = load(db);
   Store& store = loaded.store;
@@ -57,9 +63,9 @@ int run_command(std::span<char* const> args) {
   report.load_seconds = load_watch.seconds();
   for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
 
-  engine::WorkerPool pool(settings.num_threads);
+  const std::unique_ptr<engine::Scheduler> scheduler = engine::make_scheduler(settings.scheduler);
   graph.mark_all_dirty();
-  report.flush = engine::flush(graph, pool, settings.grain);
+  report.flush = engine::flush(graph, *scheduler, settings.grain);
   print_report(std::cout, report, store, settings.timing_debug);
   if (a.has("json")) write_json(a.get("json", ""), report, store);
 

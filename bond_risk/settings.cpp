@@ -1,9 +1,13 @@
 #include "bond_risk/settings.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <stdexcept>
 #include <vector>
+
+#include "engine/affinity.h"
 
 namespace bond_risk {
 
@@ -16,6 +20,16 @@ struct SettingSpec {
   void (*apply)(Settings&, std::string_view value, const std::string& what);
 };
 
+// Runs `check`, turning the engine's std::invalid_argument into a UsageError.
+template <class Check>
+auto usage_checked(Check check) {
+  try {
+    return check();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 bool parse_bool(std::string_view v, const std::string& what) { return parse_integer(v, 0, 1, what) == 1; }
 
 const std::vector<SettingSpec>& specs() {
@@ -25,15 +39,59 @@ const std::vector<SettingSpec>& specs() {
          if (v.empty()) throw UsageError(what + " is empty; give a database path");
          s.db = v;
        }},
-      {"NUM_THREADS", "threads", "worker threads, 0 = master calculates alone (default: online CPUs)",
+      {"NUM_THREADS", "threads", "worker threads 0..4096; 0 = the master calculates alone (default: online CPUs)",
        [](Settings& s, std::string_view v, const std::string& what) {
-         s.num_threads = static_cast<std::size_t>(parse_integer(v, 0, kMaxThreads, what));
+         s.scheduler.threads = static_cast<std::size_t>(parse_integer(v, 0, engine::kMaxThreads, what));
+       }},
+      {"SCHEDULER", "scheduler", "pthreads (master/worker pool) or tbb (oneTBB task arena)",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         if (v == "pthreads") {
+           s.scheduler.kind = engine::SchedulerKind::pthreads;
+         } else if (v == "tbb") {
+           s.scheduler.kind = engine::SchedulerKind::tbb;
+         } else {
+           throw UsageError(what + " is '" + std::string(v) + "'; it must be pthreads or tbb");
+         }
+       }},
+      {"WAIT_POLICY", "wait", "pthreads idle workers: block (park), busy (spin) or hybrid (spin SPIN_US, then park)",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         if (v == "block") {
+           s.scheduler.wait = engine::WaitPolicy::block;
+         } else if (v == "busy") {
+           s.scheduler.wait = engine::WaitPolicy::busy;
+         } else if (v == "hybrid") {
+           s.scheduler.wait = engine::WaitPolicy::hybrid;
+         } else {
+           throw UsageError(what + " is '" + std::string(v) + "'; it must be block, busy or hybrid");
+         }
+       }},
+      {"SPIN_US", "spin-us", "hybrid wait: microseconds to spin before parking",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         s.scheduler.spin = std::chrono::microseconds(parse_integer(v, 0, 10'000'000, what));
+       }},
+      {"CPU_AFFINITY", "affinity", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15 (empty: no pinning)",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         s.scheduler.cpus = usage_checked([&] {
+           std::vector<int> cpus = v.empty() ? std::vector<int>{} : engine::parse_cpu_list(v, what);
+           engine::check_cpus_allowed(cpus, what);
+           return cpus;
+         });
+       }},
+      {"MASTER_CPU", "master-cpu", "pthreads: pin the master thread to this CPU (empty: no pinning)",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         if (v.empty()) {
+           s.scheduler.master_cpu.reset();
+           return;
+         }
+         const int cpu = static_cast<int>(parse_integer(v, 0, CPU_SETSIZE - 1, what));
+         usage_checked([&] { engine::check_cpus_allowed({cpu}, what); });
+         s.scheduler.master_cpu = cpu;
        }},
       {"BATCH_MODE", "", "1 = write results to the database and exit (same as --batch)",
        [](Settings& s, std::string_view v, const std::string& what) { s.batch = parse_bool(v, what); }},
-      {"TIMING_DEBUG", "", "1 = print per-tier chunk counts",
+      {"TIMING_DEBUG", "", "1 = print per-tier chunks, workers and barrier wait (default 1)",
        [](Settings& s, std::string_view v, const std::string& what) { s.timing_debug = parse_bool(v, what); }},
-      {"GRAIN", "grain", "most nodes per chunk handed to a worker",
+      {"GRAIN", "grain", "work per chunk, in outright-trade units; a tier with less is calculated by the master",
        [](Settings& s, std::string_view v, const std::string& what) {
          s.grain = static_cast<std::size_t>(parse_integer(v, 1, 1'000'000'000, what));
        }},
@@ -80,7 +138,7 @@ void apply_conf_file(Settings& settings, const std::string& path) {
 Settings load_settings(const ParsedArgs& flags, const EnvLookup& env) {
   Settings settings;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  settings.num_threads = cpus > 0 ? static_cast<std::size_t>(cpus) : 1;
+  settings.scheduler.threads = cpus > 0 ? static_cast<std::size_t>(cpus) : 1;
 
   if (flags.has("conf")) {
     apply_conf_file(settings, flags.get("conf", ""));

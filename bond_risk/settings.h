@@ -7,18 +7,19 @@
 #include <string>
 
 #include "bond_risk/cli_args.h"
+#include "engine/scheduler.h"
 
 namespace bond_risk {
 
-inline constexpr std::size_t kMaxThreads = 4096;
 inline constexpr const char* kDefaultConf = "conf/bond_risk.conf";
 
 struct Settings {
   std::string db = "data/bond_risk_440k.db";  // APP_DB, --db
-  std::size_t num_threads = 0;                // NUM_THREADS, --threads; default: online CPUs
-  bool batch = false;                         // BATCH_MODE, --batch
-  bool timing_debug = false;                  // TIMING_DEBUG
-  std::size_t grain = 4096;                   // GRAIN, --grain: most nodes in one chunk of work
+  // NUM_THREADS (default: online CPUs), SCHEDULER, WAIT_POLICY, SPIN_US, CPU_AFFINITY, MASTER_CPU
+  engine::SchedulerOptions scheduler;
+  bool batch = false;         // BATCH_MODE, --batch
+  bool timing_debug = true;   // TIMING_DEBUG: per-tier scheduling statistics in the text output
+  std::size_t grain = 4096;   // GRAIN, --grain: work per chunk, in outright-trade units
 };
 
 // Returns the value of an environment variable, or nullptr.

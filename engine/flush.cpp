@@ -15,7 +15,7 @@ struct Chunk {
 
 }  // namespace
 
-FlushStats flush(Graph& graph, WorkerPool& pool, std::size_t grain) {
+FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
   if (grain == 0) throw std::invalid_argument("flush: grain must be at least 1");
   FlushStats stats;
   const ProcessCounters before = ProcessCounters::now();
@@ -28,23 +28,34 @@ FlushStats flush(Graph& graph, WorkerPool& pool, std::size_t grain) {
   for (unsigned tier = 1; tier <= graph.max_tier(); ++tier) {
     const Stopwatch watch;
     chunks.clear();
-    std::size_t nodes = 0;
+    TierStats t{.tier = tier};
+    std::size_t work = 0;
     for (TypeId type = 0; type < graph.type_count(); ++type) {
       if (graph.tier(type) != tier) continue;
       const std::span<const NodeIndex> dirty = graph.dirty(type);
       const std::size_t size = std::max<std::size_t>(1, grain / graph.cost(type));
-      nodes += dirty.size();
+      t.nodes += dirty.size();
+      work += dirty.size() * graph.cost(type);
       for (std::size_t at = 0; at < dirty.size(); at += size) {
         chunks.push_back({type, dirty.subspan(at, std::min(size, dirty.size() - at))});
       }
     }
-    if (nodes == 0) continue;
-    pool.run(chunks.size(), run_chunk);
+    if (t.nodes == 0) continue;
+    if (work < grain) {
+      // Less than one grain of work: waking a worker would cost more than it saves.
+      for (std::size_t i = 0; i < chunks.size(); ++i) run_chunk(i);
+    } else {
+      const BatchStats batch = scheduler.run(chunks.size(), run_chunk);
+      t.chunks = chunks.size();
+      t.workers = batch.workers;
+      t.wait_seconds = batch.wait_seconds;
+    }
     for (TypeId type = 0; type < graph.type_count(); ++type) {
       if (graph.tier(type) == tier) graph.clear_dirty(type);
     }
-    stats.tiers.push_back({tier, nodes, chunks.size(), watch.seconds()});
-    stats.nodes += nodes;
+    t.seconds = watch.seconds();
+    stats.nodes += t.nodes;
+    stats.tiers.push_back(t);
   }
   stats.seconds = total.seconds();
   stats.counters = ProcessCounters::now() - before;

@@ -5,15 +5,17 @@
 #include <vector>
 
 #include "engine/graph.h"
+#include "engine/scheduler.h"
 #include "engine/timing.h"
-#include "engine/worker_pool.h"
 
 namespace engine {
 
 struct TierStats {
   unsigned tier = 0;
-  std::size_t nodes = 0;   // nodes calculated
-  std::size_t chunks = 0;  // jobs handed to the pool
+  std::size_t nodes = 0;      // nodes calculated
+  std::size_t chunks = 0;     // jobs handed to the scheduler; 0 when the master calculated the tier itself
+  std::size_t workers = 0;    // worker threads that took part
+  double wait_seconds = 0;    // the master's wait at the tier's barrier
   double seconds = 0;
 };
 
@@ -25,10 +27,11 @@ struct FlushStats {
 };
 
 // Calculates every dirty node of `graph` once, lowest tier first, and leaves
-// the graph clean. Within a tier, each type's dirty nodes are cut into chunks
-// of at most grain / cost nodes (see Graph::add_type) that `pool` runs in parallel; a tier starts only
-// when the one below has finished. Results do not depend on the pool's size
-// or the grain.
-FlushStats flush(Graph& graph, WorkerPool& pool, std::size_t grain);
+// the graph clean. A tier whose work (nodes times their type's cost, see
+// Graph::add_type) is below `grain` is calculated by the master itself;
+// otherwise each type's dirty nodes are cut into chunks of about grain / cost
+// nodes that `scheduler` runs in parallel, and the next tier starts when the
+// last chunk is done. Results do not depend on the scheduler or the grain.
+FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain);
 
 }  // namespace engine

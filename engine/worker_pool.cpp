@@ -1,71 +1,144 @@
 #include "engine/worker_pool.h"
 
+#include <sched.h>
+
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
+#include "engine/timing.h"
+
 namespace engine {
 
-WorkerPool::WorkerPool(std::size_t num_workers) {
-  threads_.reserve(num_workers);
+namespace {
+
+// Workers only run calculations: a small stack keeps 4096 of them cheap.
+constexpr std::size_t kStackBytes = 1 << 20;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  sched_yield();
+#endif
+}
+
+// Every this many pauses a busy spinner yields, so that an oversubscribed
+// machine still runs the threads that have work.
+constexpr unsigned kPausesPerYield = 1024;
+
+}  // namespace
+
+WorkerPool::WorkerPool(const SchedulerOptions& options)
+    : policy_(options.wait), spin_(options.spin), master_pin_(options.master_cpu) {
+  threads_.reserve(options.threads);
   try {
-    for (std::size_t i = 0; i < num_workers; ++i) threads_.emplace_back([this] { work(); });
+    for (std::size_t i = 0; i < options.threads; ++i) {
+      std::optional<int> cpu;
+      if (!options.cpus.empty()) cpu = options.cpus[i % options.cpus.size()];
+      threads_.emplace_back([this] { work(); }, kStackBytes, cpu);
+    }
   } catch (const std::system_error& e) {
     const std::size_t started = threads_.size();
-    stop_and_join();
+    stop();
     throw std::runtime_error("could not start worker thread " + std::to_string(started + 1) + " of " +
-                             std::to_string(num_workers) + " (" + e.what() +
-                             "); lower NUM_THREADS or raise the process limit (ulimit -u)");
+                             std::to_string(options.threads) + " (" + e.what() +
+                             "); lower NUM_THREADS or raise the limit on processes (ulimit -u)");
   }
 }
 
-WorkerPool::~WorkerPool() { stop_and_join(); }
+WorkerPool::~WorkerPool() { stop(); }
 
-void WorkerPool::stop_and_join() {
+void WorkerPool::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
   work_available_.notify_all();
-  for (std::thread& t : threads_) t.join();
-  threads_.clear();
+  threads_.clear();  // joins
 }
 
-void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& job) {
-  if (count == 0) return;
+BatchStats WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& job) {
+  if (count == 0) return {};
   if (threads_.empty()) {
     for (std::size_t i = 0; i < count; ++i) job(i);
-    return;
+    return {};
+  }
+  const Stopwatch watch;
+  {
+    std::lock_guard lock(mutex_);
+    job_ = &job;
+    count_ = count;
+    ++epoch_;
+    participants_ = 0;
+    remaining_.store(count, std::memory_order_relaxed);
+    unclaimed_.store(count, std::memory_order_release);
+  }
+  if (policy_ != WaitPolicy::busy) {
+    if (count >= threads_.size()) {
+      work_available_.notify_all();
+    } else {
+      for (std::size_t i = 0; i < count; ++i) work_available_.notify_one();
+    }
+  }
+  wait_for_batch_end();
+  std::lock_guard lock(mutex_);
+  job_ = nullptr;
+  return {participants_, watch.seconds()};
+}
+
+void WorkerPool::wait_for_batch_end() {
+  if (policy_ != WaitPolicy::block) {
+    const auto deadline = std::chrono::steady_clock::now() + spin_;
+    for (unsigned spins = 1; remaining_.load(std::memory_order_acquire) != 0; ++spins) {
+      cpu_relax();
+      if (spins % kPausesPerYield == 0) {
+        if (policy_ == WaitPolicy::hybrid && std::chrono::steady_clock::now() >= deadline) break;
+        sched_yield();
+      }
+    }
   }
   std::unique_lock lock(mutex_);
-  job_ = &job;
-  count_ = count;
-  next_ = 0;
-  remaining_ = count;
-  lock.unlock();
-  // Wake no more workers than there are jobs: a small batch leaves the rest asleep.
-  if (count >= threads_.size()) {
-    work_available_.notify_all();
-  } else {
-    for (std::size_t i = 0; i < count; ++i) work_available_.notify_one();
+  batch_done_.wait(lock, [this] { return remaining_.load(std::memory_order_acquire) == 0; });
+}
+
+bool WorkerPool::spin_for_work() const {
+  const auto deadline = std::chrono::steady_clock::now() + spin_;
+  for (unsigned spins = 1;; ++spins) {
+    if (stopping_.load(std::memory_order_relaxed) || unclaimed_.load(std::memory_order_acquire) != 0) return true;
+    cpu_relax();
+    if (spins % kPausesPerYield == 0) {
+      if (policy_ == WaitPolicy::hybrid && std::chrono::steady_clock::now() >= deadline) return false;
+      sched_yield();
+    }
   }
-  lock.lock();
-  batch_done_.wait(lock, [this] { return remaining_ == 0; });
-  job_ = nullptr;
-  count_ = next_ = 0;
 }
 
 void WorkerPool::work() {
-  std::unique_lock lock(mutex_);
+  std::uint64_t joined = 0;  // the last batch this worker took a job of
   for (;;) {
-    work_available_.wait(lock, [this] { return stopping_ || next_ < count_; });
+    if (policy_ != WaitPolicy::block) spin_for_work();
+    std::unique_lock lock(mutex_);
+    if (policy_ != WaitPolicy::busy) {
+      work_available_.wait(lock, [this] { return stopping_ || unclaimed_.load(std::memory_order_relaxed) != 0; });
+    }
     if (stopping_) return;
-    const std::size_t i = next_++;
+    const std::size_t unclaimed = unclaimed_.load(std::memory_order_relaxed);
+    if (unclaimed == 0) continue;  // a spinning worker lost the race for the last job
+    const std::size_t i = count_ - unclaimed;
+    unclaimed_.store(unclaimed - 1, std::memory_order_relaxed);
+    if (joined != epoch_) {
+      joined = epoch_;
+      ++participants_;
+    }
     const auto& job = *job_;
     lock.unlock();
     job(i);
-    lock.lock();
-    if (--remaining_ == 0) batch_done_.notify_one();
+    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Taking the lock orders this notify after the master's check of remaining_.
+      { std::lock_guard done(mutex_); }
+      batch_done_.notify_one();
+    }
   }
 }
 

@@ -1,51 +1,58 @@
-// A master/worker thread pool.
+// The pthreads master/worker pool.
 //
-// The thread that calls run() is the master: it publishes a batch of jobs
-// (numbered 0..count-1), the workers take them one at a time from a shared
-// queue, and run() returns once every job has finished (a barrier). Idle
-// workers sleep on a condition variable; nothing polls.
-//
-// With zero workers the master runs the jobs itself, in order. run() must
-// only be called by one thread at a time. Jobs must not throw.
+// The master (the thread calling run()) publishes a batch of jobs on a
+// mutex-protected queue; workers claim them one at a time; run() returns
+// when the last job has finished (a barrier). Only as many workers are woken
+// as there are jobs. How idle workers wait is the WaitPolicy: parked on a
+// condition variable, spinning, or spinning for a while and then parked.
+// Nothing ever sleeps for a fixed time.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
-#include <cstddef>
-#include <functional>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include "engine/scheduler.h"
+#include "engine/thread.h"
 
 namespace engine {
 
-class WorkerPool {
+class WorkerPool final : public Scheduler {
  public:
-  // Starts `num_workers` threads. Throws std::runtime_error naming the
-  // thread that could not be created (after joining those that were).
-  explicit WorkerPool(std::size_t num_workers);
-  ~WorkerPool();
+  // Starts options.threads workers. Throws std::runtime_error naming the
+  // thread that could not be created (after stopping those that were).
+  explicit WorkerPool(const SchedulerOptions& options);
+  ~WorkerPool() override;
 
-  WorkerPool(const WorkerPool&) = delete;
-  WorkerPool& operator=(const WorkerPool&) = delete;
-
-  std::size_t workers() const { return threads_.size(); }
-
-  // Runs job(0) .. job(count-1) and returns when all have finished.
-  void run(std::size_t count, const std::function<void(std::size_t)>& job);
+  std::size_t workers() const override { return threads_.size(); }
+  BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) override;
 
  private:
   void work();
-  void stop_and_join();
+  // Spins until a job is unclaimed or the pool stops; busy: indefinitely,
+  // hybrid: at most spin_. True if there may be work.
+  bool spin_for_work() const;
+  void wait_for_batch_end();
+  void stop();
+
+  const WaitPolicy policy_;
+  const std::chrono::microseconds spin_;
 
   std::mutex mutex_;
   std::condition_variable work_available_;
   std::condition_variable batch_done_;
+  // The batch, guarded by mutex_ (the atomics are also read without it while spinning).
   const std::function<void(std::size_t)>* job_ = nullptr;
-  std::size_t count_ = 0;      // jobs in the current batch
-  std::size_t next_ = 0;       // next job to hand out
-  std::size_t remaining_ = 0;  // jobs not yet finished
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  std::size_t count_ = 0;
+  std::atomic<std::size_t> unclaimed_{0};  // jobs not yet taken; the next job is count_ - unclaimed_
+  std::atomic<std::size_t> remaining_{0};  // jobs not yet finished
+  std::uint64_t epoch_ = 0;                // batches published so far
+  std::size_t participants_ = 0;           // workers that took a job of the current batch
+  std::atomic<bool> stopping_{false};
+
+  ScopedPin master_pin_;
+  std::vector<Thread> threads_;
 };
 
 }  // namespace engine

@@ -2,12 +2,16 @@
 // which feed one total (tier 3).
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <vector>
 
+#include "engine/affinity.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
+#include "engine/scheduler.h"
 #include "engine/worker_pool.h"
 
 using engine::NodeIndex;
@@ -53,6 +57,21 @@ struct Toy {
   }
 };
 
+// Every scheduler and wait policy, at `threads` workers.
+std::vector<engine::SchedulerOptions> all_schedulers(std::size_t threads) {
+  using engine::WaitPolicy;
+  std::vector<engine::SchedulerOptions> out;
+  for (WaitPolicy wait : {WaitPolicy::block, WaitPolicy::busy, WaitPolicy::hybrid}) {
+    out.push_back({.kind = engine::SchedulerKind::pthreads, .threads = threads, .wait = wait});
+  }
+  out.push_back({.kind = engine::SchedulerKind::tbb, .threads = threads});
+  return out;
+}
+
+std::string describe(const engine::SchedulerOptions& o) {
+  return engine::to_string(o.kind) + "/" + engine::to_string(o.wait) + " x" + std::to_string(o.threads);
+}
+
 std::vector<NodeIndex> sorted(std::span<const NodeIndex> s) {
   std::vector<NodeIndex> v(s.begin(), s.end());
   std::sort(v.begin(), v.end());
@@ -64,7 +83,7 @@ std::vector<NodeIndex> sorted(std::span<const NodeIndex> s) {
 TEST(Graph, NewNodesAreDirtyAndAFlushCleansThem) {
   Toy toy;
   EXPECT_EQ(toy.graph.dirty_count(), 10u);
-  engine::WorkerPool pool(0);
+  engine::WorkerPool pool(engine::SchedulerOptions{});
   const engine::FlushStats stats = engine::flush(toy.graph, pool, 4);
   EXPECT_EQ(toy.graph.dirty_count(), 0u);
   EXPECT_EQ(stats.nodes, 10u);
@@ -76,7 +95,7 @@ TEST(Graph, NewNodesAreDirtyAndAFlushCleansThem) {
 
 TEST(Graph, MarkingANodeDirtyMarksExactlyWhatIsDownstream) {
   Toy toy;
-  engine::WorkerPool pool(0);
+  engine::WorkerPool pool(engine::SchedulerOptions{});
   engine::flush(toy.graph, pool, 100);
   toy.call_counts();
   toy.graph.mark_dirty({Toy::kSource, 3});
@@ -92,7 +111,7 @@ TEST(Graph, MarkingANodeDirtyMarksExactlyWhatIsDownstream) {
 
 TEST(Graph, MarkingTwiceCalculatesOnce) {
   Toy toy;
-  engine::WorkerPool pool(2);
+  engine::WorkerPool pool(engine::SchedulerOptions{.threads = 2});
   engine::flush(toy.graph, pool, 1);
   toy.call_counts();
   toy.graph.mark_dirty({Toy::kSource, 0});
@@ -116,38 +135,103 @@ TEST(Graph, EdgesAreKeptInBothDirectionsAndCanBeRemoved) {
   toy.graph.unsubscribe({Toy::kSum, 2}, {Toy::kSource, 5});
   EXPECT_TRUE(toy.graph.subscribers({Toy::kSource, 5}).empty());
   EXPECT_EQ(toy.graph.publishers({Toy::kSum, 2}).size(), 1u);
-  engine::WorkerPool pool(0);
+  engine::WorkerPool pool(engine::SchedulerOptions{});
   engine::flush(toy.graph, pool, 10);
   toy.graph.mark_dirty({Toy::kSource, 5});
   EXPECT_TRUE(toy.graph.dirty(Toy::kSum).empty());
 }
 
-TEST(Graph, EveryNodeIsCalculatedOnceWhateverThePoolAndGrain) {
+TEST(Graph, EveryNodeIsCalculatedOnceWhateverTheSchedulerAndGrain) {
   for (std::size_t threads : {0, 1, 2, 7, 64}) {
-    for (std::size_t grain : {1, 2, 3, 1000}) {
-      Toy toy;
-      engine::WorkerPool pool(threads);
-      engine::flush(toy.graph, pool, grain);
-      EXPECT_EQ(toy.call_counts(), std::vector<int>(10, 1)) << threads << " threads, grain " << grain;
-      EXPECT_EQ(toy.total, 21.0);
+    for (const engine::SchedulerOptions& options : all_schedulers(threads)) {
+      const auto scheduler = engine::make_scheduler(options);
+      for (std::size_t grain : {1, 2, 3, 1000}) {
+        Toy toy;
+        engine::flush(toy.graph, *scheduler, grain);
+        EXPECT_EQ(toy.call_counts(), std::vector<int>(10, 1)) << describe(options) << ", grain " << grain;
+        EXPECT_EQ(toy.total, 21.0);
+      }
     }
   }
+}
+
+TEST(Flush, ATierWithLessThanOneGrainOfWorkStaysOnTheMaster) {
+  Toy toy;
+  const auto scheduler = engine::make_scheduler({.threads = 4});
+  const engine::FlushStats stats = engine::flush(toy.graph, *scheduler, 5);
+  ASSERT_EQ(stats.tiers.size(), 3u);
+  EXPECT_EQ(stats.tiers[0].chunks, 2u);  // 6 sources: two chunks of at most 5
+  EXPECT_EQ(stats.tiers[1].chunks, 0u);  // 3 sums: the master
+  EXPECT_EQ(stats.tiers[1].workers, 0u);
+  EXPECT_EQ(stats.tiers[2].chunks, 0u);
+  EXPECT_EQ(toy.total, 21.0);
 }
 
 TEST(WorkerPool, RunsEveryJobExactlyOnceAndWaitsForAll) {
   for (std::size_t threads : {0, 1, 3, 16}) {
-    engine::WorkerPool pool(threads);
-    EXPECT_EQ(pool.workers(), threads);
-    for (std::size_t jobs : {0, 1, 2, 5, 100, 1000}) {
-      std::vector<std::atomic<int>> done(jobs);
-      pool.run(jobs, [&](std::size_t i) { ++done[i]; });
-      for (std::size_t i = 0; i < jobs; ++i) ASSERT_EQ(done[i].load(), 1) << threads << " threads, job " << i;
+    for (const engine::SchedulerOptions& options : all_schedulers(threads)) {
+      const auto scheduler = engine::make_scheduler(options);
+      EXPECT_EQ(scheduler->workers(), threads);
+      for (std::size_t jobs : {0, 1, 2, 5, 100, 1000}) {
+        std::vector<std::atomic<int>> done(jobs);
+        const engine::BatchStats stats = scheduler->run(jobs, [&](std::size_t i) { ++done[i]; });
+        EXPECT_LE(stats.workers, std::min(jobs, threads)) << describe(options);
+        for (std::size_t i = 0; i < jobs; ++i) ASSERT_EQ(done[i].load(), 1) << describe(options) << ", job " << i;
+      }
     }
   }
 }
 
+TEST(WorkerPool, ASmallBatchWakesNoMoreWorkersThanItHasJobs) {
+  for (engine::WaitPolicy wait : {engine::WaitPolicy::block, engine::WaitPolicy::hybrid}) {
+    engine::WorkerPool pool({.threads = 8, .wait = wait});
+    for (int round = 0; round < 20; ++round) {
+      EXPECT_EQ(pool.run(1, [](std::size_t) {}).workers, 1u);
+      EXPECT_LE(pool.run(3, [](std::size_t) {}).workers, 3u);
+    }
+  }
+}
+
+TEST(WorkerPool, IdleBlockedWorkersCauseNoContextSwitchCascade) {
+  // 512 parked workers and 50 two-job batches: only the woken workers switch,
+  // so the process's context switches stay far below 512 per batch.
+  engine::WorkerPool pool({.threads = 512, .wait = engine::WaitPolicy::block});
+  const engine::ProcessCounters before = engine::ProcessCounters::now();
+  for (int batch = 0; batch < 50; ++batch) pool.run(2, [](std::size_t) {});
+  const engine::ProcessCounters used = engine::ProcessCounters::now() - before;
+  EXPECT_LT(used.voluntary_switches + used.involuntary_switches, 50 * 20);
+}
+
+TEST(Scheduler, RejectsTooManyThreadsAndUnavailableCpus) {
+  EXPECT_THROW(engine::make_scheduler({.threads = engine::kMaxThreads + 1}), std::invalid_argument);
+  EXPECT_THROW(engine::make_scheduler({.threads = 1, .cpus = {CPU_SETSIZE - 1}}), std::invalid_argument);
+  EXPECT_THROW(engine::make_scheduler({.threads = 1, .master_cpu = CPU_SETSIZE - 1}), std::invalid_argument);
+}
+
+TEST(Scheduler, PinnedWorkersAndMasterStillRunEveryJob) {
+  const int cpu = engine::allowed_cpus().front();
+  const auto scheduler = engine::make_scheduler({.threads = 3, .cpus = {cpu}, .master_cpu = cpu});
+  std::atomic<int> done{0};
+  scheduler->run(10, [&](std::size_t) { ++done; });
+  EXPECT_EQ(done.load(), 10);
+}
+
+TEST(Affinity, ParsesCpuListsAndNamesWhatIsWrong) {
+  EXPECT_EQ(engine::parse_cpu_list("0,1", "X"), (std::vector<int>{0, 1}));
+  EXPECT_EQ(engine::parse_cpu_list("2-4,0", "X"), (std::vector<int>{2, 3, 4, 0}));
+  EXPECT_EQ(engine::format_cpu_list({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+  for (const char* bad : {"", "a", "1,", "3-1", "-1", "0-", "99999"}) {
+    EXPECT_THROW(engine::parse_cpu_list(bad, "CPU_AFFINITY"), std::invalid_argument) << bad;
+  }
+  try {
+    engine::parse_cpu_list("0,x", "CPU_AFFINITY");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("CPU_AFFINITY: 'x' in CPU list '0,x'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(WorkerPool, WithNoWorkersTheCallingThreadRunsTheJobsInOrder) {
-  engine::WorkerPool pool(0);
+  engine::WorkerPool pool(engine::SchedulerOptions{});
   std::vector<std::size_t> order;
   pool.run(5, [&](std::size_t i) { order.push_back(i); });
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
@@ -155,6 +239,6 @@ TEST(WorkerPool, WithNoWorkersTheCallingThreadRunsTheJobsInOrder) {
 
 TEST(Flush, RejectsAZeroGrain) {
   Toy toy;
-  engine::WorkerPool pool(0);
+  engine::WorkerPool pool(engine::SchedulerOptions{});
   EXPECT_THROW(engine::flush(toy.graph, pool, 0), std::invalid_argument);
 }

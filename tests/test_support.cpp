@@ -13,7 +13,7 @@
 #include "bond_risk/results.h"
 #include "bond_risk/schema.h"
 #include "bond_risk/sqlite.h"
-#include "engine/worker_pool.h"
+#include "engine/scheduler.h"
 
 namespace test {
 
@@ -48,13 +48,18 @@ std::string Model::reason(std::int64_t id) const {
 }
 
 std::unique_ptr<Model> calculate(const std::string& db_path, std::size_t threads, std::size_t grain) {
+  return calculate(db_path, engine::SchedulerOptions{.threads = threads}, grain);
+}
+
+std::unique_ptr<Model> calculate(const std::string& db_path, const engine::SchedulerOptions& options,
+                                 std::size_t grain) {
   auto model = std::make_unique<Model>();
   bond_risk::Database db(db_path, bond_risk::Database::Mode::read_only);
   model->store = bond_risk::load(db).store;
   bond_risk::build_graph(model->store, model->graph);
-  engine::WorkerPool pool(threads);
+  const std::unique_ptr<engine::Scheduler> scheduler = engine::make_scheduler(options);
   model->graph.mark_all_dirty();
-  model->stats = engine::flush(model->graph, pool, grain);
+  model->stats = engine::flush(model->graph, *scheduler, grain);
   return model;
 }
 

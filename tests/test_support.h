@@ -8,6 +8,7 @@
 #include "bond_risk/store.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
+#include "engine/scheduler.h"
 
 namespace test {
 
@@ -43,6 +44,8 @@ struct Model {
 };
 
 std::unique_ptr<Model> calculate(const std::string& db_path, std::size_t threads = 0, std::size_t grain = 4096);
+std::unique_ptr<Model> calculate(const std::string& db_path, const engine::SchedulerOptions& options,
+                                 std::size_t grain);
 
 struct CliResult {
   int exit_code;

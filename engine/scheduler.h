@@ -1,0 +1,60 @@
+// Runs a batch of independent jobs on some threads and waits for all of
+// them: the interface a flush dispatches each tier through.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace engine {
+
+// What one batch cost the calling (master) thread.
+struct BatchStats {
+  std::size_t workers = 0;    // threads other than the master that ran at least one job
+  double wait_seconds = 0;    // the master's time from dispatch to the last job's end
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  // Worker threads besides the master (0: the master runs every job itself).
+  virtual std::size_t workers() const = 0;
+  // Runs job(0) .. job(count-1), possibly in parallel, and returns once all
+  // have finished; their writes are then visible to the caller. Called by
+  // one thread at a time. Jobs must not throw.
+  virtual BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) = 0;
+};
+
+enum class SchedulerKind { pthreads, tbb };
+
+// How an idle pthreads worker waits for work (and the master for a batch's end).
+enum class WaitPolicy {
+  block,   // park on a condition variable at once
+  busy,    // spin with a pause instruction, yielding the CPU now and then
+  hybrid,  // spin for `spin`, then park
+};
+
+struct SchedulerOptions {
+  SchedulerKind kind = SchedulerKind::pthreads;
+  std::size_t threads = 0;  // worker threads, 0 .. kMaxThreads
+  WaitPolicy wait = WaitPolicy::block;
+  std::chrono::microseconds spin{50};  // hybrid only
+  std::vector<int> cpus{};             // pthreads: worker i runs on cpus[i % size]; empty = anywhere
+  std::optional<int> master_cpu{};     // pthreads: pin the calling thread while the scheduler lives
+};
+
+inline constexpr std::size_t kMaxThreads = 4096;
+
+// Throws std::invalid_argument for bad options (too many threads, a CPU this
+// process may not use) and std::runtime_error if threads cannot be started;
+// the messages say what to change.
+std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options);
+
+std::string to_string(SchedulerKind kind);
+std::string to_string(WaitPolicy policy);
+
+}  // namespace engine
