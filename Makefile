@@ -81,7 +81,8 @@ run: $(BIN) $(DATA_440K)
 	$(BIN) run --conf $(CONF) --db $(DATA_440K) --batch
 
 test: $(TEST_BIN) $(BIN)
-	BOND_RISK_BIN=$(abspath $(BIN)) BOND_RISK_SRC=$(CURDIR) $(TEST_BIN)
+	BOND_RISK_BIN=$(abspath $(BIN)) BOND_RISK_SRC=$(CURDIR) TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" \
+	  $(TEST_BIN)
 
 bench: $(BIN)
 	bench/run_benchmark.sh --quick

@@ -45,13 +45,13 @@ ParsedArgs parse_args(const CommandSpec& spec, std::span<char* const> args) {
 }
 
 std::string help_text(const CommandSpec& spec) {
-  std::string text = "usage: bond_risk " + std::string(spec.name) + " " + std::string(spec.synopsis) + "\n\n" +
-                     std::string(spec.description) + "\n\noptions:\n";
+  std::string text = "usage: bond_risk " + spec.name + " " + spec.synopsis + "\n\n" + spec.description +
+                     "\n\noptions:\n";
   for (const OptionSpec& o : spec.options) {
-    std::string left = "  --" + std::string(o.name);
-    if (!o.value_name.empty()) left += " " + std::string(o.value_name);
+    std::string left = "  --" + o.name;
+    if (!o.value_name.empty()) left.append(1, ' ').append(o.value_name);
     left.resize(std::max<std::size_t>(left.size() + 2, 24), ' ');
-    text += left + std::string(o.help) + "\n";
+    text += left + o.help + "\n";
   }
   return text + "  --help                show this help\n";
 }

@@ -26,6 +26,12 @@ std::string fixed(double seconds) {
   return buf;
 }
 
+std::string hex(std::uint64_t value) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
+  return buf;
+}
+
 }  // namespace
 
 void print_report(std::ostream& out, const RunReport& r, const Store& store, bool detail) {
@@ -51,6 +57,7 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
   out << "Context switches during the flush: " << r.flush.counters.voluntary_switches << " voluntary, "
       << r.flush.counters.involuntary_switches << " involuntary. Peak RSS " << r.flush.counters.peak_rss_kb / 1024
       << " MB.\n";
+  out << "Results digest: " << hex(r.digest) << "\n";
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const StatusCounts c = count_statuses(store, static_cast<Kind>(k));
     char line[160];
@@ -81,7 +88,8 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
   }
   out << "],\n  \"voluntary_context_switches\": " << r.flush.counters.voluntary_switches
       << ",\n  \"involuntary_context_switches\": " << r.flush.counters.involuntary_switches
-      << ",\n  \"peak_rss_kb\": " << r.flush.counters.peak_rss_kb << ",\n  \"counts\": {";
+      << ",\n  \"peak_rss_kb\": " << r.flush.counters.peak_rss_kb << ",\n  \"results_digest\": \"" << hex(r.digest)
+      << "\",\n  \"counts\": {";
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const StatusCounts c = count_statuses(store, static_cast<Kind>(k));
     out << (k ? ", " : "") << "\"" << kind_name(static_cast<Kind>(k)) << "\": {";

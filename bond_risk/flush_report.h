@@ -17,6 +17,7 @@ struct RunReport {
   std::size_t grain = 0;
   double load_seconds = 0;
   engine::FlushStats flush;
+  std::uint64_t digest = 0;  // results_digest() of the flushed store
 };
 
 // "Tier 3 ran 400000 objects in 0.012345 seconds." per tier, then

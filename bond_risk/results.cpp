@@ -97,6 +97,38 @@ void write_table(Database& db, const Store& store, const engine::Graph& graph, K
 
 }  // namespace
 
+namespace {
+
+class Fnv1a {
+ public:
+  template <class T>
+  void add(const T& value) {
+    const auto* p = reinterpret_cast<const unsigned char*>(&value);
+    for (std::size_t i = 0; i < sizeof value; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001B3ULL;
+  }
+  std::uint64_t value() const { return hash_; }
+
+ private:
+  std::uint64_t hash_ = 0xCBF29CE484222325ULL;
+};
+
+}  // namespace
+
+std::uint64_t results_digest(const Store& store) {
+  Fnv1a h;
+  for (const auto& states : store.states) {
+    for (const NodeState& s : states) h.add(s.status);
+  }
+  for (const Bond& b : store.bonds) h.add(b.value.price), h.add(b.value.pv01);
+  for (const OutrightTrade& t : store.outright_trades) h.add(t.value.pv), h.add(t.value.pv01), h.add(t.value.pnl);
+  for (const RepoTrade& t : store.repo_trades) h.add(t.value.end_cash), h.add(t.value.margin), h.add(t.value.mtm_pnl);
+  for (const OutrightBook& b : store.outright_books) {
+    h.add(b.total.pv), h.add(b.total.pv01), h.add(b.total.pnl), h.add(b.excluded);
+  }
+  for (const RepoBook& b : store.repo_books) h.add(b.total.margin), h.add(b.total.mtm_pnl), h.add(b.excluded);
+  return h.value();
+}
+
 void write_results(Database& db, const Store& store, const engine::Graph& graph) {
   db.exec(kSchemaSql);
   Transaction tx(db);

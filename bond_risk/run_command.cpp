@@ -66,6 +66,7 @@ int run_command(std::span<char* const> args) {
   const std::unique_ptr<engine::Scheduler> scheduler = engine::make_scheduler(settings.scheduler);
   graph.mark_all_dirty();
   report.flush = engine::flush(graph, *scheduler, settings.grain);
+  report.digest = results_digest(store);
   print_report(std::cout, report, store, settings.timing_debug);
   if (a.has("json")) write_json(a.get("json", ""), report, store);
 

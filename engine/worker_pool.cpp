@@ -25,7 +25,7 @@ inline void cpu_relax() {
 
 // Every this many pauses a busy spinner yields, so that an oversubscribed
 // machine still runs the threads that have work.
-constexpr unsigned kPausesPerYield = 1024;
+constexpr unsigned kPausesPerYield = 64;
 
 }  // namespace
 

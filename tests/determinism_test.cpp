@@ -1,10 +1,12 @@
 // Results are bit-identical whatever the number of threads and the grain.
 #include <gtest/gtest.h>
 
-#include <cstring>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "bond_risk/generator.h"
+#include "bond_risk/results.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -12,27 +14,8 @@ using test::calculate;
 
 namespace {
 
-// Every published value and status of a model, as raw bytes.
-std::vector<unsigned char> snapshot(const test::Model& m) {
-  std::vector<unsigned char> bytes;
-  auto put = [&](const auto& value) {
-    const auto* p = reinterpret_cast<const unsigned char*>(&value);
-    bytes.insert(bytes.end(), p, p + sizeof value);
-  };
-  for (const auto& states : m.store.states) {
-    for (const NodeState& s : states) put(s.status);
-  }
-  for (const Bond& b : m.store.bonds) put(b.value);
-  for (const OutrightTrade& t : m.store.outright_trades) put(t.value);
-  for (const RepoTrade& t : m.store.repo_trades) put(t.value);
-  for (const OutrightBook& b : m.store.outright_books) put(b.total), put(b.excluded);
-  for (const RepoBook& b : m.store.repo_books) put(b.total), put(b.excluded);
-  for (const IrCurve& c : m.store.curves) {
-    bytes.insert(bytes.end(), reinterpret_cast<const unsigned char*>(c.arrays.df.data()),
-                 reinterpret_cast<const unsigned char*>(c.arrays.df.data() + c.arrays.df.size()));
-  }
-  return bytes;
-}
+// Every published value and status of a model, bit for bit.
+std::uint64_t snapshot(const test::Model& m) { return results_digest(m.store); }
 
 }  // namespace
 
@@ -41,7 +24,7 @@ TEST(Determinism, EveryThreadCountAndGrainGivesTheSameBits) {
   const std::string db = dir.path("50k.db");
   generate(find_preset("50k"), GenerateOptions{7, 500}, db);
   const auto reference = calculate(db, 0);
-  const std::vector<unsigned char> expected = snapshot(*reference);
+  const std::uint64_t expected = snapshot(*reference);
   EXPECT_EQ(reference->stats.nodes, reference->store.size());
   for (std::size_t threads : {1, 2, 7}) {
     for (std::size_t grain : {1, 333, 4096}) {
@@ -49,6 +32,44 @@ TEST(Determinism, EveryThreadCountAndGrainGivesTheSameBits) {
       EXPECT_TRUE(snapshot(*m) == expected) << threads << " threads, grain " << grain;
     }
   }
+}
+
+TEST(Determinism, EverySchedulerWaitPolicyAndThreadCountGivesTheSameBits) {
+  test::TempDir dir;
+  const std::string db = dir.path("100.db");
+  generate(find_preset("100"), GenerateOptions{11, 7}, db);
+  const std::uint64_t expected = snapshot(*calculate(db, 0));
+  using engine::SchedulerKind;
+  using engine::WaitPolicy;
+  const std::pair<SchedulerKind, WaitPolicy> variants[] = {{SchedulerKind::pthreads, WaitPolicy::block},
+                                                           {SchedulerKind::pthreads, WaitPolicy::busy},
+                                                           {SchedulerKind::pthreads, WaitPolicy::hybrid},
+                                                           {SchedulerKind::tbb, WaitPolicy::block}};
+  for (const auto& [kind, wait] : variants) {
+    for (std::size_t threads : {0, 1, 2, 3, 8, 64, 1024, 4096}) {
+      // Grain 4: about one chunk per few nodes, so every tier is spread over the workers.
+      const auto m = calculate(db, engine::SchedulerOptions{.kind = kind, .threads = threads, .wait = wait}, 4);
+      EXPECT_TRUE(snapshot(*m) == expected)
+          << engine::to_string(kind) << "/" << engine::to_string(wait) << " with " << threads << " threads";
+    }
+  }
+}
+
+TEST(Determinism, TheDigestSeesAChangeOfOneBitInAnyPublishedValueOrStatus) {
+  test::TempDir dir;
+  generate(find_preset("tiny"), GenerateOptions{}, dir.path("t.db"));
+  const auto m = calculate(dir.path("t.db"));
+  const std::uint64_t before = snapshot(*m);
+  auto flip = [](double& x) { x = std::nextafter(x, 1e300); };
+  flip(m->store.bonds[2].value.pv01);
+  EXPECT_NE(snapshot(*m), before);
+  m->store.bonds[2].value = calculate(dir.path("t.db"))->store.bonds[2].value;
+  EXPECT_EQ(snapshot(*m), before);
+  flip(m->store.repo_books[1].total.mtm_pnl);
+  EXPECT_NE(snapshot(*m), before);
+  const auto fresh = calculate(dir.path("t.db"));
+  fresh->store.states[static_cast<std::size_t>(Kind::outright_trade)][3].status = Status::stale;
+  EXPECT_NE(snapshot(*fresh), before);
 }
 
 TEST(Generator, PresetsHaveTheirCountsAndAreDeterministic) {
