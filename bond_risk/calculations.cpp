@@ -42,9 +42,10 @@ struct Calculator {
 
   void bonds(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      Bond& b = s.bonds[i];
+      const Bond& b = s.bonds[i];
       NodeState& st = own(Kind::bond, i);
-      b.value = {};
+      BondValue& value = s.bond_values[i];
+      value = {};
       st.status = from_inputs(st, {ref(Kind::calendar, b.calendar), ref(Kind::ir_curve, b.curve)});
       if (st.status != Status::ok) continue;
       const Date today = s.calendars[b.calendar].today;
@@ -54,26 +55,28 @@ struct Calculator {
         st.status = Status::failed;  // reason derived from the dates (see results.h)
       } else {
         const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
-        b.value = value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, s.curves[b.curve].arrays);
+        value = value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, s.curves[b.curve].arrays);
       }
     }
   }
 
   void outright_trades(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      OutrightTrade& t = s.outright_trades[i];
+      const OutrightTrade& t = s.outright_trades[i];
       NodeState& st = own(Kind::outright_trade, i);
-      t.value = {};
+      OutrightValue& value = s.outright_values[i];
+      value = {};
       st.status = from_inputs(st, {ref(Kind::bond, t.bond)});
-      if (st.status == Status::ok) t.value = value_outright(t.quantity, t.dir, t.trade_price, s.bonds[t.bond].value);
+      if (st.status == Status::ok) value = value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]);
     }
   }
 
   void repo_trades(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      RepoTrade& t = s.repo_trades[i];
+      const RepoTrade& t = s.repo_trades[i];
       NodeState& st = own(Kind::repo_trade, i);
-      t.value = {};
+      RepoValue& value = s.repo_values[i];
+      value = {};
       st.status = from_inputs(
           st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
       if (st.status != Status::ok) continue;
@@ -83,7 +86,7 @@ struct Calculator {
       } else if (days_to_end > kNumForwardDays) {
         st.status = Status::failed;  // reason derived from the dates (see results.h)
       } else {
-        t.value = value_repo(t.start_cash, t.notional, t.rate, days_to_end, s.bonds[t.bond].value.price,
+        value = value_repo(t.start_cash, t.notional, t.rate, days_to_end, s.bond_values[t.bond].price,
                              s.curves[t.curve].arrays);
       }
     }
@@ -112,7 +115,7 @@ struct Calculator {
     for (NodeIndex i : nodes) {
       NodeState& st = own(Kind::outright_book, i);
       st.status = sum_book(s.outright_books[i], st, Kind::outright_trade, [&](OutrightValue& sum, NodeIndex m) {
-        const OutrightValue& v = s.outright_trades[m].value;
+        const OutrightValue& v = s.outright_values[m];
         sum.pv += v.pv;
         sum.pv01 += v.pv01;
         sum.pnl += v.pnl;
@@ -124,7 +127,7 @@ struct Calculator {
     for (NodeIndex i : nodes) {
       NodeState& st = own(Kind::repo_book, i);
       st.status = sum_book(s.repo_books[i], st, Kind::repo_trade, [&](RepoValue& sum, NodeIndex m) {
-        const RepoValue& v = s.repo_trades[m].value;
+        const RepoValue& v = s.repo_values[m];
         sum.margin += v.margin;
         sum.mtm_pnl += v.mtm_pnl;
       });

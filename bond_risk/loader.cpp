@@ -137,6 +137,9 @@ class Loader {
     repo_trades();
     books(Kind::outright_book, Kind::outright_trade, out_.store.outright_books, "outright_book_trade");
     books(Kind::repo_book, Kind::repo_trade, out_.store.repo_books, "repo_book_trade");
+    s().bond_values.resize(s().bonds.size());
+    s().outright_values.resize(s().outright_trades.size());
+    s().repo_values.resize(s().repo_trades.size());
     return std::move(out_);
   }
 

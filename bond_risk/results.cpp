@@ -119,9 +119,9 @@ std::uint64_t results_digest(const Store& store) {
   for (const auto& states : store.states) {
     for (const NodeState& s : states) h.add(s.status);
   }
-  for (const Bond& b : store.bonds) h.add(b.value.price), h.add(b.value.pv01);
-  for (const OutrightTrade& t : store.outright_trades) h.add(t.value.pv), h.add(t.value.pv01), h.add(t.value.pnl);
-  for (const RepoTrade& t : store.repo_trades) h.add(t.value.end_cash), h.add(t.value.margin), h.add(t.value.mtm_pnl);
+  for (const BondValue& v : store.bond_values) h.add(v.price), h.add(v.pv01);
+  for (const OutrightValue& v : store.outright_values) h.add(v.pv), h.add(v.pv01), h.add(v.pnl);
+  for (const RepoValue& v : store.repo_values) h.add(v.end_cash), h.add(v.margin), h.add(v.mtm_pnl);
   for (const OutrightBook& b : store.outright_books) {
     h.add(b.total.pv), h.add(b.total.pv01), h.add(b.total.pnl), h.add(b.excluded);
   }
@@ -135,16 +135,16 @@ void write_results(Database& db, const Store& store, const engine::Graph& graph)
   ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
   std::size_t done = 0;
   write_table(db, store, graph, Kind::bond, "price, pv01", false, progress, done, [&](NodeIndex i) {
-    const BondValue& v = store.bonds[i].value;
+    const BondValue& v = store.bond_values[i];
     return std::array{v.price, v.pv01};
   });
   write_table(db, store, graph, Kind::outright_trade, "pv, pv01, pnl", false, progress, done, [&](NodeIndex i) {
-    const OutrightValue& v = store.outright_trades[i].value;
+    const OutrightValue& v = store.outright_values[i];
     return std::array{v.pv, v.pv01, v.pnl};
   });
   write_table(db, store, graph, Kind::repo_trade, "end_cash, margin, mtm_pnl", false, progress, done,
               [&](NodeIndex i) {
-                const RepoValue& v = store.repo_trades[i].value;
+                const RepoValue& v = store.repo_values[i];
                 return std::array{v.end_cash, v.margin, v.mtm_pnl};
               });
   write_table(db, store, graph, Kind::outright_book, "pv, pv01, pnl, excluded", true, progress, done,

@@ -1,6 +1,7 @@
-// In-memory storage of the seven node types: one contiguous vector per type
-// (static data and published values together), plus each node's status and
-// database id. Nodes are named by engine::NodeRef, whose type is a Kind.
+// In-memory storage of the seven node types: contiguous vectors per type,
+// static data apart from published values so that the values a tier reads
+// from the one below (a bond's price for 200,000 trades) stay in cache; plus
+// each node's status and database id. Nodes are named by engine::NodeRef, whose type is a Kind.
 #pragma once
 
 #include <array>
@@ -48,7 +49,6 @@ struct Bond {
   int coupons_per_year = 0;
   double coupon = 0;
   std::uint32_t schedule_begin = 0, schedule_size = 0;  // in Store::coupon_dates
-  BondValue value;
 };
 
 struct OutrightTrade {
@@ -57,7 +57,6 @@ struct OutrightTrade {
   double trade_price = 0;
   std::int64_t quantity = 0;
   int dir = 1;
-  OutrightValue value;
 };
 
 struct RepoTrade {
@@ -66,7 +65,6 @@ struct RepoTrade {
   std::int64_t notional = 0;
   double start_cash = 0, rate = 0;
   int dir = 1;
-  RepoValue value;
 };
 
 struct OutrightBook {
@@ -85,8 +83,11 @@ struct Store {
   std::vector<Calendar> calendars;
   std::vector<IrCurve> curves;
   std::vector<Bond> bonds;
+  std::vector<BondValue> bond_values;  // published, one per bond
   std::vector<OutrightTrade> outright_trades;
+  std::vector<OutrightValue> outright_values;
   std::vector<RepoTrade> repo_trades;
+  std::vector<RepoValue> repo_values;
   std::vector<OutrightBook> outright_books;
   std::vector<RepoBook> repo_books;
 

@@ -61,9 +61,9 @@ TEST(Determinism, TheDigestSeesAChangeOfOneBitInAnyPublishedValueOrStatus) {
   const auto m = calculate(dir.path("t.db"));
   const std::uint64_t before = snapshot(*m);
   auto flip = [](double& x) { x = std::nextafter(x, 1e300); };
-  flip(m->store.bonds[2].value.pv01);
+  flip(m->store.bond_values[2].pv01);
   EXPECT_NE(snapshot(*m), before);
-  m->store.bonds[2].value = calculate(dir.path("t.db"))->store.bonds[2].value;
+  m->store.bond_values[2] = calculate(dir.path("t.db"))->store.bond_values[2];
   EXPECT_EQ(snapshot(*m), before);
   flip(m->store.repo_books[1].total.mtm_pnl);
   EXPECT_NE(snapshot(*m), before);

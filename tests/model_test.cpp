@@ -38,9 +38,9 @@ TEST(Model, HandCheckedTradesAndBooks) {
   make_db(dir.path("m.db"), std::string(kBaseSql) + kGoodSql);
   const auto m = calculate(dir.path("m.db"));
   for (std::int64_t id : {1, 2, 3, 10, 100, 101, 200, 1000, 2000}) EXPECT_EQ(m->status(id), Status::ok) << id;
-  expect_close(m->node(10, m->store.bonds).value.price, kZeroPrice);
+  expect_close(m->node(10, m->store.bond_values).price, kZeroPrice);
 
-  const OutrightValue& ot2 = m->node(101, m->store.outright_trades).value;
+  const OutrightValue& ot2 = m->node(101, m->store.outright_values);
   expect_close(ot2.pv, -50 * kZeroPrice);
   expect_close(ot2.pnl, -50 * (kZeroPrice - 90.0));
 
@@ -53,7 +53,7 @@ TEST(Model, HandCheckedTradesAndBooks) {
   double discounted = 0;
   for (int i = 0; i < 90; ++i) discounted += 100000.0 * std::exp(-0.05 * i / 365.25) / 365.25;
   const double end_cash = 100000.0 * std::exp(0.04 * 90 / 365.25);
-  const RepoValue& repo = m->node(200, m->store.repo_trades).value;
+  const RepoValue& repo = m->node(200, m->store.repo_values);
   expect_close(repo.end_cash, end_cash);
   expect_close(repo.mtm_pnl, end_cash - discounted);
   expect_close(repo.margin, 100000.0 - 1000 * kZeroPrice);
@@ -130,18 +130,18 @@ INSERT INTO repo_book_trade VALUES (2001, 200), (2001, 201);
 
   // Books: STALE when a member is FAILED or STALE, never because of an EXPIRED
   // one; the sums cover the OK members only.
-  const double pv100 = m->node(100, m->store.outright_trades).value.pv;
+  const double pv100 = m->node(100, m->store.outright_values).pv;
   expect(1001, Status::stale, "outright_trade 104 is STALE");
   EXPECT_EQ(m->node(1001, m->store.outright_books).excluded, 2u);
   EXPECT_EQ(m->node(1001, m->store.outright_books).total.pv, pv100);
   expect(1002, Status::ok, "");
   EXPECT_EQ(m->node(1002, m->store.outright_books).excluded, 1u);
   expect(2001, Status::ok, "");
-  EXPECT_EQ(m->node(2001, m->store.repo_books).total.margin, m->node(200, m->store.repo_trades).value.margin);
+  EXPECT_EQ(m->node(2001, m->store.repo_books).total.margin, m->node(200, m->store.repo_values).margin);
 
   // The good rows are untouched by the bad ones.
   for (std::int64_t id : {10, 100, 101, 200, 1000, 2000}) EXPECT_EQ(m->status(id), Status::ok) << id;
-  expect_close(m->node(10, m->store.bonds).value.price, kZeroPrice);
+  expect_close(m->node(10, m->store.bond_values).price, kZeroPrice);
 }
 
 TEST(Model, ABadCalendarMakesEverythingOnItStale) {
