@@ -14,12 +14,21 @@ ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
 endif
 
 SANITIZE ?=
+# OPT_LEVEL=O0 (or O1, O2, O3) builds an optimisation variant into build/O0/bin/bond_risk (the benchmark's --opt).
+OPT_LEVEL ?=
 CXX ?= g++
 CXXFLAGS_BASE := -std=c++20 -Wall -Wextra -pthread -I. -MMD -MP \
   $(patsubst -I%,-isystem %,$(shell pkg-config --cflags eigen3 sqlite3 tbb))
 LDLIBS := $(shell pkg-config --libs sqlite3 tbb) -pthread
 
-ifeq ($(SANITIZE),)
+ifneq ($(OPT_LEVEL),)
+  ifeq ($(filter O0 O1 O2 O3,$(OPT_LEVEL)),)
+    $(error OPT_LEVEL must be O0, O1, O2 or O3, not '$(OPT_LEVEL)')
+  endif
+  BUILD := build/$(OPT_LEVEL)
+  BIN := $(BUILD)/bin/bond_risk
+  OPT := -$(OPT_LEVEL) -DNDEBUG
+else ifeq ($(SANITIZE),)
   BUILD := build/release
   BIN := bin/bond_risk
   OPT := -O3 -DNDEBUG
@@ -91,3 +100,8 @@ clean:
 	rm -rf build bin
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# The compiler flags of this build, for the benchmark's host table.
+.PHONY: print-cxxflags
+print-cxxflags:
+	@echo $(CXX) $(CXXFLAGS)

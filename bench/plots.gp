@@ -1,0 +1,54 @@
+# The benchmark's plots. Run by bench/plot.sh with:
+#   gnuplot -e "dir='OUT'; st_mean=S; cores=C" bench/plots.gp
+# OUT/plotdata/*.dat: one file per series, columns: threads, mean flush s,
+# std dev, mean process context switches per run, mean system context
+# switches per run, speedup over the single-threaded mean.
+
+if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+  set terminal pngcairo size 1100,700 font ',10'
+} else {
+  set terminal png size 1100,700
+}
+files = system('ls '.dir.'/plotdata/*.dat')
+name(f) = system('basename '.f.' .dat | tr _ /')
+set grid
+set key outside right top
+set logscale x 2
+set xlabel 'NUM\_THREADS (worker threads; single-threaded mean as a line)'
+
+set output dir.'/duration_vs_threads.png'
+set title 'Full flush duration against NUM\_THREADS (mean and standard deviation of the repeats)'
+set ylabel 'flush seconds'
+set yrange [0:*]
+plot for [f in files] f using 1:2:3 with yerrorlines title name(f), \
+     st_mean with lines dashtype 2 lw 2 title 'single-threaded mean'
+
+set output dir.'/duration_and_cs_vs_threads.png'
+set title 'Duration (left axis, lines) and process context switches per run (right axis, points)'
+set ylabel 'flush seconds'
+set y2label 'context switches per run (log)'
+set logscale y2
+set y2tics
+set ytics nomirror
+plot for [f in files] f using 1:2 axes x1y1 with linespoints title name(f).' seconds', \
+     for [f in files] f using 1:($4 > 0 ? $4 : 1) axes x1y2 with points pointsize 1.5 title name(f).' switches'
+unset y2label
+unset logscale y2
+unset y2tics
+set ytics mirror
+
+set output dir.'/speedup.png'
+set title sprintf('Speedup over the single-threaded mean (%.4f s) on %d cores', st_mean, cores)
+set ylabel 'single-threaded mean / mean duration'
+set yrange [0:*]
+plot for [f in files] f using 1:6 with linespoints title name(f), \
+     (x < cores ? x : cores) with lines dashtype 2 lw 2 title sprintf('ideal (%d cores)', cores)
+
+unset logscale x
+set output dir.'/cs_per_second.png'
+set title 'System-wide context switches per second while the sweep ran (each run a peak)'
+set xlabel 'seconds since the sweep started'
+set ylabel 'context switches per second'
+set datafile separator ','
+set key off
+plot dir.'/cs_timeline.csv' using 1:2 every ::1 with lines lw 1
