@@ -224,7 +224,7 @@ class Loader {
               [&](RowReader& row, NodeIndex) {
                 OutrightTrade t;
                 t.bond = row.reference(1, Kind::bond);
-                t.trade_date = row.date(2, "trade_date");
+                row.date(2, "trade_date");  // validated, not used by the model
                 t.trade_price = row.real(3, "trade_price");
                 t.quantity = row.integer(4, "quantity");
                 t.dir = row.direction(5);
@@ -242,14 +242,14 @@ class Loader {
                 t.bond = row.reference(1, Kind::bond);
                 t.calendar = row.reference(2, Kind::calendar);
                 t.curve = row.reference(3, Kind::ir_curve);
-                t.start = row.date(4, "start_date");
+                const Date start = row.date(4, "start_date");
                 t.end = row.date(5, "end_date");
                 t.notional = row.integer(6, "notional");
                 t.start_cash = row.real(7, "start_cash");
                 t.rate = row.real(8, "rate");
-                t.dir = row.direction(9);
-                if (t.end < t.start) {
-                  row.fail("end_date " + format_date(t.end) + " is before start_date " + format_date(t.start));
+                row.direction(9);  // validated; buy_sell does not enter the repo formulas
+                if (t.end < start) {
+                  row.fail("end_date " + format_date(t.end) + " is before start_date " + format_date(start));
                 }
                 s().repo_trades.push_back(t);
               });

@@ -117,7 +117,7 @@ class Fnv1a {
 std::uint64_t results_digest(const Store& store) {
   Fnv1a h;
   for (const auto& states : store.states) {
-    for (const NodeState& s : states) h.add(s.status);
+    for (const NodeState& s : states) h.add(Status{s.status});
   }
   for (const BondValue& v : store.bond_values) h.add(v.price), h.add(v.pv01);
   for (const OutrightValue& v : store.outright_values) h.add(v.pv), h.add(v.pv01), h.add(v.pnl);

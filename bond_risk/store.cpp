@@ -1,5 +1,7 @@
 #include "bond_risk/store.h"
 
+#include <stdexcept>
+
 namespace bond_risk {
 
 std::string_view kind_name(Kind kind) {
@@ -30,6 +32,7 @@ NodeIndex Store::add(Kind kind, std::int64_t id) {
 void Store::fail(NodeRef node, std::string reason) {
   NodeState& s = state(node);
   if (s.error != 0) return;
+  if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
   s.error = static_cast<std::uint32_t>(errors.size());
   errors.push_back(std::move(reason));
   s.status = Status::failed;

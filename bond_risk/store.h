@@ -1,7 +1,10 @@
 // In-memory storage of the seven node types: contiguous vectors per type,
 // static data apart from published values so that the values a tier reads
 // from the one below (a bond's price for 200,000 trades) stay in cache; plus
-// each node's status and database id. Nodes are named by engine::NodeRef, whose type is a Kind.
+// each node's status and database id. A flush streams all of this through
+// memory, so the structs hold only what the calculations read: fields that
+// are merely validated (a trade's trade_date, a repo's start_date) stay in
+// the database. Nodes are named by engine::NodeRef, whose type is a Kind.
 #pragma once
 
 #include <array>
@@ -29,9 +32,10 @@ std::string_view kind_name(Kind kind);
 constexpr NodeRef ref(Kind kind, NodeIndex index) { return {static_cast<engine::TypeId>(kind), index}; }
 constexpr Kind kind_of(NodeRef node) { return static_cast<Kind>(node.type); }
 
+// Four bytes, read and written for every node of every flush.
 struct NodeState {
-  Status status = Status::ok;
-  std::uint32_t error = 0;  // index into Store::errors of why its static data is invalid; 0 = valid
+  Status status : 8 = Status::ok;
+  std::uint32_t error : 24 = 0;  // index into Store::errors of why its static data is invalid; 0 = valid
 };
 
 struct Calendar {
@@ -53,18 +57,16 @@ struct Bond {
 
 struct OutrightTrade {
   NodeIndex bond = 0;
-  Date trade_date = 0;
+  int dir = 1;
   double trade_price = 0;
   std::int64_t quantity = 0;
-  int dir = 1;
 };
 
 struct RepoTrade {
   NodeIndex bond = 0, calendar = 0, curve = 0;
-  Date start = 0, end = 0;
+  Date end = 0;
   std::int64_t notional = 0;
   double start_cash = 0, rate = 0;
-  int dir = 1;
 };
 
 struct OutrightBook {
