@@ -12,48 +12,56 @@ done
 command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot is missing: run scripts/install-deps.sh" >&2; exit 1; }
 [ "$(wc -l < "$dir/results.csv")" -gt 1 ] || { echo "plot.sh: $dir/results.csv has no runs" >&2; exit 1; }
 
-# Per series and thread count: runs, mean, std dev, min and max of the flush, mean context switches.
+# Per series and thread count: runs, mean, std dev, min, max and median of the flush, mean context
+# switches. On a shared machine a few runs are hit by other tenants: the median shows the typical run.
 awk -F, 'NR > 1 {
     key = ($4 == 0 ? $1 "/single-threaded" : $1 "/" $2 ($3 == "-" ? "" : "/" $3)) "," $4
     n[key]++; s[key] += $6; ss[key] += $6 * $6; cs[key] += $12 + $13; sys[key] += $14
-    if (!(key in lo) || $6 < lo[key]) lo[key] = $6
-    if (!(key in hi) || $6 > hi[key]) hi[key] = $6
+    all[key] = all[key] " " $6
   }
   END {
     for (k in n) {
       m = s[k] / n[k]; v = n[k] > 1 ? (ss[k] - n[k] * m * m) / (n[k] - 1) : 0
-      printf "%s,%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f\n", k, n[k], m, sqrt(v > 0 ? v : 0), lo[k], hi[k], cs[k] / n[k], sys[k] / n[k]
+      c = split(all[k], x, " ")
+      for (i = 2; i <= c; i++) { y = x[i]; for (j = i - 1; j >= 1 && x[j] + 0 > y + 0; j--) x[j + 1] = x[j]; x[j + 1] = y }
+      med = (c % 2) ? x[(c + 1) / 2] : (x[c / 2] + x[c / 2 + 1]) / 2
+      printf "%s,%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%.6f\n", k, n[k], m, sqrt(v > 0 ? v : 0), x[1], x[c], cs[k] / n[k], sys[k] / n[k], med
     }
   }' "$dir/results.csv" | sort -t, -k1,1 -k2,2n > "$dir/summary.body"
 {
-  echo "series,threads,runs,mean_seconds,stddev_seconds,min_seconds,max_seconds,process_cs_per_run,system_cs_per_run"
+  echo "series,threads,runs,mean_seconds,stddev_seconds,min_seconds,max_seconds,process_cs_per_run,system_cs_per_run,median_seconds"
   cat "$dir/summary.body"
 } > "$dir/summary.csv"
 rm "$dir/summary.body"
 
-# The single-threaded statistics (of the first variant that has them).
-read -r st_n st_mean st_var st_sd <<< "$(awk -F, 'NR > 1 && $4 == 0 {
-    if (v == "") v = $1
-    if ($1 == v) { n++; s += $6; ss += $6 * $6 }
-  }
+# The single-threaded statistics per variant: "variant runs mean variance stddev median".
+awk -F, 'NR > 1 && $4 == 0 { n[$1]++; s[$1] += $6; ss[$1] += $6 * $6 }
   END {
-    if (n == 0) { print "0 0 0 0"; exit }
-    m = s / n; var = n > 1 ? (ss - n * m * m) / (n - 1) : 0; if (var < 0) var = 0
-    printf "%d %.6f %.9f %.6f\n", n, m, var, sqrt(var)
-  }' "$dir/results.csv")"
+    for (v in n) {
+      m = s[v] / n[v]; var = n[v] > 1 ? (ss[v] - n[v] * m * m) / (n[v] - 1) : 0; if (var < 0) var = 0
+      printf "%s %d %.6f %.9f %.6f\n", v, n[v], m, var, sqrt(var)
+    }
+  }' "$dir/results.csv" | sort > "$dir/single_threaded.txt"
+[ -s "$dir/single_threaded.txt" ] || { echo "plot.sh: no NUM_THREADS=0 runs in $dir/results.csv" >&2; exit 1; }
 cores=$(awk -F': ' '/^cores:/ { print $2 }' "$dir/host.txt")
 
+# Plot data: one file per series (threads, mean, std dev, process cs, system cs, speedup over its
+# variant's single-threaded mean) and one dashed line per variant's single-threaded mean.
 rm -rf "$dir/plotdata"
 mkdir -p "$dir/plotdata"
-awk -F, -v dir="$dir/plotdata" -v st="$st_mean" 'NR > 1 && $2 > 0 {
-    name = $1; gsub("/", "_", name); f = dir "/" name ".dat"
-    printf "%d %s %s %s %s %.4f\n", $2, $4, $5, $8, $9, ($4 > 0 && st > 0 ? st / $4 : 0) > f
-  }' "$dir/summary.csv"
-if [ -z "$(ls "$dir/plotdata")" ]; then
+awk -F, -v dir="$dir/plotdata" 'FNR == NR { split($0, f, " "); st[f[1]] = f[3]; next }
+  FNR > 1 && $2 > 0 {
+    split($1, part, "/"); name = $1; gsub("/", "_", name)
+    printf "%d %s %s %s %s %.4f\n", $2, $4, $5, $8, $9, (st[part[1]] > 0 ? st[part[1]] / $4 : 0) > (dir "/series_" name ".dat")
+    if ($2 > top) top = $2
+  }
+  END { for (v in st) printf "1 %s\n%d %s\n", st[v], (top > 1 ? top : 2), st[v] > (dir "/st_" v ".dat") }' \
+  "$dir/single_threaded.txt" "$dir/summary.csv"
+if ! ls "$dir"/plotdata/series_*.dat >/dev/null 2>&1; then
   echo "plot.sh: no multi-threaded runs in $dir/results.csv; nothing to plot" >&2
   exit 1
 fi
-gnuplot -e "dir='$dir'; st_mean=$st_mean; cores=$cores" "$here/plots.gp"
+gnuplot -e "dir='$dir'; cores=$cores" "$here/plots.gp"
 
 # The report.
 {
@@ -67,26 +75,30 @@ gnuplot -e "dir='$dir'; st_mean=$st_mean; cores=$cores" "$here/plots.gp"
   echo
   echo "## Single-threaded (NUM_THREADS=0)"
   echo
-  echo "| runs | mean s | variance s² | std dev s |"
-  echo "| --- | --- | --- | --- |"
-  echo "| $st_n | $st_mean | $st_var | $st_sd |"
+  echo "| variant | runs | mean s | variance s² | std dev s | median s |"
+  echo "| --- | --- | --- | --- | --- | --- |"
+  while read -r v n m var sd; do
+    echo "| $v | $n | $m | $var | $sd | $(awk -F, -v s="$v/single-threaded" '$1 == s { print $10 }' "$dir/summary.csv") |"
+  done < "$dir/single_threaded.txt"
   echo
   echo "## Duration and context switches per series"
   echo
   echo "Means over the repeats; context switches are the process's own during the flush (getrusage) and the"
   echo "whole system's during the run (/proc/stat ctxt); speedup is the single-threaded mean over the mean."
   echo
-  echo "| series | threads | runs | mean s | std dev s | process cs/run | system cs/run | speedup |"
-  echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-  awk -F, -v st="$st_mean" 'NR > 1 {
-      printf "| %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $1, $2, $3, $4, $5, $8, $9, ($4 > 0 ? st / $4 : 0)
-    }' "$dir/summary.csv"
+  echo "| series | threads | runs | mean s | std dev s | median s | min s | process cs/run | system cs/run | speedup |"
+  echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+  awk -F, 'FNR == NR { split($0, f, " "); st[f[1]] = f[3]; next } FNR > 1 {
+      split($1, part, "/")
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $1, $2, $3, $4, $5, $10, $6, $8, $9, ($4 > 0 ? st[part[1]] / $4 : 0)
+    }' "$dir/single_threaded.txt" "$dir/summary.csv"
   echo
-  awk -F, -v st="$st_mean" -v cores="$cores" 'NR > 1 && $2 > 0 && (best == "" || $4 < best) { best = $4; s = $1; t = $2 }
+  awk -F, -v cores="$cores" 'FNR == NR { split($0, f, " "); st[f[1]] = f[3]; next }
+    FNR > 1 && $2 > 0 { split($1, part, "/"); if (best == "" || $4 < best) { best = $4; s = $1; t = $2; v = part[1] } }
     END {
       if (best == "") exit
-      printf "**Best:** %s s with NUM_THREADS=%s (%s), a speedup of %.2fx over the single-threaded mean of %s s on %s cores.\n", best, t, s, st / best, st, cores
-    }' "$dir/summary.csv"
+      printf "**Best:** %s s mean with NUM_THREADS=%s (%s), a speedup of %.2fx over the %s single-threaded mean of %s s, on %s cores.\n", best, t, s, st[v] / best, v, st[v], cores
+    }' "$dir/single_threaded.txt" "$dir/summary.csv"
   if [ -s "$dir/notes.txt" ]; then
     echo
     echo "## Notes"

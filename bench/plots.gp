@@ -1,16 +1,18 @@
 # The benchmark's plots. Run by bench/plot.sh with:
-#   gnuplot -e "dir='OUT'; st_mean=S; cores=C" bench/plots.gp
-# OUT/plotdata/*.dat: one file per series, columns: threads, mean flush s,
-# std dev, mean process context switches per run, mean system context
-# switches per run, speedup over the single-threaded mean.
+#   gnuplot -e "dir='OUT'; cores=C" bench/plots.gp
+# OUT/plotdata/series_*.dat: one file per series, columns: threads, mean
+# flush s, std dev, mean process context switches per run, mean system
+# context switches per run, speedup over its variant's single-threaded mean.
+# OUT/plotdata/st_*.dat: each variant's single-threaded mean as a line.
 
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
   set terminal pngcairo size 1100,700 font ',10'
 } else {
   set terminal png size 1100,700
 }
-files = system('ls '.dir.'/plotdata/*.dat')
-name(f) = system('basename '.f.' .dat | tr _ /')
+files = system('ls '.dir.'/plotdata/series_*.dat')
+st_files = system('ls '.dir.'/plotdata/st_*.dat')
+name(f) = system('basename '.f.' .dat | sed "s/^series_//; s/^st_//" | tr _ /')
 set grid
 set key outside right top
 set logscale x 2
@@ -21,7 +23,7 @@ set title 'Full flush duration against NUM\_THREADS (mean and standard deviation
 set ylabel 'flush seconds'
 set yrange [0:*]
 plot for [f in files] f using 1:2:3 with yerrorlines title name(f), \
-     st_mean with lines dashtype 2 lw 2 title 'single-threaded mean'
+     for [f in st_files] f using 1:2 with lines dashtype 2 lw 2 title name(f).' single-threaded mean'
 
 set output dir.'/duration_and_cs_vs_threads.png'
 set title 'Duration (left axis, lines) and process context switches per run (right axis, points)'
@@ -38,7 +40,7 @@ unset y2tics
 set ytics mirror
 
 set output dir.'/speedup.png'
-set title sprintf('Speedup over the single-threaded mean (%.4f s) on %d cores', st_mean, cores)
+set title sprintf('Speedup over the single-threaded mean of each variant, on %d cores', cores)
 set ylabel 'single-threaded mean / mean duration'
 set yrange [0:*]
 plot for [f in files] f using 1:6 with linespoints title name(f), \
