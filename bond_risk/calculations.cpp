@@ -10,6 +10,7 @@ using Indices = std::span<const NodeIndex>;
 
 struct Calculator {
   Store& s;
+  const engine::Graph& g;
 
   // The status a node takes from its own static data and its inputs, before
   // any date checks: FAILED, STALE, EXPIRED (an input expired) or OK. Inputs
@@ -92,45 +93,66 @@ struct Calculator {
     }
   }
 
-  // Sums the OK members' values into `total`; returns the book's status.
-  template <class Book, class Add>
-  Status sum_book(Book& book, NodeState& st, Kind member_kind, Add add) const {
-    book.total = {};
-    book.excluded = 0;
-    bool broken = false;
-    for (NodeIndex m : book.members) {
-      const Status ms = status_of(member_kind, m);
-      if (ms == Status::ok) {
-        add(book.total, m);
-      } else {
-        ++book.excluded;
-        broken |= is_broken(ms);
+  // Brings a book up to date: from its members' changes when the graph has
+  // them and their previous values were captured (a small event), otherwise
+  // by summing all members afresh, and at least every kFullSumEvery updates
+  // so that rounding never drifts from a fresh sum.
+  template <class Value>
+  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
+                   const std::unordered_map<NodeIndex, Previous<Value>>& previous) const {
+    constexpr std::uint32_t kFullSumEvery = 1000;
+    const auto changed = g.changed_inputs(ref(kind, i));
+    bool from_changes = changed && book.since_full_sum < kFullSumEvery && 2 * changed->size() < book.members.size();
+    for (std::size_t k = 0; from_changes && k < changed->size(); ++k) from_changes = previous.count((*changed)[k].index);
+    if (from_changes) {
+      for (NodeRef m : *changed) {
+        const Previous<Value>& before = previous.at(m.index);
+        add_member(book, before.status, before.value, -1.0);
+        add_member(book, status_of(member_kind, m.index), values[m.index], 1.0);
       }
+      ++book.since_full_sum;
+    } else {
+      book.total = {};
+      book.excluded = book.broken = book.since_full_sum = 0;
+      for (NodeIndex m : book.members) add_member(book, status_of(member_kind, m), values[m], 1.0);
     }
-    if (st.error != 0) return Status::failed;
-    return broken ? Status::stale : Status::ok;
+    NodeState& st = own(kind, i);
+    st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
+  }
+
+  // Adds (sign 1) or takes away (sign -1) one member's part of a book.
+  template <class Value>
+  static void add_member(Book<Value>& book, Status status, const Value& v, double sign) {
+    if (status == Status::ok) {
+      accumulate(book.total, v, sign);
+      return;
+    }
+    const std::uint32_t one = sign > 0 ? 1u : ~0u;  // unsigned +1 or -1
+    book.excluded += one;
+    if (is_broken(status)) book.broken += one;
+  }
+
+  static void accumulate(OutrightValue& sum, const OutrightValue& v, double sign) {
+    sum.pv += sign * v.pv;
+    sum.pv01 += sign * v.pv01;
+    sum.pnl += sign * v.pnl;
+  }
+
+  static void accumulate(RepoValue& sum, const RepoValue& v, double sign) {
+    sum.margin += sign * v.margin;
+    sum.mtm_pnl += sign * v.mtm_pnl;
   }
 
   void outright_books(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      NodeState& st = own(Kind::outright_book, i);
-      st.status = sum_book(s.outright_books[i], st, Kind::outright_trade, [&](OutrightValue& sum, NodeIndex m) {
-        const OutrightValue& v = s.outright_values[m];
-        sum.pv += v.pv;
-        sum.pv01 += v.pv01;
-        sum.pnl += v.pnl;
-      });
+      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values,
+                  s.previous_outright);
     }
   }
 
   void repo_books(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      NodeState& st = own(Kind::repo_book, i);
-      st.status = sum_book(s.repo_books[i], st, Kind::repo_trade, [&](RepoValue& sum, NodeIndex m) {
-        const RepoValue& v = s.repo_values[m];
-        sum.margin += v.margin;
-        sum.mtm_pnl += v.mtm_pnl;
-      });
+      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values, s.previous_repo);
     }
   }
 };
@@ -138,7 +160,7 @@ struct Calculator {
 }  // namespace
 
 void build_graph(Store& store, engine::Graph& graph) {
-  const Calculator calc{store};
+  const Calculator calc{store, graph};
   // Work per node relative to an outright trade (see engine::Graph::add_type),
   // as measured on the 440k set: a curve fills daily arrays (~7000x), a bond
   // walks its coupons (~2x), a book reads members at ~1/4 of a trade each.
@@ -152,19 +174,20 @@ void build_graph(Store& store, engine::Graph& graph) {
     unsigned tier;
     void (Calculator::*fn)(Indices) const;
     std::size_t cost;
+    bool track_causes;  // books update from their members' changes
   };
   const TypeSpec specs[] = {
-      {Kind::calendar, 1, &Calculator::calendars, 1},
-      {Kind::ir_curve, 1, &Calculator::curves, kNumForwardDays},
-      {Kind::bond, 2, &Calculator::bonds, 2},
-      {Kind::outright_trade, 3, &Calculator::outright_trades, 1},
-      {Kind::repo_trade, 3, &Calculator::repo_trades, 2},
-      {Kind::outright_book, 4, &Calculator::outright_books, book_cost},
-      {Kind::repo_book, 4, &Calculator::repo_books, book_cost},
+      {Kind::calendar, 1, &Calculator::calendars, 1, false},
+      {Kind::ir_curve, 1, &Calculator::curves, kNumForwardDays, false},
+      {Kind::bond, 2, &Calculator::bonds, 2, false},
+      {Kind::outright_trade, 3, &Calculator::outright_trades, 1, false},
+      {Kind::repo_trade, 3, &Calculator::repo_trades, 2, false},
+      {Kind::outright_book, 4, &Calculator::outright_books, book_cost, true},
+      {Kind::repo_book, 4, &Calculator::repo_books, book_cost, true},
   };
   for (const TypeSpec& spec : specs) {
     graph.add_type(std::string(kind_name(spec.kind)), spec.tier, [calc, fn = spec.fn](Indices n) { (calc.*fn)(n); },
-                   spec.cost);
+                   spec.cost, spec.track_causes);
     graph.add_nodes(static_cast<engine::TypeId>(spec.kind), store.size(spec.kind));
   }
 

@@ -16,7 +16,9 @@ using StatusCounts = std::array<std::size_t, kStatusCount>;
 
 StatusCounts count_statuses(const Store& store, Kind kind) {
   StatusCounts counts{};
-  for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) ++counts[static_cast<int>(s.status)];
+  for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) {
+    if (s.status != Status::removed) ++counts[static_cast<int>(s.status)];
+  }
   return counts;
 }
 

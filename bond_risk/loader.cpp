@@ -103,6 +103,8 @@ class RowReader {
     return node->index;
   }
 
+  std::string text(int col) const { return std::string(st_.text(col)); }
+
   void fail(std::string reason) { store_.fail(node_, std::move(reason)); }
 
  private:
@@ -159,14 +161,17 @@ class Loader {
   }
 
   void calendars() {
-    each_node(Kind::calendar, "SELECT id, today FROM calendar ORDER BY id", [&](RowReader& row, NodeIndex) {
+    each_node(Kind::calendar, "SELECT id, today, name FROM calendar ORDER BY id", [&](RowReader& row, NodeIndex i) {
       s().calendars.push_back({row.date(1, "today")});
+      name(row, 2, ref(Kind::calendar, i));
     });
   }
 
   void curves() {
-    each_node(Kind::ir_curve, "SELECT id FROM ir_curve ORDER BY id",
-              [&](RowReader&, NodeIndex) { s().curves.emplace_back(); });
+    each_node(Kind::ir_curve, "SELECT id, name FROM ir_curve ORDER BY id", [&](RowReader& row, NodeIndex i) {
+      s().curves.emplace_back();
+      name(row, 1, ref(Kind::ir_curve, i));
+    });
     Statement st = db_.prepare(
         "SELECT ir_curve_id, idx, days_forward, value FROM ir_curve_input_rate ORDER BY ir_curve_id, idx");
     while (st.step()) {
@@ -180,6 +185,7 @@ class Loader {
       // Clamped so that absurd days stay absurd as an int (check_curve_points rejects them).
       const auto days = static_cast<int>(std::clamp<std::int64_t>(row.integer(2, "days_forward"), -1, 1 << 30));
       s().curves[curve->index].points.push_back({days, row.real(3, "value")});
+      s().curves[curve->index].point_idx.push_back(st.integer(1));
     }
     for (NodeIndex i = 0; i < s().curves.size(); ++i) {
       std::string problem = check_curve_points(s().curves[i].points);
@@ -255,11 +261,16 @@ class Loader {
               });
   }
 
+  // Calendars, curves and books are few and named in events: their names are kept.
+  void name(RowReader& row, int col, NodeRef node) { s().names.emplace(row.text(col), node); }
+
   template <class Book>
   void books(Kind book_kind, Kind member_kind, std::vector<Book>& books, const std::string& link_table) {
     const std::string table(kind_name(book_kind));
-    each_node(book_kind, ("SELECT id FROM " + table + " ORDER BY id").c_str(),
-              [&](RowReader&, NodeIndex) { books.emplace_back(); });
+    each_node(book_kind, ("SELECT id, name FROM " + table + " ORDER BY id").c_str(), [&](RowReader& row, NodeIndex i) {
+      books.emplace_back();
+      name(row, 1, ref(book_kind, i));
+    });
     Statement st = db_.prepare("SELECT book_id, trade_id FROM " + link_table + " ORDER BY book_id, trade_id");
     while (st.step()) {
       const NodeRef* book = s().by_id.find(st.integer(0));

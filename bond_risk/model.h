@@ -10,11 +10,13 @@ inline constexpr double kYearBasis = 365.25;
 inline constexpr int kNumForwardDays = 7305;  // daily curve arrays cover offsets 0 .. 7304
 inline constexpr double kBump = 0.0001;       // one basis point
 
-enum class Status : std::uint8_t { ok, failed, stale, expired };
-inline constexpr int kStatusCount = 4;
+// `removed` marks a trade deleted by an event: it keeps its slot in storage
+// but belongs to no table, count or book.
+enum class Status : std::uint8_t { ok, failed, stale, expired, removed };
+inline constexpr int kStatusCount = 4;  // the statuses of MODEL.md
 
 constexpr std::string_view status_name(Status s) {
-  constexpr std::string_view names[] = {"OK", "FAILED", "STALE", "EXPIRED"};
+  constexpr std::string_view names[] = {"OK", "FAILED", "STALE", "EXPIRED", "REMOVED"};
   return names[static_cast<int>(s)];
 }
 

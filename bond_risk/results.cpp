@@ -45,6 +45,7 @@ Date today_of(const Store& store, NodeRef node) {
 std::string reason(const Store& store, const engine::Graph& graph, NodeRef node) {
   switch (store.state(node).status) {
     case Status::ok: return "";
+    case Status::removed: return "removed by an event";
     case Status::stale: return inputs_with(store, graph, node, true);
     case Status::failed: {
       if (store.state(node).error != 0) return store.error(node);
@@ -79,6 +80,7 @@ void write_table(Database& db, const Store& store, const engine::Graph& graph, K
   for (NodeIndex i = 0; i < store.size(kind); ++i) {
     const NodeRef node = ref(kind, i);
     const Status status = store.state(node).status;
+    if (status == Status::removed) continue;
     st.bind(1, store.id(node)).bind(2, status_name(status)).bind(3, reason(store, graph, node));
     const bool has_values = status == Status::ok || status == Status::expired || (books && status == Status::stale);
     int param = 4;

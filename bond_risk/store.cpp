@@ -1,5 +1,6 @@
 #include "bond_risk/store.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace bond_risk {
@@ -21,6 +22,7 @@ NodeIndex Store::add(Kind kind, std::int64_t id) {
   const auto index = static_cast<NodeIndex>(kind_ids.size());
   kind_ids.push_back(id);
   states[static_cast<std::size_t>(kind)].emplace_back();
+  max_id = std::max(max_id, id);
   const NodeRef node = ref(kind, index);
   if (!by_id.insert(id, node)) {
     fail(node, "id " + std::to_string(id) + " is already used by " + std::string(kind_name(kind_of(*by_id.find(id)))) +

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <unordered_map>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@ struct Calendar {
 
 struct IrCurve {
   std::vector<CurvePoint> points;
+  std::vector<std::int64_t> point_idx;  // each point's idx in ir_curve_input_rate
   CurveArrays arrays;
 };
 
@@ -69,16 +71,24 @@ struct RepoTrade {
   double start_cash = 0, rate = 0;
 };
 
-struct OutrightBook {
+// A book's sums, kept up to date from its members' changes between full
+// recalculations (see Store::previous_outright).
+template <class Value>
+struct Book {
   std::vector<NodeIndex> members;
-  OutrightValue total;
-  std::uint32_t excluded = 0;  // members left out of the sums (not OK)
+  Value total;                      // sums over the OK members (a repo book's end_cash is unused)
+  std::uint32_t excluded = 0;       // members left out of the sums (not OK)
+  std::uint32_t broken = 0;         // members FAILED or STALE: the book is STALE
+  std::uint32_t since_full_sum = 0;  // updates from changes since the last full sum
 };
+using OutrightBook = Book<OutrightValue>;
+using RepoBook = Book<RepoValue>;
 
-struct RepoBook {
-  std::vector<NodeIndex> members;
-  RepoValue total;  // end_cash unused
-  std::uint32_t excluded = 0;
+// A trade's published value and status before the recalculation in progress.
+template <class Value>
+struct Previous {
+  Value value;
+  Status status;
 };
 
 struct Store {
@@ -98,6 +108,14 @@ struct Store {
   std::array<std::vector<std::int64_t>, kKindCount> ids;  // database id per node
   IdIndex by_id;
   std::vector<std::string> errors{""};
+  std::unordered_map<std::string, NodeRef> names;  // calendars, curves and books by name
+  std::int64_t max_id = 0;                          // the largest id of any node
+
+  // The values of the trades an event made dirty, captured before it is
+  // recalculated, so that books update from the change. Empty during a full
+  // flush: books then sum their members afresh.
+  std::unordered_map<NodeIndex, Previous<OutrightValue>> previous_outright;
+  std::unordered_map<NodeIndex, Previous<RepoValue>> previous_repo;
 
   NodeState& state(NodeRef n) { return states[n.type][n.index]; }
   const NodeState& state(NodeRef n) const { return states[n.type][n.index]; }

@@ -6,9 +6,10 @@
 
 namespace engine {
 
-TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost) {
+TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost, bool track_causes) {
   if (tier == 0) throw std::logic_error("node type " + name + ": tiers start at 1");
-  types_.push_back(Type{std::move(name), tier, std::move(calc), std::max<std::size_t>(cost, 1), {}, {}, {}, {}});
+  Type t{std::move(name), tier, std::move(calc), std::max<std::size_t>(cost, 1), {}, {}, {}, {}, track_causes, {}, {}};
+  types_.push_back(std::move(t));
   return static_cast<TypeId>(types_.size() - 1);
 }
 
@@ -30,6 +31,10 @@ NodeIndex Graph::add_nodes(TypeId type, std::size_t count) {
   t.upstream.resize(size);
   t.is_dirty.resize(size, 1);
   for (std::size_t i = first; i < size; ++i) t.dirty_list.push_back(static_cast<NodeIndex>(i));
+  if (t.track_causes) {
+    t.causes.resize(size);
+    t.whole.resize(size, 1);
+  }
   return first;
 }
 
@@ -62,32 +67,53 @@ std::span<const NodeRef> Graph::publishers(NodeRef subscriber) const {
 
 void Graph::mark_dirty(NodeRef node) {
   at(node.type).is_dirty.at(node.index);  // range check before the walk
-  stack_.push_back(node);
+  stack_.push_back({node, node});
   while (!stack_.empty()) {
-    const NodeRef n = stack_.back();
+    const auto [n, cause] = stack_.back();
     stack_.pop_back();
     Type& t = types_[n.type];
+    if (t.track_causes && !t.whole[n.index]) {
+      if (cause == n) {
+        t.whole[n.index] = 1;
+        t.causes[n.index].clear();
+      } else {
+        t.causes[n.index].push_back(cause);  // each publisher reaches it once: a dirty publisher stops the walk
+      }
+    }
     if (t.is_dirty[n.index]) continue;  // its downstream is dirty already
     t.is_dirty[n.index] = 1;
     t.dirty_list.push_back(n.index);
-    const std::span<const NodeRef> down = t.downstream[n.index].view();
-    stack_.insert(stack_.end(), down.begin(), down.end());
+    for (NodeRef sub : t.downstream[n.index].view()) stack_.push_back({sub, n});
   }
 }
 
 void Graph::mark_all_dirty() {
   for (Type& t : types_) {
     std::fill(t.is_dirty.begin(), t.is_dirty.end(), 1);
+    std::fill(t.whole.begin(), t.whole.end(), 1);
+    for (auto& c : t.causes) c.clear();
     t.dirty_list.resize(t.is_dirty.size());
     std::iota(t.dirty_list.begin(), t.dirty_list.end(), NodeIndex{0});
   }
+}
+
+std::optional<std::span<const NodeRef>> Graph::changed_inputs(NodeRef node) const {
+  const Type& t = at(node.type);
+  if (!t.track_causes || t.whole.at(node.index)) return std::nullopt;
+  return std::span<const NodeRef>(t.causes[node.index]);
 }
 
 std::span<const NodeIndex> Graph::dirty(TypeId type) const { return at(type).dirty_list; }
 
 void Graph::clear_dirty(TypeId type) {
   Type& t = at(type);
-  for (NodeIndex i : t.dirty_list) t.is_dirty[i] = 0;
+  for (NodeIndex i : t.dirty_list) {
+    t.is_dirty[i] = 0;
+    if (t.track_causes) {
+      t.whole[i] = 0;
+      t.causes[i].clear();
+    }
+  }
   t.dirty_list.clear();
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,7 +33,10 @@ class Graph {
   // order of the calls). `cost` is the work of one node relative to the
   // cheapest type: a flush's chunks hold about grain / cost nodes, so that a
   // few heavy nodes still spread over the workers.
-  TypeId add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost = 1);
+  // With `track_causes`, the graph also records which publishers made each
+  // node of the type dirty (see changed_inputs), for types that can update
+  // from the change instead of recalculating whole.
+  TypeId add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost = 1, bool track_causes = false);
 
   // Changes a type's cost (for example once its nodes' sizes are known).
   void set_cost(TypeId type, std::size_t cost);
@@ -55,6 +59,12 @@ class Graph {
   // Marks `node` and everything downstream of it dirty.
   void mark_dirty(NodeRef node);
   void mark_all_dirty();
+
+  // For a dirty node of a type that tracks causes: the publishers whose
+  // marking made it dirty since it was last calculated, each once; nullopt
+  // when it must be recalculated whole (it was marked itself, or by
+  // mark_all_dirty, or its type tracks no causes).
+  std::optional<std::span<const NodeRef>> changed_inputs(NodeRef node) const;
 
   // Dirty nodes of `type`, in the order they were marked.
   std::span<const NodeIndex> dirty(TypeId type) const;
@@ -79,13 +89,21 @@ class Graph {
     std::vector<EdgeList> upstream;    // publishers per node
     std::vector<unsigned char> is_dirty;
     std::vector<NodeIndex> dirty_list;
+    bool track_causes = false;
+    std::vector<std::vector<NodeRef>> causes;  // tracked types: per node, the publishers that marked it
+    std::vector<unsigned char> whole;          // tracked types: per node, marked itself
+  };
+
+  struct Mark {
+    NodeRef node;
+    NodeRef cause;  // the publisher it was reached from; node itself for a root
   };
 
   Type& at(TypeId type);
   const Type& at(TypeId type) const;
 
   std::vector<Type> types_;
-  std::vector<NodeRef> stack_;  // mark_dirty's work list, kept to reuse its memory
+  std::vector<Mark> stack_;  // mark_dirty's work list, kept to reuse its memory
 };
 
 }  // namespace engine
