@@ -89,7 +89,7 @@ class Writer {
 
  private:
   std::int64_t new_id() { return next_id_++; }
-  void tick() { progress_->update(++done_); }
+  void tick() { progress_->advance(); }
 
   void calendar_and_curves() {
     Statement cal = db_.prepare("INSERT INTO calendar (id, name, today) VALUES (?, ?, ?)");
@@ -206,7 +206,6 @@ class Writer {
   std::vector<std::size_t> bond_curve_;
   std::vector<std::vector<std::int64_t>> outright_by_curve_, repo_by_curve_;
   ProgressBar* progress_ = nullptr;
-  std::size_t done_ = 0;
 };
 
 }  // namespace

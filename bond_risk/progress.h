@@ -16,12 +16,15 @@ class ProgressBar {
 
   // Records that `done` of `total` units are finished; cheap to call often.
   void update(std::size_t done);
+  // Records one more finished unit.
+  void advance() { update(++done_); }
 
  private:
   std::string label_;
   std::size_t total_;
   bool enabled_;
   int drawn_percent_ = -1;
+  std::size_t done_ = 0;
 };
 
 }  // namespace bond_risk

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
+#include <span>
 
 #include "bond_risk/progress.h"
 #include "bond_risk/schema.h"
@@ -69,15 +71,15 @@ namespace {
 // `values(index)` returns (NULL where the status carries none).
 template <class Values>
 void write_table(Database& db, const Store& store, const engine::Graph& graph, Kind kind,
-                 const std::string& columns, bool books, ProgressBar& progress, std::size_t& done, Values values) {
+                 std::span<const NodeIndex> nodes, const std::string& columns, bool books, ProgressBar* progress,
+                 Values values) {
   const std::string table = std::string(kind_name(kind)) + "_result";
-  db.exec("DELETE FROM " + table);
   const std::size_t value_count = static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ',')) + 1;
   std::string placeholders = "?, ?, ?";
   for (std::size_t i = 0; i < value_count; ++i) placeholders += ", ?";
-  Statement st = db.prepare("INSERT INTO " + table + " (id, status, reason, " + columns + ") VALUES (" +
+  Statement st = db.prepare("INSERT OR REPLACE INTO " + table + " (id, status, reason, " + columns + ") VALUES (" +
                             placeholders + ")");
-  for (NodeIndex i = 0; i < store.size(kind); ++i) {
+  for (NodeIndex i : nodes) {
     const NodeRef node = ref(kind, i);
     const Status status = store.state(node).status;
     if (status == Status::removed) continue;
@@ -93,7 +95,7 @@ void write_table(Database& db, const Store& store, const engine::Graph& graph, K
       ++param;
     }
     st.run();
-    progress.update(++done);
+    if (progress) progress->advance();
   }
 }
 
@@ -131,34 +133,46 @@ std::uint64_t results_digest(const Store& store) {
   return h.value();
 }
 
-void write_results(Database& db, const Store& store, const engine::Graph& graph) {
-  db.exec(kSchemaSql);
-  Transaction tx(db);
-  ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
-  std::size_t done = 0;
-  write_table(db, store, graph, Kind::bond, "price, pv01", false, progress, done, [&](NodeIndex i) {
+void write_results(Database& db, const Store& store, const engine::Graph& graph,
+                   const std::array<std::vector<NodeIndex>, kKindCount>& nodes, ProgressBar* progress) {
+  auto of = [&](Kind k) { return std::span<const NodeIndex>(nodes[static_cast<std::size_t>(k)]); };
+  write_table(db, store, graph, Kind::bond, of(Kind::bond), "price, pv01", false, progress, [&](NodeIndex i) {
     const BondValue& v = store.bond_values[i];
     return std::array{v.price, v.pv01};
   });
-  write_table(db, store, graph, Kind::outright_trade, "pv, pv01, pnl", false, progress, done, [&](NodeIndex i) {
-    const OutrightValue& v = store.outright_values[i];
-    return std::array{v.pv, v.pv01, v.pnl};
-  });
-  write_table(db, store, graph, Kind::repo_trade, "end_cash, margin, mtm_pnl", false, progress, done,
+  write_table(db, store, graph, Kind::outright_trade, of(Kind::outright_trade), "pv, pv01, pnl", false, progress,
+              [&](NodeIndex i) {
+                const OutrightValue& v = store.outright_values[i];
+                return std::array{v.pv, v.pv01, v.pnl};
+              });
+  write_table(db, store, graph, Kind::repo_trade, of(Kind::repo_trade), "end_cash, margin, mtm_pnl", false, progress,
               [&](NodeIndex i) {
                 const RepoValue& v = store.repo_values[i];
                 return std::array{v.end_cash, v.margin, v.mtm_pnl};
               });
-  write_table(db, store, graph, Kind::outright_book, "pv, pv01, pnl, excluded", true, progress, done,
-              [&](NodeIndex i) {
+  write_table(db, store, graph, Kind::outright_book, of(Kind::outright_book), "pv, pv01, pnl, excluded", true,
+              progress, [&](NodeIndex i) {
                 const OutrightBook& b = store.outright_books[i];
                 return std::array{b.total.pv, b.total.pv01, b.total.pnl, static_cast<double>(b.excluded)};
               });
-  write_table(db, store, graph, Kind::repo_book, "margin, mtm_pnl, excluded", true, progress, done,
+  write_table(db, store, graph, Kind::repo_book, of(Kind::repo_book), "margin, mtm_pnl, excluded", true, progress,
               [&](NodeIndex i) {
                 const RepoBook& b = store.repo_books[i];
                 return std::array{b.total.margin, b.total.mtm_pnl, static_cast<double>(b.excluded)};
               });
+}
+
+void write_all_results(Database& db, const Store& store, const engine::Graph& graph) {
+  db.exec(kSchemaSql);
+  Transaction tx(db);
+  std::array<std::vector<NodeIndex>, kKindCount> all;
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    all[k].resize(store.size(static_cast<Kind>(k)));
+    std::iota(all[k].begin(), all[k].end(), NodeIndex{0});
+    db.exec("DELETE FROM " + std::string(kind_name(static_cast<Kind>(k))) + "_result");
+  }
+  ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
+  write_results(db, store, graph, all, &progress);
   tx.commit();
 }
 

@@ -72,7 +72,7 @@ int run_command(std::span<char* const> args) {
 
   if (settings.batch) {
     const engine::Stopwatch write_watch;
-    write_results(db, store, graph);
+    write_all_results(db, store, graph);
     std::cout << "Wrote results of " << store.size() << " objects to " << settings.db << " in " << write_watch.seconds()
               << " seconds.\n";
   }
