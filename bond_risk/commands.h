@@ -10,5 +10,6 @@ namespace bond_risk {
 int generate_command(std::span<char* const> args);
 int run_command(std::span<char* const> args);
 int show_command(std::span<char* const> args);
+int send_command(std::span<char* const> args);
 
 }  // namespace bond_risk

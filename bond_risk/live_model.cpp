@@ -104,7 +104,8 @@ void bind(Statement& st, int param, const SqlValue& v) {
   }, v);
 }
 
-// Writes `row` to the input table: an UPDATE of row `id`, or an INSERT.
+// Writes `row` to the input table: an UPDATE of row `id`, or an INSERT. A
+// row the database refuses (a duplicate name, a trigger) is a CommandError.
 void write_row(Database* db, const std::string& table, std::int64_t id, const Row& row, bool insert) {
   if (!db || row.empty()) return;
   std::string sql;
@@ -117,12 +118,16 @@ void write_row(Database* db, const std::string& table, std::int64_t id, const Ro
     for (const auto& [col, v] : row) sets += (sets.empty() ? "" : ", ") + col + " = ?";
     sql = "UPDATE " + table + " SET " + sets + " WHERE id = ?";
   }
-  Statement st = db->prepare(sql);
-  int p = 1;
-  if (insert) st.bind(p++, id);
-  for (const auto& [col, v] : row) bind(st, p++, v);
-  if (!insert) st.bind(p, id);
-  st.run();
+  try {
+    Statement st = db->prepare(sql);
+    int p = 1;
+    if (insert) st.bind(p++, id);
+    for (const auto& [col, v] : row) bind(st, p++, v);
+    if (!insert) st.bind(p, id);
+    st.run();
+  } catch (const std::runtime_error& e) {
+    throw CommandError(e.what());
+  }
 }
 
 void run_sql(Database* db, const std::string& sql, std::initializer_list<SqlValue> args) {
@@ -138,8 +143,11 @@ void run_sql(Database* db, const std::string& sql, std::initializer_list<SqlValu
 LiveModel::LiveModel(Store store, const engine::SchedulerOptions& options, std::size_t grain)
     : store_(std::move(store)), scheduler_(engine::make_scheduler(options)), grain_(grain) {
   build_graph(store_, graph_);
+}
+
+engine::FlushStats LiveModel::flush_all() {
   graph_.mark_all_dirty();
-  startup_ = engine::flush(graph_, *scheduler_, grain_);
+  return engine::flush(graph_, *scheduler_, grain_);
 }
 
 bool LiveModel::changes_state(const std::string& c) {
@@ -323,6 +331,7 @@ std::string LiveModel::amend_trade(const std::vector<std::string>& w, Database* 
   if (kind_of(t) == Kind::outright_trade) {
     OutrightTrade amended = store_.outright_trades[t.index];
     apply.outright(amended, f, row);
+    write_row(db, "outright_trade", store_.id(t), row, false);
     store_.outright_trades[t.index] = amended;
     relink(t, inputs_of(amended));
   } else {
@@ -336,10 +345,10 @@ std::string LiveModel::amend_trade(const std::vector<std::string>& w, Database* 
       const std::string end = f.count("end_date") ? f.at("end_date") : std::string(st.text(1));
       if (end < start) throw CommandError("end_date " + end + " is before start_date " + start);
     }
+    write_row(db, "repo_trade", store_.id(t), row, false);
     store_.repo_trades[t.index] = amended;
     relink(t, inputs_of(amended));
   }
-  write_row(db, std::string(kind_name(kind_of(t))), store_.id(t), row, false);
   graph_.mark_dirty(t);
   return "\"id\":" + std::to_string(store_.id(t));
 }

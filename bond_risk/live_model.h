@@ -27,8 +27,11 @@ struct CommandError : std::runtime_error {
 
 class LiveModel {
  public:
-  // Builds the graph over `store` and runs the full flush.
+  // Builds the graph over `store` (every node dirty) and starts the scheduler.
   LiveModel(Store store, const engine::SchedulerOptions& options, std::size_t grain);
+
+  // Calculates every node: the start-up flush.
+  engine::FlushStats flush_all();
   LiveModel(const LiveModel&) = delete;
   LiveModel& operator=(const LiveModel&) = delete;
 
@@ -50,7 +53,6 @@ class LiveModel {
 
   const Store& store() const { return store_; }
   const engine::Graph& graph() const { return graph_; }
-  const engine::FlushStats& startup() const { return startup_; }
 
  private:
   std::string dispatch(const std::vector<std::string>& words, Database* db);
@@ -73,7 +75,6 @@ class LiveModel {
   engine::Graph graph_;
   std::unique_ptr<engine::Scheduler> scheduler_;
   std::size_t grain_;
-  engine::FlushStats startup_;
   std::size_t events_ = 0;
   std::vector<double> latencies_us_;  // of each recalculation after an event
 };

@@ -16,7 +16,8 @@ A multithreaded dependency-graph bond risk calculator.
 
 commands:
   generate   write a synthetic data set (bond_risk generate --preset 440k --out data/bond_risk_440k.db)
-  run        load a database and run the full flush (--batch writes the result tables)
+  run        load a database and run the full flush; then serve commands (--batch: write the results and exit)
+  send       send commands to a running engine (bump-curve, roll-date, amend-trade, get, ...)
   show       print the stored results of nodes by id or name
 
 Run 'bond_risk COMMAND --help' for a command's options.
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
     if (command == "generate") return bond_risk::generate_command(args);
     if (command == "run") return bond_risk::run_command(args);
     if (command == "show") return bond_risk::show_command(args);
-    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, show; see bond_risk --help)\n";
+    if (command == "send") return bond_risk::send_command(args);
+    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show; see bond_risk --help)\n";
     return 2;
   } catch (const bond_risk::UsageError& e) {
     std::cerr << "bond_risk: " << e.what() << "\n";

@@ -1,14 +1,15 @@
+#include <signal.h>
+
 #include <cstdlib>
 #include <iostream>
 
-#include "bond_risk/calculations.h"
 #include "bond_risk/commands.h"
+#include "bond_risk/control_server.h"
 #include "bond_risk/flush_report.h"
+#include "bond_risk/live_model.h"
 #include "bond_risk/loader.h"
 #include "bond_risk/results.h"
 #include "bond_risk/settings.h"
-#include "engine/flush.h"
-#include "engine/scheduler.h"
 
 namespace bond_risk {
 
@@ -22,7 +23,9 @@ CommandSpec spec() {
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
       "With --batch it then writes every node's status and results to the result tables (one transaction).\n"
-      "Without --batch nothing is written (the event-driven mode is not built yet).\n\n"
+      "Without --batch it keeps running: it serves commands on a Unix socket (CONTROL_SOCKET, default the\n"
+      "database path + .sock; see bond_risk send --help) and recalculates what each one affects, until\n"
+      "'bond_risk send shutdown', SIGINT or SIGTERM.\n\n"
       "Settings, in rising precedence: defaults, the conf file (" +
           std::string(kDefaultConf) + " or --conf), environment variables, flags:\n" + settings_help(),
       {
@@ -37,6 +40,7 @@ CommandSpec spec() {
           {"spin-us", "N", "hybrid wait: microseconds to spin before parking (SPIN_US)"},
           {"affinity", "CPUS", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15 (CPU_AFFINITY)"},
           {"master-cpu", "N", "pthreads: pin the master thread to CPU N (MASTER_CPU)"},
+          {"socket", "PATH", "control socket when serving (CONTROL_SOCKET; default DB.sock)"},
       },
   };
 }
@@ -53,28 +57,34 @@ int run_command(std::span<char* const> args) {
   if (!a.positional.empty()) throw UsageError("run: unexpected argument '" + a.positional[0] + "'");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
 
-  Database db(settings.db, settings.batch ? Database::Mode::read_write : Database::Mode::read_only);
+  // Serving stops on these signals, read from a signalfd: block them before any thread starts.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  if (!settings.batch) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  Database db(settings.db, Database::Mode::read_write);
   RunReport report{settings.db, settings.scheduler, settings.grain, 0, {}};
   const engine::Stopwatch load_watch;
   Loaded loaded = load(db);
-  Store& store = loaded.store;
-  engine::Graph graph;
-  build_graph(store, graph);
+  LiveModel model(std::move(loaded.store), settings.scheduler, settings.grain);
   report.load_seconds = load_watch.seconds();
   for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
 
-  const std::unique_ptr<engine::Scheduler> scheduler = engine::make_scheduler(settings.scheduler);
-  graph.mark_all_dirty();
-  report.flush = engine::flush(graph, *scheduler, settings.grain);
-  report.digest = results_digest(store);
-  print_report(std::cout, report, store, settings.timing_debug);
-  if (a.has("json")) write_json(a.get("json", ""), report, store);
+  report.flush = model.flush_all();
+  report.digest = results_digest(model.store());
+  print_report(std::cout, report, model.store(), settings.timing_debug);
+  if (a.has("json")) write_json(a.get("json", ""), report, model.store());
 
   if (settings.batch) {
     const engine::Stopwatch write_watch;
-    write_all_results(db, store, graph);
-    std::cout << "Wrote results of " << store.size() << " objects to " << settings.db << " in " << write_watch.seconds()
-              << " seconds.\n";
+    write_all_results(db, model.store(), model.graph());
+    std::cout << "Wrote results of " << model.store().size() << " objects to " << settings.db << " in "
+              << write_watch.seconds() << " seconds.\n";
+  } else {
+    std::cout.flush();
+    serve(model, db, control_socket(settings), stop_signals);
   }
   return 0;
 }

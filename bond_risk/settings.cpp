@@ -87,6 +87,8 @@ const std::vector<SettingSpec>& specs() {
          usage_checked([&] { engine::check_cpus_allowed({cpu}, what); });
          s.scheduler.master_cpu = cpu;
        }},
+      {"CONTROL_SOCKET", "socket", "Unix socket of the running engine (default: the database path + .sock)",
+       [](Settings& s, std::string_view v, const std::string&) { s.socket = v; }},
       {"BATCH_MODE", "", "1 = write results to the database and exit (same as --batch)",
        [](Settings& s, std::string_view v, const std::string& what) { s.batch = parse_bool(v, what); }},
       {"TIMING_DEBUG", "", "1 = print per-tier chunks, workers and barrier wait (default 1)",
@@ -157,6 +159,10 @@ Settings load_settings(const ParsedArgs& flags, const EnvLookup& env) {
   }
   if (flags.has("batch")) settings.batch = true;
   return settings;
+}
+
+std::string control_socket(const Settings& settings) {
+  return settings.socket.empty() ? settings.db + ".sock" : settings.socket;
 }
 
 std::string settings_help() {

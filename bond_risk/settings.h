@@ -18,6 +18,7 @@ struct Settings {
   // NUM_THREADS (default: online CPUs), SCHEDULER, WAIT_POLICY, SPIN_US, CPU_AFFINITY, MASTER_CPU
   engine::SchedulerOptions scheduler;
   bool batch = false;         // BATCH_MODE, --batch
+  std::string socket;         // CONTROL_SOCKET, --socket; default: the database path + ".sock"
   bool timing_debug = true;   // TIMING_DEBUG: per-tier scheduling statistics in the text output
   std::size_t grain = 4096;   // GRAIN, --grain: work per chunk, in outright-trade units
 };
@@ -28,6 +29,9 @@ using EnvLookup = std::function<const char*(const char*)>;
 // The conf file is flags' --conf, else kDefaultConf if it exists. Throws
 // UsageError naming the setting, its source and what it must be.
 Settings load_settings(const ParsedArgs& flags, const EnvLookup& env);
+
+// The control socket of the engine serving settings.db.
+std::string control_socket(const Settings& settings);
 
 // The "KEY  meaning" lines for --help.
 std::string settings_help();

@@ -135,3 +135,12 @@ CREATE TABLE IF NOT EXISTS repo_book_result (
 -- Book membership looked up from the trade side (which books hold a trade).
 CREATE INDEX IF NOT EXISTS outright_book_trade_by_trade ON outright_book_trade (trade_id);
 CREATE INDEX IF NOT EXISTS repo_book_trade_by_trade ON repo_book_trade (trade_id);
+
+-- Every state-changing command the running engine applied, committed with
+-- the change itself before the command was acknowledged.
+CREATE TABLE IF NOT EXISTS event_log (
+  seq     INTEGER PRIMARY KEY,
+  time    TEXT NOT NULL,   -- UTC, ISO 8601
+  command TEXT NOT NULL,
+  result  TEXT NOT NULL    -- the reply's JSON members
+);

@@ -165,9 +165,9 @@ TEST(Cli, SettingsTakeFlagsOverEnvironmentOverConfOverDefaults) {
   TinyDb db;
   std::ofstream(db.dir.path("c.conf")) << "APP_DB=" << db.path << "\nNUM_THREADS=3\nGRAIN=5\n";
   const std::string conf = " --conf " + db.dir.path("c.conf");
-  EXPECT_TRUE(contains(run_cli("run" + conf).out, "Threads: 3 workers, scheduler pthreads, wait block, grain 5."));
-  EXPECT_TRUE(contains(run_cli("run" + conf, "NUM_THREADS=1").out, "Threads: 1 workers, scheduler pthreads, wait block, grain 5."));
-  EXPECT_TRUE(contains(run_cli("run --threads 0" + conf, "NUM_THREADS=1").out, "Threads: 0 (single-threaded"));
+  EXPECT_TRUE(contains(run_cli("run --batch" + conf).out, "Threads: 3 workers, scheduler pthreads, wait block, grain 5."));
+  EXPECT_TRUE(contains(run_cli("run --batch" + conf, "NUM_THREADS=1").out, "Threads: 1 workers, scheduler pthreads, wait block, grain 5."));
+  EXPECT_TRUE(contains(run_cli("run --batch --threads 0" + conf, "NUM_THREADS=1").out, "Threads: 0 (single-threaded"));
   // BATCH_MODE=1 from the environment writes results like --batch does.
   EXPECT_EQ(run_cli("run" + conf, "BATCH_MODE=1").exit_code, 0);
   EXPECT_EQ(run_cli("show --db " + db.path + " 4").exit_code, 0);
