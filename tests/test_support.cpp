@@ -84,8 +84,9 @@ CliResult run_cli(const std::string& args, const std::string& env) {
   if (!bin) throw std::runtime_error("BOND_RISK_BIN is not set; run the tests with make test");
   TempDir dir;
   const std::string out = dir.path("out"), err = dir.path("err");
+  // A command that should have ended but serves forever fails the test instead of hanging it.
   const std::string cmd = "cd '" + source_dir() + "' && env -u NUM_THREADS -u APP_DB -u BATCH_MODE -u GRAIN " + env +
-                          " '" + bin + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+                          " timeout 120 '" + bin + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
