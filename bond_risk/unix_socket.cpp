@@ -59,7 +59,7 @@ UnixListener::UnixListener(const std::string& path) : path_(path) {
   ::unlink(path.c_str());  // left by an engine that crashed: the lock says none is running
   socket_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (socket_.get() < 0) fail("socket");
-  const mode_t old_mask = ::umask(0077);  // the socket file is created 0600
+  const mode_t old_mask = ::umask(0177);  // the socket file is created 0600
   const int rc = ::bind(socket_.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
   ::umask(old_mask);
   if (rc != 0) fail("cannot bind " + path);

@@ -1,0 +1,215 @@
+// The engine as a desk runs it: a server process driven through its socket
+// by bond_risk send, including garbage, a second engine, and kill -9.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "bond_risk/live_model.h"
+#include "bond_risk/loader.h"
+#include "bond_risk/schema.h"
+#include "bond_risk/unix_socket.h"
+#include "tests/test_support.h"
+
+using namespace bond_risk;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A `bond_risk run` serving `db` on `socket`, in its own process.
+class EngineProcess {
+ public:
+  EngineProcess(const std::string& db, const std::string& socket, const std::string& log) : socket_(socket) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      const std::string out = log;
+      freopen(out.c_str(), "w", stdout);
+      freopen(out.c_str(), "a", stderr);
+      execl(std::getenv("BOND_RISK_BIN"), "bond_risk", "run", "--db", db.c_str(), "--socket", socket.c_str(),
+            "--threads", "2", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~EngineProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  // Waits until the socket accepts connections.
+  bool ready() const {
+    for (int i = 0; i < 600; ++i) {
+      try {
+        connect_unix(socket_);
+        return true;
+      } catch (const std::runtime_error&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    return false;
+  }
+  // Waits for the process to end; its exit code, or -signal.
+  int wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+  void kill9() { kill(pid_, SIGKILL); }
+
+ private:
+  std::string socket_;
+  pid_t pid_ = -1;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
+  test::TempDir dir;
+  const std::string db = dir.path("s.db"), sock = dir.path("s.sock");
+  ASSERT_EQ(test::run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  EngineProcess engine(db, sock, dir.path("engine.log"));
+  ASSERT_TRUE(engine.ready()) << slurp(dir.path("engine.log"));
+  struct stat st {};
+  ASSERT_EQ(stat(sock.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  const std::string s = " --socket " + sock;
+  const test::CliResult amend = test::run_cli("send" + s + " amend-trade 10 quantity=1234");
+  EXPECT_EQ(amend.exit_code, 0) << amend.err;
+  EXPECT_TRUE(contains(amend.out, "{\"ok\":true,\"id\":10,\"recalculated\":{")) << amend.out;
+  EXPECT_TRUE(contains(amend.out, "\"outright_trade\":1")) << amend.out;
+  const test::CliResult bad = test::run_cli("send" + s + " amend-trade 10 quantity=x");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.out, "{\"ok\":false,\"error\":\"quantity 'x' is not a whole number\"}")) << bad.out;
+
+  {  // 2 MB of garbage without a newline: an error reply and a closed connection.
+    UniqueFd fd = connect_unix(sock);
+    write_all(fd.get(), std::string(2 << 20, 'x'));
+    char buf[256] = {};
+    const ssize_t n = read(fd.get(), buf, sizeof buf - 1);
+    EXPECT_GT(n, 0);
+    EXPECT_TRUE(contains(buf, "line longer than 1 MiB")) << buf;
+  }
+  {  // A client that leaves mid-line.
+    UniqueFd fd = connect_unix(sock);
+    write_all(fd.get(), "amend-trade 10 quan");
+  }
+  const test::CliResult second = test::run_cli("run --db " + db + s + " --threads 0");
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_TRUE(contains(second.err, "another engine is serving " + sock)) << second.err;
+
+  const test::CliResult piped = test::run_cli("send" + s + " < /dev/null");
+  EXPECT_EQ(piped.exit_code, 0);
+  const test::CliResult get = test::run_cli("send" + s + " get 10");
+  EXPECT_TRUE(contains(get.out, "\"status\":\"OK\"")) << get.out;
+  EXPECT_EQ(test::run_cli("send" + s + " shutdown").exit_code, 0);
+  EXPECT_EQ(engine.wait(), 0);
+  EXPECT_NE(access(sock.c_str(), F_OK), 0) << "the socket file is removed on shutdown";
+
+  // The change was committed with its event_log row.
+  Database check(db, Database::Mode::read_only);
+  Statement q = check.prepare("SELECT (SELECT quantity FROM outright_trade WHERE id = 10), (SELECT count(*) FROM event_log)");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.integer(0), 1234);
+  EXPECT_EQ(q.integer(1), 1);
+}
+
+TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEqualsAReplay) {
+  test::TempDir dir;
+  const std::string db = dir.path("k.db"), sock = dir.path("k.sock"), original = dir.path("original.db");
+  ASSERT_EQ(test::run_cli("generate --preset 50k --out " + db).exit_code, 0);
+  std::filesystem::copy_file(db, original);
+  {
+    std::ofstream commands(dir.path("commands"));
+    for (int i = 0; i < 20000; ++i) {
+      commands << "amend-trade " << 5004 + (i * 7919) % 22500 << " quantity=" << 1 + i % 997 << "\n";
+      if (i % 500 == 0) commands << "bump-curve GBP-GILT 1\n";
+    }
+  }
+  EngineProcess engine(db, sock, dir.path("engine.log"));
+  ASSERT_TRUE(engine.ready()) << slurp(dir.path("engine.log"));
+  const std::string send = std::string("'") + std::getenv("BOND_RISK_BIN") + "' send --socket " + sock + " < " +
+                           dir.path("commands") + " > " + dir.path("replies") + " 2>/dev/null";
+  std::thread client([&] { std::system(send.c_str()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  engine.kill9();
+  client.join();
+  EXPECT_EQ(engine.wait(), -SIGKILL);
+
+  std::vector<std::string> acknowledged;
+  {
+    std::ifstream replies(dir.path("replies")), commands(dir.path("commands"));
+    std::string reply, command;
+    while (std::getline(replies, reply) && std::getline(commands, command)) {
+      ASSERT_TRUE(contains(reply, "{\"ok\":true")) << reply;
+      acknowledged.push_back(command);
+    }
+  }
+  ASSERT_GT(acknowledged.size(), 0u) << "no command was acknowledged before the kill";
+  std::cout << acknowledged.size() << " commands acknowledged before kill -9\n";
+  ASSERT_LT(acknowledged.size(), 20040u) << "the kill came after the last command";
+
+  // Every acknowledged command is in the event log, in order (a few more may
+  // have committed without their reply getting out).
+  std::vector<std::string> logged;
+  {
+    Database recovered(db, Database::Mode::read_write);  // opening recovers the WAL
+    Statement q = recovered.prepare("SELECT command FROM event_log ORDER BY seq");
+    while (q.step()) logged.emplace_back(q.text(0));
+  }
+  ASSERT_GE(logged.size(), acknowledged.size());
+  std::cout << logged.size() << " commands in the event log\n";
+  for (std::size_t i = 0; i < acknowledged.size(); ++i) ASSERT_EQ(logged[i], acknowledged[i]) << "event " << i;
+
+  // Replaying the logged events on the original database gives the same inputs and results.
+  {
+    Database replay(original, Database::Mode::read_write);
+    replay.exec(kSchemaSql);
+    LiveModel model(load(replay).store, engine::SchedulerOptions{.threads = 0}, 4096);
+    model.flush_all();
+    Transaction tx(replay);
+    for (const std::string& line : logged) {
+      std::istringstream in(line);
+      std::vector<std::string> words;
+      for (std::string w; in >> w;) words.push_back(w);
+      model.execute(words, &replay);
+    }
+    model.recalculate(&replay);
+    tx.commit();
+  }
+  ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + db).exit_code, 0);
+  ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + original).exit_code, 0);
+  Database both(db, Database::Mode::read_only);
+  both.exec("ATTACH DATABASE '" + original + "' AS replay");
+  for (const char* table : {"outright_trade", "repo_trade", "ir_curve_input_rate", "calendar", "outright_trade_result",
+                            "repo_trade_result", "bond_result", "outright_book_result", "repo_book_result"}) {
+    const std::string t(table);
+    Statement diff = both.prepare("SELECT (SELECT count(*) FROM (SELECT * FROM main." + t +
+                                  " EXCEPT SELECT * FROM replay." + t + ")), (SELECT count(*) FROM (SELECT * FROM replay." +
+                                  t + " EXCEPT SELECT * FROM main." + t + "))");
+    ASSERT_TRUE(diff.step());
+    EXPECT_EQ(diff.integer(0), 0) << table;
+    EXPECT_EQ(diff.integer(1), 0) << table;
+  }
+}
