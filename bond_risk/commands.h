@@ -11,5 +11,6 @@ int generate_command(std::span<char* const> args);
 int run_command(std::span<char* const> args);
 int show_command(std::span<char* const> args);
 int send_command(std::span<char* const> args);
+int bench_events_command(std::span<char* const> args);
 
 }  // namespace bond_risk

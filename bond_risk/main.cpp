@@ -19,6 +19,7 @@ commands:
   run        load a database and run the full flush; then serve commands (--batch: write the results and exit)
   send       send commands to a running engine (bump-curve, roll-date, amend-trade, get, ...)
   show       print the stored results of nodes by id or name
+  bench-events  latency percentiles of events on a running engine
 
 Run 'bond_risk COMMAND --help' for a command's options.
 )";
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
     if (command == "run") return bond_risk::run_command(args);
     if (command == "show") return bond_risk::show_command(args);
     if (command == "send") return bond_risk::send_command(args);
-    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show; see bond_risk --help)\n";
+    if (command == "bench-events") return bond_risk::bench_events_command(args);
+    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, bench-events; see bond_risk --help)\n";
     return 2;
   } catch (const bond_risk::UsageError& e) {
     std::cerr << "bond_risk: " << e.what() << "\n";
