@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include "bond_risk/change_log.h"
+#include "bond_risk/loader.h"
 #include "bond_risk/schema.h"
 #include "bond_risk/unix_socket.h"
 
@@ -53,7 +55,7 @@ std::string recalculation_json(const LiveModel::Recalculation& r) {
 class Server {
  public:
   Server(LiveModel& model, Database& db, const std::string& path, const sigset_t& signals)
-      : model_(model), db_(db), listener_(path), signals_(::signalfd(-1, &signals, SFD_CLOEXEC)) {
+      : model_(model), db_(db), changes_(db), listener_(path), signals_(::signalfd(-1, &signals, SFD_CLOEXEC)) {
     if (signals_.get() < 0) throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));
     log_ = db_.prepare(
         "INSERT INTO event_log (time, command, result) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?)");
@@ -71,9 +73,21 @@ class Server {
       if (::poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) {
         throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
       }
+      bool check_changes = changes_.external_commit();
       if (fds[0].revents & POLLIN) {
         signalfd_siginfo info{};
-        if (::read(signals_.get(), &info, sizeof info) > 0) stopping_ = true;
+        if (::read(signals_.get(), &info, sizeof info) > 0) {
+          if (info.ssi_signo == SIGUSR1) {
+            check_changes = true;
+          } else {
+            stopping_ = true;
+          }
+        }
+      }
+      if (check_changes && changes_.pending()) {
+        Transaction tx(db_, true);
+        reload();
+        tx.commit();
       }
       if (fds[1].revents & POLLIN) accept_clients();
       std::vector<Pending> batch;
@@ -129,13 +143,19 @@ class Server {
       awaiting.clear();
     };
     {
-      Transaction tx(db_);
+      Transaction tx(db_, true);  // the write lock first: no other program commits between the check and ours
+      if (changes_.pending()) reload();  // changes made by other programs come before these commands
       for (std::size_t i = 0; i < batch.size(); ++i) {
         const std::vector<std::string> words = split_words(batch[i].line);
         if (words.empty()) continue;
         if (words[0] == "shutdown") {
           stopping_ = true;
           replies[i] = "{\"ok\":true,\"shutdown\":true";
+          continue;
+        }
+        if (words[0] == "reload") {
+          settle();
+          replies[i] = "{\"ok\":true" + recalculation_json(reload());
           continue;
         }
         const bool changes = LiveModel::changes_state(words[0]);
@@ -155,6 +175,7 @@ class Server {
         }
       }
       settle();
+      changes_.consume();  // this transaction's own changes
       tx.commit();
     }
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -165,8 +186,20 @@ class Server {
     }
   }
 
+  // Re-reads the whole database after changes made by other programs and
+  // recalculates everything, inside the caller's transaction.
+  LiveModel::Recalculation reload() {
+    Loaded loaded = load(db_);
+    for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
+    const LiveModel::Recalculation r = model_.reload(std::move(loaded.store), &db_);
+    changes_.consume();
+    std::cerr << "bond_risk: reloaded " << db_.path() << " after changes by another program\n";
+    return r;
+  }
+
   LiveModel& model_;
   Database& db_;
+  ChangeLog changes_;
   UnixListener listener_;
   UniqueFd signals_;
   std::optional<Statement> log_;
@@ -177,10 +210,10 @@ class Server {
 
 }  // namespace
 
-void serve(LiveModel& model, Database& db, const std::string& socket_path, const sigset_t& stop_signals) {
+void serve(LiveModel& model, Database& db, const std::string& socket_path, const sigset_t& signals) {
   db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
   db.exec(kSchemaSql);
-  Server(model, db, socket_path, stop_signals).run();
+  Server(model, db, socket_path, signals).run();
 }
 
 }  // namespace bond_risk

@@ -15,9 +15,12 @@
 
 namespace bond_risk {
 
-// Runs until a `shutdown` command or one of `stop_signals` (which the caller
-// has blocked in every thread). Throws std::runtime_error if the socket is
+// Changes that other programs commit to the input tables are noticed within
+// 100 ms (PRAGMA data_version, and triggers into input_change), on SIGUSR1
+// or on a `reload` command; the model is then reloaded whole.
+// Runs until a `shutdown` command or SIGINT/SIGTERM; `signals` (SIGINT,
+// SIGTERM, SIGUSR1) must be blocked in every thread by the caller. Throws std::runtime_error if the socket is
 // held by another engine or the database cannot be written.
-void serve(LiveModel& model, Database& db, const std::string& socket_path, const sigset_t& stop_signals);
+void serve(LiveModel& model, Database& db, const std::string& socket_path, const sigset_t& signals);
 
 }  // namespace bond_risk

@@ -145,6 +145,13 @@ LiveModel::LiveModel(Store store, const engine::SchedulerOptions& options, std::
   build_graph(store_, graph_);
 }
 
+LiveModel::Recalculation LiveModel::reload(Store store, Database* db) {
+  store_ = std::move(store);
+  graph_ = engine::Graph();
+  build_graph(store_, graph_);
+  return recalculate(db);
+}
+
 engine::FlushStats LiveModel::flush_all() {
   graph_.mark_all_dirty();
   return engine::flush(graph_, *scheduler_, grain_);
@@ -176,7 +183,7 @@ std::string LiveModel::dispatch(const std::vector<std::string>& w, Database* db)
   if (c == "stats") return stats();
   throw CommandError("unknown command '" + c.substr(0, 40) +
                      "' (commands: bump-curve, set-rate, roll-date, amend-trade, add-outright, add-repo, "
-                     "remove-trade, get, book, stats, shutdown)");
+                     "remove-trade, get, book, stats, reload, shutdown)");
 }
 
 NodeRef LiveModel::find(const std::string& key, Database* db) const {

@@ -27,11 +27,22 @@ struct CommandError : std::runtime_error {
 
 class LiveModel {
  public:
+  struct Recalculation {
+    std::array<std::size_t, kKindCount> nodes{};  // recalculated, per Kind
+    double seconds = 0;
+  };
+  // Recalculates every dirty node; with `db`, writes their results.
+  Recalculation recalculate(Database* db);
+
   // Builds the graph over `store` (every node dirty) and starts the scheduler.
   LiveModel(Store store, const engine::SchedulerOptions& options, std::size_t grain);
 
   // Calculates every node: the start-up flush.
   engine::FlushStats flush_all();
+
+  // Replaces the model with `store` (the database as another program left
+  // it) and calculates every node; with `db`, writes every result.
+  Recalculation reload(Store store, Database* db);
   LiveModel(const LiveModel&) = delete;
   LiveModel& operator=(const LiveModel&) = delete;
 
@@ -44,12 +55,7 @@ class LiveModel {
   // state-changing commands also write their change to it.
   std::string execute(const std::vector<std::string>& words, Database* db);
 
-  struct Recalculation {
-    std::array<std::size_t, kKindCount> nodes{};  // recalculated, per Kind
-    double seconds = 0;
-  };
-  // Recalculates every dirty node; with `db`, writes their results.
-  Recalculation recalculate(Database* db);
+
 
   const Store& store() const { return store_; }
   const engine::Graph& graph() const { return graph_; }

@@ -57,12 +57,13 @@ int run_command(std::span<char* const> args) {
   if (!a.positional.empty()) throw UsageError("run: unexpected argument '" + a.positional[0] + "'");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
 
-  // Serving stops on these signals, read from a signalfd: block them before any thread starts.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  if (!settings.batch) pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // The server reads these signals from a signalfd: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
+  if (!settings.batch) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Database db(settings.db, Database::Mode::read_write);
   RunReport report{settings.db, settings.scheduler, settings.grain, 0, {}};
@@ -84,7 +85,7 @@ int run_command(std::span<char* const> args) {
               << write_watch.seconds() << " seconds.\n";
   } else {
     std::cout.flush();
-    serve(model, db, control_socket(settings), stop_signals);
+    serve(model, db, control_socket(settings), signals);
   }
   return 0;
 }

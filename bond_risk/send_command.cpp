@@ -34,6 +34,8 @@ const CommandSpec kSpec = {
     "  get ID|NAME                       a node's type, status, reason and values\n"
     "  book NAME                         a book's totals and member count\n"
     "  stats                             counts, events applied, recalculation latency percentiles\n"
+    "  reload                            re-read the database after changes by other programs (also noticed\n"
+    "                                    by itself within 100 ms, and on SIGUSR1)\n"
     "  shutdown                          stop the engine",
     {
         {"socket", "PATH", "the engine's socket (CONTROL_SOCKET; default: the database path + .sock)"},

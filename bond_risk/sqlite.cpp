@@ -101,7 +101,7 @@ std::string_view Statement::text(int col) const {
            : std::string_view();
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN"); }
+Transaction::Transaction(Database& db, bool immediate) : db_(db) { db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN"); }
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

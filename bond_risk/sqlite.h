@@ -69,10 +69,11 @@ class Statement {
   std::unique_ptr<sqlite3_stmt, Finalize> stmt_;
 };
 
-// BEGIN on construction; ROLLBACK on destruction unless commit() was called.
+// BEGIN on construction (BEGIN IMMEDIATE, taking the write lock at once, if
+// `immediate`); ROLLBACK on destruction unless commit() was called.
 class Transaction {
  public:
-  explicit Transaction(Database& db);
+  explicit Transaction(Database& db, bool immediate = false);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;

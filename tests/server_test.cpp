@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -118,6 +119,33 @@ TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
   const test::CliResult second = test::run_cli("run --db " + db + s + " --threads 0");
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_TRUE(contains(second.err, "another engine is serving " + sock)) << second.err;
+
+  // Another program edits an input table: the engine notices by itself.
+  auto pv_of = [&](const std::string& reply) {
+    const auto at = reply.find("\"pv\":");
+    return at == std::string::npos ? 0.0 : std::stod(reply.substr(at + 5));
+  };
+  std::int64_t quantity = 0;
+  {
+    Database other(db, Database::Mode::read_write);
+    Statement q = other.prepare("SELECT quantity FROM outright_trade WHERE id = 11");
+    ASSERT_TRUE(q.step());
+    quantity = q.integer(0);
+  }
+  const double pv_before = pv_of(test::run_cli("send" + s + " get 11").out);
+  ASSERT_NE(pv_before, 0.0);
+  {
+    Database other(db, Database::Mode::read_write);
+    other.exec("UPDATE outright_trade SET quantity = 777 WHERE id = 11");
+  }
+  const double expected = pv_before / static_cast<double>(quantity) * 777;
+  double pv_after = pv_before;
+  for (int i = 0; i < 50 && std::abs(pv_after - expected) > 1e-9 * std::abs(expected); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    pv_after = pv_of(test::run_cli("send" + s + " get 11").out);
+  }
+  EXPECT_NEAR(pv_after, expected, 1e-9 * std::abs(expected)) << "the engine did not pick up the external change";
+  EXPECT_TRUE(contains(test::run_cli("send" + s + " reload").out, "{\"ok\":true,\"recalculated\":{"));
 
   const test::CliResult piped = test::run_cli("send" + s + " < /dev/null");
   EXPECT_EQ(piped.exit_code, 0);

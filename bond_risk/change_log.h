@@ -1,0 +1,39 @@
+// Changes to the input tables, recorded by SQLite triggers into the
+// input_change table, whatever program made them; the running engine reads
+// them to notice edits it did not make itself.
+#pragma once
+
+#include <cstdint>
+
+#include "bond_risk/sqlite.h"
+
+namespace bond_risk {
+
+class ChangeLog {
+ public:
+  // Creates the input_change table and its triggers if missing, and starts
+  // after the changes already recorded.
+  explicit ChangeLog(Database& db);
+
+  // Whether another connection has committed since the last call (PRAGMA
+  // data_version): cheap enough to ask ten times a second.
+  bool external_commit();
+
+  // Whether changes were recorded after the last one consumed.
+  bool pending() { return last_seq() > consumed_; }
+
+  // Marks every recorded change consumed and deletes them; call inside the
+  // transaction that made or applied them.
+  void consume();
+
+ private:
+  std::int64_t last_seq();
+
+  Database& db_;
+  Statement data_version_;
+  Statement last_seq_;
+  std::int64_t seen_version_ = -1;
+  std::int64_t consumed_ = 0;
+};
+
+}  // namespace bond_risk
