@@ -115,11 +115,9 @@ std::string read_line(int fd, std::string& pending) {
 }  // namespace
 
 int bench_events_command(std::span<char* const> args) {
-  const ParsedArgs a = parse_args(kSpec, args);
-  if (a.help) {
-    std::cout << help_text(kSpec);
-    return 0;
-  }
+  const std::optional<ParsedArgs> parsed = parse_command(kSpec, args);
+  if (!parsed) return 0;
+  const ParsedArgs& a = *parsed;
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   const auto events = static_cast<std::size_t>(parse_integer(a.get("events", "20000"), 1, 10'000'000, "--events"));
   const auto bumps = static_cast<std::size_t>(parse_integer(a.get("bumps", "40"), 1, 100'000, "--bumps"));

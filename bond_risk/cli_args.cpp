@@ -1,6 +1,7 @@
 #include "bond_risk/cli_args.h"
 
 #include <charconv>
+#include <iostream>
 
 namespace bond_risk {
 
@@ -54,6 +55,13 @@ std::string help_text(const CommandSpec& spec) {
     text += left + o.help + "\n";
   }
   return text + "  --help                show this help\n";
+}
+
+std::optional<ParsedArgs> parse_command(const CommandSpec& spec, std::span<char* const> args) {
+  ParsedArgs parsed = parse_args(spec, args);
+  if (!parsed.help) return parsed;
+  std::cout << help_text(spec);
+  return std::nullopt;
 }
 
 long long parse_integer(std::string_view text, long long min, long long max, const std::string& what) {

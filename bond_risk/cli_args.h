@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -43,6 +44,10 @@ struct ParsedArgs {
 ParsedArgs parse_args(const CommandSpec& spec, std::span<char* const> args);
 
 std::string help_text(const CommandSpec& spec);
+
+// parse_args, except that with --help it prints help_text to standard output
+// and returns nullopt: the command then exits 0.
+std::optional<ParsedArgs> parse_command(const CommandSpec& spec, std::span<char* const> args);
 
 // Strict whole-number parsing: all of `text`, within [min, max]; throws
 // UsageError naming `what` otherwise.

@@ -27,11 +27,9 @@ const CommandSpec kSpec = {
 }  // namespace
 
 int generate_command(std::span<char* const> args) {
-  const ParsedArgs a = parse_args(kSpec, args);
-  if (a.help) {
-    std::cout << help_text(kSpec);
-    return 0;
-  }
+  const std::optional<ParsedArgs> parsed = parse_command(kSpec, args);
+  if (!parsed) return 0;
+  const ParsedArgs& a = *parsed;
   if (!a.positional.empty()) throw UsageError("generate: unexpected argument '" + a.positional[0] + "'");
   if (!a.has("preset") || !a.has("out")) throw UsageError("generate: --preset and --out are required (see --help)");
   const Preset& preset = find_preset(a.get("preset", ""));

@@ -49,11 +49,9 @@ CommandSpec spec() {
 
 int run_command(std::span<char* const> args) {
   const CommandSpec cmd = spec();
-  const ParsedArgs a = parse_args(cmd, args);
-  if (a.help) {
-    std::cout << help_text(cmd);
-    return 0;
-  }
+  const std::optional<ParsedArgs> parsed = parse_command(cmd, args);
+  if (!parsed) return 0;
+  const ParsedArgs& a = *parsed;
   if (!a.positional.empty()) throw UsageError("run: unexpected argument '" + a.positional[0] + "'");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
 

@@ -49,11 +49,9 @@ bool is_ok(const std::string& reply) { return reply.rfind("{\"ok\":true", 0) == 
 }  // namespace
 
 int send_command(std::span<char* const> args) {
-  const ParsedArgs a = parse_args(kSpec, args);
-  if (a.help) {
-    std::cout << help_text(kSpec);
-    return 0;
-  }
+  const std::optional<ParsedArgs> parsed = parse_command(kSpec, args);
+  if (!parsed) return 0;
+  const ParsedArgs& a = *parsed;
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   const UniqueFd fd = connect_unix(control_socket(settings));
 

@@ -79,11 +79,9 @@ bool show_node(Database& db, const std::string& key) {
 }  // namespace
 
 int show_command(std::span<char* const> args) {
-  const ParsedArgs a = parse_args(kSpec, args);
-  if (a.help) {
-    std::cout << help_text(kSpec);
-    return 0;
-  }
+  const std::optional<ParsedArgs> parsed = parse_command(kSpec, args);
+  if (!parsed) return 0;
+  const ParsedArgs& a = *parsed;
   if (a.positional.empty()) throw UsageError("show: give at least one node id or name (see --help)");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   Database db(settings.db, Database::Mode::read_only);

@@ -24,13 +24,6 @@ std::vector<std::string> fields_of(const std::string& row) {
   return fields;
 }
 
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
@@ -41,7 +34,7 @@ TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
                           "' bench/run_benchmark.sh --db " + db + " --out " + out +
                           " --threads '0 2' --repeat 1 --schedulers 'pthreads tbb' --wait block > " +
                           dir.path("log") + " 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << bytes_of(dir.path("log"));
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(dir.path("log"));
 
   const std::vector<std::string> rows = lines_of(out + "/results.csv");
   ASSERT_FALSE(rows.empty());
@@ -60,12 +53,12 @@ TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
   }
 
   EXPECT_GT(lines_of(out + "/cs_timeline.csv").size(), 1u);
-  EXPECT_NE(bytes_of(out + "/host.txt").find("cores: "), std::string::npos);
-  const std::string report = bytes_of(out + "/report.md");
+  EXPECT_NE(test::slurp(out + "/host.txt").find("cores: "), std::string::npos);
+  const std::string report = test::slurp(out + "/report.md");
   EXPECT_NE(report.find("## Single-threaded"), std::string::npos);
   EXPECT_NE(report.find("**Best:**"), std::string::npos);
   for (const char* png : {"duration_vs_threads", "duration_and_cs_vs_threads", "cs_per_second", "speedup"}) {
-    const std::string bytes = bytes_of(out + "/" + png + ".png");
+    const std::string bytes = test::slurp(out + "/" + png + ".png");
     EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
     EXPECT_GT(bytes.size(), 5000u) << png;
     EXPECT_NE(bytes.find("IEND"), std::string::npos) << png;

@@ -76,13 +76,6 @@ class EngineProcess {
   pid_t pid_ = -1;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
@@ -90,7 +83,7 @@ TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
   const std::string db = dir.path("s.db"), sock = dir.path("s.sock");
   ASSERT_EQ(test::run_cli("generate --preset tiny --out " + db).exit_code, 0);
   EngineProcess engine(db, sock, dir.path("engine.log"));
-  ASSERT_TRUE(engine.ready()) << slurp(dir.path("engine.log"));
+  ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("engine.log"));
   struct stat st {};
   ASSERT_EQ(stat(sock.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -176,7 +169,7 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
     }
   }
   EngineProcess engine(db, sock, dir.path("engine.log"));
-  ASSERT_TRUE(engine.ready()) << slurp(dir.path("engine.log"));
+  ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("engine.log"));
   const std::string send = std::string("'") + std::getenv("BOND_RISK_BIN") + "' send --socket " + sock + " < " +
                            dir.path("commands") + " > " + dir.path("replies") + " 2>/dev/null";
   std::thread client([&] { std::system(send.c_str()); });

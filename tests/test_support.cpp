@@ -68,16 +68,12 @@ std::string source_dir() {
   return src ? src : ".";
 }
 
-namespace {
-
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 CliResult run_cli(const std::string& args, const std::string& env) {
   const char* bin = std::getenv("BOND_RISK_BIN");

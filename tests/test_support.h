@@ -56,6 +56,9 @@ struct CliResult {
 // words) in the source directory, with `env` prepended (e.g. "NUM_THREADS=3").
 CliResult run_cli(const std::string& args, const std::string& env = "");
 
+// The whole content of a file ("" if it cannot be read).
+std::string slurp(const std::string& path);
+
 // The source tree (from $BOND_RISK_SRC, set by make test).
 std::string source_dir();
 
