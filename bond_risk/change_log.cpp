@@ -14,12 +14,18 @@ constexpr const char* kWatched[][2] = {
     {"repo_book_trade", "book_id"},
 };
 
+// The first column of the one row `sql` returns.
+std::int64_t query_integer(Database& db, const std::string& sql) {
+  Statement& st = db.cached(sql);
+  st.step();
+  const std::int64_t value = st.integer(0);
+  st.reset();
+  return value;
+}
+
 }  // namespace
 
-ChangeLog::ChangeLog(Database& db)
-    : db_(db),
-      data_version_(db.prepare("PRAGMA data_version")),
-      last_seq_(db.prepare("SELECT 0")) {
+ChangeLog::ChangeLog(Database& db) : db_(db) {
   std::string sql =
       "CREATE TABLE IF NOT EXISTS input_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, "
       "node_id INTEGER);\n";
@@ -32,32 +38,25 @@ ChangeLog::ChangeLog(Database& db)
     }
   }
   db_.exec(sql);
-  // AUTOINCREMENT's counter, unlike max(seq), survives the deletion of consumed rows.
-  last_seq_ = db_.prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'input_change'), 0)");
   external_commit();
   consumed_ = last_seq();
 }
 
 bool ChangeLog::external_commit() {
-  data_version_.step();
-  const std::int64_t version = data_version_.integer(0);
-  data_version_.reset();
+  const std::int64_t version = query_integer(db_, "PRAGMA data_version");
   const bool changed = seen_version_ >= 0 && version != seen_version_;
   seen_version_ = version;
   return changed;
 }
 
 std::int64_t ChangeLog::last_seq() {
-  last_seq_.step();
-  const std::int64_t last = last_seq_.integer(0);
-  last_seq_.reset();
-  return last;
+  // AUTOINCREMENT's counter, unlike max(seq), survives the deletion of consumed rows.
+  return query_integer(db_, "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'input_change'), 0)");
 }
 
 void ChangeLog::consume() {
   consumed_ = last_seq();
-  Statement del = db_.prepare("DELETE FROM input_change WHERE seq <= ?");
-  del.bind(1, consumed_).run();
+  db_.cached("DELETE FROM input_change WHERE seq <= ?").bind(1, consumed_).run();
 }
 
 }  // namespace bond_risk

@@ -30,8 +30,6 @@ class ChangeLog {
   std::int64_t last_seq();
 
   Database& db_;
-  Statement data_version_;
-  Statement last_seq_;
   std::int64_t seen_version_ = -1;
   std::int64_t consumed_ = 0;
 };

@@ -57,8 +57,6 @@ class Server {
   Server(LiveModel& model, Database& db, const std::string& path, const sigset_t& signals)
       : model_(model), db_(db), changes_(db), listener_(path), signals_(::signalfd(-1, &signals, SFD_CLOEXEC)) {
     if (signals_.get() < 0) throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));
-    log_ = db_.prepare(
-        "INSERT INTO event_log (time, command, result) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?)");
   }
 
   void run() {
@@ -161,16 +159,23 @@ class Server {
         const bool changes = LiveModel::changes_state(words[0]);
         if (!changes) settle();  // a read sees every change before it
         try {
-          if (changes) db_.exec("SAVEPOINT command");
+          if (changes) db_.cached("SAVEPOINT command").run();
           const std::string fields = model_.execute(words, &db_);
           replies[i] = "{\"ok\":true" + (fields.empty() ? "" : "," + fields);
           if (changes) {
-            log_->bind(1, std::string_view(batch[i].line)).bind(2, std::string_view(fields)).run();
-            db_.exec("RELEASE command");
+            db_.cached("INSERT INTO event_log (time, command, result) "
+                       "VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?)")
+                .bind(1, std::string_view(batch[i].line))
+                .bind(2, std::string_view(fields))
+                .run();
+            db_.cached("RELEASE command").run();
             awaiting.push_back(i);
           }
         } catch (const CommandError& e) {
-          if (changes) db_.exec("ROLLBACK TO command; RELEASE command");
+          if (changes) {
+            db_.cached("ROLLBACK TO command").run();
+            db_.cached("RELEASE command").run();
+          }
           replies[i] = error_reply(e.what());
         }
       }
@@ -202,7 +207,6 @@ class Server {
   ChangeLog changes_;
   UnixListener listener_;
   UniqueFd signals_;
-  std::optional<Statement> log_;
   std::map<int, Client> clients_;
   int next_client_ = 0;
   bool stopping_ = false;

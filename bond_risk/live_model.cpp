@@ -119,7 +119,7 @@ void write_row(Database* db, const std::string& table, std::int64_t id, const Ro
     sql = "UPDATE " + table + " SET " + sets + " WHERE id = ?";
   }
   try {
-    Statement st = db->prepare(sql);
+    Statement& st = db->cached(sql);
     int p = 1;
     if (insert) st.bind(p++, id);
     for (const auto& [col, v] : row) bind(st, p++, v);
@@ -132,7 +132,7 @@ void write_row(Database* db, const std::string& table, std::int64_t id, const Ro
 
 void run_sql(Database* db, const std::string& sql, std::initializer_list<SqlValue> args) {
   if (!db) return;
-  Statement st = db->prepare(sql);
+  Statement& st = db->cached(sql);
   int p = 1;
   for (const SqlValue& v : args) bind(st, p++, v);
   st.run();

@@ -77,7 +77,7 @@ void write_table(Database& db, const Store& store, const engine::Graph& graph, K
   const std::size_t value_count = static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ',')) + 1;
   std::string placeholders = "?, ?, ?";
   for (std::size_t i = 0; i < value_count; ++i) placeholders += ", ?";
-  Statement st = db.prepare("INSERT OR REPLACE INTO " + table + " (id, status, reason, " + columns + ") VALUES (" +
+  Statement& st = db.cached("INSERT OR REPLACE INTO " + table + " (id, status, reason, " + columns + ") VALUES (" +
                             placeholders + ")");
   for (NodeIndex i : nodes) {
     const NodeRef node = ref(kind, i);

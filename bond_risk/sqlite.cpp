@@ -35,6 +35,12 @@ void Database::exec(const std::string& sql) {
 
 Statement Database::prepare(std::string_view sql) { return Statement(*this, sql); }
 
+Statement& Database::cached(const std::string& sql) {
+  auto& slot = cache_[sql];
+  if (!slot) slot = std::make_unique<Statement>(*this, sql);
+  return *slot;
+}
+
 bool Database::has_table(const std::string& table) {
   Statement st(*this, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
   st.bind(1, table);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace bond_risk {
 
@@ -22,6 +23,9 @@ class Database {
 
   void exec(const std::string& sql);
   Statement prepare(std::string_view sql);
+  // The statement for `sql`, prepared once and kept for reuse (reset, with
+  // no bindings, after each run()). Lives as long as the Database.
+  Statement& cached(const std::string& sql);
   bool has_table(const std::string& table);
   bool has_column(const std::string& table, const std::string& column);
 
@@ -35,6 +39,7 @@ class Database {
   };
   std::string path_;
   std::unique_ptr<sqlite3, Close> db_;
+  std::unordered_map<std::string, std::unique_ptr<Statement>> cache_;  // destroyed before db_ closes
 };
 
 // A prepared statement. Columns and parameters are numbered as in SQLite:
