@@ -45,6 +45,8 @@ WorkerPool::WorkerPool(const SchedulerOptions& options)
                              std::to_string(options.threads) + " (" + e.what() +
                              "); lower NUM_THREADS or raise the limit on processes (ulimit -u)");
   }
+  std::unique_lock lock(mutex_);
+  batch_done_.wait(lock, [&] { return started_ == threads_.size(); });
 }
 
 WorkerPool::~WorkerPool() { stop(); }
@@ -116,6 +118,11 @@ bool WorkerPool::spin_for_work() const {
 
 void WorkerPool::work() {
   std::uint64_t joined = 0;  // the last batch this worker took a job of
+  {
+    std::lock_guard lock(mutex_);
+    ++started_;
+  }
+  batch_done_.notify_one();
   for (;;) {
     if (policy_ != WaitPolicy::block) spin_for_work();
     std::unique_lock lock(mutex_);

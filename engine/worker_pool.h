@@ -20,8 +20,10 @@ namespace engine {
 
 class WorkerPool final : public Scheduler {
  public:
-  // Starts options.threads workers. Throws std::runtime_error naming the
-  // thread that could not be created (after stopping those that were).
+  // Starts options.threads workers and returns once every one of them is
+  // waiting for work, so that no thread start-up falls into a batch. Throws
+  // std::runtime_error naming the thread that could not be created (after
+  // stopping those that were).
   explicit WorkerPool(const SchedulerOptions& options);
   ~WorkerPool() override;
 
@@ -41,7 +43,8 @@ class WorkerPool final : public Scheduler {
 
   std::mutex mutex_;
   std::condition_variable work_available_;
-  std::condition_variable batch_done_;
+  std::condition_variable batch_done_;  // also: a worker has started
+  std::size_t started_ = 0;              // workers that have reached their loop
   // The batch, guarded by mutex_ (the atomics are also read without it while spinning).
   const std::function<void(std::size_t)>* job_ = nullptr;
   std::size_t count_ = 0;

@@ -173,7 +173,12 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
   const std::string send = std::string("'") + std::getenv("BOND_RISK_BIN") + "' send --socket " + sock + " < " +
                            dir.path("commands") + " > " + dir.path("replies") + " 2>/dev/null";
   std::thread client([&] { std::system(send.c_str()); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Kill while commands are streaming: shortly after the first replies (a
+  // sanitizer build takes far longer to get there).
+  for (int i = 0; i < 1200 && test::slurp(dir.path("replies")).size() < 1000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   engine.kill9();
   client.join();
   EXPECT_EQ(engine.wait(), -SIGKILL);
