@@ -69,10 +69,14 @@ const std::vector<SettingSpec>& specs() {
        [](Settings& s, std::string_view v, const std::string& what) {
          s.scheduler.spin = std::chrono::microseconds(parse_integer(v, 0, 10'000'000, what));
        }},
-      {"CPU_AFFINITY", "affinity", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15 (empty: no pinning)",
+      {"CPU_AFFINITY", "affinity",
+       "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15; all = every CPU this process may use; "
+       "empty = no pinning",
        [](Settings& s, std::string_view v, const std::string& what) {
          s.scheduler.cpus = usage_checked([&] {
-           std::vector<int> cpus = v.empty() ? std::vector<int>{} : engine::parse_cpu_list(v, what);
+           std::vector<int> cpus = v.empty()    ? std::vector<int>{}
+                                   : v == "all" ? engine::allowed_cpus()
+                                                : engine::parse_cpu_list(v, what);
            engine::check_cpus_allowed(cpus, what);
            return cpus;
          });

@@ -141,6 +141,11 @@ TEST(Cli, BadFlagsAndSettingsAreNamed) {
       {"generate --preset tiny", "", "--preset and --out are required"},
       {"generate --preset tiny --out " + db.path, "", "already exists"},
       {"frobnicate", "", "unknown command 'frobnicate'"},
+      {"run --db " + db.path + " --affinity 1000", "", "--affinity: CPU 1000 is not one this process may run on"},
+      {"run --db " + db.path + " --affinity 0-x", "", "--affinity: 'x' in CPU list '0-x' is not a CPU number"},
+      {"run --db " + db.path + " --master-cpu 1000", "", "--master-cpu: CPU 1000 is not one this process may run on"},
+      {"run --db " + db.path + " --scheduler openmp", "", "--scheduler is 'openmp'; it must be pthreads or tbb"},
+      {"run --db " + db.path + " --wait sleep", "", "--wait is 'sleep'; it must be block, busy or hybrid"},
   };
   for (const Case& c : cases) {
     const test::CliResult r = run_cli(c.args, c.env);
@@ -168,6 +173,8 @@ TEST(Cli, SettingsTakeFlagsOverEnvironmentOverConfOverDefaults) {
   EXPECT_TRUE(contains(run_cli("run --batch" + conf).out, "Threads: 3 workers, scheduler pthreads, wait block, grain 5."));
   EXPECT_TRUE(contains(run_cli("run --batch" + conf, "NUM_THREADS=1").out, "Threads: 1 workers, scheduler pthreads, wait block, grain 5."));
   EXPECT_TRUE(contains(run_cli("run --batch --threads 0" + conf, "NUM_THREADS=1").out, "Threads: 0 (single-threaded"));
+  EXPECT_TRUE(contains(run_cli("run --batch --affinity all" + conf).out, ", CPUs "));
+  EXPECT_TRUE(contains(run_cli("run --batch --scheduler tbb" + conf).out, "scheduler tbb, grain 5."));
   // BATCH_MODE=1 from the environment writes results like --batch does.
   EXPECT_EQ(run_cli("run" + conf, "BATCH_MODE=1").exit_code, 0);
   EXPECT_EQ(run_cli("show --db " + db.path + " 4").exit_code, 0);
