@@ -54,6 +54,15 @@ std::int64_t ChangeLog::last_seq() {
   return query_integer(db_, "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'input_change'), 0)");
 }
 
+std::vector<ChangeLog::Change> ChangeLog::changes() {
+  Statement& st = db_.cached("SELECT DISTINCT tbl, node_id FROM input_change WHERE seq > ? AND node_id IS NOT NULL");
+  st.bind(1, consumed_);
+  std::vector<Change> out;
+  while (st.step()) out.push_back({std::string(st.text(0)), st.integer(1)});
+  st.reset();
+  return out;
+}
+
 void ChangeLog::consume() {
   consumed_ = last_seq();
   db_.cached("DELETE FROM input_change WHERE seq <= ?").bind(1, consumed_).run();

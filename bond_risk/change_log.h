@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "bond_risk/sqlite.h"
 
@@ -18,6 +20,13 @@ class ChangeLog {
   // Whether another connection has committed since the last call (PRAGMA
   // data_version): cheap enough to ask ten times a second.
   bool external_commit();
+
+  struct Change {
+    std::string table;
+    std::int64_t id;  // of the node the row belongs to
+  };
+  // The changes recorded after the last one consumed, each (table, id) once.
+  std::vector<Change> changes();
 
   // Whether changes were recorded after the last one consumed.
   bool pending() { return last_seq() > consumed_; }

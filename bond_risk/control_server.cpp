@@ -191,14 +191,13 @@ class Server {
     }
   }
 
-  // Re-reads the whole database after changes made by other programs and
-  // recalculates everything, inside the caller's transaction.
+  // Applies the changes other programs made to the input tables and
+  // recalculates what they affect, inside the caller's transaction.
   LiveModel::Recalculation reload() {
-    Loaded loaded = load(db_);
-    for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
-    const LiveModel::Recalculation r = model_.reload(std::move(loaded.store), &db_);
+    const std::vector<ChangeLog::Change> changes = changes_.changes();
+    const LiveModel::Recalculation r = model_.apply_external(changes, db_);
     changes_.consume();
-    std::cerr << "bond_risk: reloaded " << db_.path() << " after changes by another program\n";
+    std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
     return r;
   }
 

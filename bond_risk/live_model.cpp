@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "bond_risk/calculations.h"
+#include "bond_risk/loader.h"
 #include "bond_risk/results.h"
 
 namespace bond_risk {
@@ -424,6 +425,16 @@ std::string LiveModel::remove_trade(const std::vector<std::string>& w, Database*
   }
   const std::string table(kind_name(kind_of(t)));
   const std::int64_t id = store_.id(t);
+  const std::size_t books = detach(t);
+  run_sql(db, "DELETE FROM " + table + " WHERE id = ?", {id});
+  run_sql(db, "DELETE FROM " + std::string(kind_of(t) == Kind::outright_trade ? "outright" : "repo") +
+                  "_book_trade WHERE trade_id = ?", {id});
+  run_sql(db, "DELETE FROM " + table + "_result WHERE id = ?", {id});
+  return "\"id\":" + std::to_string(id) + ",\"books\":" + std::to_string(books);
+}
+
+// Takes a trade out of the graph and its books; returns how many books held it.
+std::size_t LiveModel::detach(NodeRef t) {
   relink(t, {});
   const std::vector<NodeRef> books(graph_.subscribers(t).begin(), graph_.subscribers(t).end());
   for (NodeRef b : books) {
@@ -434,11 +445,50 @@ std::string LiveModel::remove_trade(const std::vector<std::string>& w, Database*
     graph_.mark_dirty(b);
   }
   store_.state(t).status = Status::removed;
-  run_sql(db, "DELETE FROM " + table + " WHERE id = ?", {id});
-  run_sql(db, "DELETE FROM " + std::string(kind_of(t) == Kind::outright_trade ? "outright" : "repo") +
-                  "_book_trade WHERE trade_id = ?", {id});
-  run_sql(db, "DELETE FROM " + table + "_result WHERE id = ?", {id});
-  return "\"id\":" + std::to_string(id) + ",\"books\":" + std::to_string(books.size());
+  return books.size();
+}
+
+// Subscribes a trade to its inputs, unless its static data is invalid.
+void LiveModel::link_trade(NodeRef t) {
+  if (store_.state(t).error != 0) return relink(t, {});
+  if (kind_of(t) == Kind::outright_trade) return relink(t, inputs_of(store_.outright_trades[t.index]));
+  relink(t, inputs_of(store_.repo_trades[t.index]));
+}
+
+LiveModel::Recalculation LiveModel::apply_external(const std::vector<ChangeLog::Change>& changes, Database& db) {
+  for (const ChangeLog::Change& c : changes) {
+    const bool trade = c.table == "outright_trade" || c.table == "repo_trade";
+    if (!trade && c.table != "calendar" && c.table != "ir_curve_input_rate") return reload(load(db).store, &db);
+    const Kind kind = c.table == "outright_trade" ? Kind::outright_trade
+                      : c.table == "repo_trade"   ? Kind::repo_trade
+                      : c.table == "calendar"     ? Kind::calendar
+                                                  : Kind::ir_curve;
+    const NodeRef* found = store_.by_id.find(c.id);
+    NodeRef node;
+    if (found && kind_of(*found) == kind && store_.state(*found).status != Status::removed) {
+      node = *found;
+    } else if (trade && !found) {  // a trade booked by another program
+      node = ref(kind, store_.add(kind, c.id));
+      if (kind == Kind::outright_trade) {
+        store_.outright_trades.emplace_back();
+        store_.outright_values.emplace_back();
+      } else {
+        store_.repo_trades.emplace_back();
+        store_.repo_values.emplace_back();
+      }
+      graph_.add_nodes(static_cast<engine::TypeId>(kind));
+    } else {
+      return reload(load(db).store, &db);  // an id reused across tables, a new calendar or curve, ...
+    }
+    if (!reread(db, store_, node)) {
+      if (!trade) return reload(load(db).store, &db);
+      detach(node);
+      continue;
+    }
+    if (trade) link_trade(node);
+    graph_.mark_dirty(node);
+  }
+  return recalculate(&db);
 }
 
 namespace {

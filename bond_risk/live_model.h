@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bond_risk/change_log.h"
 #include "bond_risk/sqlite.h"
 #include "bond_risk/store.h"
 #include "engine/flush.h"
@@ -43,6 +44,12 @@ class LiveModel {
   // Replaces the model with `store` (the database as another program left
   // it) and calculates every node; with `db`, writes every result.
   Recalculation reload(Store store, Database* db);
+
+  // Brings the model up to date with rows other programs changed: trades,
+  // calendars and curve rates are re-read one by one and what they affect is
+  // recalculated; a change to any other table (bonds, books, memberships)
+  // reloads the whole model.
+  Recalculation apply_external(const std::vector<ChangeLog::Change>& changes, Database& db);
   LiveModel(const LiveModel&) = delete;
   LiveModel& operator=(const LiveModel&) = delete;
 
@@ -76,6 +83,8 @@ class LiveModel {
   std::string stats() const;
   void write_curve(NodeIndex curve, Database* db);
   void relink(NodeRef node, const std::vector<NodeRef>& inputs);
+  void link_trade(NodeRef trade);
+  std::size_t detach(NodeRef trade);
 
   Store store_;
   engine::Graph graph_;

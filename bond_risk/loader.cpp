@@ -117,6 +117,54 @@ class RowReader {
   NodeRef node_;
 };
 
+constexpr const char* kOutrightSelect =
+    "SELECT id, bond_id, trade_date, trade_price, quantity, buy_sell FROM outright_trade";
+
+OutrightTrade read_outright(RowReader& row) {
+  OutrightTrade t;
+  t.bond = row.reference(1, Kind::bond);
+  row.date(2, "trade_date");  // validated, not used by the model
+  t.trade_price = row.real(3, "trade_price");
+  t.quantity = row.integer(4, "quantity");
+  t.dir = row.direction(5);
+  return t;
+}
+
+constexpr const char* kRepoSelect =
+    "SELECT id, bond_id, calendar_id, ir_curve_id, start_date, end_date, notional, start_cash, rate, buy_sell "
+    "FROM repo_trade";
+
+RepoTrade read_repo(RowReader& row) {
+  RepoTrade t;
+  t.bond = row.reference(1, Kind::bond);
+  t.calendar = row.reference(2, Kind::calendar);
+  t.curve = row.reference(3, Kind::ir_curve);
+  const Date start = row.date(4, "start_date");
+  t.end = row.date(5, "end_date");
+  t.notional = row.integer(6, "notional");
+  t.start_cash = row.real(7, "start_cash");
+  t.rate = row.real(8, "rate");
+  row.direction(9);  // validated; buy_sell does not enter the repo formulas
+  if (t.end < start) row.fail("end_date " + format_date(t.end) + " is before start_date " + format_date(start));
+  return t;
+}
+
+constexpr const char* kRateSelect = "SELECT ir_curve_id, idx, days_forward, value FROM ir_curve_input_rate";
+
+// Appends one ir_curve_input_rate row to its curve's points.
+void read_rate(RowReader& row, const Statement& st, IrCurve& curve) {
+  // Clamped so that absurd days stay absurd as an int (check_curve_points rejects them).
+  const auto days = static_cast<int>(std::clamp<std::int64_t>(row.integer(2, "days_forward"), -1, 1 << 30));
+  curve.points.push_back({days, row.real(3, "value")});
+  curve.point_idx.push_back(st.integer(1));
+}
+
+// Fails the curve if its points cannot define it.
+void check_curve(Store& store, NodeIndex i) {
+  std::string problem = check_curve_points(store.curves[i].points);
+  if (!problem.empty()) store.fail(ref(Kind::ir_curve, i), std::move(problem));
+}
+
 std::size_t row_count(Database& db, const std::string& table) {
   Statement st = db.prepare("SELECT count(*) FROM " + table);
   st.step();
@@ -172,8 +220,7 @@ class Loader {
       s().curves.emplace_back();
       name(row, 1, ref(Kind::ir_curve, i));
     });
-    Statement st = db_.prepare(
-        "SELECT ir_curve_id, idx, days_forward, value FROM ir_curve_input_rate ORDER BY ir_curve_id, idx");
+    Statement st = db_.prepare(std::string(kRateSelect) + " ORDER BY ir_curve_id, idx");
     while (st.step()) {
       const NodeRef* curve = s().by_id.find(st.integer(0));
       if (!curve || kind_of(*curve) != Kind::ir_curve) {
@@ -182,15 +229,9 @@ class Loader {
         continue;
       }
       RowReader row(st, s(), *curve);
-      // Clamped so that absurd days stay absurd as an int (check_curve_points rejects them).
-      const auto days = static_cast<int>(std::clamp<std::int64_t>(row.integer(2, "days_forward"), -1, 1 << 30));
-      s().curves[curve->index].points.push_back({days, row.real(3, "value")});
-      s().curves[curve->index].point_idx.push_back(st.integer(1));
+      read_rate(row, st, s().curves[curve->index]);
     }
-    for (NodeIndex i = 0; i < s().curves.size(); ++i) {
-      std::string problem = check_curve_points(s().curves[i].points);
-      if (!problem.empty()) s().fail(ref(Kind::ir_curve, i), std::move(problem));
-    }
+    for (NodeIndex i = 0; i < s().curves.size(); ++i) check_curve(s(), i);
   }
 
   void bonds() {
@@ -225,40 +266,14 @@ class Loader {
 
   void outright_trades() {
     s().outright_trades.reserve(row_count(db_, "outright_trade"));
-    each_node(Kind::outright_trade,
-              "SELECT id, bond_id, trade_date, trade_price, quantity, buy_sell FROM outright_trade ORDER BY id",
-              [&](RowReader& row, NodeIndex) {
-                OutrightTrade t;
-                t.bond = row.reference(1, Kind::bond);
-                row.date(2, "trade_date");  // validated, not used by the model
-                t.trade_price = row.real(3, "trade_price");
-                t.quantity = row.integer(4, "quantity");
-                t.dir = row.direction(5);
-                s().outright_trades.push_back(t);
-              });
+    each_node(Kind::outright_trade, (std::string(kOutrightSelect) + " ORDER BY id").c_str(),
+              [&](RowReader& row, NodeIndex) { s().outright_trades.push_back(read_outright(row)); });
   }
 
   void repo_trades() {
     s().repo_trades.reserve(row_count(db_, "repo_trade"));
-    each_node(Kind::repo_trade,
-              "SELECT id, bond_id, calendar_id, ir_curve_id, start_date, end_date, notional, start_cash, rate, "
-              "buy_sell FROM repo_trade ORDER BY id",
-              [&](RowReader& row, NodeIndex) {
-                RepoTrade t;
-                t.bond = row.reference(1, Kind::bond);
-                t.calendar = row.reference(2, Kind::calendar);
-                t.curve = row.reference(3, Kind::ir_curve);
-                const Date start = row.date(4, "start_date");
-                t.end = row.date(5, "end_date");
-                t.notional = row.integer(6, "notional");
-                t.start_cash = row.real(7, "start_cash");
-                t.rate = row.real(8, "rate");
-                row.direction(9);  // validated; buy_sell does not enter the repo formulas
-                if (t.end < start) {
-                  row.fail("end_date " + format_date(t.end) + " is before start_date " + format_date(start));
-                }
-                s().repo_trades.push_back(t);
-              });
+    each_node(Kind::repo_trade, (std::string(kRepoSelect) + " ORDER BY id").c_str(),
+              [&](RowReader& row, NodeIndex) { s().repo_trades.push_back(read_repo(row)); });
   }
 
   // Calendars, curves and books are few and named in events: their names are kept.
@@ -311,5 +326,54 @@ void check_input_schema(Database& db) {
 }
 
 Loaded load(Database& db) { return Loader(db).run(); }
+
+bool reread(Database& db, Store& store, NodeRef node) {
+  NodeState& state = store.state(node);
+  state.error = 0;
+  state.status = Status::ok;
+  const std::int64_t id = store.id(node);
+  auto select_one = [&](const char* select) {
+    Statement st = db.prepare(std::string(select) + " WHERE id = ?");
+    st.bind(1, id);
+    return st;
+  };
+  switch (kind_of(node)) {
+    case Kind::outright_trade: {
+      Statement st = select_one(kOutrightSelect);
+      if (!st.step()) return false;
+      RowReader row(st, store, node);
+      store.outright_trades[node.index] = read_outright(row);
+      return true;
+    }
+    case Kind::repo_trade: {
+      Statement st = select_one(kRepoSelect);
+      if (!st.step()) return false;
+      RowReader row(st, store, node);
+      store.repo_trades[node.index] = read_repo(row);
+      return true;
+    }
+    case Kind::calendar: {
+      Statement st = select_one("SELECT id, today FROM calendar");
+      if (!st.step()) return false;
+      RowReader row(st, store, node);
+      store.calendars[node.index].today = row.date(1, "today");
+      return true;
+    }
+    case Kind::ir_curve: {
+      IrCurve& curve = store.curves[node.index];
+      curve.points.clear();
+      curve.point_idx.clear();
+      Statement st = db.prepare(std::string(kRateSelect) + " WHERE ir_curve_id = ? ORDER BY idx");
+      st.bind(1, id);
+      while (st.step()) {
+        RowReader row(st, store, node);
+        read_rate(row, st, curve);
+      }
+      check_curve(store, node.index);
+      return true;
+    }
+    default: throw std::logic_error("reread: " + std::string(kind_name(kind_of(node))) + " rows are not re-read");
+  }
+}
 
 }  // namespace bond_risk

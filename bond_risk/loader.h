@@ -21,6 +21,11 @@ struct Loaded {
 // (see Store::fail); it never stops the load.
 Loaded load(Database& db);
 
+// Reads a trade's, calendar's or curve's input row(s) again after another
+// program changed them, replacing its static data and static error in
+// `store`; false if its row is gone.
+bool reread(Database& db, Store& store, NodeRef node);
+
 // Throws std::runtime_error naming the first missing input table or column.
 void check_input_schema(Database& db);
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bond_risk/change_log.h"
 #include "bond_risk/generator.h"
 #include "bond_risk/live_model.h"
 #include "bond_risk/loader.h"
@@ -228,5 +229,45 @@ TEST(Events, AThousandRandomEventsEndEqualToAFreshFlush) {
     }
   }
   EXPECT_LT(refused, 500);
+  expect_same_as_fresh(live);
+}
+
+TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
+  Live live;
+  ChangeLog log(*live.db);
+  const std::int64_t ot = first_id(live.store(), Kind::outright_trade), rt = first_id(live.store(), Kind::repo_trade);
+  const std::int64_t bond = first_id(live.store(), Kind::bond);
+  {
+    Database other(live.path, Database::Mode::read_write);
+    other.exec("UPDATE outright_trade SET quantity = 4321, buy_sell = 'SELL' WHERE id = " + std::to_string(ot));
+    other.exec("UPDATE repo_trade SET rate = 0.0777 WHERE id = " + std::to_string(rt));
+    other.exec("INSERT INTO outright_trade VALUES (90001, 'EXT_1', " + std::to_string(bond) +
+               ", '2025-01-02', 99.0, 10, 'BUY')");
+    other.exec("INSERT INTO outright_trade VALUES (90002, 'EXT_BAD', 424242, '2025-01-02', 99.0, 10, 'BUY')");
+    other.exec("UPDATE ir_curve_input_rate SET value = value + 0.001 WHERE ir_curve_id = 2");
+    other.exec("UPDATE calendar SET today = '2025-12-15'");
+  }
+  EXPECT_TRUE(log.external_commit());
+  ASSERT_TRUE(log.pending());
+  Transaction tx(*live.db, true);
+  const LiveModel::Recalculation r = live.model->apply_external(log.changes(), *live.db);
+  log.consume();
+  tx.commit();
+  EXPECT_LT(r.nodes[static_cast<std::size_t>(Kind::bond)] + r.nodes[static_cast<std::size_t>(Kind::outright_trade)],
+            live.store().size()) << "applied row by row, not by a whole reload";
+  EXPECT_EQ(live.store().state(live.node(90002)).status, Status::failed);
+  EXPECT_FALSE(log.pending());
+  expect_same_as_fresh(live);
+
+  {  // A book membership change: the whole model is reloaded.
+    Database other(live.path, Database::Mode::read_write);
+    other.exec("DELETE FROM repo_book_trade WHERE trade_id = " + std::to_string(rt));
+    other.exec("DELETE FROM repo_trade WHERE id = " + std::to_string(rt));
+  }
+  Transaction tx2(*live.db, true);
+  live.model->apply_external(log.changes(), *live.db);
+  log.consume();
+  tx2.commit();
+  EXPECT_EQ(live.store().by_id.find(rt), nullptr);
   expect_same_as_fresh(live);
 }
