@@ -12,16 +12,6 @@ namespace bond_risk {
 
 namespace {
 
-using StatusCounts = std::array<std::size_t, kStatusCount>;
-
-StatusCounts count_statuses(const Store& store, Kind kind) {
-  StatusCounts counts{};
-  for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) {
-    if (s.status != Status::removed) ++counts[static_cast<int>(s.status)];
-  }
-  return counts;
-}
-
 std::string fixed(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6f", seconds);
@@ -35,6 +25,20 @@ std::string hex(std::uint64_t value) {
 }
 
 }  // namespace
+
+std::string status_counts_json(const Store& store) {
+  std::string out = "{";
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const auto c = count_statuses(store, static_cast<Kind>(k));
+    out += std::string(k ? ", " : "") + "\"" + std::string(kind_name(static_cast<Kind>(k))) + "\": {";
+    for (int s = 0; s < kStatusCount; ++s) {
+      out += std::string(s ? ", " : "") + "\"" + std::string(status_name(static_cast<Status>(s))) +
+             "\": " + std::to_string(c[s]);
+    }
+    out += "}";
+  }
+  return out + "}";
+}
 
 void print_report(std::ostream& out, const RunReport& r, const Store& store, bool detail) {
   out << "Loaded " << store.size() << " objects from " << r.db << " in " << fixed(r.load_seconds) << " seconds.\n";
@@ -61,7 +65,7 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
       << " MB.\n";
   out << "Results digest: " << hex(r.digest) << "\n";
   for (std::size_t k = 0; k < kKindCount; ++k) {
-    const StatusCounts c = count_statuses(store, static_cast<Kind>(k));
+    const auto c = count_statuses(store, static_cast<Kind>(k));
     char line[160];
     std::snprintf(line, sizeof line, "%-15s %8zu OK %6zu FAILED %6zu STALE %6zu EXPIRED\n",
                   std::string(kind_name(static_cast<Kind>(k))).c_str(), c[0], c[1], c[2], c[3]);
@@ -91,16 +95,7 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
   out << "],\n  \"voluntary_context_switches\": " << r.flush.counters.voluntary_switches
       << ",\n  \"involuntary_context_switches\": " << r.flush.counters.involuntary_switches
       << ",\n  \"peak_rss_kb\": " << r.flush.counters.peak_rss_kb << ",\n  \"results_digest\": \"" << hex(r.digest)
-      << "\",\n  \"counts\": {";
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    const StatusCounts c = count_statuses(store, static_cast<Kind>(k));
-    out << (k ? ", " : "") << "\"" << kind_name(static_cast<Kind>(k)) << "\": {";
-    for (int s = 0; s < kStatusCount; ++s) {
-      out << (s ? ", " : "") << "\"" << status_name(static_cast<Status>(s)) << "\": " << c[s];
-    }
-    out << "}";
-  }
-  out << "}\n}\n";
+      << "\",\n  \"counts\": " << status_counts_json(store) << "\n}\n";
   if (!out) throw std::runtime_error("cannot write JSON to " + path);
 }
 

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "bond_risk/calculations.h"
+#include "bond_risk/flush_report.h"
 #include "bond_risk/loader.h"
 #include "bond_risk/results.h"
 
@@ -541,26 +542,13 @@ std::string LiveModel::book(const std::vector<std::string>& w, Database* db) con
 }
 
 std::string LiveModel::stats() const {
-  std::string counts;
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    std::array<std::size_t, kStatusCount> c{};
-    for (const NodeState& s : store_.states[k]) {
-      if (s.status != Status::removed) ++c[static_cast<int>(s.status)];
-    }
-    counts += std::string(k ? "," : "") + json_string(std::string(kind_name(static_cast<Kind>(k)))) + ":{";
-    for (int s = 0; s < kStatusCount; ++s) {
-      counts += std::string(s ? "," : "") + json_string(std::string(status_name(static_cast<Status>(s)))) + ":" +
-                std::to_string(c[s]);
-    }
-    counts += "}";
-  }
   std::vector<double> sorted = latencies_us_;
   std::sort(sorted.begin(), sorted.end());
   auto pct = [&](double p) {
     if (sorted.empty()) return std::string("null");
     return json_number(sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(p / 100 * sorted.size()))]);
   };
-  return "\"counts\":{" + counts + "},\"events\":" + std::to_string(events_) +
+  return "\"counts\":" + status_counts_json(store_) + ",\"events\":" + std::to_string(events_) +
          ",\"recalc_us\":{\"min\":" + pct(0) + ",\"p50\":" + pct(50) + ",\"p90\":" + pct(90) + ",\"p99\":" + pct(99) +
          ",\"p99.9\":" + pct(99.9) + ",\"max\":" + pct(100) + "}";
 }

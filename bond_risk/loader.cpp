@@ -332,33 +332,23 @@ bool reread(Database& db, Store& store, NodeRef node) {
   state.error = 0;
   state.status = Status::ok;
   const std::int64_t id = store.id(node);
-  auto select_one = [&](const char* select) {
+  // Reads the node's one row of `select` into `read`; false if it is gone.
+  auto read_one = [&](const char* select, auto read) {
     Statement st = db.prepare(std::string(select) + " WHERE id = ?");
     st.bind(1, id);
-    return st;
+    if (!st.step()) return false;
+    RowReader row(st, store, node);
+    read(row);
+    return true;
   };
   switch (kind_of(node)) {
-    case Kind::outright_trade: {
-      Statement st = select_one(kOutrightSelect);
-      if (!st.step()) return false;
-      RowReader row(st, store, node);
-      store.outright_trades[node.index] = read_outright(row);
-      return true;
-    }
-    case Kind::repo_trade: {
-      Statement st = select_one(kRepoSelect);
-      if (!st.step()) return false;
-      RowReader row(st, store, node);
-      store.repo_trades[node.index] = read_repo(row);
-      return true;
-    }
-    case Kind::calendar: {
-      Statement st = select_one("SELECT id, today FROM calendar");
-      if (!st.step()) return false;
-      RowReader row(st, store, node);
-      store.calendars[node.index].today = row.date(1, "today");
-      return true;
-    }
+    case Kind::outright_trade:
+      return read_one(kOutrightSelect, [&](RowReader& row) { store.outright_trades[node.index] = read_outright(row); });
+    case Kind::repo_trade:
+      return read_one(kRepoSelect, [&](RowReader& row) { store.repo_trades[node.index] = read_repo(row); });
+    case Kind::calendar:
+      return read_one("SELECT id, today FROM calendar",
+                      [&](RowReader& row) { store.calendars[node.index].today = row.date(1, "today"); });
     case Kind::ir_curve: {
       IrCurve& curve = store.curves[node.index];
       curve.points.clear();

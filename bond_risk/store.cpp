@@ -11,6 +11,14 @@ std::string_view kind_name(Kind kind) {
   return names[static_cast<std::size_t>(kind)];
 }
 
+std::array<std::size_t, kStatusCount> count_statuses(const Store& store, Kind kind) {
+  std::array<std::size_t, kStatusCount> counts{};
+  for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) {
+    if (s.status != Status::removed) ++counts[static_cast<int>(s.status)];
+  }
+  return counts;
+}
+
 std::size_t Store::size() const {
   std::size_t n = 0;
   for (const auto& v : ids) n += v.size();

@@ -8,9 +8,9 @@
 #pragma once
 
 #include <array>
-#include <unordered_map>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "bond_risk/dates.h"
@@ -90,6 +90,11 @@ struct Previous {
   Value value;
   Status status;
 };
+
+struct Store;
+
+// How many nodes of `kind` have each status of MODEL.md (removed trades left out).
+std::array<std::size_t, kStatusCount> count_statuses(const Store& store, Kind kind);
 
 struct Store {
   std::vector<Calendar> calendars;

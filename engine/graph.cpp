@@ -123,18 +123,8 @@ std::size_t Graph::dirty_count() const {
   return n;
 }
 
-std::size_t Graph::node_count(TypeId type) const { return at(type).is_dirty.size(); }
-
-std::size_t Graph::node_count() const {
-  std::size_t n = 0;
-  for (const Type& t : types_) n += t.is_dirty.size();
-  return n;
-}
-
-const std::string& Graph::type_name(TypeId type) const { return at(type).name; }
 unsigned Graph::tier(TypeId type) const { return at(type).tier; }
 std::size_t Graph::cost(TypeId type) const { return at(type).cost; }
-void Graph::set_cost(TypeId type, std::size_t cost) { at(type).cost = std::max<std::size_t>(cost, 1); }
 const Graph::BatchFn& Graph::calculation(TypeId type) const { return at(type).calc; }
 
 unsigned Graph::max_tier() const {

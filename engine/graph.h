@@ -38,8 +38,6 @@ class Graph {
   // from the change instead of recalculating whole.
   TypeId add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost = 1, bool track_causes = false);
 
-  // Changes a type's cost (for example once its nodes' sizes are known).
-  void set_cost(TypeId type, std::size_t cost);
   std::size_t cost(TypeId type) const;
 
   // Adds `count` nodes to `type` (new nodes are dirty); returns the index of
@@ -72,9 +70,6 @@ class Graph {
   std::size_t dirty_count() const;
 
   std::size_t type_count() const { return types_.size(); }
-  std::size_t node_count(TypeId type) const;
-  std::size_t node_count() const;
-  const std::string& type_name(TypeId type) const;
   unsigned tier(TypeId type) const;
   unsigned max_tier() const;
   const BatchFn& calculation(TypeId type) const;
