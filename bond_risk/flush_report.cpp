@@ -61,7 +61,8 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
   }
   out << "All tiers ran " << r.flush.nodes << " objects in " << fixed(r.flush.seconds) << " seconds.\n";
   out << "Context switches during the flush: " << r.flush.counters.voluntary_switches << " voluntary, "
-      << r.flush.counters.involuntary_switches << " involuntary. Peak RSS " << r.flush.counters.peak_rss_kb / 1024
+      << r.flush.counters.involuntary_switches << " involuntary; " << r.flush.counters.minor_faults
+      << " minor page faults. Peak RSS " << r.flush.counters.peak_rss_kb / 1024
       << " MB.\n";
   out << "Results digest: " << hex(r.digest) << "\n";
   for (std::size_t k = 0; k < kKindCount; ++k) {
@@ -94,6 +95,7 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
   }
   out << "],\n  \"voluntary_context_switches\": " << r.flush.counters.voluntary_switches
       << ",\n  \"involuntary_context_switches\": " << r.flush.counters.involuntary_switches
+      << ",\n  \"minor_page_faults\": " << r.flush.counters.minor_faults
       << ",\n  \"peak_rss_kb\": " << r.flush.counters.peak_rss_kb << ",\n  \"results_digest\": \"" << hex(r.digest)
       << "\",\n  \"counts\": " << status_counts_json(store) << "\n}\n";
   if (!out) throw std::runtime_error("cannot write JSON to " + path);

@@ -107,11 +107,17 @@ std::span<const NodeIndex> Graph::dirty(TypeId type) const { return at(type).dir
 
 void Graph::clear_dirty(TypeId type) {
   Type& t = at(type);
-  for (NodeIndex i : t.dirty_list) {
-    t.is_dirty[i] = 0;
-    if (t.track_causes) {
-      t.whole[i] = 0;
-      t.causes[i].clear();
+  if (t.dirty_list.size() == t.is_dirty.size() && !t.track_causes) {
+    // Every node was dirty (a full flush): one memset instead of a scattered
+    // write per node, which the master would otherwise do alone between tiers.
+    std::fill(t.is_dirty.begin(), t.is_dirty.end(), 0);
+  } else {
+    for (NodeIndex i : t.dirty_list) {
+      t.is_dirty[i] = 0;
+      if (t.track_causes) {
+        t.whole[i] = 0;
+        t.causes[i].clear();
+      }
     }
   }
   t.dirty_list.clear();

@@ -7,12 +7,13 @@ namespace engine {
 ProcessCounters ProcessCounters::now() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  return {usage.ru_nvcsw, usage.ru_nivcsw, usage.ru_maxrss};
+  return {usage.ru_nvcsw, usage.ru_nivcsw, usage.ru_minflt, usage.ru_maxrss};
 }
 
 ProcessCounters ProcessCounters::operator-(const ProcessCounters& earlier) const {
   return {voluntary_switches - earlier.voluntary_switches,
-          involuntary_switches - earlier.involuntary_switches, peak_rss_kb};
+          involuntary_switches - earlier.involuntary_switches,
+          minor_faults - earlier.minor_faults, peak_rss_kb};
 }
 
 }  // namespace engine

@@ -18,10 +18,11 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
 };
 
-// The calling process's context switches and peak resident set, from getrusage.
+// The calling process's context switches, page faults and peak resident set, from getrusage.
 struct ProcessCounters {
   long voluntary_switches = 0;
   long involuntary_switches = 0;
+  long minor_faults = 0;  // pages first touched: a cost of fresh memory, not of the scheduler
   long peak_rss_kb = 0;
 
   static ProcessCounters now();
