@@ -83,8 +83,9 @@ gnuplot -e "dir='$dir'; cores=$cores" "$here/plots.gp"
   echo
   echo "## Duration and context switches per series"
   echo
-  echo "Means over the repeats; context switches are the process's own during the flush (getrusage) and the"
-  echo "whole system's during the run (/proc/stat ctxt); speedup is the single-threaded mean over the mean."
+  echo "Means over the repeats of each run's duration (the median of its full flushes, see 'flushes per run');"
+  echo "context switches are the process's own during the start-up flush (getrusage) and the whole system's"
+  echo "during the run (/proc/stat ctxt); speedup is the single-threaded mean over the mean."
   echo
   echo "| series | threads | runs | mean s | std dev s | median s | min s | process cs/run | system cs/run | speedup |"
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"

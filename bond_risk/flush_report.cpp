@@ -1,5 +1,6 @@
 #include "bond_risk/flush_report.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +23,13 @@ std::string hex(std::uint64_t value) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
   return buf;
+}
+
+// The middle value (the mean of the two middle ones for an even count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 }  // namespace
@@ -60,6 +68,13 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
     }
   }
   out << "All tiers ran " << r.flush.nodes << " objects in " << fixed(r.flush.seconds) << " seconds.\n";
+  if (r.flush_seconds.size() > 1) {
+    const auto& f = r.flush_seconds;
+    double sum = 0;
+    for (double s : f) sum += s;
+    out << "Full flush repeated " << f.size() << " times: median " << fixed(median(f)) << ", min "
+        << fixed(*std::min_element(f.begin(), f.end())) << ", mean " << fixed(sum / f.size()) << " seconds.\n";
+  }
   out << "Context switches during the flush: " << r.flush.counters.voluntary_switches << " voluntary, "
       << r.flush.counters.involuntary_switches << " involuntary; " << r.flush.counters.minor_faults
       << " minor page faults. Peak RSS " << r.flush.counters.peak_rss_kb / 1024
@@ -86,7 +101,9 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
       << engine::to_string(r.scheduler.kind) << "\",\n  \"wait_policy\": \"" << engine::to_string(r.scheduler.wait)
       << "\",\n  \"cpu_affinity\": \"" << engine::format_cpu_list(r.scheduler.cpus) << "\",\n  \"grain\": " << r.grain
       << ",\n  \"load_seconds\": " << fixed(r.load_seconds) << ",\n  \"flush_seconds\": " << fixed(r.flush.seconds)
-      << ",\n  \"objects\": " << r.flush.nodes << ",\n  \"tiers\": [";
+      << ",\n  \"flush_median_seconds\": " << fixed(median(r.flush_seconds)) << ",\n  \"flush_repeat_seconds\": [";
+  for (std::size_t i = 0; i < r.flush_seconds.size(); ++i) out << (i ? ", " : "") << fixed(r.flush_seconds[i]);
+  out << "],\n  \"objects\": " << r.flush.nodes << ",\n  \"tiers\": [";
   for (std::size_t i = 0; i < r.flush.tiers.size(); ++i) {
     const engine::TierStats& t = r.flush.tiers[i];
     out << (i ? ", " : "") << "{\"tier\": " << t.tier << ", \"objects\": " << t.nodes << ", \"chunks\": " << t.chunks

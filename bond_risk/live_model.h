@@ -32,11 +32,14 @@ class LiveModel {
     std::array<std::size_t, kKindCount> nodes{};  // recalculated, per Kind
     double seconds = 0;
   };
-  // Recalculates every dirty node; with `db`, writes their results.
-  Recalculation recalculate(Database* db);
 
   // Builds the graph over `store` (every node dirty) and starts the scheduler.
   LiveModel(Store store, const engine::SchedulerOptions& options, std::size_t grain);
+  LiveModel(const LiveModel&) = delete;
+  LiveModel& operator=(const LiveModel&) = delete;
+
+  // Recalculates every dirty node; with `db`, writes their results.
+  Recalculation recalculate(Database* db);
 
   // Calculates every node: the start-up flush.
   engine::FlushStats flush_all();
@@ -50,8 +53,6 @@ class LiveModel {
   // recalculated; a change to any other table (bonds, books, memberships)
   // reloads the whole model.
   Recalculation apply_external(const std::vector<ChangeLog::Change>& changes, Database& db);
-  LiveModel(const LiveModel&) = delete;
-  LiveModel& operator=(const LiveModel&) = delete;
 
   // Whether `command` (a command name) changes the model.
   static bool changes_state(const std::string& command);
@@ -61,8 +62,6 @@ class LiveModel {
   // CommandError, having changed nothing, for a bad command. With `db`,
   // state-changing commands also write their change to it.
   std::string execute(const std::vector<std::string>& words, Database* db);
-
-
 
   const Store& store() const { return store_; }
   const engine::Graph& graph() const { return graph_; }

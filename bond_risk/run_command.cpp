@@ -18,8 +18,8 @@ namespace {
 CommandSpec spec() {
   return {
       "run",
-      "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N] [--scheduler S] [--wait W]\n"
-      "                     [--spin-us N] [--affinity CPUS] [--master-cpu N]",
+      "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N] [--flushes K]\n"
+      "                     [--scheduler S] [--wait W] [--spin-us N] [--affinity CPUS] [--master-cpu N]",
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
       "With --batch it then writes every node's status and results to the result tables (one transaction).\n"
@@ -35,6 +35,7 @@ CommandSpec spec() {
           {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
           {"json", "PATH", "also write the run's figures as JSON to PATH"},
           {"grain", "N", "work per chunk in outright-trade units; less than this runs on the master (GRAIN)"},
+          {"flushes", "K", "run the full flush K times and print their median, min and mean (FLUSHES)"},
           {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
           {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
           {"spin-us", "N", "hybrid wait: microseconds to spin before parking (SPIN_US)"},
@@ -64,7 +65,10 @@ int run_command(std::span<char* const> args) {
   if (!settings.batch) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Database db(settings.db, Database::Mode::read_write);
-  RunReport report{settings.db, settings.scheduler, settings.grain, 0, {}};
+  RunReport report;
+  report.db = settings.db;
+  report.scheduler = settings.scheduler;
+  report.grain = settings.grain;
   const engine::Stopwatch load_watch;
   Loaded loaded = load(db);
   LiveModel model(std::move(loaded.store), settings.scheduler, settings.grain);
@@ -72,6 +76,8 @@ int run_command(std::span<char* const> args) {
   for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
 
   report.flush = model.flush_all();
+  report.flush_seconds.push_back(report.flush.seconds);
+  for (std::size_t k = 1; k < settings.flushes; ++k) report.flush_seconds.push_back(model.flush_all().seconds);
   report.digest = results_digest(model.store());
   print_report(std::cout, report, model.store(), settings.timing_debug);
   if (a.has("json")) write_json(a.get("json", ""), report, model.store());

@@ -101,6 +101,12 @@ const std::vector<SettingSpec>& specs() {
        [](Settings& s, std::string_view v, const std::string& what) {
          s.grain = static_cast<std::size_t>(parse_integer(v, 1, 1'000'000'000, what));
        }},
+      {"FLUSHES", "flushes",
+       "full flushes at start-up, 1..1000: the start-up flush and its repeats, timed each (benchmarks take their "
+       "median, away from a noisy moment)",
+       [](Settings& s, std::string_view v, const std::string& what) {
+         s.flushes = static_cast<std::size_t>(parse_integer(v, 1, 1000, what));
+       }},
   };
   return list;
 }

@@ -21,6 +21,7 @@ struct Settings {
   std::string socket;         // CONTROL_SOCKET, --socket; default: the database path + ".sock"
   bool timing_debug = true;   // TIMING_DEBUG: per-tier scheduling statistics in the text output
   std::size_t grain = 4096;   // GRAIN, --grain: work per chunk, in outright-trade units
+  std::size_t flushes = 1;    // FLUSHES, --flushes: full flushes at start-up (the first and its repeats)
 };
 
 // Returns the value of an environment variable, or nullptr.

@@ -2,6 +2,7 @@
 // the plots gnuplot draws from it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -32,7 +33,7 @@ TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
   ASSERT_EQ(test::run_cli("generate --preset tiny --out " + db).exit_code, 0);
   const std::string cmd = "cd '" + test::source_dir() + "' && BOND_RISK_BIN='" + std::getenv("BOND_RISK_BIN") +
                           "' bench/run_benchmark.sh --db " + db + " --out " + out +
-                          " --threads '0 2' --repeat 1 --schedulers 'pthreads tbb' --wait block > " +
+                          " --threads '0 2' --repeat 1 --flushes 3 --schedulers 'pthreads tbb' --wait block > " +
                           dir.path("log") + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(dir.path("log"));
 
@@ -40,17 +41,28 @@ TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows[0],
             "variant,scheduler,wait_policy,threads,run,flush_seconds,tier1_seconds,tier2_seconds,tier3_seconds,"
-            "tier4_seconds,load_seconds,voluntary_cs,involuntary_cs,system_cs,peak_rss_kb,digest");
+            "tier4_seconds,load_seconds,voluntary_cs,involuntary_cs,system_cs,peak_rss_kb,digest,startup_flush_seconds");
   // 10 single-threaded runs, then one run of each of the two series at 2 threads.
   ASSERT_EQ(rows.size(), 1u + 10u + 2u);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const std::vector<std::string> f = fields_of(rows[i]);
-    ASSERT_EQ(f.size(), 16u) << rows[i];
+    ASSERT_EQ(f.size(), 17u) << rows[i];
     const std::string point = f[1] + "," + f[2] + "," + f[3];
     EXPECT_EQ(point, i <= 10 ? "-,-,0" : i == 11 ? "pthreads,block,2" : "tbb,-,2") << rows[i];
     EXPECT_GT(std::stod(f[5]), 0.0) << rows[i];         // flush seconds
     EXPECT_EQ(f[15], fields_of(rows[1])[15]) << rows[i];  // the same results digest
   }
+  // A run's duration is the middle one of its three flushes; the first is the start-up flush.
+  const std::vector<std::string> pthreads_run = fields_of(rows[11]);
+  const std::string json = test::slurp(out + "/runs/custom-pthreads-block-2-1.json");
+  const auto at = json.find("\"flush_repeat_seconds\": [");
+  ASSERT_NE(at, std::string::npos) << json;
+  std::vector<std::string> flushes = fields_of(json.substr(at + 25, json.find(']', at) - at - 25));
+  ASSERT_EQ(flushes.size(), 3u) << json;
+  for (std::string& s : flushes) s.erase(0, s.find_first_not_of(' '));
+  EXPECT_EQ(pthreads_run[16], flushes[0]);
+  std::sort(flushes.begin(), flushes.end(), [](const std::string& a, const std::string& b) { return std::stod(a) < std::stod(b); });
+  EXPECT_EQ(pthreads_run[5], flushes[1]);
 
   EXPECT_GT(lines_of(out + "/cs_timeline.csv").size(), 1u);
   EXPECT_NE(test::slurp(out + "/host.txt").find("cores: "), std::string::npos);

@@ -30,7 +30,7 @@ TEST(Cli, HelpDescribesEveryCommandAndOption) {
   for (const char* cmd : {"generate", "run", "show"}) EXPECT_TRUE(contains(top.out, cmd)) << cmd;
   const test::CliResult run = run_cli("run --help");
   EXPECT_EQ(run.exit_code, 0);
-  for (const char* opt : {"--db", "--threads", "--batch", "--conf", "--json", "--grain", "NUM_THREADS", "APP_DB",
+  for (const char* opt : {"--db", "--threads", "--batch", "--conf", "--json", "--grain", "--flushes", "NUM_THREADS", "APP_DB",
                           "BATCH_MODE", "TIMING_DEBUG"}) {
     EXPECT_TRUE(contains(run.out, opt)) << opt;
   }
@@ -135,6 +135,8 @@ TEST(Cli, BadFlagsAndSettingsAreNamed) {
       {"run --db " + db.path + " --bogus", "", "unknown option --bogus"},
       {"run --db", "", "--db needs a value"},
       {"run --db " + db.path + " --grain 0", "", "--grain is '0'"},
+      {"run --db " + db.path + " --flushes 0", "", "--flushes is '0'; it must be a whole number from 1 to 1000"},
+      {"run --db " + db.path, "FLUSHES=many", "FLUSHES (environment variable) is 'many'"},
       {"run --db " + db.path, "BATCH_MODE=yes", "BATCH_MODE (environment variable) is 'yes'"},
       {"run --conf " + db.dir.path("missing.conf"), "", "cannot read conf file"},
       {"generate --preset 2M --out " + db.dir.path("x.db"), "", "unknown preset '2M' (presets: tiny, 100, 50k"},
