@@ -43,7 +43,8 @@ WorkerPool::WorkerPool(const SchedulerOptions& options)
     stop();
     throw std::runtime_error("could not start worker thread " + std::to_string(started + 1) + " of " +
                              std::to_string(options.threads) + " (" + e.what() +
-                             "); lower NUM_THREADS or raise the limit on processes (ulimit -u)");
+                             "); lower NUM_THREADS, or raise the limits on processes (ulimit -u) and on memory for the "
+                             "workers' 1 MiB stacks (ulimit -v)");
   }
   std::unique_lock lock(mutex_);
   batch_done_.wait(lock, [&] { return started_ == threads_.size(); });

@@ -1,6 +1,9 @@
 // bin/bond_risk as a user runs it: commands, settings and every bad input.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <fstream>
 
 #include "bond_risk/sqlite.h"
@@ -154,6 +157,26 @@ TEST(Cli, BadFlagsAndSettingsAreNamed) {
     EXPECT_EQ(r.exit_code, 2) << c.args << " " << c.env;
     EXPECT_TRUE(contains(r.err, c.message)) << c.args << " " << c.env << ": " << r.err;
   }
+}
+
+TEST(Cli, ThreadsTheSystemCannotStartAreAnErrorNotAHang) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory does not fit under the ulimit -v this test sets";
+#endif
+  // 600 MB of address space holds the model but not 4096 stacks of 1 MiB; the
+  // limit on processes cannot be used, as root ignores it.
+  TinyDb db;
+  const std::string err = db.dir.path("err");
+  const std::string cmd = "cd '" + test::source_dir() + "' && ulimit -v 600000 && timeout 120 '" +
+                          std::getenv("BOND_RISK_BIN") + "' run --batch --db " + db.path +
+                          " --threads 4096 >/dev/null 2>'" + err + "'";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string message = test::slurp(err);
+  EXPECT_TRUE(contains(message, "could not start worker thread ")) << message;
+  EXPECT_TRUE(contains(message, " of 4096 (")) << message;
+  EXPECT_TRUE(contains(message, "lower NUM_THREADS")) << message;
 }
 
 TEST(Cli, BadConfValuesNameTheFileAndLine) {
