@@ -1,4 +1,5 @@
-// GoogleTest main that ends with the plain "N passed, N failed" line CI reads.
+// GoogleTest main that ends with the plain "N passed, N failed" line CI reads
+// (and how many were skipped, if any).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -7,6 +8,8 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   const int status = RUN_ALL_TESTS();
   const testing::UnitTest& unit = *testing::UnitTest::GetInstance();
-  std::printf("tests: %d passed, %d failed\n", unit.successful_test_count(), unit.failed_test_count());
+  std::printf("tests: %d passed, %d failed", unit.successful_test_count(), unit.failed_test_count());
+  if (unit.skipped_test_count() > 0) std::printf(", %d skipped (the reason is printed above)", unit.skipped_test_count());
+  std::printf("\n");
   return status;
 }
