@@ -18,16 +18,18 @@ set key outside right top
 set logscale x 2
 set xlabel 'NUM\_THREADS (worker threads; single-threaded mean as a line)'
 
+# Durations on a log axis: a series that collapses (100x slower) must not
+# flatten the others into the x axis.
 set output dir.'/duration_vs_threads.png'
 set title 'Full flush duration against NUM\_THREADS (mean and standard deviation of the repeats)'
-set ylabel 'flush seconds'
-set yrange [0:*]
+set ylabel 'flush seconds (log)'
+set logscale y
 plot for [f in files] f using 1:2:3 with yerrorlines title name(f), \
      for [f in st_files] f using 1:2 with lines dashtype 2 lw 2 title name(f).' single-threaded mean'
 
 set output dir.'/duration_and_cs_vs_threads.png'
 set title 'Duration (left axis, lines) and process context switches per run (right axis, points)'
-set ylabel 'flush seconds'
+set ylabel 'flush seconds (log)'
 set y2label 'context switches per run (log)'
 set logscale y2
 set y2tics
@@ -37,6 +39,7 @@ plot for [f in files] f using 1:2 axes x1y1 with linespoints title name(f).' sec
 unset y2label
 unset logscale y2
 unset y2tics
+unset logscale y
 set ytics mirror
 
 set output dir.'/speedup.png'
