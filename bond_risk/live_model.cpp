@@ -213,14 +213,10 @@ NodeRef LiveModel::find_kind(const std::string& key, Kind kind, Database* db) co
   return n;
 }
 
-NodeRef LiveModel::find_trade(const std::string& key) const {
-  const NodeRef n = find(key, nullptr);
+NodeRef LiveModel::find_trade(const std::string& key, Database* db) const {
+  const NodeRef n = find(key, db);
   if (kind_of(n) != Kind::outright_trade && kind_of(n) != Kind::repo_trade) {
     throw CommandError("'" + key + "' is " + std::string(kind_name(kind_of(n))) + ", not a trade");
-  }
-  if (store_.state(n).error != 0) {
-    throw CommandError(std::string(kind_name(kind_of(n))) + " " + key + " is FAILED (" + store_.error(n) +
-                       "); correct it in the database");
   }
   return n;
 }
@@ -333,7 +329,12 @@ void LiveModel::relink(NodeRef node, const std::vector<NodeRef>& inputs) {
 
 std::string LiveModel::amend_trade(const std::vector<std::string>& w, Database* db) {
   need_words(w, 3, "amend-trade ID field=value...");
-  const NodeRef t = find_trade(w[1]);
+  const NodeRef t = find_trade(w[1], db);
+  const bool failed = store_.state(t).error != 0;
+  if (failed && !db) {
+    throw CommandError(std::string(kind_name(kind_of(t))) + " " + w[1] + " is FAILED (" + store_.error(t) +
+                       "); only an engine with its database can amend it");
+  }
   const auto f = fields(w, 2);
   const TradeFields apply{store_, [&](const std::string& v, Kind k) { return find_kind(v, k, nullptr).index; }};
   Row row;
@@ -342,7 +343,6 @@ std::string LiveModel::amend_trade(const std::vector<std::string>& w, Database* 
     apply.outright(amended, f, row);
     write_row(db, "outright_trade", store_.id(t), row, false);
     store_.outright_trades[t.index] = amended;
-    relink(t, inputs_of(amended));
   } else {
     RepoTrade amended = store_.repo_trades[t.index];
     apply.repo(amended, f, row);
@@ -356,10 +356,15 @@ std::string LiveModel::amend_trade(const std::vector<std::string>& w, Database* 
     }
     write_row(db, "repo_trade", store_.id(t), row, false);
     store_.repo_trades[t.index] = amended;
-    relink(t, inputs_of(amended));
   }
+  // A FAILED trade's row holds a value the store could not take: read the
+  // amended row back whole, so that it is valid again only if nothing bad is left.
+  if (failed) reread(*db, store_, t);
+  link_trade(t);
   graph_.mark_dirty(t);
-  return "\"id\":" + std::to_string(store_.id(t));
+  std::string reply = "\"id\":" + std::to_string(store_.id(t));
+  if (store_.state(t).error != 0) reply += ",\"still_failed\":" + json_string(store_.error(t));
+  return reply;
 }
 
 std::string LiveModel::add_trade(Kind kind, const std::vector<std::string>& w, Database* db) {
@@ -420,10 +425,7 @@ std::string LiveModel::add_trade(Kind kind, const std::vector<std::string>& w, D
 
 std::string LiveModel::remove_trade(const std::vector<std::string>& w, Database* db) {
   need_words(w, 2, "remove-trade ID");
-  const NodeRef t = find(w[1], db);
-  if (kind_of(t) != Kind::outright_trade && kind_of(t) != Kind::repo_trade) {
-    throw CommandError("'" + w[1] + "' is " + std::string(kind_name(kind_of(t))) + ", not a trade");
-  }
+  const NodeRef t = find_trade(w[1], db);
   const std::string table(kind_name(kind_of(t)));
   const std::int64_t id = store_.id(t);
   const std::size_t books = detach(t);

@@ -70,7 +70,7 @@ class LiveModel {
   std::string dispatch(const std::vector<std::string>& words, Database* db);
   NodeRef find(const std::string& key, Database* db) const;
   NodeRef find_kind(const std::string& key, Kind kind, Database* db) const;
-  NodeRef find_trade(const std::string& key) const;
+  NodeRef find_trade(const std::string& key, Database* db) const;
   std::string bump_curve(const std::vector<std::string>& w, Database* db);
   std::string set_rate(const std::vector<std::string>& w, Database* db);
   std::string roll_date(const std::vector<std::string>& w, Database* db);

@@ -327,10 +327,10 @@ void check_input_schema(Database& db) {
 
 Loaded load(Database& db) { return Loader(db).run(); }
 
-bool reread(Database& db, Store& store, NodeRef node) {
-  NodeState& state = store.state(node);
-  state.error = 0;
-  state.status = Status::ok;
+namespace {
+
+// reread() without the status bookkeeping.
+bool reread_rows(Database& db, Store& store, NodeRef node) {
   const std::int64_t id = store.id(node);
   // Reads the node's one row of `select` into `read`; false if it is gone.
   auto read_one = [&](const char* select, auto read) {
@@ -364,6 +364,19 @@ bool reread(Database& db, Store& store, NodeRef node) {
     }
     default: throw std::logic_error("reread: " + std::string(kind_name(kind_of(node))) + " rows are not re-read");
   }
+}
+
+}  // namespace
+
+bool reread(Database& db, Store& store, NodeRef node) {
+  NodeState& state = store.state(node);
+  // Books update from the statuses their members last published, so only the
+  // next flush may change the status, from the static error set here.
+  const Status published = state.status;
+  state.error = 0;
+  const bool found = reread_rows(db, store, node);
+  state.status = published;
+  return found;
 }
 
 }  // namespace bond_risk

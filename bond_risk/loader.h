@@ -23,7 +23,8 @@ Loaded load(Database& db);
 
 // Reads a trade's, calendar's or curve's input row(s) again after another
 // program changed them, replacing its static data and static error in
-// `store`; false if its row is gone.
+// `store` (its status stays as last calculated until the next flush); false
+// if its row is gone.
 bool reread(Database& db, Store& store, NodeRef node);
 
 // Throws std::runtime_error naming the first missing input table or column.

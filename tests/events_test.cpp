@@ -30,10 +30,13 @@ struct Live {
   std::unique_ptr<Database> db;
   std::unique_ptr<LiveModel> model;
 
-  explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2) {
+  // `sql` edits the generated rows before the load (to make bad ones).
+  explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2,
+                const std::string& sql = "") {
     generate(find_preset(preset), GenerateOptions{5, book_size}, path);
     db = std::make_unique<Database>(path, Database::Mode::read_write);
     db->exec(kSchemaSql);
+    db->exec(sql);
     model = std::make_unique<LiveModel>(load(*db).store, engine::SchedulerOptions{.threads = threads}, 64);
     model->flush_all();
   }
@@ -195,6 +198,43 @@ TEST(Events, BadCommandsAreRefusedWithAReasonAndChangeNothing) {
   expect_same_as_fresh(live);
 }
 
+TEST(Events, AmendingAFailedTradeRereadsItsRowAndRevivesItsBook) {
+  Live live("tiny", 4, 2,
+            "UPDATE outright_trade SET bond_id = 999 WHERE id = (SELECT min(id) FROM outright_trade);"
+            "UPDATE repo_trade SET bond_id = 999, end_date = 'someday' WHERE id = (SELECT min(id) FROM repo_trade);");
+  const Store& s = live.store();
+  const std::string bond = std::to_string(first_id(s, Kind::bond));
+  const std::int64_t ot = first_id(s, Kind::outright_trade), rt = first_id(s, Kind::repo_trade);
+  auto status = [&](NodeRef n) { return s.state(n).status; };
+  auto book_of = [&](std::int64_t trade) { return live.model->graph().subscribers(live.node(trade)).front(); };
+  ASSERT_EQ(status(live.node(ot)), Status::failed);
+  ASSERT_EQ(status(book_of(ot)), Status::stale);
+
+  // Without its database the engine cannot read the row back: refused, nothing changed.
+  try {
+    live.model->execute({"amend-trade", std::to_string(ot), "bond_id=" + bond}, nullptr);
+    ADD_FAILURE() << "amended a FAILED trade without a database";
+  } catch (const CommandError& e) {
+    EXPECT_NE(std::string(e.what()).find("is FAILED (unknown bond id 999)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(status(live.node(ot)), Status::failed);
+
+  EXPECT_EQ(live.run("amend-trade " + std::to_string(ot) + " bond_id=" + bond), "\"id\":" + std::to_string(ot));
+  EXPECT_EQ(status(live.node(ot)), Status::ok);
+  EXPECT_EQ(status(book_of(ot)), Status::ok);
+
+  // The repo has a second bad value: mending one leaves it FAILED, and says why.
+  const std::string reply = live.run("amend-trade " + std::to_string(rt) + " bond_id=" + bond);
+  EXPECT_NE(reply.find("\"still_failed\":"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("someday"), std::string::npos) << reply;
+  EXPECT_EQ(status(live.node(rt)), Status::failed);
+  EXPECT_EQ(status(book_of(rt)), Status::stale);
+  EXPECT_EQ(live.run("amend-trade " + std::to_string(rt) + " end_date=2026-06-30"), "\"id\":" + std::to_string(rt));
+  EXPECT_EQ(status(live.node(rt)), Status::ok);
+  EXPECT_EQ(status(book_of(rt)), Status::ok);
+  expect_same_as_fresh(live);
+}
+
 TEST(Events, AThousandRandomEventsEndEqualToAFreshFlush) {
   Live live("100", 20, 3);
   std::mt19937_64 rng(42);
@@ -259,15 +299,27 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   EXPECT_FALSE(log.pending());
   expect_same_as_fresh(live);
 
-  {  // A book membership change: the whole model is reloaded.
-    Database other(live.path, Database::Mode::read_write);
-    other.exec("DELETE FROM repo_book_trade WHERE trade_id = " + std::to_string(rt));
-    other.exec("DELETE FROM repo_trade WHERE id = " + std::to_string(rt));
-  }
-  Transaction tx2(*live.db, true);
-  live.model->apply_external(log.changes(), *live.db);
-  log.consume();
-  tx2.commit();
+  // Another program's SQL, applied as the engine applies it.
+  auto apply_other = [&](const std::string& sql) {
+    Database(live.path, Database::Mode::read_write).exec(sql);
+    Transaction t(*live.db, true);
+    live.model->apply_external(log.changes(), *live.db);
+    log.consume();
+    t.commit();
+  };
+  // One trade of a book broken, then mended: the book updates from that one
+  // member's change, so it must see the status the member had before.
+  const std::string second = std::to_string(live.store().ids[static_cast<std::size_t>(Kind::outright_trade)][1]);
+  apply_other("UPDATE outright_trade SET bond_id = 999 WHERE id = " + second);
+  EXPECT_EQ(live.store().state(live.node(std::stoll(second))).status, Status::failed);
+  expect_same_as_fresh(live);
+  apply_other("UPDATE outright_trade SET bond_id = " + std::to_string(bond) + " WHERE id = " + second);
+  EXPECT_EQ(live.store().state(live.node(std::stoll(second))).status, Status::ok);
+  expect_same_as_fresh(live);
+
+  // A book membership change: the whole model is reloaded.
+  apply_other("DELETE FROM repo_book_trade WHERE trade_id = " + std::to_string(rt) +
+              "; DELETE FROM repo_trade WHERE id = " + std::to_string(rt));
   EXPECT_EQ(live.store().by_id.find(rt), nullptr);
   expect_same_as_fresh(live);
 }
