@@ -327,10 +327,8 @@ void check_input_schema(Database& db) {
 
 Loaded load(Database& db) { return Loader(db).run(); }
 
-namespace {
-
-// reread() without the status bookkeeping.
-bool reread_rows(Database& db, Store& store, NodeRef node) {
+bool reread(Database& db, Store& store, NodeRef node) {
+  store.state(node).error = 0;
   const std::int64_t id = store.id(node);
   // Reads the node's one row of `select` into `read`; false if it is gone.
   auto read_one = [&](const char* select, auto read) {
@@ -366,17 +364,5 @@ bool reread_rows(Database& db, Store& store, NodeRef node) {
   }
 }
 
-}  // namespace
-
-bool reread(Database& db, Store& store, NodeRef node) {
-  NodeState& state = store.state(node);
-  // Books update from the statuses their members last published, so only the
-  // next flush may change the status, from the static error set here.
-  const Status published = state.status;
-  state.error = 0;
-  const bool found = reread_rows(db, store, node);
-  state.status = published;
-  return found;
-}
 
 }  // namespace bond_risk

@@ -45,7 +45,6 @@ void Store::fail(NodeRef node, std::string reason) {
   if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
   s.error = static_cast<std::uint32_t>(errors.size());
   errors.push_back(std::move(reason));
-  s.status = Status::failed;
 }
 
 }  // namespace bond_risk

@@ -131,7 +131,9 @@ struct Store {
   // Registers a node's id and state; returns its index. Fails the node if the
   // id is already taken (ids are unique across all tables).
   NodeIndex add(Kind kind, std::int64_t id);
-  // Marks the node's static data invalid, keeping the first reason given.
+  // Marks the node's static data invalid, keeping the first reason given. Its
+  // status turns FAILED at its next calculation: statuses are what the last
+  // flush published, which books update from.
   void fail(NodeRef node, std::string reason);
   const std::string& error(NodeRef node) const { return errors[state(node).error]; }
 };
