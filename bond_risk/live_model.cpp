@@ -497,31 +497,18 @@ LiveModel::Recalculation LiveModel::apply_external(const std::vector<ChangeLog::
 namespace {
 
 std::string values_json(const Store& s, NodeRef n) {
-  auto kv = [](const char* k, double v) { return std::string(",\"") + k + "\":" + json_number(v); };
   switch (kind_of(n)) {
     case Kind::calendar: return ",\"today\":" + json_string(format_date(s.calendars[n.index].today));
     case Kind::ir_curve: return ",\"points\":" + std::to_string(s.curves[n.index].points.size());
-    case Kind::bond: return kv("price", s.bond_values[n.index].price) + kv("pv01", s.bond_values[n.index].pv01);
-    case Kind::outright_trade: {
-      const OutrightValue& v = s.outright_values[n.index];
-      return kv("pv", v.pv) + kv("pv01", v.pv01) + kv("pnl", v.pnl);
-    }
-    case Kind::repo_trade: {
-      const RepoValue& v = s.repo_values[n.index];
-      return kv("end_cash", v.end_cash) + kv("margin", v.margin) + kv("mtm_pnl", v.mtm_pnl);
-    }
-    case Kind::outright_book: {
-      const OutrightBook& b = s.outright_books[n.index];
-      return kv("pv", b.total.pv) + kv("pv01", b.total.pv01) + kv("pnl", b.total.pnl) +
-             ",\"members\":" + std::to_string(b.members.size()) + ",\"excluded\":" + std::to_string(b.excluded);
-    }
-    case Kind::repo_book: {
-      const RepoBook& b = s.repo_books[n.index];
-      return kv("margin", b.total.margin) + kv("mtm_pnl", b.total.mtm_pnl) +
-             ",\"members\":" + std::to_string(b.members.size()) + ",\"excluded\":" + std::to_string(b.excluded);
-    }
+    default: break;
   }
-  return "";
+  std::string out;
+  const std::span<const std::string_view> names = value_names(kind_of(n));
+  const PublishedValues values = published_values(s, n);
+  for (std::size_t k = 0; k < values.count; ++k) out += ",\"" + std::string(names[k]) + "\":" + json_number(values.values[k]);
+  if (kind_of(n) == Kind::outright_book) out += ",\"members\":" + std::to_string(s.outright_books[n.index].members.size());
+  if (kind_of(n) == Kind::repo_book) out += ",\"members\":" + std::to_string(s.repo_books[n.index].members.size());
+  return out;
 }
 
 }  // namespace

@@ -65,28 +65,71 @@ std::string reason(const Store& store, const engine::Graph& graph, NodeRef node)
   return "";
 }
 
+PublishedValues published_values(const Store& s, NodeRef n) {
+  auto of = [](std::initializer_list<double> v) {
+    PublishedValues p;
+    std::copy(v.begin(), v.end(), p.values.begin());
+    p.count = v.size();
+    return p;
+  };
+  switch (kind_of(n)) {
+    case Kind::bond: return of({s.bond_values[n.index].price, s.bond_values[n.index].pv01});
+    case Kind::outright_trade: {
+      const OutrightValue& v = s.outright_values[n.index];
+      return of({v.pv, v.pv01, v.pnl});
+    }
+    case Kind::repo_trade: {
+      const RepoValue& v = s.repo_values[n.index];
+      return of({v.end_cash, v.margin, v.mtm_pnl});
+    }
+    case Kind::outright_book: {
+      const OutrightBook& b = s.outright_books[n.index];
+      return of({b.total.pv, b.total.pv01, b.total.pnl, static_cast<double>(b.excluded)});
+    }
+    case Kind::repo_book: {
+      const RepoBook& b = s.repo_books[n.index];
+      return of({b.total.margin, b.total.mtm_pnl, static_cast<double>(b.excluded)});
+    }
+    default: return {};
+  }
+}
+
+std::span<const std::string_view> value_names(Kind kind) {
+  static constexpr std::string_view bond[] = {"price", "pv01"};
+  static constexpr std::string_view outright[] = {"pv", "pv01", "pnl"};
+  static constexpr std::string_view repo[] = {"end_cash", "margin", "mtm_pnl"};
+  static constexpr std::string_view outright_book[] = {"pv", "pv01", "pnl", "excluded"};
+  static constexpr std::string_view repo_book[] = {"margin", "mtm_pnl", "excluded"};
+  switch (kind) {
+    case Kind::bond: return bond;
+    case Kind::outright_trade: return outright;
+    case Kind::repo_trade: return repo;
+    case Kind::outright_book: return outright_book;
+    case Kind::repo_book: return repo_book;
+    default: return {};
+  }
+}
+
 namespace {
 
-// Writes one result table: id, status, reason, then the values that
-// `values(index)` returns (NULL where the status carries none).
-template <class Values>
+// Writes the result rows of `nodes` of one kind: id, status, reason, then
+// the published values (NULL where the status carries none).
 void write_table(Database& db, const Store& store, const engine::Graph& graph, Kind kind,
-                 std::span<const NodeIndex> nodes, const std::string& columns, bool books, ProgressBar* progress,
-                 Values values) {
+                 std::span<const NodeIndex> nodes, ProgressBar* progress) {
   const std::string table = std::string(kind_name(kind)) + "_result";
-  const std::size_t value_count = static_cast<std::size_t>(std::count(columns.begin(), columns.end(), ',')) + 1;
-  std::string placeholders = "?, ?, ?";
-  for (std::size_t i = 0; i < value_count; ++i) placeholders += ", ?";
-  Statement& st = db.cached("INSERT OR REPLACE INTO " + table + " (id, status, reason, " + columns + ") VALUES (" +
+  std::string columns = "id, status, reason", placeholders = "?, ?, ?";
+  for (std::string_view name : value_names(kind)) columns += ", " + std::string(name), placeholders += ", ?";
+  Statement& st = db.cached("INSERT OR REPLACE INTO " + table + " (" + columns + ") VALUES (" +
                             placeholders + ")");
+  const bool book = kind == Kind::outright_book || kind == Kind::repo_book;
   for (NodeIndex i : nodes) {
     const NodeRef node = ref(kind, i);
     const Status status = store.state(node).status;
     if (status == Status::removed) continue;
     st.bind(1, store.id(node)).bind(2, status_name(status)).bind(3, reason(store, graph, node));
-    const bool has_values = status == Status::ok || status == Status::expired || (books && status == Status::stale);
+    const bool has_values = status == Status::ok || status == Status::expired || (book && status == Status::stale);
     int param = 4;
-    for (double v : values(i)) {
+    for (double v : published_values(store, node).span()) {
       if (has_values) {
         st.bind(param, v);
       } else {
@@ -98,10 +141,6 @@ void write_table(Database& db, const Store& store, const engine::Graph& graph, K
     if (progress) progress->advance();
   }
 }
-
-}  // namespace
-
-namespace {
 
 class Fnv1a {
  public:
@@ -123,43 +162,19 @@ std::uint64_t results_digest(const Store& store) {
   for (const auto& states : store.states) {
     for (const NodeState& s : states) h.add(Status{s.status});
   }
-  for (const BondValue& v : store.bond_values) h.add(v.price), h.add(v.pv01);
-  for (const OutrightValue& v : store.outright_values) h.add(v.pv), h.add(v.pv01), h.add(v.pnl);
-  for (const RepoValue& v : store.repo_values) h.add(v.end_cash), h.add(v.margin), h.add(v.mtm_pnl);
-  for (const OutrightBook& b : store.outright_books) {
-    h.add(b.total.pv), h.add(b.total.pv01), h.add(b.total.pnl), h.add(b.excluded);
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
+      for (double v : published_values(store, ref(static_cast<Kind>(k), i)).span()) h.add(v);
+    }
   }
-  for (const RepoBook& b : store.repo_books) h.add(b.total.margin), h.add(b.total.mtm_pnl), h.add(b.excluded);
   return h.value();
 }
 
 void write_results(Database& db, const Store& store, const engine::Graph& graph,
                    const std::array<std::vector<NodeIndex>, kKindCount>& nodes, ProgressBar* progress) {
-  auto of = [&](Kind k) { return std::span<const NodeIndex>(nodes[static_cast<std::size_t>(k)]); };
-  write_table(db, store, graph, Kind::bond, of(Kind::bond), "price, pv01", false, progress, [&](NodeIndex i) {
-    const BondValue& v = store.bond_values[i];
-    return std::array{v.price, v.pv01};
-  });
-  write_table(db, store, graph, Kind::outright_trade, of(Kind::outright_trade), "pv, pv01, pnl", false, progress,
-              [&](NodeIndex i) {
-                const OutrightValue& v = store.outright_values[i];
-                return std::array{v.pv, v.pv01, v.pnl};
-              });
-  write_table(db, store, graph, Kind::repo_trade, of(Kind::repo_trade), "end_cash, margin, mtm_pnl", false, progress,
-              [&](NodeIndex i) {
-                const RepoValue& v = store.repo_values[i];
-                return std::array{v.end_cash, v.margin, v.mtm_pnl};
-              });
-  write_table(db, store, graph, Kind::outright_book, of(Kind::outright_book), "pv, pv01, pnl, excluded", true,
-              progress, [&](NodeIndex i) {
-                const OutrightBook& b = store.outright_books[i];
-                return std::array{b.total.pv, b.total.pv01, b.total.pnl, static_cast<double>(b.excluded)};
-              });
-  write_table(db, store, graph, Kind::repo_book, of(Kind::repo_book), "margin, mtm_pnl, excluded", true, progress,
-              [&](NodeIndex i) {
-                const RepoBook& b = store.repo_books[i];
-                return std::array{b.total.margin, b.total.mtm_pnl, static_cast<double>(b.excluded)};
-              });
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    write_table(db, store, graph, static_cast<Kind>(k), nodes[k], progress);
+  }
 }
 
 void write_all_results(Database& db, const Store& store, const engine::Graph& graph) {

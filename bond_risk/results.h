@@ -3,7 +3,9 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bond_risk/progress.h"
@@ -16,6 +18,19 @@ namespace bond_risk {
 // Why `node` is not OK ("" when it is): its invalid data, the date that put
 // it past the curve horizon or expired it, or the inputs that made it STALE.
 std::string reason(const Store& store, const engine::Graph& graph, NodeRef node);
+
+// A node's published values, in the order of value_names: a book's sums,
+// then how many members it left out. None for calendars and curves.
+struct PublishedValues {
+  std::array<double, 4> values{};
+  std::size_t count = 0;
+  std::span<const double> span() const { return {values.data(), count}; }
+};
+PublishedValues published_values(const Store& store, NodeRef node);
+
+// The names of a kind's published values, which are also the columns of its
+// result table: {"pv", "pv01", "pnl"} for an outright trade.
+std::span<const std::string_view> value_names(Kind kind);
 
 // A 64-bit FNV-1a hash of every node's status and published values, bit
 // for bit: equal digests mean equal results (benchmarks compare runs by it).

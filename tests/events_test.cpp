@@ -62,8 +62,8 @@ std::int64_t first_id(const Store& s, Kind kind) { return s.ids[static_cast<std:
 
 double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::max(std::abs(a), std::abs(b))); }
 
-// Every live node's status and values equal those of a fresh load and full
-// flush of the database: bit for bit, books to 1e-9 relative.
+// Every live node's status and published values equal those of a fresh load
+// and full flush of the database: bit for bit, book sums to 1e-9 relative.
 void expect_same_as_fresh(const Live& live) {
   const auto fresh = test::calculate(live.path, 0);
   const Store& a = live.store();
@@ -77,37 +77,24 @@ void expect_same_as_fresh(const Live& live) {
       ASSERT_TRUE(m) << kind_name(static_cast<Kind>(k)) << " " << a.id(n) << " is not in the database";
       ASSERT_EQ(a.state(n).status, b.state(*m).status) << kind_name(static_cast<Kind>(k)) << " " << a.id(n);
       ++compared;
-      switch (static_cast<Kind>(k)) {
-        case Kind::bond:
-          EXPECT_EQ(a.bond_values[i].price, b.bond_values[m->index].price);
-          EXPECT_EQ(a.bond_values[i].pv01, b.bond_values[m->index].pv01);
-          break;
-        case Kind::outright_trade:
-          EXPECT_EQ(a.outright_values[i].pv, b.outright_values[m->index].pv) << a.id(n);
-          EXPECT_EQ(a.outright_values[i].pnl, b.outright_values[m->index].pnl) << a.id(n);
-          break;
-        case Kind::repo_trade:
-          EXPECT_EQ(a.repo_values[i].mtm_pnl, b.repo_values[m->index].mtm_pnl) << a.id(n);
-          EXPECT_EQ(a.repo_values[i].margin, b.repo_values[m->index].margin) << a.id(n);
-          break;
-        case Kind::outright_book: {
-          const auto& x = a.outright_books[i];
-          const auto& y = b.outright_books[m->index];
-          EXPECT_LT(rel_diff(x.total.pv, y.total.pv), 1e-9) << "book " << a.id(n);
-          EXPECT_LT(rel_diff(x.total.pnl, y.total.pnl), 1e-9) << "book " << a.id(n);
-          EXPECT_EQ(x.excluded, y.excluded);
-          EXPECT_EQ(x.members.size(), y.members.size());
-          break;
+      // Books update from their members' changes, so their sums may differ from a fresh sum in rounding.
+      const bool book = k == static_cast<std::size_t>(Kind::outright_book) || k == static_cast<std::size_t>(Kind::repo_book);
+      const PublishedValues mine = published_values(a, n), theirs = published_values(b, *m);
+      ASSERT_EQ(mine.count, theirs.count);
+      for (std::size_t v = 0; v < mine.count; ++v) {
+        const std::string what = std::string(kind_name(static_cast<Kind>(k))) + " " + std::to_string(a.id(n)) + " " +
+                                 std::string(value_names(static_cast<Kind>(k))[v]);
+        if (book) {
+          EXPECT_LT(rel_diff(mine.values[v], theirs.values[v]), 1e-9) << what;
+        } else {
+          EXPECT_EQ(mine.values[v], theirs.values[v]) << what;
         }
-        case Kind::repo_book: {
-          const auto& x = a.repo_books[i];
-          const auto& y = b.repo_books[m->index];
-          EXPECT_LT(rel_diff(x.total.mtm_pnl, y.total.mtm_pnl), 1e-9) << "book " << a.id(n);
-          EXPECT_LT(rel_diff(x.total.margin, y.total.margin), 1e-9) << "book " << a.id(n);
-          EXPECT_EQ(x.excluded, y.excluded);
-          break;
-        }
-        default: break;
+      }
+      if (k == static_cast<std::size_t>(Kind::outright_book)) {
+        EXPECT_EQ(a.outright_books[i].members.size(), b.outright_books[m->index].members.size());
+      }
+      if (k == static_cast<std::size_t>(Kind::repo_book)) {
+        EXPECT_EQ(a.repo_books[i].members.size(), b.repo_books[m->index].members.size());
       }
     }
   }
