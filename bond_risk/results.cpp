@@ -129,7 +129,8 @@ void write_table(Database& db, const Store& store, const engine::Graph& graph, K
     st.bind(1, store.id(node)).bind(2, status_name(status)).bind(3, reason(store, graph, node));
     const bool has_values = status == Status::ok || status == Status::expired || (book && status == Status::stale);
     int param = 4;
-    for (double v : published_values(store, node).span()) {
+    const PublishedValues values = published_values(store, node);
+    for (double v : values.span()) {
       if (has_values) {
         st.bind(param, v);
       } else {
@@ -164,7 +165,8 @@ std::uint64_t results_digest(const Store& store) {
   }
   for (std::size_t k = 0; k < kKindCount; ++k) {
     for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
-      for (double v : published_values(store, ref(static_cast<Kind>(k), i)).span()) h.add(v);
+      const PublishedValues values = published_values(store, ref(static_cast<Kind>(k), i));
+      for (double v : values.span()) h.add(v);
     }
   }
   return h.value();

@@ -24,7 +24,8 @@ std::string reason(const Store& store, const engine::Graph& graph, NodeRef node)
 struct PublishedValues {
   std::array<double, 4> values{};
   std::size_t count = 0;
-  std::span<const double> span() const { return {values.data(), count}; }
+  std::span<const double> span() const& { return {values.data(), count}; }
+  std::span<const double> span() const&& = delete;  // would dangle in a range-for over a temporary
 };
 PublishedValues published_values(const Store& store, NodeRef node);
 
