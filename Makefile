@@ -47,12 +47,13 @@ CXXFLAGS := $(CXXFLAGS_BASE) $(OPT)
 LDFLAGS := $(filter -fsanitize=%,$(OPT))
 
 ENGINE_SRC := $(wildcard engine/*.cpp)
-APP_SRC := $(filter-out bond_risk/main.cpp,$(wildcard bond_risk/*.cpp))
+BASE_SRC := $(wildcard base/*.cpp)
+APP_SRC := $(BASE_SRC) $(filter-out bond_risk/cli/main.cpp,$(wildcard bond_risk/*/*.cpp))
 TEST_SRC := $(wildcard tests/*.cpp)
 SCHEMA_SRC := $(BUILD)/gen/schema_sql.cpp
 
 LIB_OBJ := $(ENGINE_SRC:%.cpp=$(BUILD)/%.o) $(APP_SRC:%.cpp=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
-MAIN_OBJ := $(BUILD)/bond_risk/main.o
+MAIN_OBJ := $(BUILD)/bond_risk/cli/main.o
 TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/%.o)
 TEST_BIN := $(BUILD)/tests/bond_risk_tests
 
@@ -73,7 +74,7 @@ $(BUILD)/%.o: %.cpp
 # The schema is compiled in from its one source, schema/bond_risk.sql.
 $(SCHEMA_SRC): schema/bond_risk.sql
 	@mkdir -p $(@D)
-	{ printf '#include "bond_risk/schema.h"\nconst char* const bond_risk::kSchemaSql = R"SQL('; \
+	{ printf '#include "bond_risk/db/schema.h"\nconst char* const bond_risk::kSchemaSql = R"SQL('; \
 	  cat $<; printf ')SQL";\n'; } > $@
 
 $(BUILD)/gen/schema_sql.o: $(SCHEMA_SRC)

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "bond_risk/sqlite.h"
+#include "base/sqlite.h"
 #include "tests/test_support.h"
 
 using test::run_cli;
@@ -56,11 +56,11 @@ TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {
                           "\"voluntary_context_switches\"", "\"peak_rss_kb\"", "\"objects\": 37"}) {
     EXPECT_TRUE(contains(text, key)) << key << " in " << text;
   }
-  bond_risk::Database check(db.path, bond_risk::Database::Mode::read_only);
+  base::Database check(db.path, base::Database::Mode::read_only);
   for (const auto& [table, rows] : std::vector<std::pair<std::string, int>>{
            {"bond_result", 6}, {"outright_trade_result", 10}, {"repo_trade_result", 10}, {"outright_book_result", 4},
            {"repo_book_result", 4}}) {
-    bond_risk::Statement st = check.prepare("SELECT count(*), sum(status = 'OK') FROM " + table);
+    base::Statement st = check.prepare("SELECT count(*), sum(status = 'OK') FROM " + table);
     ASSERT_TRUE(st.step());
     EXPECT_EQ(st.integer(0), rows) << table;
     EXPECT_EQ(st.integer(1), rows) << table;
@@ -211,14 +211,14 @@ TEST(Cli, ABatchRunThatFailsLeavesThePreviousResultsWhole) {
   ASSERT_EQ(run_cli("run --batch --db " + db.path).exit_code, 0);
   // A trigger that rejects the last result row makes the write fail midway.
   {
-    bond_risk::Database raw(db.path, bond_risk::Database::Mode::read_write);
+    base::Database raw(db.path, base::Database::Mode::read_write);
     raw.exec("CREATE TRIGGER no_books BEFORE INSERT ON repo_book_result BEGIN SELECT RAISE(ABORT, 'refused'); END");
   }
   const test::CliResult r = run_cli("run --batch --db " + db.path);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "refused")) << r.err;
-  bond_risk::Database check(db.path, bond_risk::Database::Mode::read_only);
-  bond_risk::Statement st = check.prepare("SELECT (SELECT count(*) FROM bond_result), (SELECT count(*) FROM repo_book_result)");
+  base::Database check(db.path, base::Database::Mode::read_only);
+  base::Statement st = check.prepare("SELECT (SELECT count(*) FROM bond_result), (SELECT count(*) FROM repo_book_result)");
   ASSERT_TRUE(st.step());
   EXPECT_EQ(st.integer(0), 6);
   EXPECT_EQ(st.integer(1), 4);

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "bond_risk/dates.h"
-#include "bond_risk/pricing.h"
+#include "bond_risk/model/dates.h"
+#include "bond_risk/model/pricing.h"
 
 using namespace bond_risk;
 

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "bond_risk/generator.h"
-#include "bond_risk/results.h"
+#include "bond_risk/db/generator.h"
+#include "bond_risk/db/result_writer.h"
+#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/reason.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;

@@ -11,12 +11,14 @@
 #include <sstream>
 #include <thread>
 
-#include "bond_risk/change_log.h"
-#include "bond_risk/generator.h"
-#include "bond_risk/live_model.h"
-#include "bond_risk/loader.h"
-#include "bond_risk/results.h"
-#include "bond_risk/schema.h"
+#include "bond_risk/db/change_log.h"
+#include "bond_risk/db/generator.h"
+#include "bond_risk/live/live_model.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/db/result_writer.h"
+#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/reason.h"
+#include "bond_risk/db/schema.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -27,14 +29,14 @@ namespace {
 struct Live {
   test::TempDir dir;
   std::string path = dir.path("live.db");
-  std::unique_ptr<Database> db;
+  std::unique_ptr<base::Database> db;
   std::unique_ptr<LiveModel> model;
 
   // `sql` edits the generated rows before the load (to make bad ones).
   explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2,
                 const std::string& sql = "") {
     generate(find_preset(preset), GenerateOptions{5, book_size}, path);
-    db = std::make_unique<Database>(path, Database::Mode::read_write);
+    db = std::make_unique<base::Database>(path, base::Database::Mode::read_write);
     db->exec(kSchemaSql);
     db->exec(sql);
     model = std::make_unique<LiveModel>(load(*db).store, engine::SchedulerOptions{.threads = threads}, 64);
@@ -46,7 +48,7 @@ struct Live {
     std::istringstream in(line);
     std::vector<std::string> words;
     for (std::string w; in >> w;) words.push_back(w);
-    Transaction tx(*db);
+    base::Transaction tx(*db);
     std::string reply = model->execute(words, db.get());
     model->recalculate(db.get());
     tx.commit();
@@ -265,7 +267,7 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   const std::int64_t ot = first_id(live.store(), Kind::outright_trade), rt = first_id(live.store(), Kind::repo_trade);
   const std::int64_t bond = first_id(live.store(), Kind::bond);
   {
-    Database other(live.path, Database::Mode::read_write);
+    base::Database other(live.path, base::Database::Mode::read_write);
     other.exec("UPDATE outright_trade SET quantity = 4321, buy_sell = 'SELL' WHERE id = " + std::to_string(ot));
     other.exec("UPDATE repo_trade SET rate = 0.0777 WHERE id = " + std::to_string(rt));
     other.exec("INSERT INTO outright_trade VALUES (90001, 'EXT_1', " + std::to_string(bond) +
@@ -276,7 +278,7 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   }
   EXPECT_TRUE(log.external_commit());
   ASSERT_TRUE(log.pending());
-  Transaction tx(*live.db, true);
+  base::Transaction tx(*live.db, true);
   const LiveModel::Recalculation r = live.model->apply_external(log.changes(), *live.db);
   log.consume();
   tx.commit();
@@ -288,8 +290,8 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
 
   // Another program's SQL, applied as the engine applies it.
   auto apply_other = [&](const std::string& sql) {
-    Database(live.path, Database::Mode::read_write).exec(sql);
-    Transaction t(*live.db, true);
+    base::Database(live.path, base::Database::Mode::read_write).exec(sql);
+    base::Transaction t(*live.db, true);
     live.model->apply_external(log.changes(), *live.db);
     log.consume();
     t.commit();

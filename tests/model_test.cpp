@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "bond_risk/loader.h"
-#include "bond_risk/sqlite.h"
+#include "bond_risk/db/loader.h"
+#include "base/sqlite.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -90,7 +90,7 @@ INSERT INTO outright_book_trade VALUES (1001, 100), (1001, 104), (1001, 105), (1
 INSERT INTO repo_book VALUES (2001, 'WITHENDED');
 INSERT INTO repo_book_trade VALUES (2001, 200), (2001, 201);
 )SQL");
-  Database db(dir.path("bad.db"), Database::Mode::read_only);
+  base::Database db(dir.path("bad.db"), base::Database::Mode::read_only);
   const Loaded loaded = load(db);
   ASSERT_EQ(loaded.warnings.size(), 2u);  // the rate row of curve 77 and the member row of book 5555
   EXPECT_NE(loaded.warnings[0].find("ir_curve_id 77"), std::string::npos);

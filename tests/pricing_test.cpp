@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "bond_risk/model.h"
-#include "bond_risk/pricing.h"
+#include "bond_risk/model/status.h"
+#include "bond_risk/model/pricing.h"
 
 using namespace bond_risk;
 

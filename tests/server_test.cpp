@@ -18,10 +18,10 @@
 #include <sstream>
 #include <thread>
 
-#include "bond_risk/live_model.h"
-#include "bond_risk/loader.h"
-#include "bond_risk/schema.h"
-#include "bond_risk/unix_socket.h"
+#include "bond_risk/live/live_model.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/db/schema.h"
+#include "base/unix_socket.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -54,7 +54,7 @@ class EngineProcess {
   bool ready() const {
     for (int i = 0; i < 600; ++i) {
       try {
-        connect_unix(socket_);
+        base::connect_unix(socket_);
         return true;
       } catch (const std::runtime_error&) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -98,16 +98,16 @@ TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
   EXPECT_TRUE(contains(bad.out, "{\"ok\":false,\"error\":\"quantity 'x' is not a whole number\"}")) << bad.out;
 
   {  // 2 MB of garbage without a newline: an error reply and a closed connection.
-    UniqueFd fd = connect_unix(sock);
-    write_all(fd.get(), std::string(2 << 20, 'x'));
+    base::UniqueFd fd = base::connect_unix(sock);
+    base::write_all(fd.get(), std::string(2 << 20, 'x'));
     char buf[256] = {};
     const ssize_t n = read(fd.get(), buf, sizeof buf - 1);
     EXPECT_GT(n, 0);
     EXPECT_TRUE(contains(buf, "line longer than 1 MiB")) << buf;
   }
   {  // A client that leaves mid-line.
-    UniqueFd fd = connect_unix(sock);
-    write_all(fd.get(), "amend-trade 10 quan");
+    base::UniqueFd fd = base::connect_unix(sock);
+    base::write_all(fd.get(), "amend-trade 10 quan");
   }
   const test::CliResult second = test::run_cli("run --db " + db + s + " --threads 0");
   EXPECT_EQ(second.exit_code, 1);
@@ -120,15 +120,15 @@ TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
   };
   std::int64_t quantity = 0;
   {
-    Database other(db, Database::Mode::read_write);
-    Statement q = other.prepare("SELECT quantity FROM outright_trade WHERE id = 11");
+    base::Database other(db, base::Database::Mode::read_write);
+    base::Statement q = other.prepare("SELECT quantity FROM outright_trade WHERE id = 11");
     ASSERT_TRUE(q.step());
     quantity = q.integer(0);
   }
   const double pv_before = pv_of(test::run_cli("send" + s + " get 11").out);
   ASSERT_NE(pv_before, 0.0);
   {
-    Database other(db, Database::Mode::read_write);
+    base::Database other(db, base::Database::Mode::read_write);
     other.exec("UPDATE outright_trade SET quantity = 777 WHERE id = 11");
   }
   const double expected = pv_before / static_cast<double>(quantity) * 777;
@@ -149,8 +149,8 @@ TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
   EXPECT_NE(access(sock.c_str(), F_OK), 0) << "the socket file is removed on shutdown";
 
   // The change was committed with its event_log row.
-  Database check(db, Database::Mode::read_only);
-  Statement q = check.prepare("SELECT (SELECT quantity FROM outright_trade WHERE id = 10), (SELECT count(*) FROM event_log)");
+  base::Database check(db, base::Database::Mode::read_only);
+  base::Statement q = check.prepare("SELECT (SELECT quantity FROM outright_trade WHERE id = 10), (SELECT count(*) FROM event_log)");
   ASSERT_TRUE(q.step());
   EXPECT_EQ(q.integer(0), 1234);
   EXPECT_EQ(q.integer(1), 1);
@@ -200,8 +200,8 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
   // have committed without their reply getting out).
   std::vector<std::string> logged;
   {
-    Database recovered(db, Database::Mode::read_write);  // opening recovers the WAL
-    Statement q = recovered.prepare("SELECT command FROM event_log ORDER BY seq");
+    base::Database recovered(db, base::Database::Mode::read_write);  // opening recovers the WAL
+    base::Statement q = recovered.prepare("SELECT command FROM event_log ORDER BY seq");
     while (q.step()) logged.emplace_back(q.text(0));
   }
   ASSERT_GE(logged.size(), acknowledged.size());
@@ -210,11 +210,11 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
 
   // Replaying the logged events on the original database gives the same inputs and results.
   {
-    Database replay(original, Database::Mode::read_write);
+    base::Database replay(original, base::Database::Mode::read_write);
     replay.exec(kSchemaSql);
     LiveModel model(load(replay).store, engine::SchedulerOptions{.threads = 0}, 4096);
     model.flush_all();
-    Transaction tx(replay);
+    base::Transaction tx(replay);
     for (const std::string& line : logged) {
       std::istringstream in(line);
       std::vector<std::string> words;
@@ -226,12 +226,12 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
   }
   ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + db).exit_code, 0);
   ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + original).exit_code, 0);
-  Database both(db, Database::Mode::read_only);
+  base::Database both(db, base::Database::Mode::read_only);
   both.exec("ATTACH DATABASE '" + original + "' AS replay");
   for (const char* table : {"outright_trade", "repo_trade", "ir_curve_input_rate", "calendar", "outright_trade_result",
                             "repo_trade_result", "bond_result", "outright_book_result", "repo_book_result"}) {
     const std::string t(table);
-    Statement diff = both.prepare("SELECT (SELECT count(*) FROM (SELECT * FROM main." + t +
+    base::Statement diff = both.prepare("SELECT (SELECT count(*) FROM (SELECT * FROM main." + t +
                                   " EXCEPT SELECT * FROM replay." + t + ")), (SELECT count(*) FROM (SELECT * FROM replay." +
                                   t + " EXCEPT SELECT * FROM main." + t + "))");
     ASSERT_TRUE(diff.step());

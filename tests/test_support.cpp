@@ -8,11 +8,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "bond_risk/calculations.h"
-#include "bond_risk/loader.h"
-#include "bond_risk/results.h"
-#include "bond_risk/schema.h"
-#include "bond_risk/sqlite.h"
+#include "bond_risk/model/calculations.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/db/result_writer.h"
+#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/reason.h"
+#include "bond_risk/db/schema.h"
+#include "base/sqlite.h"
 #include "engine/scheduler.h"
 
 namespace test {
@@ -32,7 +34,7 @@ TempDir::TempDir() {
 TempDir::~TempDir() { std::filesystem::remove_all(dir_); }
 
 void make_db(const std::string& path, const std::string& sql) {
-  bond_risk::Database db(path, bond_risk::Database::Mode::create);
+  base::Database db(path, base::Database::Mode::create);
   db.exec(bond_risk::kSchemaSql);
   db.exec(sql);
 }
@@ -54,7 +56,7 @@ std::unique_ptr<Model> calculate(const std::string& db_path, std::size_t threads
 std::unique_ptr<Model> calculate(const std::string& db_path, const engine::SchedulerOptions& options,
                                  std::size_t grain) {
   auto model = std::make_unique<Model>();
-  bond_risk::Database db(db_path, bond_risk::Database::Mode::read_only);
+  base::Database db(db_path, base::Database::Mode::read_only);
   model->store = bond_risk::load(db).store;
   bond_risk::build_graph(model->store, model->graph);
   const std::unique_ptr<engine::Scheduler> scheduler = engine::make_scheduler(options);

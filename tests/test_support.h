@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "bond_risk/store.h"
+#include "bond_risk/model/store.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
 #include "engine/scheduler.h"

@@ -1,0 +1,56 @@
+// Command-line options of the subcommands: parsing, and --help text made
+// from the same table so that help never drifts from what is accepted.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace base {
+
+// A mistake in what the user typed or configured; main prints it and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct OptionSpec {
+  std::string name;  // without the leading "--"
+  std::string value_name;  // "" for a flag that takes no value
+  std::string help;
+};
+
+struct CommandSpec {
+  std::string name;  // "run"
+  std::string synopsis;  // "[--db PATH] ..."
+  std::string description;
+  std::vector<OptionSpec> options;
+};
+
+struct ParsedArgs {
+  std::map<std::string, std::string, std::less<>> options;  // flags map to ""
+  std::vector<std::string> positional;
+  bool help = false;
+
+  bool has(std::string_view name) const { return options.count(name) != 0; }
+  std::string get(std::string_view name, std::string fallback) const;
+};
+
+// Parses `--name VALUE`, `--name=VALUE`, flags and positional arguments.
+// Throws UsageError for an unknown option or a missing value.
+ParsedArgs parse_args(const CommandSpec& spec, std::span<char* const> args);
+
+std::string help_text(const CommandSpec& spec);
+
+// parse_args, except that with --help it prints help_text to standard output
+// and returns nullopt: the command then exits 0.
+std::optional<ParsedArgs> parse_command(const CommandSpec& spec, std::span<char* const> args);
+
+// Strict whole-number parsing: all of `text`, within [min, max]; throws
+// UsageError naming `what` otherwise.
+long long parse_integer(std::string_view text, long long min, long long max, const std::string& what);
+
+}  // namespace base

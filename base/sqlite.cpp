@@ -1,0 +1,121 @@
+#include "base/sqlite.h"
+
+#include <stdexcept>
+
+namespace base {
+
+Database::Database(const std::string& path, Mode mode) : path_(path) {
+  // One connection is only ever used by one thread at a time: SQLite's own mutexes would be pure cost.
+  const int flags = SQLITE_OPEN_NOMUTEX | (mode == Mode::read_only    ? SQLITE_OPEN_READONLY
+                    : mode == Mode::read_write ? SQLITE_OPEN_READWRITE
+                                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  db_.reset(raw);
+  if (rc != SQLITE_OK) {
+    throw std::runtime_error("cannot open database " + path + ": " +
+                             (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  }
+  sqlite3_busy_timeout(raw, 5000);
+  // Reading the schema is the first access that finds out whether the file is a database at all.
+  if (sqlite3_exec(raw, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    fail("not a usable SQLite database");
+  }
+}
+
+void Database::fail(const std::string& what) const {
+  throw std::runtime_error("database " + path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()));
+}
+
+void Database::exec(const std::string& sql) {
+  if (sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+    fail("cannot run '" + sql.substr(0, 60) + "'");
+  }
+}
+
+Statement Database::prepare(std::string_view sql) { return Statement(*this, sql); }
+
+Statement& Database::cached(const std::string& sql) {
+  auto& slot = cache_[sql];
+  if (!slot) slot = std::make_unique<Statement>(*this, sql);
+  return *slot;
+}
+
+bool Database::has_table(const std::string& table) {
+  Statement st(*this, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
+  st.bind(1, table);
+  return st.step();
+}
+
+bool Database::has_column(const std::string& table, const std::string& column) {
+  Statement st(*this, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+  st.bind(1, table).bind(2, column);
+  return st.step();
+}
+
+Statement::Statement(const Database& db, std::string_view sql) : db_(&db) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr) != SQLITE_OK) {
+    db.fail("cannot prepare '" + std::string(sql.substr(0, 60)) + "'");
+  }
+  stmt_.reset(raw);
+}
+
+Statement& Statement::bind(int param, std::int64_t value) {
+  if (sqlite3_bind_int64(stmt_.get(), param, value) != SQLITE_OK) db_->fail("bind");
+  return *this;
+}
+
+Statement& Statement::bind(int param, double value) {
+  if (sqlite3_bind_double(stmt_.get(), param, value) != SQLITE_OK) db_->fail("bind");
+  return *this;
+}
+
+Statement& Statement::bind(int param, std::string_view value) {
+  if (sqlite3_bind_text(stmt_.get(), param, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) !=
+      SQLITE_OK) {
+    db_->fail("bind");
+  }
+  return *this;
+}
+
+Statement& Statement::bind_null(int param) {
+  if (sqlite3_bind_null(stmt_.get(), param) != SQLITE_OK) db_->fail("bind");
+  return *this;
+}
+
+bool Statement::step() {
+  const int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_->fail("cannot run '" + std::string(sqlite3_sql(stmt_.get())).substr(0, 60) + "'");
+}
+
+void Statement::run() {
+  step();
+  reset();
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_.get());
+  sqlite3_clear_bindings(stmt_.get());
+}
+
+std::string_view Statement::text(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
+  return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), col)))
+           : std::string_view();
+}
+
+Transaction::Transaction(Database& db, bool immediate) : db_(db) { db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN"); }
+
+Transaction::~Transaction() {
+  if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace base

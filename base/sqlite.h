@@ -1,0 +1,92 @@
+// Thin RAII wrappers over the SQLite C API. Every failure throws
+// std::runtime_error with the database path and SQLite's message.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace base {
+
+class Statement;
+
+class Database {
+ public:
+  enum class Mode { read_only, read_write, create };
+
+  // Opens `path`; read_only and read_write require the file to exist.
+  Database(const std::string& path, Mode mode);
+
+  void exec(const std::string& sql);
+  Statement prepare(std::string_view sql);
+  // The statement for `sql`, prepared once and kept for reuse (reset, with
+  // no bindings, after each run()). Lives as long as the Database.
+  Statement& cached(const std::string& sql);
+  bool has_table(const std::string& table);
+  bool has_column(const std::string& table, const std::string& column);
+
+  const std::string& path() const { return path_; }
+  sqlite3* handle() const { return db_.get(); }
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  struct Close {
+    void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+  };
+  std::string path_;
+  std::unique_ptr<sqlite3, Close> db_;
+  std::unordered_map<std::string, std::unique_ptr<Statement>> cache_;  // destroyed before db_ closes
+};
+
+// A prepared statement. Columns and parameters are numbered as in SQLite:
+// parameters from 1, result columns from 0.
+class Statement {
+ public:
+  Statement(const Database& db, std::string_view sql);
+
+  Statement& bind(int param, std::int64_t value);
+  Statement& bind(int param, double value);
+  Statement& bind(int param, std::string_view value);
+  Statement& bind_null(int param);
+
+  // Advances to the next row; false when done.
+  bool step();
+  // Runs a statement that returns no rows, then resets it for reuse.
+  void run();
+  void reset();
+
+  int column_type(int col) const { return sqlite3_column_type(stmt_.get(), col); }
+  std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
+  double real(int col) const { return sqlite3_column_double(stmt_.get(), col); }
+  std::string_view text(int col) const;
+  int column_count() const { return sqlite3_column_count(stmt_.get()); }
+  std::string_view column_name(int col) const { return sqlite3_column_name(stmt_.get(), col); }
+
+ private:
+  struct Finalize {
+    void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+  };
+  const Database* db_;
+  std::unique_ptr<sqlite3_stmt, Finalize> stmt_;
+};
+
+// BEGIN on construction (BEGIN IMMEDIATE, taking the write lock at once, if
+// `immediate`); ROLLBACK on destruction unless commit() was called.
+class Transaction {
+ public:
+  explicit Transaction(Database& db, bool immediate = false);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+}  // namespace base

@@ -1,0 +1,93 @@
+#include "base/unix_socket.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace base {
+
+UniqueFd::~UniqueFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.release();
+  }
+  return *this;
+}
+
+int UniqueFd::release() {
+  const int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+namespace {
+
+sockaddr_un address(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) {
+    throw std::runtime_error("socket path " + path + " is longer than " + std::to_string(sizeof addr.sun_path - 1) +
+                             " bytes; choose a shorter CONTROL_SOCKET");
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  return addr;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
+
+}  // namespace
+
+UnixListener::UnixListener(const std::string& path) : path_(path) {
+  const sockaddr_un addr = address(path);
+  lock_ = UniqueFd(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (lock_.get() < 0) fail("cannot open " + path + ".lock");
+  if (::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+    throw std::runtime_error("another engine is serving " + path + " (it holds " + path +
+                             ".lock); stop it first with: bond_risk send --socket " + path + " shutdown");
+  }
+  ::unlink(path.c_str());  // left by an engine that crashed: the lock says none is running
+  socket_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (socket_.get() < 0) fail("socket");
+  const mode_t old_mask = ::umask(0177);  // the socket file is created 0600
+  const int rc = ::bind(socket_.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  ::umask(old_mask);
+  if (rc != 0) fail("cannot bind " + path);
+  if (::listen(socket_.get(), 128) != 0) fail("cannot listen on " + path);
+}
+
+UnixListener::~UnixListener() { ::unlink(path_.c_str()); }
+
+UniqueFd connect_unix(const std::string& path) {
+  const sockaddr_un addr = address(path);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) fail("socket");
+  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    throw std::runtime_error("no engine is listening on " + path + " (" + std::strerror(errno) +
+                             "); start one with: bond_risk run --db DATABASE");
+  }
+  return fd;
+}
+
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace base

@@ -1,0 +1,51 @@
+// File descriptors and Unix domain sockets, as RAII objects.
+#pragma once
+
+#include <string>
+
+namespace base {
+
+// Owns a file descriptor; closes it on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd();
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+
+  int get() const { return fd_; }
+  int release();
+
+ private:
+  int fd_ = -1;
+};
+
+// Listens on `path` (mode 0600). Holds `path`.lock while it lives, so a
+// second engine is refused; a socket file left by a crashed engine is removed.
+class UnixListener {
+ public:
+  explicit UnixListener(const std::string& path);
+  ~UnixListener();  // removes the socket file
+  UnixListener(const UnixListener&) = delete;
+  UnixListener& operator=(const UnixListener&) = delete;
+
+  int fd() const { return socket_.get(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  UniqueFd lock_;
+  UniqueFd socket_;
+};
+
+// Connects to the engine listening on `path`; throws std::runtime_error
+// saying so when none is.
+UniqueFd connect_unix(const std::string& path);
+
+// Writes all of `data`; false if the peer has gone.
+bool write_all(int fd, const std::string& data);
+
+}  // namespace base

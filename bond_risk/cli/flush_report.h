@@ -1,0 +1,37 @@
+// Reporting a run: the text lines benchmark scripts parse, and JSON.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "bond_risk/model/store.h"
+#include "engine/flush.h"
+#include "engine/scheduler.h"
+
+namespace bond_risk {
+
+struct RunReport {
+  std::string db;
+  engine::SchedulerOptions scheduler;
+  std::size_t grain = 0;
+  double load_seconds = 0;
+  engine::FlushStats flush;                // the start-up flush
+  std::vector<double> flush_seconds;       // it and its repeats (FLUSHES), in order
+  std::uint64_t digest = 0;  // results_digest() of the flushed store
+};
+
+// "Tier 3 ran 400000 objects in 0.012345 seconds." per tier, then
+// "All tiers ran N objects in S seconds.", with repeats "Full flush repeated
+// N times: median S, min S, mean S seconds.", then counts per type and status.
+// `detail` adds a line per tier: chunks, workers taking part, barrier wait.
+void print_report(std::ostream& out, const RunReport& report, const Store& store, bool detail);
+
+// {"calendar": {"OK": 1, "FAILED": 0, ...}, ...}: the nodes per type and status.
+std::string status_counts_json(const Store& store);
+
+// The same figures as a JSON object, written to `path`.
+void write_json(const std::string& path, const RunReport& report, const Store& store);
+
+}  // namespace bond_risk

@@ -1,0 +1,53 @@
+// bin/bond_risk: dispatches to the subcommands and turns errors into one
+// line on standard error and an exit code (2 for usage, 1 otherwise).
+#include <cstring>
+#include <iostream>
+#include <span>
+#include <string_view>
+
+#include "base/cli_args.h"
+#include "bond_risk/cli/commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: bond_risk COMMAND [OPTIONS]
+
+A multithreaded dependency-graph bond risk calculator.
+
+commands:
+  generate   write a synthetic data set (bond_risk generate --preset 440k --out data/bond_risk_440k.db)
+  run        load a database and run the full flush; then serve commands (--batch: write the results and exit)
+  send       send commands to a running engine (bump-curve, roll-date, amend-trade, get, ...)
+  show       print the stored results of nodes by id or name
+  bench-events  latency percentiles of events on a running engine
+
+Run 'bond_risk COMMAND --help' for a command's options.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::span<char* const> all(argv, static_cast<std::size_t>(argc));
+  if (all.size() < 2 || std::string_view(all[1]) == "--help" || std::string_view(all[1]) == "-h" ||
+      std::string_view(all[1]) == "help") {
+    std::cout << kUsage;
+    return all.size() < 2 ? 2 : 0;
+  }
+  const std::string_view command = all[1];
+  const std::span<char* const> args = all.subspan(2);
+  try {
+    if (command == "generate") return bond_risk::generate_command(args);
+    if (command == "run") return bond_risk::run_command(args);
+    if (command == "show") return bond_risk::show_command(args);
+    if (command == "send") return bond_risk::send_command(args);
+    if (command == "bench-events") return bond_risk::bench_events_command(args);
+    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, bench-events; see bond_risk --help)\n";
+    return 2;
+  } catch (const base::UsageError& e) {
+    std::cerr << "bond_risk: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "bond_risk: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,99 @@
+#include <signal.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "bond_risk/cli/commands.h"
+#include "bond_risk/live/control_server.h"
+#include "bond_risk/cli/flush_report.h"
+#include "bond_risk/live/live_model.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/db/result_writer.h"
+#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/reason.h"
+#include "bond_risk/cli/settings.h"
+
+namespace bond_risk {
+
+namespace {
+
+base::CommandSpec spec() {
+  return {
+      "run",
+      "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N] [--flushes K]\n"
+      "                     [--scheduler S] [--wait W] [--spin-us N] [--affinity CPUS] [--master-cpu N]",
+      "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
+      "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
+      "With --batch it then writes every node's status and results to the result tables (one transaction).\n"
+      "Without --batch it keeps running: it serves commands on a Unix socket (CONTROL_SOCKET, default the\n"
+      "database path + .sock; see bond_risk send --help) and recalculates what each one affects, until\n"
+      "'bond_risk send shutdown', SIGINT or SIGTERM.\n\n"
+      "Settings, in rising precedence: defaults, the conf file (" +
+          std::string(kDefaultConf) + " or --conf), environment variables, flags:\n" + settings_help(),
+      {
+          {"db", "PATH", "database to load (APP_DB)"},
+          {"threads", "N", "worker threads 0..4096; 0 = the master calculates alone (NUM_THREADS)"},
+          {"batch", "", "write the results to the database and exit (BATCH_MODE=1)"},
+          {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
+          {"json", "PATH", "also write the run's figures as JSON to PATH"},
+          {"grain", "N", "work per chunk in outright-trade units; less than this runs on the master (GRAIN)"},
+          {"flushes", "K", "run the full flush K times and print their median, min and mean (FLUSHES)"},
+          {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
+          {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
+          {"spin-us", "N", "hybrid wait: microseconds to spin before parking (SPIN_US)"},
+          {"affinity", "CPUS", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15, or all (CPU_AFFINITY)"},
+          {"master-cpu", "N", "pthreads: pin the master thread to CPU N (MASTER_CPU)"},
+          {"socket", "PATH", "control socket when serving (CONTROL_SOCKET; default DB.sock)"},
+      },
+  };
+}
+
+}  // namespace
+
+int run_command(std::span<char* const> args) {
+  const base::CommandSpec cmd = spec();
+  const std::optional<base::ParsedArgs> parsed = base::parse_command(cmd, args);
+  if (!parsed) return 0;
+  const base::ParsedArgs& a = *parsed;
+  if (!a.positional.empty()) throw base::UsageError("run: unexpected argument '" + a.positional[0] + "'");
+  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
+
+  // The server reads these signals from a signalfd: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
+  if (!settings.batch) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  base::Database db(settings.db, base::Database::Mode::read_write);
+  RunReport report;
+  report.db = settings.db;
+  report.scheduler = settings.scheduler;
+  report.grain = settings.grain;
+  const engine::Stopwatch load_watch;
+  Loaded loaded = load(db);
+  LiveModel model(std::move(loaded.store), settings.scheduler, settings.grain);
+  report.load_seconds = load_watch.seconds();
+  for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
+
+  report.flush = model.flush_all();
+  report.flush_seconds.push_back(report.flush.seconds);
+  for (std::size_t k = 1; k < settings.flushes; ++k) report.flush_seconds.push_back(model.flush_all().seconds);
+  report.digest = results_digest(model.store());
+  print_report(std::cout, report, model.store(), settings.timing_debug);
+  if (a.has("json")) write_json(a.get("json", ""), report, model.store());
+
+  if (settings.batch) {
+    const engine::Stopwatch write_watch;
+    write_all_results(db, model.store(), model.graph());
+    std::cout << "Wrote results of " << model.store().size() << " objects to " << settings.db << " in "
+              << write_watch.seconds() << " seconds.\n";
+  } else {
+    std::cout.flush();
+    serve(model, db, control_socket(settings), signals);
+  }
+  return 0;
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,40 @@
+// Run settings, gathered in rising precedence from built-in defaults, the
+// conf file, environment variables (trad4's names) and command-line flags.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "base/cli_args.h"
+#include "engine/scheduler.h"
+
+namespace bond_risk {
+
+inline constexpr const char* kDefaultConf = "conf/bond_risk.conf";
+
+struct Settings {
+  std::string db = "data/bond_risk_440k.db";  // APP_DB, --db
+  // NUM_THREADS (default: online CPUs), SCHEDULER, WAIT_POLICY, SPIN_US, CPU_AFFINITY, MASTER_CPU
+  engine::SchedulerOptions scheduler;
+  bool batch = false;         // BATCH_MODE, --batch
+  std::string socket;         // CONTROL_SOCKET, --socket; default: the database path + ".sock"
+  bool timing_debug = true;   // TIMING_DEBUG: per-tier scheduling statistics in the text output
+  std::size_t grain = 4096;   // GRAIN, --grain: work per chunk, in outright-trade units
+  std::size_t flushes = 1;    // FLUSHES, --flushes: full flushes at start-up (the first and its repeats)
+};
+
+// Returns the value of an environment variable, or nullptr.
+using EnvLookup = std::function<const char*(const char*)>;
+
+// The conf file is flags' --conf, else kDefaultConf if it exists. Throws
+// UsageError naming the setting, its source and what it must be.
+Settings load_settings(const base::ParsedArgs& flags, const EnvLookup& env);
+
+// The control socket of the engine serving settings.db.
+std::string control_socket(const Settings& settings);
+
+// The "KEY  meaning" lines for --help.
+std::string settings_help();
+
+}  // namespace bond_risk

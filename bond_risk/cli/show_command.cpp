@@ -1,0 +1,98 @@
+#include <cstdlib>
+#include <iostream>
+
+#include "base/cli_args.h"
+#include "bond_risk/cli/commands.h"
+#include "bond_risk/cli/settings.h"
+#include "base/sqlite.h"
+#include "bond_risk/model/store.h"
+
+namespace bond_risk {
+
+namespace {
+
+const base::CommandSpec kSpec = {
+    "show",
+    "[--db PATH] [--conf PATH] ID|NAME...",
+    "Prints the stored results of the named nodes (ids or names from any node table): type, status,\n"
+    "the reason when not OK, and the values written by the last 'bond_risk run --batch'.\n"
+    "Exits 1 if any id or name is unknown.",
+    {
+        {"db", "PATH", "database to read (APP_DB; default from the conf file)"},
+        {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
+    },
+};
+
+std::string value_text(const base::Statement& st, int col) {
+  switch (st.column_type(col)) {
+    case SQLITE_NULL: return "NULL";
+    case SQLITE_INTEGER: return std::to_string(st.integer(col));
+    case SQLITE_FLOAT: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.10g", st.real(col));
+      return buf;
+    }
+    default: return std::string(st.text(col));
+  }
+}
+
+// Prints the node called `key` (an id or a name); false if there is none.
+bool show_node(base::Database& db, const std::string& key) {
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const std::string table(kind_name(static_cast<Kind>(k)));
+    // By id when the key is a number (names may be numbers too: then both are tried).
+    base::Statement find = db.prepare("SELECT id, name FROM " + table + " WHERE id = ?1 UNION ALL SELECT id, name FROM " +
+                                table + " WHERE name = ?2 LIMIT 1");
+    if (key.find_first_not_of("0123456789") == std::string::npos && key.size() < 19) {
+      find.bind(1, static_cast<std::int64_t>(std::stoll(key)));
+    }
+    find.bind(2, key);
+    if (!find.step()) continue;
+    const std::int64_t id = find.integer(0);
+    std::cout << table << " " << id << " (" << find.text(1) << "): ";
+    if (table == "calendar" || table == "ir_curve") {
+      std::cout << "inputs only; it publishes no stored results\n";
+      return true;
+    }
+    if (!db.has_table(table + "_result")) {
+      std::cout << "no results stored (run: bond_risk run --batch --db " << db.path() << ")\n";
+      return true;
+    }
+    base::Statement result = db.prepare("SELECT * FROM " + table + "_result WHERE id = ?");
+    result.bind(1, id);
+    if (!result.step()) {
+      std::cout << "no results stored (run: bond_risk run --batch --db " << db.path() << ")\n";
+      return true;
+    }
+    std::string line = value_text(result, 1);
+    const std::string reason = value_text(result, 2);
+    if (!reason.empty()) line += " (" + reason + ")";
+    for (int c = 3; c < result.column_count(); ++c) {
+      line.append(" ").append(result.column_name(c)).append("=").append(value_text(result, c));
+    }
+    std::cout << line << "\n";
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int show_command(std::span<char* const> args) {
+  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
+  if (!parsed) return 0;
+  const base::ParsedArgs& a = *parsed;
+  if (a.positional.empty()) throw base::UsageError("show: give at least one node id or name (see --help)");
+  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
+  base::Database db(settings.db, base::Database::Mode::read_only);
+  int status = 0;
+  for (const std::string& key : a.positional) {
+    if (!show_node(db, key)) {
+      std::cerr << "bond_risk: no node with id or name '" << key << "' in " << db.path() << "\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,71 @@
+#include "bond_risk/db/change_log.h"
+
+#include <string>
+
+namespace bond_risk {
+
+namespace {
+
+// Each input table and the column that names the node a row belongs to.
+constexpr const char* kWatched[][2] = {
+    {"calendar", "id"},          {"ir_curve", "id"},           {"ir_curve_input_rate", "ir_curve_id"},
+    {"bond", "id"},              {"outright_trade", "id"},     {"repo_trade", "id"},
+    {"outright_book", "id"},     {"outright_book_trade", "book_id"}, {"repo_book", "id"},
+    {"repo_book_trade", "book_id"},
+};
+
+// The first column of the one row `sql` returns.
+std::int64_t query_integer(base::Database& db, const std::string& sql) {
+  base::Statement& st = db.cached(sql);
+  st.step();
+  const std::int64_t value = st.integer(0);
+  st.reset();
+  return value;
+}
+
+}  // namespace
+
+ChangeLog::ChangeLog(base::Database& db) : db_(db) {
+  std::string sql =
+      "CREATE TABLE IF NOT EXISTS input_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, "
+      "node_id INTEGER);\n";
+  for (const auto& [table, column] : kWatched) {
+    for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
+      const std::string row = std::string(op) == "DELETE" ? "OLD" : "NEW";
+      sql += "CREATE TRIGGER IF NOT EXISTS " + std::string(table) + "_" + op + "_change AFTER " + op + " ON " + table +
+             " BEGIN INSERT INTO input_change (tbl, node_id) VALUES ('" + table + "', " + row + "." + column +
+             "); END;\n";
+    }
+  }
+  db_.exec(sql);
+  external_commit();
+  consumed_ = last_seq();
+}
+
+bool ChangeLog::external_commit() {
+  const std::int64_t version = query_integer(db_, "PRAGMA data_version");
+  const bool changed = seen_version_ >= 0 && version != seen_version_;
+  seen_version_ = version;
+  return changed;
+}
+
+std::int64_t ChangeLog::last_seq() {
+  // AUTOINCREMENT's counter, unlike max(seq), survives the deletion of consumed rows.
+  return query_integer(db_, "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'input_change'), 0)");
+}
+
+std::vector<ChangeLog::Change> ChangeLog::changes() {
+  base::Statement& st = db_.cached("SELECT DISTINCT tbl, node_id FROM input_change WHERE seq > ? AND node_id IS NOT NULL");
+  st.bind(1, consumed_);
+  std::vector<Change> out;
+  while (st.step()) out.push_back({std::string(st.text(0)), st.integer(1)});
+  st.reset();
+  return out;
+}
+
+void ChangeLog::consume() {
+  consumed_ = last_seq();
+  db_.cached("DELETE FROM input_change WHERE seq <= ?").bind(1, consumed_).run();
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,236 @@
+#include "bond_risk/db/generator.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "base/cli_args.h"
+#include "bond_risk/model/dates.h"
+#include "bond_risk/model/status.h"
+#include "base/progress.h"
+#include "bond_risk/db/schema.h"
+#include "base/sqlite.h"
+
+namespace bond_risk {
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> list = {
+      {"tiny", 6, 10, 10},
+      {"100", 10, 44, 44},
+      {"50k", 5'000, 22'500, 22'500},
+      {"220k", 20'000, 100'000, 100'000},
+      {"440k", 40'000, 200'000, 200'000},
+      {"1M", 80'000, 460'000, 460'000},
+  };
+  return list;
+}
+
+const Preset& find_preset(const std::string& name) {
+  std::string known;
+  for (const Preset& p : presets()) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw base::UsageError("unknown preset '" + name + "' (presets: " + known + ")");
+}
+
+namespace {
+
+// SplitMix64: a small generator whose sequence is the same on every platform
+// and standard library, unlike std:: distributions.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  std::int64_t between(std::int64_t lo, std::int64_t hi) {  // inclusive
+    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  // `x` rounded to a multiple of `step`.
+  static double round_to(double x, double step) { return std::round(x / step) * step; }
+
+ private:
+  std::uint64_t state_;
+};
+
+constexpr std::array<int, 12> kCurveDays = {0, 30, 91, 182, 365, 730, 1095, 1826, 2557, 3652, 5479, kNumForwardDays};
+
+struct CurveDef {
+  const char* name;
+  const char* ccy;
+};
+constexpr std::array<CurveDef, 2> kCurves = {{{"GBP-GILT", "GBP"}, {"EUR-BUND", "EUR"}}};
+
+class Writer {
+ public:
+  Writer(const Preset& preset, const GenerateOptions& options, base::Database& db)
+      : preset_(preset), options_(options), db_(db), rng_(options.seed) {}
+
+  void run() {
+    const std::size_t total = preset_.bonds + 2 * (preset_.outright_trades + preset_.repo_trades);
+    base::ProgressBar progress("Generating " + preset_.name, total);
+    progress_ = &progress;
+    calendar_and_curves();
+    bonds();
+    outright_trades();
+    repo_trades();
+    books("outright_book", "OB", outright_by_curve_);
+    books("repo_book", "RB", repo_by_curve_);
+  }
+
+ private:
+  std::int64_t new_id() { return next_id_++; }
+  void tick() { progress_->advance(); }
+
+  void calendar_and_curves() {
+    base::Statement cal = db_.prepare("INSERT INTO calendar (id, name, today) VALUES (?, ?, ?)");
+    calendar_id_ = new_id();
+    cal.bind(1, calendar_id_).bind(2, std::string_view("LONDON")).bind(3, format_date(today_)).run();
+    base::Statement curve = db_.prepare("INSERT INTO ir_curve (id, name, ccy) VALUES (?, ?, ?)");
+    base::Statement rate =
+        db_.prepare("INSERT INTO ir_curve_input_rate (ir_curve_id, idx, days_forward, value) VALUES (?, ?, ?, ?)");
+    for (const CurveDef& def : kCurves) {
+      const std::int64_t id = new_id();
+      curve_ids_.push_back(id);
+      curve.bind(1, id).bind(2, std::string_view(def.name)).bind(3, std::string_view(def.ccy)).run();
+      double value = rng_.uniform(0.01, 0.03);
+      for (std::size_t k = 0; k < kCurveDays.size(); ++k) {
+        rate.bind(1, id).bind(2, static_cast<std::int64_t>(k)).bind(3, std::int64_t{kCurveDays[k]});
+        rate.bind(4, Random::round_to(value, 1e-5)).run();
+        value = std::clamp(value + rng_.uniform(-0.001, 0.005), 0.01, 0.06);
+      }
+    }
+  }
+
+  void bonds() {
+    base::Statement st = db_.prepare(
+        "INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    constexpr std::array<std::int64_t, 3> frequencies = {1, 2, 4};
+    for (std::size_t i = 0; i < preset_.bonds; ++i) {
+      const std::int64_t id = new_id();
+      const std::size_t curve = i % kCurves.size();
+      bond_ids_.push_back(id);
+      bond_curve_.push_back(curve);
+      const Date maturity = today_ + static_cast<Date>(rng_.between(30, kNumForwardDays - 5));
+      const Date start = today_ - static_cast<Date>(rng_.between(0, 3650));
+      st.bind(1, id).bind(2, "BOND_" + std::to_string(i + 1)).bind(3, calendar_id_).bind(4, curve_ids_[curve]);
+      st.bind(5, format_date(start)).bind(6, format_date(maturity));
+      st.bind(7, frequencies[rng_.between(0, 2)]).bind(8, Random::round_to(rng_.uniform(0.0, 0.08), 0.00125));
+      st.run();
+      tick();
+    }
+  }
+
+  // A random bond on `curve` (bonds alternate curves), so that trade i is on
+  // curve i % 2 and every curve gets the same number of trades.
+  std::size_t pick_bond(std::size_t curve) {
+    const auto on_curve = static_cast<std::int64_t>((preset_.bonds - curve + kCurves.size() - 1) / kCurves.size());
+    return curve + kCurves.size() * static_cast<std::size_t>(rng_.between(0, on_curve - 1));
+  }
+
+  static std::string_view side(Random& rng) { return rng.between(0, 1) ? "BUY" : "SELL"; }
+
+  void outright_trades() {
+    base::Statement st = db_.prepare(
+        "INSERT INTO outright_trade (id, name, bond_id, trade_date, trade_price, quantity, buy_sell) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    outright_by_curve_.resize(kCurves.size());
+    for (std::size_t i = 0; i < preset_.outright_trades; ++i) {
+      const std::int64_t id = new_id();
+      const std::size_t bond = pick_bond(i % kCurves.size());
+      outright_by_curve_[bond_curve_[bond]].push_back(id);
+      st.bind(1, id).bind(2, "OT_" + std::to_string(i + 1)).bind(3, bond_ids_[bond]);
+      st.bind(4, format_date(today_ - static_cast<Date>(rng_.between(0, 730))));
+      st.bind(5, Random::round_to(rng_.uniform(85.0, 115.0), 0.01)).bind(6, rng_.between(1, 1000) * 100);
+      st.bind(7, side(rng_)).run();
+      tick();
+    }
+  }
+
+  void repo_trades() {
+    base::Statement st = db_.prepare(
+        "INSERT INTO repo_trade (id, name, bond_id, calendar_id, ir_curve_id, start_date, end_date, notional, "
+        "start_cash, rate, cash_ccy, buy_sell) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    repo_by_curve_.resize(kCurves.size());
+    for (std::size_t i = 0; i < preset_.repo_trades; ++i) {
+      const std::int64_t id = new_id();
+      const std::size_t curve = i % kCurves.size();
+      const std::size_t bond = pick_bond(curve);
+      repo_by_curve_[curve].push_back(id);
+      const std::int64_t notional = rng_.between(10, 10'000) * 100;
+      st.bind(1, id).bind(2, "RT_" + std::to_string(i + 1)).bind(3, bond_ids_[bond]).bind(4, calendar_id_);
+      st.bind(5, curve_ids_[curve]).bind(6, format_date(today_ - static_cast<Date>(rng_.between(0, 180))));
+      st.bind(7, format_date(today_ + static_cast<Date>(rng_.between(1, 365)))).bind(8, notional);
+      st.bind(9, Random::round_to(static_cast<double>(notional) * 100.0 * rng_.uniform(0.95, 1.02), 0.01));
+      st.bind(10, Random::round_to(rng_.uniform(0.02, 0.08), 0.0001)).bind(11, std::string_view(kCurves[curve].ccy));
+      st.bind(12, side(rng_)).run();
+      tick();
+    }
+  }
+
+  void books(const std::string& table, const std::string& prefix, const std::vector<std::vector<std::int64_t>>& by_curve) {
+    base::Statement book = db_.prepare("INSERT INTO " + table + " (id, name) VALUES (?, ?)");
+    base::Statement member = db_.prepare("INSERT INTO " + table + "_trade (book_id, trade_id) VALUES (?, ?)");
+    for (std::size_t c = 0; c < by_curve.size(); ++c) {
+      const std::vector<std::int64_t>& trades = by_curve[c];
+      for (std::size_t first = 0, n = 1; first < trades.size(); first += options_.book_size, ++n) {
+        const std::int64_t id = new_id();
+        book.bind(1, id).bind(2, prefix + "_" + kCurves[c].name + "_" + std::to_string(n)).run();
+        const std::size_t last = std::min(trades.size(), first + options_.book_size);
+        for (std::size_t t = first; t < last; ++t) {
+          member.bind(1, id).bind(2, trades[t]).run();
+          tick();
+        }
+      }
+    }
+  }
+
+  const Preset& preset_;
+  const GenerateOptions& options_;
+  base::Database& db_;
+  Random rng_;
+  const Date today_ = *parse_date("2025-11-21");
+  std::int64_t next_id_ = 1;
+  std::int64_t calendar_id_ = 0;
+  std::vector<std::int64_t> curve_ids_, bond_ids_;
+  std::vector<std::size_t> bond_curve_;
+  std::vector<std::vector<std::int64_t>> outright_by_curve_, repo_by_curve_;
+  base::ProgressBar* progress_ = nullptr;
+};
+
+}  // namespace
+
+void generate(const Preset& preset, const GenerateOptions& options, const std::string& path) {
+  if (options.book_size == 0) throw base::UsageError("--book-size must be at least 1");
+  if (access(path.c_str(), F_OK) == 0) {
+    throw base::UsageError(path + " already exists; remove it first or choose another --out");
+  }
+  const std::string tmp = path + ".tmp";
+  std::remove(tmp.c_str());
+  try {
+    {
+      base::Database db(tmp, base::Database::Mode::create);
+      db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
+      db.exec(kSchemaSql);
+      base::Transaction tx(db);
+      Writer(preset, options, db).run();
+      tx.commit();
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,33 @@
+// Loading the input tables of schema/bond_risk.sql into a Store.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/sqlite.h"
+#include "bond_risk/model/store.h"
+
+namespace bond_risk {
+
+struct Loaded {
+  Store store;
+  // Rows that belong to no node (a rate or book row naming an unknown curve
+  // or book): reported, not used.
+  std::vector<std::string> warnings;
+};
+
+// Reads every input table. Throws std::runtime_error if a table or column
+// is missing. A row with bad data becomes a FAILED node with the reason
+// (see Store::fail); it never stops the load.
+Loaded load(base::Database& db);
+
+// Reads a trade's, calendar's or curve's input row(s) again after another
+// program changed them, replacing its static data and static error in
+// `store` (its status stays as last calculated until the next flush); false
+// if its row is gone.
+bool reread(base::Database& db, Store& store, NodeRef node);
+
+// Throws std::runtime_error naming the first missing input table or column.
+void check_input_schema(base::Database& db);
+
+}  // namespace bond_risk

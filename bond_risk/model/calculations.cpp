@@ -1,0 +1,221 @@
+#include "bond_risk/model/calculations.h"
+
+#include <span>
+
+namespace bond_risk {
+
+namespace {
+
+using Indices = std::span<const NodeIndex>;
+
+struct Calculator {
+  Store& s;
+  const engine::Graph& g;
+
+  // The status a node takes from its own static data and its inputs, before
+  // any date checks: FAILED, STALE, EXPIRED (an input expired) or OK. Inputs
+  // are only read when the node's references are valid.
+  Status from_inputs(const NodeState& own, std::initializer_list<NodeRef> inputs) const {
+    if (own.error != 0) return Status::failed;
+    bool expired = false;
+    for (NodeRef in : inputs) {
+      const Status st = s.state(in).status;
+      if (is_broken(st)) return Status::stale;
+      expired |= st == Status::expired;
+    }
+    return expired ? Status::expired : Status::ok;
+  }
+
+  Status status_of(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i].status; }
+  NodeState& own(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i]; }
+
+  void calendars(Indices nodes) const {
+    for (NodeIndex i : nodes) own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), {});
+  }
+
+  void curves(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      NodeState& st = own(Kind::ir_curve, i);
+      st.status = from_inputs(st, {});
+      if (st.status == Status::ok) build_curve(s.curves[i].points, s.curves[i].arrays);
+    }
+  }
+
+  void bonds(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      const Bond& b = s.bonds[i];
+      NodeState& st = own(Kind::bond, i);
+      BondValue& value = s.bond_values[i];
+      value = {};
+      st.status = from_inputs(st, {ref(Kind::calendar, b.calendar), ref(Kind::ir_curve, b.curve)});
+      if (st.status != Status::ok) continue;
+      const Date today = s.calendars[b.calendar].today;
+      if (b.maturity < today) {
+        st.status = Status::expired;
+      } else if (b.maturity - today >= kNumForwardDays) {
+        st.status = Status::failed;  // reason derived from the dates (see results.h)
+      } else {
+        const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
+        value = value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, s.curves[b.curve].arrays);
+      }
+    }
+  }
+
+  void outright_trades(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      const OutrightTrade& t = s.outright_trades[i];
+      NodeState& st = own(Kind::outright_trade, i);
+      OutrightValue& value = s.outright_values[i];
+      value = {};
+      st.status = from_inputs(st, {ref(Kind::bond, t.bond)});
+      if (st.status == Status::ok) value = value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]);
+    }
+  }
+
+  void repo_trades(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      const RepoTrade& t = s.repo_trades[i];
+      NodeState& st = own(Kind::repo_trade, i);
+      RepoValue& value = s.repo_values[i];
+      value = {};
+      st.status = from_inputs(
+          st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
+      if (st.status != Status::ok) continue;
+      const int days_to_end = t.end - s.calendars[t.calendar].today;
+      if (days_to_end < 0) {
+        st.status = Status::expired;
+      } else if (days_to_end > kNumForwardDays) {
+        st.status = Status::failed;  // reason derived from the dates (see results.h)
+      } else {
+        value = value_repo(t.start_cash, t.notional, t.rate, days_to_end, s.bond_values[t.bond].price,
+                             s.curves[t.curve].arrays);
+      }
+    }
+  }
+
+  // Brings a book up to date: from its members' changes when the graph has
+  // them and their previous values were captured (a small event), otherwise
+  // by summing all members afresh, and at least every kFullSumEvery updates
+  // so that rounding never drifts from a fresh sum.
+  template <class Value>
+  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
+                   const std::unordered_map<NodeIndex, Previous<Value>>& previous) const {
+    constexpr std::uint32_t kFullSumEvery = 1000;
+    const auto changed = g.changed_inputs(ref(kind, i));
+    bool from_changes = changed && book.since_full_sum < kFullSumEvery && 2 * changed->size() < book.members.size();
+    for (std::size_t k = 0; from_changes && k < changed->size(); ++k) from_changes = previous.count((*changed)[k].index);
+    if (from_changes) {
+      for (NodeRef m : *changed) {
+        const Previous<Value>& before = previous.at(m.index);
+        add_member(book, before.status, before.value, -1.0);
+        add_member(book, status_of(member_kind, m.index), values[m.index], 1.0);
+      }
+      ++book.since_full_sum;
+    } else {
+      book.total = {};
+      book.excluded = book.broken = book.since_full_sum = 0;
+      for (NodeIndex m : book.members) add_member(book, status_of(member_kind, m), values[m], 1.0);
+    }
+    NodeState& st = own(kind, i);
+    st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
+  }
+
+  // Adds (sign 1) or takes away (sign -1) one member's part of a book.
+  template <class Value>
+  static void add_member(Book<Value>& book, Status status, const Value& v, double sign) {
+    if (status == Status::ok) {
+      accumulate(book.total, v, sign);
+      return;
+    }
+    const std::uint32_t one = sign > 0 ? 1u : ~0u;  // unsigned +1 or -1
+    book.excluded += one;
+    if (is_broken(status)) book.broken += one;
+  }
+
+  static void accumulate(OutrightValue& sum, const OutrightValue& v, double sign) {
+    sum.pv += sign * v.pv;
+    sum.pv01 += sign * v.pv01;
+    sum.pnl += sign * v.pnl;
+  }
+
+  static void accumulate(RepoValue& sum, const RepoValue& v, double sign) {
+    sum.margin += sign * v.margin;
+    sum.mtm_pnl += sign * v.mtm_pnl;
+  }
+
+  void outright_books(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values,
+                  s.previous_outright);
+    }
+  }
+
+  void repo_books(Indices nodes) const {
+    for (NodeIndex i : nodes) {
+      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values, s.previous_repo);
+    }
+  }
+};
+
+}  // namespace
+
+void build_graph(Store& store, engine::Graph& graph) {
+  const Calculator calc{store, graph};
+  // Work per node relative to an outright trade (see engine::Graph::add_type),
+  // as measured on the 440k set: a curve fills daily arrays (~7000x), a bond
+  // walks its coupons (~2x), a book reads members at ~1/4 of a trade each.
+  auto average = [](std::size_t total, std::size_t count) { return count ? 1 + total / count : 1; };
+  std::size_t members = 0;
+  for (const OutrightBook& b : store.outright_books) members += b.members.size();
+  for (const RepoBook& b : store.repo_books) members += b.members.size();
+  const std::size_t book_cost = average(members, store.outright_books.size() + store.repo_books.size()) / 4;
+  struct TypeSpec {
+    Kind kind;
+    unsigned tier;
+    void (Calculator::*fn)(Indices) const;
+    std::size_t cost;
+    bool track_causes;  // books update from their members' changes
+  };
+  const TypeSpec specs[] = {
+      {Kind::calendar, 1, &Calculator::calendars, 1, false},
+      {Kind::ir_curve, 1, &Calculator::curves, kNumForwardDays, false},
+      {Kind::bond, 2, &Calculator::bonds, 2, false},
+      {Kind::outright_trade, 3, &Calculator::outright_trades, 1, false},
+      {Kind::repo_trade, 3, &Calculator::repo_trades, 2, false},
+      {Kind::outright_book, 4, &Calculator::outright_books, book_cost, true},
+      {Kind::repo_book, 4, &Calculator::repo_books, book_cost, true},
+  };
+  for (const TypeSpec& spec : specs) {
+    graph.add_type(std::string(kind_name(spec.kind)), spec.tier, [calc, fn = spec.fn](Indices n) { (calc.*fn)(n); },
+                   spec.cost, spec.track_causes);
+    graph.add_nodes(static_cast<engine::TypeId>(spec.kind), store.size(spec.kind));
+  }
+
+  auto valid = [&](Kind kind, NodeIndex i) { return store.states[static_cast<std::size_t>(kind)][i].error == 0; };
+  auto link = [&](Kind sub_kind, NodeIndex sub, Kind pub_kind, NodeIndex pub) {
+    graph.subscribe(ref(sub_kind, sub), ref(pub_kind, pub));
+  };
+  for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
+    if (!valid(Kind::bond, i)) continue;
+    link(Kind::bond, i, Kind::calendar, store.bonds[i].calendar);
+    link(Kind::bond, i, Kind::ir_curve, store.bonds[i].curve);
+  }
+  for (NodeIndex i = 0; i < store.outright_trades.size(); ++i) {
+    if (valid(Kind::outright_trade, i)) link(Kind::outright_trade, i, Kind::bond, store.outright_trades[i].bond);
+  }
+  for (NodeIndex i = 0; i < store.repo_trades.size(); ++i) {
+    if (!valid(Kind::repo_trade, i)) continue;
+    const RepoTrade& t = store.repo_trades[i];
+    link(Kind::repo_trade, i, Kind::calendar, t.calendar);
+    link(Kind::repo_trade, i, Kind::bond, t.bond);
+    link(Kind::repo_trade, i, Kind::ir_curve, t.curve);
+  }
+  for (NodeIndex i = 0; i < store.outright_books.size(); ++i) {
+    for (NodeIndex m : store.outright_books[i].members) link(Kind::outright_book, i, Kind::outright_trade, m);
+  }
+  for (NodeIndex i = 0; i < store.repo_books.size(); ++i) {
+    for (NodeIndex m : store.repo_books[i].members) link(Kind::repo_book, i, Kind::repo_trade, m);
+  }
+}
+
+}  // namespace bond_risk

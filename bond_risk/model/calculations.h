@@ -1,0 +1,15 @@
+// The seven node types' calculations, wired into an engine graph.
+#pragma once
+
+#include "bond_risk/model/store.h"
+#include "engine/graph.h"
+
+namespace bond_risk {
+
+// Registers the node types of `store` with `graph` (type id = Kind), adds one
+// graph node per stored node and the subscription edges of MODEL.md. Nodes
+// with invalid static data get no edges to what they reference. The graph's
+// calculations keep a reference to `store`.
+void build_graph(Store& store, engine::Graph& graph);
+
+}  // namespace bond_risk

@@ -1,0 +1,91 @@
+#include "bond_risk/model/pricing.h"
+
+#include <cmath>
+
+#include "bond_risk/model/status.h"
+
+namespace bond_risk {
+
+std::string check_curve_points(std::span<const CurvePoint> points) {
+  if (points.size() < 2) {
+    return "ir_curve has " + std::to_string(points.size()) + " input rates; it needs at least 2";
+  }
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    if (!std::isfinite(points[k].value)) return "ir_curve input rate " + std::to_string(k) + " is not finite";
+    if (k > 0 && points[k].days_forward <= points[k - 1].days_forward) {
+      return "ir_curve input days not increasing (idx " + std::to_string(k) + ": " +
+             std::to_string(points[k].days_forward) + " after " + std::to_string(points[k - 1].days_forward) + ")";
+    }
+  }
+  if (points.front().days_forward != 0) {
+    return "ir_curve first input day is " + std::to_string(points.front().days_forward) + ", not 0";
+  }
+  if (points.back().days_forward != kNumForwardDays) {
+    return "ir_curve last input day is " + std::to_string(points.back().days_forward) + ", not " +
+           std::to_string(kNumForwardDays);
+  }
+  return "";
+}
+
+void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
+  constexpr int n = kNumForwardDays;
+  out.r.resize(n);
+  for (std::size_t k = 0; k + 1 < points.size(); ++k) {
+    const int from = points[k].days_forward;
+    const int len = points[k + 1].days_forward - from;
+    const double slope_num = points[k + 1].value - points[k].value;
+    const Eigen::ArrayXd steps = Eigen::ArrayXd::LinSpaced(len, 0, len - 1);
+    out.r.segment(from, len) = points[k].value + slope_num * steps / len;
+  }
+  const Eigen::ArrayXd t = Eigen::ArrayXd::LinSpaced(n, 0, n - 1) / kYearBasis;
+  out.df = (-out.r * t).exp();
+  out.df_up = (-(out.r + kBump) * t).exp();
+  out.df_dn = (-(out.r - kBump) * t).exp();
+  out.cum_df.resize(n + 1);
+  out.cum_df[0] = 0;
+  for (int i = 0; i < n; ++i) out.cum_df[i + 1] = out.cum_df[i] + out.df[i];
+}
+
+std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_year) {
+  const int months = 12 / coupons_per_year;
+  std::vector<Date> dates;
+  for (int k = 0;; ++k) {
+    const Date d = add_months(maturity, -k * months);
+    if (d <= start) break;
+    dates.push_back(d);
+  }
+  return dates;
+}
+
+BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
+                     Date today, const CurveArrays& curve) {
+  double sum = 0, sum_up = 0, sum_dn = 0;
+  for (Date d : coupon_dates) {
+    if (d < today) break;  // latest first: the rest are past
+    const int i = d - today;
+    sum += curve.df[i];
+    sum_up += curve.df_up[i];
+    sum_dn += curve.df_dn[i];
+  }
+  const double c100 = 100.0 * coupon / coupons_per_year;
+  const int m = maturity - today;
+  const double price = c100 * sum + 100.0 * curve.df[m];
+  const double price_up = c100 * sum_up + 100.0 * curve.df_up[m];
+  const double price_dn = c100 * sum_dn + 100.0 * curve.df_dn[m];
+  return {price, (price_up - price_dn) / 2};
+}
+
+OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond) {
+  const double q = static_cast<double>(quantity);
+  const double pv = q * bond.price * dir;
+  return {pv, q * bond.pv01 * dir, pv - q * trade_price * dir};
+}
+
+RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end, double bond_price,
+                     const CurveArrays& curve) {
+  const double end_cash = start_cash * std::exp(rate * days_to_end / kYearBasis);
+  return {end_cash, start_cash - static_cast<double>(notional) * bond_price,
+          end_cash - start_cash * curve.cum_df[days_to_end] / kYearBasis};
+}
+
+}  // namespace bond_risk

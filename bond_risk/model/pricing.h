@@ -1,0 +1,61 @@
+// The formulas of MODEL.md as pure functions on plain values: curve arrays,
+// coupon schedules, bond prices, outright and repo trade values.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bond_risk/model/dates.h"
+
+namespace bond_risk {
+
+struct CurvePoint {
+  int days_forward;
+  double value;  // continuously compounded annual rate
+};
+
+// The daily arrays an ir_curve publishes, indexed by days from today
+// (0 .. kNumForwardDays-1). cum_df[d] = df[0] + ... + df[d-1] (d = 0 .. kNumForwardDays),
+// so that a repo's discounted sum is one look-up.
+struct CurveArrays {
+  Eigen::ArrayXd r, df, df_up, df_dn, cum_df;
+};
+
+// Why `points` cannot define a curve, or "" when they can.
+std::string check_curve_points(std::span<const CurvePoint> points);
+
+// Fills `out` from valid points (check_curve_points returned "").
+void build_curve(std::span<const CurvePoint> points, CurveArrays& out);
+
+// Coupon dates maturity, maturity - m months, ... while after `start`,
+// m = 12 / coupons_per_year; latest first.
+std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_year);
+
+struct BondValue {
+  double price = 0, pv01 = 0;
+};
+
+// Price per 100 nominal and pv01 on `today`; requires
+// 0 <= maturity - today < kNumForwardDays and coupon_dates latest first.
+BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
+                     Date today, const CurveArrays& curve);
+
+struct OutrightValue {
+  double pv = 0, pv01 = 0, pnl = 0;
+};
+
+// dir is +1 for BUY, -1 for SELL.
+OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond);
+
+struct RepoValue {
+  double end_cash = 0, margin = 0, mtm_pnl = 0;
+};
+
+// days_to_end = end_date - today, in 0 .. kNumForwardDays.
+RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end, double bond_price,
+                     const CurveArrays& curve);
+
+}  // namespace bond_risk

@@ -1,0 +1,83 @@
+#include "bond_risk/model/published_values.h"
+
+#include <algorithm>
+
+namespace bond_risk {
+
+PublishedValues published_values(const Store& s, NodeRef n) {
+  auto of = [](std::initializer_list<double> v) {
+    PublishedValues p;
+    std::copy(v.begin(), v.end(), p.values.begin());
+    p.count = v.size();
+    return p;
+  };
+  switch (kind_of(n)) {
+    case Kind::bond: return of({s.bond_values[n.index].price, s.bond_values[n.index].pv01});
+    case Kind::outright_trade: {
+      const OutrightValue& v = s.outright_values[n.index];
+      return of({v.pv, v.pv01, v.pnl});
+    }
+    case Kind::repo_trade: {
+      const RepoValue& v = s.repo_values[n.index];
+      return of({v.end_cash, v.margin, v.mtm_pnl});
+    }
+    case Kind::outright_book: {
+      const OutrightBook& b = s.outright_books[n.index];
+      return of({b.total.pv, b.total.pv01, b.total.pnl, static_cast<double>(b.excluded)});
+    }
+    case Kind::repo_book: {
+      const RepoBook& b = s.repo_books[n.index];
+      return of({b.total.margin, b.total.mtm_pnl, static_cast<double>(b.excluded)});
+    }
+    default: return {};
+  }
+}
+
+std::span<const std::string_view> value_names(Kind kind) {
+  static constexpr std::string_view bond[] = {"price", "pv01"};
+  static constexpr std::string_view outright[] = {"pv", "pv01", "pnl"};
+  static constexpr std::string_view repo[] = {"end_cash", "margin", "mtm_pnl"};
+  static constexpr std::string_view outright_book[] = {"pv", "pv01", "pnl", "excluded"};
+  static constexpr std::string_view repo_book[] = {"margin", "mtm_pnl", "excluded"};
+  switch (kind) {
+    case Kind::bond: return bond;
+    case Kind::outright_trade: return outright;
+    case Kind::repo_trade: return repo;
+    case Kind::outright_book: return outright_book;
+    case Kind::repo_book: return repo_book;
+    default: return {};
+  }
+}
+
+namespace {
+
+class Fnv1a {
+ public:
+  template <class T>
+  void add(const T& value) {
+    const auto* p = reinterpret_cast<const unsigned char*>(&value);
+    for (std::size_t i = 0; i < sizeof value; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001B3ULL;
+  }
+  std::uint64_t value() const { return hash_; }
+
+ private:
+  std::uint64_t hash_ = 0xCBF29CE484222325ULL;
+};
+
+}  // namespace
+
+std::uint64_t results_digest(const Store& store) {
+  Fnv1a h;
+  for (const auto& states : store.states) {
+    for (const NodeState& s : states) h.add(Status{s.status});
+  }
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
+      const PublishedValues values = published_values(store, ref(static_cast<Kind>(k), i));
+      for (double v : values.span()) h.add(v);
+    }
+  }
+  return h.value();
+}
+
+}  // namespace bond_risk

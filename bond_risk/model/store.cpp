@@ -1,0 +1,50 @@
+#include "bond_risk/model/store.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace bond_risk {
+
+std::string_view kind_name(Kind kind) {
+  constexpr std::string_view names[kKindCount] = {"calendar",   "ir_curve",      "bond",     "outright_trade",
+                                                  "repo_trade", "outright_book", "repo_book"};
+  return names[static_cast<std::size_t>(kind)];
+}
+
+std::array<std::size_t, kStatusCount> count_statuses(const Store& store, Kind kind) {
+  std::array<std::size_t, kStatusCount> counts{};
+  for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) {
+    if (s.status != Status::removed) ++counts[static_cast<int>(s.status)];
+  }
+  return counts;
+}
+
+std::size_t Store::size() const {
+  std::size_t n = 0;
+  for (const auto& v : ids) n += v.size();
+  return n;
+}
+
+NodeIndex Store::add(Kind kind, std::int64_t id) {
+  auto& kind_ids = ids[static_cast<std::size_t>(kind)];
+  const auto index = static_cast<NodeIndex>(kind_ids.size());
+  kind_ids.push_back(id);
+  states[static_cast<std::size_t>(kind)].emplace_back();
+  max_id = std::max(max_id, id);
+  const NodeRef node = ref(kind, index);
+  if (!by_id.insert(id, node)) {
+    fail(node, "id " + std::to_string(id) + " is already used by " + std::string(kind_name(kind_of(*by_id.find(id)))) +
+                   " " + std::to_string(id));
+  }
+  return index;
+}
+
+void Store::fail(NodeRef node, std::string reason) {
+  NodeState& s = state(node);
+  if (s.error != 0) return;
+  if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
+  s.error = static_cast<std::uint32_t>(errors.size());
+  errors.push_back(std::move(reason));
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,141 @@
+// In-memory storage of the seven node types: contiguous vectors per type,
+// static data apart from published values so that the values a tier reads
+// from the one below (a bond's price for 200,000 trades) stay in cache; plus
+// each node's status and database id. A flush streams all of this through
+// memory, so the structs hold only what the calculations read: fields that
+// are merely validated (a trade's trade_date, a repo's start_date) stay in
+// the database. Nodes are named by engine::NodeRef, whose type is a Kind.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "bond_risk/model/dates.h"
+#include "bond_risk/model/id_index.h"
+#include "bond_risk/model/status.h"
+#include "bond_risk/model/pricing.h"
+#include "engine/node_ref.h"
+
+namespace bond_risk {
+
+using engine::NodeIndex;
+using engine::NodeRef;
+
+// Node types, in tier order; the values are the engine's type ids.
+enum class Kind : engine::TypeId { calendar, ir_curve, bond, outright_trade, repo_trade, outright_book, repo_book };
+inline constexpr std::size_t kKindCount = 7;
+
+// The node's table name in the database ("bond", "outright_trade", ...).
+std::string_view kind_name(Kind kind);
+constexpr NodeRef ref(Kind kind, NodeIndex index) { return {static_cast<engine::TypeId>(kind), index}; }
+constexpr Kind kind_of(NodeRef node) { return static_cast<Kind>(node.type); }
+
+// Four bytes, read and written for every node of every flush.
+struct NodeState {
+  Status status : 8 = Status::ok;
+  std::uint32_t error : 24 = 0;  // index into Store::errors of why its static data is invalid; 0 = valid
+};
+
+struct Calendar {
+  Date today = 0;
+};
+
+struct IrCurve {
+  std::vector<CurvePoint> points;
+  std::vector<std::int64_t> point_idx;  // each point's idx in ir_curve_input_rate
+  CurveArrays arrays;
+};
+
+struct Bond {
+  NodeIndex calendar = 0, curve = 0;
+  Date start = 0, maturity = 0;
+  int coupons_per_year = 0;
+  double coupon = 0;
+  std::uint32_t schedule_begin = 0, schedule_size = 0;  // in Store::coupon_dates
+};
+
+struct OutrightTrade {
+  NodeIndex bond = 0;
+  int dir = 1;
+  double trade_price = 0;
+  std::int64_t quantity = 0;
+};
+
+struct RepoTrade {
+  NodeIndex bond = 0, calendar = 0, curve = 0;
+  Date end = 0;
+  std::int64_t notional = 0;
+  double start_cash = 0, rate = 0;
+};
+
+// A book's sums, kept up to date from its members' changes between full
+// recalculations (see Store::previous_outright).
+template <class Value>
+struct Book {
+  std::vector<NodeIndex> members;
+  Value total;                      // sums over the OK members (a repo book's end_cash is unused)
+  std::uint32_t excluded = 0;       // members left out of the sums (not OK)
+  std::uint32_t broken = 0;         // members FAILED or STALE: the book is STALE
+  std::uint32_t since_full_sum = 0;  // updates from changes since the last full sum
+};
+using OutrightBook = Book<OutrightValue>;
+using RepoBook = Book<RepoValue>;
+
+// A trade's published value and status before the recalculation in progress.
+template <class Value>
+struct Previous {
+  Value value;
+  Status status;
+};
+
+struct Store;
+
+// How many nodes of `kind` have each status of MODEL.md (removed trades left out).
+std::array<std::size_t, kStatusCount> count_statuses(const Store& store, Kind kind);
+
+struct Store {
+  std::vector<Calendar> calendars;
+  std::vector<IrCurve> curves;
+  std::vector<Bond> bonds;
+  std::vector<BondValue> bond_values;  // published, one per bond
+  std::vector<OutrightTrade> outright_trades;
+  std::vector<OutrightValue> outright_values;
+  std::vector<RepoTrade> repo_trades;
+  std::vector<RepoValue> repo_values;
+  std::vector<OutrightBook> outright_books;
+  std::vector<RepoBook> repo_books;
+
+  std::vector<Date> coupon_dates;  // every bond's schedule, latest date first
+  std::array<std::vector<NodeState>, kKindCount> states;
+  std::array<std::vector<std::int64_t>, kKindCount> ids;  // database id per node
+  IdIndex by_id;
+  std::vector<std::string> errors{""};
+  std::unordered_map<std::string, NodeRef> names;  // calendars, curves and books by name
+  std::int64_t max_id = 0;                          // the largest id of any node
+
+  // The values of the trades an event made dirty, captured before it is
+  // recalculated, so that books update from the change. Empty during a full
+  // flush: books then sum their members afresh.
+  std::unordered_map<NodeIndex, Previous<OutrightValue>> previous_outright;
+  std::unordered_map<NodeIndex, Previous<RepoValue>> previous_repo;
+
+  NodeState& state(NodeRef n) { return states[n.type][n.index]; }
+  const NodeState& state(NodeRef n) const { return states[n.type][n.index]; }
+  std::int64_t id(NodeRef n) const { return ids[n.type][n.index]; }
+  std::size_t size(Kind kind) const { return ids[static_cast<std::size_t>(kind)].size(); }
+  std::size_t size() const;
+
+  // Registers a node's id and state; returns its index. Fails the node if the
+  // id is already taken (ids are unique across all tables).
+  NodeIndex add(Kind kind, std::int64_t id);
+  // Marks the node's static data invalid, keeping the first reason given. Its
+  // status turns FAILED at its next calculation: statuses are what the last
+  // flush published, which books update from.
+  void fail(NodeRef node, std::string reason);
+  const std::string& error(NodeRef node) const { return errors[state(node).error]; }
+};
+
+}  // namespace bond_risk
