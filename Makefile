@@ -91,6 +91,7 @@ run: $(BIN) $(DATA_440K)
 	$(BIN) run --conf $(CONF) --db $(DATA_440K) --batch
 
 test: $(TEST_BIN) $(BIN)
+	scripts/check-layers.sh
 	BOND_RISK_BIN=$(abspath $(BIN)) BOND_RISK_SRC=$(CURDIR) TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp" \
 	  $(TEST_BIN)
 

@@ -6,22 +6,50 @@
 // flush.h) recalculates exactly the nodes a change affects; a full flush is
 // mark_all_dirty() followed by a flush.
 //
+// Incremental nodes (a sum over many members, say) need not recalculate
+// whole when a few inputs change: during a flush such a node asks which of
+// its inputs changed (changed_inputs) and what each published before this
+// flush (previous); what they publish now it reads as usual. The graph
+// records the changed inputs as it marks, saves their previous values when
+// the flush starts and drops them when it ends, so no caller copies
+// anything. A node marked itself, by mark_all_dirty, or with at least half
+// of its inputs changed is recalculated whole instead.
+//
 // The graph is not thread-safe: it is built and marked by one (master)
 // thread. Batch calculations of one tier may run concurrently on disjoint
-// index sets.
+// index sets, and may call the const accessors.
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/edge_list.h"
 #include "engine/node_ref.h"
 
 namespace engine {
+
+// Writes the value node `index` publishes (value_bytes long) to `out`.
+using SaveFn = std::function<void(NodeIndex index, std::byte* out)>;
+
+struct TypeOptions {
+  // The work of one node relative to the cheapest type: a flush's chunks
+  // hold about grain / cost nodes, so that a few heavy nodes still spread
+  // over the workers.
+  std::size_t cost = 1;
+  // Nodes of this type update from their changed inputs when they can
+  // (see changed_inputs and previous).
+  bool incremental = false;
+  // For types that incremental nodes subscribe to: the size and saver of
+  // a node's published value, which must be trivially copyable.
+  std::size_t value_bytes = 0;
+  SaveFn save_value = nullptr;
+};
 
 class Graph {
  public:
@@ -30,13 +58,8 @@ class Graph {
   using BatchFn = std::function<void(std::span<const NodeIndex>)>;
 
   // Adds a node type of `tier` (>= 1); returns its id (0, 1, 2, ... in the
-  // order of the calls). `cost` is the work of one node relative to the
-  // cheapest type: a flush's chunks hold about grain / cost nodes, so that a
-  // few heavy nodes still spread over the workers.
-  // With `track_causes`, the graph also records which publishers made each
-  // node of the type dirty (see changed_inputs), for types that can update
-  // from the change instead of recalculating whole.
-  TypeId add_type(std::string name, unsigned tier, BatchFn calc, std::size_t cost = 1, bool track_causes = false);
+  // order of the calls).
+  TypeId add_type(std::string name, unsigned tier, BatchFn calc, TypeOptions options = {});
 
   std::size_t cost(TypeId type) const;
 
@@ -58,11 +81,29 @@ class Graph {
   void mark_dirty(NodeRef node);
   void mark_all_dirty();
 
-  // For a dirty node of a type that tracks causes: the publishers whose
-  // marking made it dirty since it was last calculated, each once; nullopt
-  // when it must be recalculated whole (it was marked itself, or by
-  // mark_all_dirty, or its type tracks no causes).
+  // For a dirty incremental node: the publishers whose marking made it dirty
+  // since it was last calculated, each once; nullopt when it must be
+  // recalculated whole (see the top of this file).
   std::optional<std::span<const NodeRef>> changed_inputs(NodeRef node) const;
+
+  // During a flush, for a publisher in some changed_inputs: the value it
+  // published before this flush (T must be its type's value type); nullopt
+  // when its type saves no values.
+  template <class T>
+  std::optional<T> previous(NodeRef publisher) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const std::byte* saved = previous_bytes(publisher, sizeof(T));
+    if (!saved) return std::nullopt;
+    T value;
+    std::memcpy(&value, saved, sizeof value);
+    return value;
+  }
+
+  // Called by flush() before its first tier and after its last: saves the
+  // previous values of every changed input of a dirty incremental node, and
+  // drops them.
+  void save_previous_values();
+  void drop_previous_values();
 
   // Dirty nodes of `type`, in the order they were marked.
   std::span<const NodeIndex> dirty(TypeId type) const;
@@ -75,19 +116,25 @@ class Graph {
   const BatchFn& calculation(TypeId type) const;
 
  private:
+  static constexpr std::uint32_t kNotSaved = ~std::uint32_t{0};
+
   struct Type {
     std::string name;
     unsigned tier;
     BatchFn calc;
-    std::size_t cost;
+    TypeOptions options;
     std::vector<EdgeList> downstream;  // subscribers per node
     std::vector<EdgeList> upstream;    // publishers per node
     std::vector<unsigned char> is_dirty;
     std::vector<NodeIndex> dirty_list;
-    bool track_causes = false;
-    std::vector<std::vector<NodeRef>> causes;  // tracked types: per node, the publishers that marked it
-    std::vector<unsigned char> whole;          // tracked types: per node, marked itself
+    std::vector<std::vector<NodeRef>> causes;  // incremental types: per node, the publishers that marked it
+    std::vector<unsigned char> whole;          // incremental types: per node, to be recalculated whole
+    std::vector<std::byte> saved;              // previous values of this flush, value_bytes each
+    std::vector<std::uint32_t> saved_slot;     // per node: its slot in `saved`, or kNotSaved
+    std::vector<NodeIndex> saved_nodes;
   };
+
+  const std::byte* previous_bytes(NodeRef publisher, std::size_t bytes) const;
 
   struct Mark {
     NodeRef node;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <vector>
 
 #include "engine/affinity.h"
@@ -241,4 +242,117 @@ TEST(Flush, RejectsAZeroGrain) {
   Toy toy;
   engine::WorkerPool pool(engine::SchedulerOptions{});
   EXPECT_THROW(engine::flush(toy.graph, pool, 0), std::invalid_argument);
+}
+
+namespace {
+
+// Members (tier 1) summed by incremental sums (tier 2): a sum subtracts what
+// each changed member published before the flush and adds what it
+// publishes now, counting how often it had to sum all members afresh.
+struct IncrementalToy {
+  static constexpr engine::TypeId kMember = 0, kSum = 1;
+  std::vector<double> input, value;                // member i publishes value[i] = input[i]
+  std::vector<std::vector<NodeIndex>> members;    // per sum
+  std::vector<double> total;
+  int whole_sums = 0, from_changes = 0;
+  engine::Graph graph;
+  engine::WorkerPool pool{engine::SchedulerOptions{.threads = 2}};
+
+  IncrementalToy(std::size_t member_count, std::size_t sums) : input(member_count), value(member_count),
+                                                                 members(sums), total(sums) {
+    for (std::size_t i = 0; i < member_count; ++i) input[i] = 1.0 + static_cast<double>(i);
+    graph.add_type("member", 1, [this](std::span<const NodeIndex> n) { for (NodeIndex i : n) value[i] = input[i]; },
+                   {.value_bytes = sizeof(double), .save_value = [this](NodeIndex i, std::byte* out) {
+                      std::memcpy(out, &value[i], sizeof(double));
+                    }});
+    graph.add_type("sum", 2, [this](std::span<const NodeIndex> n) { for (NodeIndex s : n) calculate(s); },
+                   {.incremental = true});
+    graph.add_nodes(kMember, member_count);
+    graph.add_nodes(kSum, sums);
+    for (NodeIndex i = 0; i < member_count; ++i) {
+      members[i % sums].push_back(i);
+      graph.subscribe({kSum, static_cast<NodeIndex>(i % sums)}, {kMember, i});
+    }
+    flush();
+  }
+
+  void calculate(NodeIndex s) {
+    const auto changed = graph.changed_inputs({kSum, s});
+    if (!changed) {
+      ++whole_sums;
+      total[s] = 0;
+      for (NodeIndex m : members[s]) total[s] += value[m];
+      return;
+    }
+    ++from_changes;
+    for (NodeRef m : *changed) total[s] += value[m.index] - graph.previous<double>(m).value();
+  }
+
+  void flush() { engine::flush(graph, pool, 1); }
+  void set(NodeIndex member, double v) {
+    input[member] = v;
+    graph.mark_dirty({kMember, member});
+  }
+  void remove(NodeIndex member) {
+    const NodeIndex s = static_cast<NodeIndex>(member % members.size());
+    graph.unsubscribe({kSum, s}, {kMember, member});
+    std::erase(members[s], member);
+    graph.mark_dirty({kSum, s});
+  }
+  double fresh_sum(std::size_t s) const {
+    double sum = 0;
+    for (NodeIndex m : members[s]) sum += input[m];
+    return sum;
+  }
+};
+
+}  // namespace
+
+TEST(Incremental, SumsUpdateFromTheOldAndNewValuesOfTheMembersThatChanged) {
+  IncrementalToy toy(40, 2);  // 20 members per sum; values are small whole numbers, so sums are exact
+  EXPECT_EQ(toy.whole_sums, 2);
+  toy.set(0, 100);  // sum 0
+  toy.set(3, 7);    // sum 1
+  toy.flush();
+  EXPECT_EQ(toy.from_changes, 2);
+  EXPECT_EQ(toy.whole_sums, 2);
+  EXPECT_EQ(toy.total[0], toy.fresh_sum(0));
+  EXPECT_EQ(toy.total[1], toy.fresh_sum(1));
+}
+
+TEST(Incremental, AMemberChangedTwiceBetweenFlushesCountsOnceFromItsLastPublishedValue) {
+  IncrementalToy toy(40, 2);
+  toy.set(4, 50);
+  toy.set(4, 60);
+  toy.set(4, 70);
+  EXPECT_EQ(toy.graph.changed_inputs({IncrementalToy::kSum, 0})->size(), 1u);
+  toy.flush();
+  EXPECT_EQ(toy.total[0], toy.fresh_sum(0));
+  toy.set(4, 5);  // the previous value is now 70, saved at this flush's start
+  toy.flush();
+  EXPECT_EQ(toy.total[0], toy.fresh_sum(0));
+  EXPECT_EQ(toy.whole_sums, 2);
+}
+
+TEST(Incremental, ARemovedMemberOrHalfTheMembersChangedRecalculateWhole) {
+  IncrementalToy toy(40, 2);
+  toy.set(2, 1000);
+  toy.remove(2);  // the sum is marked itself: whole, without the removed member
+  toy.flush();
+  EXPECT_EQ(toy.whole_sums, 3);
+  EXPECT_EQ(toy.total[0], toy.fresh_sum(0));
+  for (NodeIndex m = 1; m < 40; m += 2) toy.set(m, 2.0 * m);  // every member of sum 1
+  EXPECT_FALSE(toy.graph.changed_inputs({IncrementalToy::kSum, 1}).has_value());
+  toy.flush();
+  EXPECT_EQ(toy.whole_sums, 4);
+  EXPECT_EQ(toy.total[1], toy.fresh_sum(1));
+}
+
+TEST(Incremental, PreviousValuesLiveOnlyDuringTheFlushThatChangedThem) {
+  IncrementalToy toy(40, 2);
+  toy.set(6, 9);
+  EXPECT_FALSE(toy.graph.previous<double>({IncrementalToy::kMember, 6}).has_value());  // not saved before the flush
+  toy.flush();
+  EXPECT_FALSE(toy.graph.previous<double>({IncrementalToy::kMember, 6}).has_value());  // dropped after it
+  EXPECT_THROW(toy.graph.previous<float>({IncrementalToy::kMember, 6}), std::logic_error);
 }

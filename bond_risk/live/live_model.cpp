@@ -548,15 +548,6 @@ LiveModel::Recalculation LiveModel::recalculate(base::Database* db) {
   Recalculation r;
   if (graph_.dirty_count() == 0) return r;
   const engine::Stopwatch watch;
-  // Books update from their members' changes: remember what the members were.
-  auto capture = [&](Kind kind, auto& previous, const auto& values) {
-    previous.clear();
-    const auto dirty = graph_.dirty(static_cast<engine::TypeId>(kind));
-    if (dirty.size() > 4096) return;  // a big event: books sum afresh, which costs no more
-    for (NodeIndex i : dirty) previous[i] = {values[i], store_.state(ref(kind, i)).status};
-  };
-  capture(Kind::outright_trade, store_.previous_outright, store_.outright_values);
-  capture(Kind::repo_trade, store_.previous_repo, store_.repo_values);
   std::array<std::vector<NodeIndex>, kKindCount> recalculated;
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));

@@ -1,6 +1,8 @@
 #include "bond_risk/model/calculations.h"
 
+#include <cstring>
 #include <span>
+#include <type_traits>
 
 namespace bond_risk {
 
@@ -94,19 +96,20 @@ struct Calculator {
   }
 
   // Brings a book up to date: from its members' changes when the graph has
-  // them and their previous values were captured (a small event), otherwise
-  // by summing all members afresh, and at least every kFullSumEvery updates
-  // so that rounding never drifts from a fresh sum.
+  // them (a few members changed; see engine/graph.h), otherwise by summing
+  // all members afresh, and at least every kFullSumEvery updates so that
+  // rounding never drifts from a fresh sum.
   template <class Value>
-  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
-                   const std::unordered_map<NodeIndex, Previous<Value>>& previous) const {
+  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values) const {
     constexpr std::uint32_t kFullSumEvery = 1000;
     const auto changed = g.changed_inputs(ref(kind, i));
-    bool from_changes = changed && book.since_full_sum < kFullSumEvery && 2 * changed->size() < book.members.size();
-    for (std::size_t k = 0; from_changes && k < changed->size(); ++k) from_changes = previous.count((*changed)[k].index);
+    bool from_changes = changed && book.since_full_sum < kFullSumEvery;
+    for (std::size_t k = 0; from_changes && k < changed->size(); ++k) {
+      from_changes = g.previous<Previous<Value>>((*changed)[k]).has_value();
+    }
     if (from_changes) {
       for (NodeRef m : *changed) {
-        const Previous<Value>& before = previous.at(m.index);
+        const Previous<Value> before = *g.previous<Previous<Value>>(m);
         add_member(book, before.status, before.value, -1.0);
         add_member(book, status_of(member_kind, m.index), values[m.index], 1.0);
       }
@@ -145,14 +148,13 @@ struct Calculator {
 
   void outright_books(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values,
-                  s.previous_outright);
+      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values);
     }
   }
 
   void repo_books(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values, s.previous_repo);
+      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values);
     }
   }
 };
@@ -169,25 +171,37 @@ void build_graph(Store& store, engine::Graph& graph) {
   for (const OutrightBook& b : store.outright_books) members += b.members.size();
   for (const RepoBook& b : store.repo_books) members += b.members.size();
   const std::size_t book_cost = average(members, store.outright_books.size() + store.repo_books.size()) / 4;
+  // A trade's value and status as its books saw them, saved by the engine
+  // before a flush recalculates the trade (see engine/graph.h).
+  auto saved_as_previous = [&store](Kind kind, const auto& values) {
+    using Saved = Previous<typename std::decay_t<decltype(values)>::value_type>;
+    return engine::TypeOptions{
+        .cost = kind == Kind::outright_trade ? 1u : 2u,
+        .value_bytes = sizeof(Saved),
+        .save_value = [&store, kind, &values](NodeIndex i, std::byte* out) {
+          const Saved saved{values[i], store.states[static_cast<std::size_t>(kind)][i].status};
+          std::memcpy(out, &saved, sizeof saved);
+        }};
+  };
+  const engine::TypeOptions book_options{.cost = book_cost, .incremental = true};
   struct TypeSpec {
     Kind kind;
     unsigned tier;
     void (Calculator::*fn)(Indices) const;
-    std::size_t cost;
-    bool track_causes;  // books update from their members' changes
+    engine::TypeOptions options;
   };
   const TypeSpec specs[] = {
-      {Kind::calendar, 1, &Calculator::calendars, 1, false},
-      {Kind::ir_curve, 1, &Calculator::curves, kNumForwardDays, false},
-      {Kind::bond, 2, &Calculator::bonds, 2, false},
-      {Kind::outright_trade, 3, &Calculator::outright_trades, 1, false},
-      {Kind::repo_trade, 3, &Calculator::repo_trades, 2, false},
-      {Kind::outright_book, 4, &Calculator::outright_books, book_cost, true},
-      {Kind::repo_book, 4, &Calculator::repo_books, book_cost, true},
+      {Kind::calendar, 1, &Calculator::calendars, {.cost = 1}},
+      {Kind::ir_curve, 1, &Calculator::curves, {.cost = kNumForwardDays}},
+      {Kind::bond, 2, &Calculator::bonds, {.cost = 2}},
+      {Kind::outright_trade, 3, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
+      {Kind::repo_trade, 3, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
+      {Kind::outright_book, 4, &Calculator::outright_books, book_options},
+      {Kind::repo_book, 4, &Calculator::repo_books, book_options},
   };
   for (const TypeSpec& spec : specs) {
     graph.add_type(std::string(kind_name(spec.kind)), spec.tier, [calc, fn = spec.fn](Indices n) { (calc.*fn)(n); },
-                   spec.cost, spec.track_causes);
+                   spec.options);
     graph.add_nodes(static_cast<engine::TypeId>(spec.kind), store.size(spec.kind));
   }
 

@@ -72,7 +72,7 @@ struct RepoTrade {
 };
 
 // A book's sums, kept up to date from its members' changes between full
-// recalculations (see Store::previous_outright).
+// recalculations (see update_book in calculations.cpp).
 template <class Value>
 struct Book {
   std::vector<NodeIndex> members;
@@ -84,7 +84,8 @@ struct Book {
 using OutrightBook = Book<OutrightValue>;
 using RepoBook = Book<RepoValue>;
 
-// A trade's published value and status before the recalculation in progress.
+// A trade's published value and status before the flush in progress, as
+// the engine saves it for the trade's books.
 template <class Value>
 struct Previous {
   Value value;
@@ -115,12 +116,6 @@ struct Store {
   std::vector<std::string> errors{""};
   std::unordered_map<std::string, NodeRef> names;  // calendars, curves and books by name
   std::int64_t max_id = 0;                          // the largest id of any node
-
-  // The values of the trades an event made dirty, captured before it is
-  // recalculated, so that books update from the change. Empty during a full
-  // flush: books then sum their members afresh.
-  std::unordered_map<NodeIndex, Previous<OutrightValue>> previous_outright;
-  std::unordered_map<NodeIndex, Previous<RepoValue>> previous_repo;
 
   NodeState& state(NodeRef n) { return states[n.type][n.index]; }
   const NodeState& state(NodeRef n) const { return states[n.type][n.index]; }
