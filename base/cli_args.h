@@ -17,6 +17,17 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Runs `f`, turning a std::invalid_argument thrown by the layers below the
+// command line (a bad CPU list, an unknown preset) into a UsageError.
+template <class F>
+decltype(auto) usage_checked(F f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 struct OptionSpec {
   std::string name;  // without the leading "--"
   std::string value_name;  // "" for a flag that takes no value

@@ -1,5 +1,6 @@
 #include "base/sqlite.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace base {
@@ -105,6 +106,19 @@ std::string_view Statement::text(int col) const {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
   return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), col)))
            : std::string_view();
+}
+
+std::string Statement::value_text(int col) const {
+  switch (column_type(col)) {
+    case SQLITE_NULL: return "NULL";
+    case SQLITE_INTEGER: return std::to_string(integer(col));
+    case SQLITE_FLOAT: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.10g", real(col));
+      return buf;
+    }
+    default: return std::string(text(col));
+  }
 }
 
 Transaction::Transaction(Database& db, bool immediate) : db_(db) { db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN"); }

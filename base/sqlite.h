@@ -65,6 +65,9 @@ class Statement {
   std::string_view text(int col) const;
   int column_count() const { return sqlite3_column_count(stmt_.get()); }
   std::string_view column_name(int col) const { return sqlite3_column_name(stmt_.get(), col); }
+  // The value of column `col` as text for people: NULL, an integer, a real
+  // to 10 significant digits, or the text itself.
+  std::string value_text(int col) const;
 
  private:
   struct Finalize {

@@ -32,13 +32,13 @@ int generate_command(std::span<char* const> args) {
   const base::ParsedArgs& a = *parsed;
   if (!a.positional.empty()) throw base::UsageError("generate: unexpected argument '" + a.positional[0] + "'");
   if (!a.has("preset") || !a.has("out")) throw base::UsageError("generate: --preset and --out are required (see --help)");
-  const Preset& preset = find_preset(a.get("preset", ""));
+  const Preset& preset = base::usage_checked([&]() -> const Preset& { return find_preset(a.get("preset", "")); });
   GenerateOptions options;
   options.seed = static_cast<std::uint64_t>(base::parse_integer(a.get("seed", "1"), 0, INT64_MAX, "--seed"));
   options.book_size = static_cast<std::size_t>(base::parse_integer(a.get("book-size", "1000"), 1, 100'000'000, "--book-size"));
   const std::string out = a.get("out", "");
   const engine::Stopwatch watch;
-  generate(preset, options, out);
+  base::usage_checked([&] { generate(preset, options, out); });
   std::cout << "Generated preset " << preset.name << " (" << preset.bonds << " bonds, " << preset.outright_trades
             << " outright trades, " << preset.repo_trades << " repo trades) into " << out << " in " << watch.seconds()
             << " seconds.\n";

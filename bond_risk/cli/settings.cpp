@@ -20,16 +20,6 @@ struct SettingSpec {
   void (*apply)(Settings&, std::string_view value, const std::string& what);
 };
 
-// Runs `check`, turning the engine's std::invalid_argument into a UsageError.
-template <class Check>
-auto usage_checked(Check check) {
-  try {
-    return check();
-  } catch (const std::invalid_argument& e) {
-    throw base::UsageError(e.what());
-  }
-}
-
 bool parse_bool(std::string_view v, const std::string& what) { return base::parse_integer(v, 0, 1, what) == 1; }
 
 const std::vector<SettingSpec>& specs() {
@@ -73,7 +63,7 @@ const std::vector<SettingSpec>& specs() {
        "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15; all = every CPU this process may use; "
        "empty = no pinning",
        [](Settings& s, std::string_view v, const std::string& what) {
-         s.scheduler.cpus = usage_checked([&] {
+         s.scheduler.cpus = base::usage_checked([&] {
            std::vector<int> cpus = v.empty()    ? std::vector<int>{}
                                    : v == "all" ? engine::allowed_cpus()
                                                 : engine::parse_cpu_list(v, what);
@@ -88,7 +78,7 @@ const std::vector<SettingSpec>& specs() {
            return;
          }
          const int cpu = static_cast<int>(base::parse_integer(v, 0, CPU_SETSIZE - 1, what));
-         usage_checked([&] { engine::check_cpus_allowed({cpu}, what); });
+         base::usage_checked([&] { engine::check_cpus_allowed({cpu}, what); });
          s.scheduler.master_cpu = cpu;
        }},
       {"CONTROL_SOCKET", "socket", "Unix socket of the running engine (default: the database path + .sock)",

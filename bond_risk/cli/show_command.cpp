@@ -23,19 +23,6 @@ const base::CommandSpec kSpec = {
     },
 };
 
-std::string value_text(const base::Statement& st, int col) {
-  switch (st.column_type(col)) {
-    case SQLITE_NULL: return "NULL";
-    case SQLITE_INTEGER: return std::to_string(st.integer(col));
-    case SQLITE_FLOAT: {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.10g", st.real(col));
-      return buf;
-    }
-    default: return std::string(st.text(col));
-  }
-}
-
 // Prints the node called `key` (an id or a name); false if there is none.
 bool show_node(base::Database& db, const std::string& key) {
   for (std::size_t k = 0; k < kKindCount; ++k) {
@@ -64,11 +51,11 @@ bool show_node(base::Database& db, const std::string& key) {
       std::cout << "no results stored (run: bond_risk run --batch --db " << db.path() << ")\n";
       return true;
     }
-    std::string line = value_text(result, 1);
-    const std::string reason = value_text(result, 2);
+    std::string line = result.value_text(1);
+    const std::string reason = result.value_text(2);
     if (!reason.empty()) line += " (" + reason + ")";
     for (int c = 3; c < result.column_count(); ++c) {
-      line.append(" ").append(result.column_name(c)).append("=").append(value_text(result, c));
+      line.append(" ").append(result.column_name(c)).append("=").append(result.value_text(c));
     }
     std::cout << line << "\n";
     return true;

@@ -2,17 +2,11 @@
 
 #include <string>
 
+#include "bond_risk/model/input_tables.h"
+
 namespace bond_risk {
 
 namespace {
-
-// Each input table and the column that names the node a row belongs to.
-constexpr const char* kWatched[][2] = {
-    {"calendar", "id"},          {"ir_curve", "id"},           {"ir_curve_input_rate", "ir_curve_id"},
-    {"bond", "id"},              {"outright_trade", "id"},     {"repo_trade", "id"},
-    {"outright_book", "id"},     {"outright_book_trade", "book_id"}, {"repo_book", "id"},
-    {"repo_book_trade", "book_id"},
-};
 
 // The first column of the one row `sql` returns.
 std::int64_t query_integer(base::Database& db, const std::string& sql) {
@@ -29,10 +23,11 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
   std::string sql =
       "CREATE TABLE IF NOT EXISTS input_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, "
       "node_id INTEGER);\n";
-  for (const auto& [table, column] : kWatched) {
-    for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
-      const std::string row = std::string(op) == "DELETE" ? "OLD" : "NEW";
-      sql += "CREATE TRIGGER IF NOT EXISTS " + std::string(table) + "_" + op + "_change AFTER " + op + " ON " + table +
+  for (const InputTable& t : input_tables()) {
+    const std::string table(t.name), column(t.node_column);
+    for (const std::string op : {"INSERT", "UPDATE", "DELETE"}) {
+      const std::string row = op == "DELETE" ? "OLD" : "NEW";
+      sql += "CREATE TRIGGER IF NOT EXISTS " + table + "_" + op + "_change AFTER " + op + " ON " + table +
              " BEGIN INSERT INTO input_change (tbl, node_id) VALUES ('" + table + "', " + row + "." + column +
              "); END;\n";
     }

@@ -8,11 +8,12 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "base/cli_args.h"
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/status.h"
 #include "base/progress.h"
 #include "bond_risk/db/schema.h"
+#include "bond_risk/db/table_rows.h"
+#include "bond_risk/model/input_tables.h"
 #include "base/sqlite.h"
 
 namespace bond_risk {
@@ -35,7 +36,7 @@ const Preset& find_preset(const std::string& name) {
     if (p.name == name) return p;
     known += (known.empty() ? "" : ", ") + p.name;
   }
-  throw base::UsageError("unknown preset '" + name + "' (presets: " + known + ")");
+  throw std::invalid_argument("unknown preset '" + name + "' (presets: " + known + ")");
 }
 
 namespace {
@@ -83,8 +84,8 @@ class Writer {
     bonds();
     outright_trades();
     repo_trades();
-    books("outright_book", "OB", outright_by_curve_);
-    books("repo_book", "RB", repo_by_curve_);
+    books(Kind::outright_book, "OB", outright_by_curve_);
+    books(Kind::repo_book, "RB", repo_by_curve_);
   }
 
  private:
@@ -92,12 +93,11 @@ class Writer {
   void tick() { progress_->advance(); }
 
   void calendar_and_curves() {
-    base::Statement cal = db_.prepare("INSERT INTO calendar (id, name, today) VALUES (?, ?, ?)");
+    base::Statement cal = db_.prepare(insert_all(input_table(Kind::calendar)));
     calendar_id_ = new_id();
     cal.bind(1, calendar_id_).bind(2, std::string_view("LONDON")).bind(3, format_date(today_)).run();
-    base::Statement curve = db_.prepare("INSERT INTO ir_curve (id, name, ccy) VALUES (?, ?, ?)");
-    base::Statement rate =
-        db_.prepare("INSERT INTO ir_curve_input_rate (ir_curve_id, idx, days_forward, value) VALUES (?, ?, ?, ?)");
+    base::Statement curve = db_.prepare(insert_all(input_table(Kind::ir_curve)));
+    base::Statement rate = db_.prepare(insert_all(input_table("ir_curve_input_rate")));
     for (const CurveDef& def : kCurves) {
       const std::int64_t id = new_id();
       curve_ids_.push_back(id);
@@ -112,9 +112,7 @@ class Writer {
   }
 
   void bonds() {
-    base::Statement st = db_.prepare(
-        "INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    base::Statement st = db_.prepare(insert_all(input_table(Kind::bond)));
     constexpr std::array<std::int64_t, 3> frequencies = {1, 2, 4};
     for (std::size_t i = 0; i < preset_.bonds; ++i) {
       const std::int64_t id = new_id();
@@ -141,9 +139,7 @@ class Writer {
   static std::string_view side(Random& rng) { return rng.between(0, 1) ? "BUY" : "SELL"; }
 
   void outright_trades() {
-    base::Statement st = db_.prepare(
-        "INSERT INTO outright_trade (id, name, bond_id, trade_date, trade_price, quantity, buy_sell) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    base::Statement st = db_.prepare(insert_all(input_table(Kind::outright_trade)));
     outright_by_curve_.resize(kCurves.size());
     for (std::size_t i = 0; i < preset_.outright_trades; ++i) {
       const std::int64_t id = new_id();
@@ -158,9 +154,7 @@ class Writer {
   }
 
   void repo_trades() {
-    base::Statement st = db_.prepare(
-        "INSERT INTO repo_trade (id, name, bond_id, calendar_id, ir_curve_id, start_date, end_date, notional, "
-        "start_cash, rate, cash_ccy, buy_sell) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    base::Statement st = db_.prepare(insert_all(input_table(Kind::repo_trade)));
     repo_by_curve_.resize(kCurves.size());
     for (std::size_t i = 0; i < preset_.repo_trades; ++i) {
       const std::int64_t id = new_id();
@@ -178,9 +172,9 @@ class Writer {
     }
   }
 
-  void books(const std::string& table, const std::string& prefix, const std::vector<std::vector<std::int64_t>>& by_curve) {
-    base::Statement book = db_.prepare("INSERT INTO " + table + " (id, name) VALUES (?, ?)");
-    base::Statement member = db_.prepare("INSERT INTO " + table + "_trade (book_id, trade_id) VALUES (?, ?)");
+  void books(Kind kind, const std::string& prefix, const std::vector<std::vector<std::int64_t>>& by_curve) {
+    base::Statement book = db_.prepare(insert_all(input_table(kind)));
+    base::Statement member = db_.prepare(insert_all(membership_table(kind)));
     for (std::size_t c = 0; c < by_curve.size(); ++c) {
       const std::vector<std::int64_t>& trades = by_curve[c];
       for (std::size_t first = 0, n = 1; first < trades.size(); first += options_.book_size, ++n) {
@@ -211,9 +205,9 @@ class Writer {
 }  // namespace
 
 void generate(const Preset& preset, const GenerateOptions& options, const std::string& path) {
-  if (options.book_size == 0) throw base::UsageError("--book-size must be at least 1");
+  if (options.book_size == 0) throw std::invalid_argument("book size must be at least 1");
   if (access(path.c_str(), F_OK) == 0) {
-    throw base::UsageError(path + " already exists; remove it first or choose another --out");
+    throw std::invalid_argument(path + " already exists; remove it first or choose another --out");
   }
   const std::string tmp = path + ".tmp";
   std::remove(tmp.c_str());

@@ -16,7 +16,7 @@ struct Preset {
 // tiny, 100, 50k, 220k, 440k, 1M; each has one calendar and two curves.
 const std::vector<Preset>& presets();
 
-// The preset called `name`; throws UsageError listing the presets otherwise.
+// The preset called `name`; throws std::invalid_argument listing the presets otherwise.
 const Preset& find_preset(const std::string& name);
 
 struct GenerateOptions {
@@ -24,7 +24,7 @@ struct GenerateOptions {
   std::size_t book_size = 1000;  // trades per book; books never mix curves
 };
 
-// Writes a new database at `path` (which must not exist): the schema, then
+// Writes a new database at `path` (which must not exist: std::invalid_argument): the schema, then
 // every input table in one transaction. Writes to a temporary file that is
 // renamed into place, so `path` never holds a half-made data set.
 void generate(const Preset& preset, const GenerateOptions& options, const std::string& path);

@@ -4,169 +4,72 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "bond_risk/db/table_rows.h"
+#include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/trade_fields.h"
+
 namespace bond_risk {
 
 namespace {
 
-struct TableSpec {
-  const char* table;
-  std::vector<const char*> columns;
-};
-
-const std::vector<TableSpec>& input_tables() {
-  static const std::vector<TableSpec> tables = {
-      {"calendar", {"id", "name", "today"}},
-      {"ir_curve", {"id", "name", "ccy"}},
-      {"ir_curve_input_rate", {"ir_curve_id", "idx", "days_forward", "value"}},
-      {"bond",
-       {"id", "name", "calendar_id", "ir_curve_id", "start_date", "maturity_date", "coupons_per_year", "coupon"}},
-      {"outright_trade", {"id", "name", "bond_id", "trade_date", "trade_price", "quantity", "buy_sell"}},
-      {"repo_trade",
-       {"id", "name", "bond_id", "calendar_id", "ir_curve_id", "start_date", "end_date", "notional", "start_cash",
-        "rate", "cash_ccy", "buy_sell"}},
-      {"outright_book", {"id", "name"}},
-      {"outright_book_trade", {"book_id", "trade_id"}},
-      {"repo_book", {"id", "name"}},
-      {"repo_book_trade", {"book_id", "trade_id"}},
-  };
-  return tables;
-}
-
-std::string quoted(const base::Statement& st, int col) {
-  switch (st.column_type(col)) {
-    case SQLITE_NULL: return "NULL";
-    case SQLITE_INTEGER: return std::to_string(st.integer(col));
-    case SQLITE_FLOAT: return std::to_string(st.real(col));
-    default: {
-      // Built by append: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
-      std::string text(1, '\'');
-      return text.append(st.text(col).substr(0, 40)).append(1, '\'');
-    }
-  }
-}
-
-// "a bond", "an ir_curve".
-std::string with_article(std::string_view noun) {
-  return (std::string_view("aeiou").find(noun.front()) == std::string_view::npos ? "a " : "an ") + std::string(noun);
-}
-
-// Reads the fields of one row for one node; the first bad field fails the
-// node (Store::fail) and later reads return harmless defaults.
-class RowReader {
+// The columns of one row, read by name through its table's descriptor.
+class Row {
  public:
-  RowReader(const base::Statement& st, Store& store, NodeRef node) : st_(st), store_(store), node_(node) {}
-
-  double real(int col, const char* name) {
-    const int type = st_.column_type(col);
-    if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) return bad(col, name, "is not a number"), 0.0;
-    const double v = st_.real(col);
-    if (!std::isfinite(v)) return bad(col, name, "is not finite"), 0.0;
-    return v;
+  Row(const base::Statement& st, const InputTable& table) : st_(st), table_(table) {}
+  FieldValue operator[](std::string_view column) const {
+    const int i = table_.index(column);
+    return read_value(st_, i, table_.columns[static_cast<std::size_t>(i)]);
   }
-
-  std::int64_t integer(int col, const char* name) {
-    if (st_.column_type(col) == SQLITE_INTEGER) return st_.integer(col);
-    if (st_.column_type(col) == SQLITE_FLOAT) {
-      const double v = st_.real(col);
-      if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 9e15) return static_cast<std::int64_t>(v);
-    }
-    return bad(col, name, "is not a whole number"), 0;
-  }
-
-  Date date(int col, const char* name) {
-    if (st_.column_type(col) == SQLITE_TEXT) {
-      if (const auto d = parse_date(st_.text(col))) return *d;
-    }
-    return bad(col, name, "is not a YYYY-MM-DD date"), 0;
-  }
-
-  // +1 for BUY, -1 for SELL.
-  int direction(int col) {
-    const std::string_view v = st_.column_type(col) == SQLITE_TEXT ? st_.text(col) : "";
-    if (v == "BUY") return 1;
-    if (v == "SELL") return -1;
-    return bad(col, "buy_sell", "is not BUY or SELL"), 1;
-  }
-
-  // The index of the node of `kind` whose id is in column `col`.
-  NodeIndex reference(int col, Kind kind) {
-    const std::string what(kind_name(kind));
-    if (st_.column_type(col) != SQLITE_INTEGER) return bad(col, (what + "_id").c_str(), "is not an id"), 0;
-    const std::int64_t id = st_.integer(col);
-    const NodeRef* node = store_.by_id.find(id);
-    if (!node) return fail("unknown " + what + " id " + std::to_string(id)), 0;
-    if (kind_of(*node) != kind) {
-      return fail("id " + std::to_string(id) + " is " + with_article(kind_name(kind_of(*node))) + ", not " +
-                  with_article(what)),
-             0;
-    }
-    return node->index;
-  }
-
-  std::string text(int col) const { return std::string(st_.text(col)); }
-
-  void fail(std::string reason) { store_.fail(node_, std::move(reason)); }
+  std::string_view text(std::string_view column) const { return st_.text(table_.index(column)); }
 
  private:
-  void bad(int col, const char* name, const char* problem) {
-    fail(std::string(name) + " " + quoted(st_, col) + " " + problem);
-  }
-
   const base::Statement& st_;
-  Store& store_;
-  NodeRef node_;
+  const InputTable& table_;
 };
 
-constexpr const char* kOutrightSelect =
-    "SELECT id, bond_id, trade_date, trade_price, quantity, buy_sell FROM outright_trade";
-
-OutrightTrade read_outright(RowReader& row) {
-  OutrightTrade t;
-  t.bond = row.reference(1, Kind::bond);
-  row.date(2, "trade_date");  // validated, not used by the model
-  t.trade_price = row.real(3, "trade_price");
-  t.quantity = row.integer(4, "quantity");
-  t.dir = row.direction(5);
-  return t;
+// Fills `trade` from every column of its row that the model checks; the
+// first bad value fails the node (Store::fail) and leaves the rest unset.
+template <class Trade>
+Trade read_trade(const base::Statement& st, const InputTable& table, Store& store, NodeRef node) {
+  Trade trade;
+  Date start = 0, end = 0;
+  try {
+    for (std::size_t i = 0; i < table.columns.size(); ++i) {
+      const Column& column = table.columns[i];
+      if (column.type == ColumnType::id || column.type == ColumnType::text) continue;  // names and currencies: any text
+      const FieldValue value = read_value(st, static_cast<int>(i), column);
+      set_field(store, trade, column, value);
+      if (column.name == "start_date") start = std::get<Date>(value);
+      if (column.name == "end_date") end = std::get<Date>(value);
+    }
+    if (const std::string problem = check_repo_dates(start, end); !problem.empty()) throw FieldError(problem);
+  } catch (const FieldError& e) {
+    store.fail(node, e.what());
+  }
+  return trade;
 }
 
-constexpr const char* kRepoSelect =
-    "SELECT id, bond_id, calendar_id, ir_curve_id, start_date, end_date, notional, start_cash, rate, buy_sell "
-    "FROM repo_trade";
-
-RepoTrade read_repo(RowReader& row) {
-  RepoTrade t;
-  t.bond = row.reference(1, Kind::bond);
-  t.calendar = row.reference(2, Kind::calendar);
-  t.curve = row.reference(3, Kind::ir_curve);
-  const Date start = row.date(4, "start_date");
-  t.end = row.date(5, "end_date");
-  t.notional = row.integer(6, "notional");
-  t.start_cash = row.real(7, "start_cash");
-  t.rate = row.real(8, "rate");
-  row.direction(9);  // validated; buy_sell does not enter the repo formulas
-  if (t.end < start) row.fail("end_date " + format_date(t.end) + " is before start_date " + format_date(start));
-  return t;
-}
-
-constexpr const char* kRateSelect = "SELECT ir_curve_id, idx, days_forward, value FROM ir_curve_input_rate";
-
-// Appends one ir_curve_input_rate row to its curve's points.
-void read_rate(RowReader& row, const base::Statement& st, IrCurve& curve) {
-  // Clamped so that absurd days stay absurd as an int (check_curve_points rejects them).
-  const auto days = static_cast<int>(std::clamp<std::int64_t>(row.integer(2, "days_forward"), -1, 1 << 30));
-  curve.points.push_back({days, row.real(3, "value")});
-  curve.point_idx.push_back(st.integer(1));
+// Appends one ir_curve_input_rate row to its curve's points; a bad value fails the curve.
+void add_rate(Store& store, NodeIndex curve, const Row& row) {
+  try {
+    // Clamped so that absurd days stay absurd as an int (check_curve_points rejects them).
+    const std::int64_t days = std::get<std::int64_t>(row["days_forward"]);
+    const double value = std::get<double>(row["value"]);
+    store.curves[curve].points.push_back({static_cast<int>(std::clamp<std::int64_t>(days, -1, 1 << 30)), value});
+    store.curves[curve].point_idx.push_back(std::get<std::int64_t>(row["idx"]));
+  } catch (const FieldError& e) {
+    store.fail(ref(Kind::ir_curve, curve), e.what());
+  }
 }
 
 // Fails the curve if its points cannot define it.
-void check_curve(Store& store, NodeIndex i) {
-  std::string problem = check_curve_points(store.curves[i].points);
-  if (!problem.empty()) store.fail(ref(Kind::ir_curve, i), std::move(problem));
+void check_curve(Store& store, NodeIndex curve) {
+  std::string problem = check_curve_points(store.curves[curve].points);
+  if (!problem.empty()) store.fail(ref(Kind::ir_curve, curve), std::move(problem));
 }
 
-std::size_t row_count(base::Database& db, const std::string& table) {
-  base::Statement st = db.prepare("SELECT count(*) FROM " + table);
+std::size_t row_count(base::Database& db, std::string_view table) {
+  base::Statement st = db.prepare("SELECT count(*) FROM " + std::string(table));
   st.step();
   return static_cast<std::size_t>(st.integer(0));
 }
@@ -178,15 +81,16 @@ class Loader {
   Loaded run() {
     check_input_schema(db_);
     std::size_t nodes = 0;
-    for (std::size_t k = 0; k < kKindCount; ++k) nodes += row_count(db_, std::string(kind_name(static_cast<Kind>(k))));
+    for (std::size_t k = 0; k < kKindCount; ++k) nodes += row_count(db_, kind_name(static_cast<Kind>(k)));
     s().by_id.reserve(nodes);
-    calendars();
-    curves();
+    named_nodes(Kind::calendar, [&](const Row& row, NodeIndex) { s().calendars.push_back({std::get<Date>(row["today"])}); });
+    named_nodes(Kind::ir_curve, [&](const Row&, NodeIndex) { s().curves.emplace_back(); });
+    curve_rates();
     bonds();
-    outright_trades();
-    repo_trades();
-    books(Kind::outright_book, Kind::outright_trade, out_.store.outright_books, "outright_book_trade");
-    books(Kind::repo_book, Kind::repo_trade, out_.store.repo_books, "repo_book_trade");
+    trades<OutrightTrade>(Kind::outright_trade, s().outright_trades);
+    trades<RepoTrade>(Kind::repo_trade, s().repo_trades);
+    books(Kind::outright_book, Kind::outright_trade, s().outright_books);
+    books(Kind::repo_book, Kind::repo_trade, s().repo_books);
     s().bond_values.resize(s().bonds.size());
     s().outright_values.resize(s().outright_trades.size());
     s().repo_values.resize(s().repo_trades.size());
@@ -196,107 +100,102 @@ class Loader {
  private:
   Store& s() { return out_.store; }
 
-  // Calls read(reader, index) for every row of `select`, each a new node of
-  // `kind` whose id is the first column.
+  // Calls read(row, index) for every row of `kind`'s table in id order,
+  // each a new node; a bad value fails the node.
   template <class Read>
-  void each_node(Kind kind, const char* select, Read read) {
-    base::Statement st = db_.prepare(select);
+  void each_node(Kind kind, Read read) {
+    const InputTable& table = input_table(kind);
+    base::Statement st = db_.prepare(select_all(table) + " ORDER BY id");
     while (st.step()) {
       const NodeIndex i = s().add(kind, st.integer(0));
-      RowReader row(st, s(), ref(kind, i));
-      read(row, i);
+      try {
+        read(Row(st, table), i);
+      } catch (const FieldError& e) {
+        s().fail(ref(kind, i), e.what());
+      }
     }
   }
 
-  void calendars() {
-    each_node(Kind::calendar, "SELECT id, today, name FROM calendar ORDER BY id", [&](RowReader& row, NodeIndex i) {
-      s().calendars.push_back({row.date(1, "today")});
-      name(row, 2, ref(Kind::calendar, i));
+  // Calendars, curves and books: few, and named in commands, so their names are kept.
+  template <class Read>
+  void named_nodes(Kind kind, Read read) {
+    each_node(kind, [&](const Row& row, NodeIndex i) {
+      s().names.emplace(std::string(row.text("name")), ref(kind, i));
+      read(row, i);
     });
   }
 
-  void curves() {
-    each_node(Kind::ir_curve, "SELECT id, name FROM ir_curve ORDER BY id", [&](RowReader& row, NodeIndex i) {
-      s().curves.emplace_back();
-      name(row, 1, ref(Kind::ir_curve, i));
-    });
-    base::Statement st = db_.prepare(std::string(kRateSelect) + " ORDER BY ir_curve_id, idx");
+  void curve_rates() {
+    const InputTable& rates = input_table("ir_curve_input_rate");
+    base::Statement st = db_.prepare(select_all(rates) + " ORDER BY ir_curve_id, idx");
     while (st.step()) {
       const NodeRef* curve = s().by_id.find(st.integer(0));
       if (!curve || kind_of(*curve) != Kind::ir_curve) {
-        out_.warnings.push_back("ir_curve_input_rate row (ir_curve_id " + quoted(st, 0) + ", idx " + quoted(st, 1) +
-                                ") names no ir_curve; row ignored");
+        out_.warnings.push_back("ir_curve_input_rate row (ir_curve_id " + st.value_text(0) + ", idx " +
+                                st.value_text(1) + ") names no ir_curve; row ignored");
         continue;
       }
-      RowReader row(st, s(), *curve);
-      read_rate(row, st, s().curves[curve->index]);
+      add_rate(s(), curve->index, Row(st, rates));
     }
     for (NodeIndex i = 0; i < s().curves.size(); ++i) check_curve(s(), i);
   }
 
   void bonds() {
     s().bonds.reserve(row_count(db_, "bond"));
-    each_node(Kind::bond,
-              "SELECT id, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon FROM bond "
-              "ORDER BY id",
-              [&](RowReader& row, NodeIndex i) {
-                Bond b;
-                b.calendar = row.reference(1, Kind::calendar);
-                b.curve = row.reference(2, Kind::ir_curve);
-                b.start = row.date(3, "start_date");
-                b.maturity = row.date(4, "maturity_date");
-                const std::int64_t coupons_per_year = row.integer(5, "coupons_per_year");
-                b.coupon = row.real(6, "coupon");
-                if (coupons_per_year != 1 && coupons_per_year != 2 && coupons_per_year != 4) {
-                  row.fail("coupons_per_year " + std::to_string(coupons_per_year) + " is not 1, 2 or 4");
-                } else if (b.maturity <= b.start) {
-                  row.fail("maturity_date " + format_date(b.maturity) + " is not after start_date " +
-                           format_date(b.start));
-                }
-                b.coupons_per_year = static_cast<int>(coupons_per_year);
-                if (s().state(ref(Kind::bond, i)).error == 0) {
-                  const std::vector<Date> schedule = coupon_schedule(b.start, b.maturity, b.coupons_per_year);
-                  b.schedule_begin = static_cast<std::uint32_t>(s().coupon_dates.size());
-                  b.schedule_size = static_cast<std::uint32_t>(schedule.size());
-                  s().coupon_dates.insert(s().coupon_dates.end(), schedule.begin(), schedule.end());
-                }
-                s().bonds.push_back(b);
-              });
+    each_node(Kind::bond, [&](const Row& row, NodeIndex i) {
+      Bond& b = s().bonds.emplace_back();
+      b.calendar = resolve(s(), Kind::calendar, std::get<std::int64_t>(row["calendar_id"]));
+      b.curve = resolve(s(), Kind::ir_curve, std::get<std::int64_t>(row["ir_curve_id"]));
+      b.start = std::get<Date>(row["start_date"]);
+      b.maturity = std::get<Date>(row["maturity_date"]);
+      const std::int64_t coupons_per_year = std::get<std::int64_t>(row["coupons_per_year"]);
+      b.coupon = std::get<double>(row["coupon"]);
+      if (coupons_per_year != 1 && coupons_per_year != 2 && coupons_per_year != 4) {
+        throw FieldError("coupons_per_year " + std::to_string(coupons_per_year) + " is not 1, 2 or 4");
+      }
+      if (b.maturity <= b.start) {
+        throw FieldError("maturity_date " + format_date(b.maturity) + " is not after start_date " +
+                         format_date(b.start));
+      }
+      b.coupons_per_year = static_cast<int>(coupons_per_year);
+      if (s().state(ref(Kind::bond, i)).error != 0) return;  // its id is taken: it has no schedule
+      const std::vector<Date> schedule = coupon_schedule(b.start, b.maturity, b.coupons_per_year);
+      b.schedule_begin = static_cast<std::uint32_t>(s().coupon_dates.size());
+      b.schedule_size = static_cast<std::uint32_t>(schedule.size());
+      s().coupon_dates.insert(s().coupon_dates.end(), schedule.begin(), schedule.end());
+    });
   }
 
-  void outright_trades() {
-    s().outright_trades.reserve(row_count(db_, "outright_trade"));
-    each_node(Kind::outright_trade, (std::string(kOutrightSelect) + " ORDER BY id").c_str(),
-              [&](RowReader& row, NodeIndex) { s().outright_trades.push_back(read_outright(row)); });
+  template <class Trade>
+  void trades(Kind kind, std::vector<Trade>& out) {
+    const InputTable& table = input_table(kind);
+    out.reserve(row_count(db_, table.name));
+    base::Statement st = db_.prepare(select_all(table) + " ORDER BY id");
+    while (st.step()) {
+      const NodeIndex i = s().add(kind, st.integer(0));
+      out.push_back(read_trade<Trade>(st, table, s(), ref(kind, i)));
+    }
   }
-
-  void repo_trades() {
-    s().repo_trades.reserve(row_count(db_, "repo_trade"));
-    each_node(Kind::repo_trade, (std::string(kRepoSelect) + " ORDER BY id").c_str(),
-              [&](RowReader& row, NodeIndex) { s().repo_trades.push_back(read_repo(row)); });
-  }
-
-  // Calendars, curves and books are few and named in events: their names are kept.
-  void name(RowReader& row, int col, NodeRef node) { s().names.emplace(row.text(col), node); }
 
   template <class Book>
-  void books(Kind book_kind, Kind member_kind, std::vector<Book>& books, const std::string& link_table) {
-    const std::string table(kind_name(book_kind));
-    each_node(book_kind, ("SELECT id, name FROM " + table + " ORDER BY id").c_str(), [&](RowReader& row, NodeIndex i) {
-      books.emplace_back();
-      name(row, 1, ref(book_kind, i));
-    });
-    base::Statement st = db_.prepare("SELECT book_id, trade_id FROM " + link_table + " ORDER BY book_id, trade_id");
+  void books(Kind book_kind, Kind member_kind, std::vector<Book>& books) {
+    named_nodes(book_kind, [&](const Row&, NodeIndex) { books.emplace_back(); });
+    const InputTable& members = membership_table(book_kind);
+    base::Statement st = db_.prepare(select_all(members) + " ORDER BY book_id, trade_id");
     while (st.step()) {
       const NodeRef* book = s().by_id.find(st.integer(0));
       if (!book || kind_of(*book) != book_kind) {
-        out_.warnings.push_back(link_table + " row (book_id " + quoted(st, 0) + ", trade_id " + quoted(st, 1) +
-                                ") names no " + table + "; row ignored");
+        out_.warnings.push_back(std::string(members.name) + " row (book_id " + st.value_text(0) + ", trade_id " +
+                                st.value_text(1) + ") names no " + std::string(kind_name(book_kind)) +
+                                "; row ignored");
         continue;
       }
-      RowReader row(st, s(), *book);
-      const NodeIndex member = row.reference(1, member_kind);
-      if (s().state(*book).error == 0) books[book->index].members.push_back(member);
+      try {
+        const NodeIndex member = resolve(s(), member_kind, std::get<std::int64_t>(Row(st, members)["trade_id"]));
+        if (s().state(*book).error == 0) books[book->index].members.push_back(member);
+      } catch (const FieldError& e) {
+        s().fail(*book, e.what());
+      }
     }
     // A failed book keeps no members, so it never reads an index it does not own.
     for (NodeIndex i = 0; i < books.size(); ++i) {
@@ -311,15 +210,16 @@ class Loader {
 }  // namespace
 
 void check_input_schema(base::Database& db) {
-  for (const TableSpec& t : input_tables()) {
-    if (!db.has_table(t.table)) {
-      throw std::runtime_error("database " + db.path() + " has no table " + t.table +
+  for (const InputTable& t : input_tables()) {
+    const std::string table(t.name);
+    if (!db.has_table(table)) {
+      throw std::runtime_error("database " + db.path() + " has no table " + table +
                                " (create the tables with: sqlite3 " + db.path() + " < schema/bond_risk.sql)");
     }
-    for (const char* c : t.columns) {
-      if (!db.has_column(t.table, c)) {
-        throw std::runtime_error("database " + db.path() + ": table " + t.table + " has no column " + c +
-                                 " (see schema/bond_risk.sql)");
+    for (const Column& c : t.columns) {
+      if (!db.has_column(table, std::string(c.name))) {
+        throw std::runtime_error("database " + db.path() + ": table " + table + " has no column " +
+                                 std::string(c.name) + " (see schema/bond_risk.sql)");
       }
     }
   }
@@ -329,40 +229,35 @@ Loaded load(base::Database& db) { return Loader(db).run(); }
 
 bool reread(base::Database& db, Store& store, NodeRef node) {
   store.state(node).error = 0;
-  const std::int64_t id = store.id(node);
-  // Reads the node's one row of `select` into `read`; false if it is gone.
-  auto read_one = [&](const char* select, auto read) {
-    base::Statement st = db.prepare(std::string(select) + " WHERE id = ?");
-    st.bind(1, id);
-    if (!st.step()) return false;
-    RowReader row(st, store, node);
-    read(row);
+  const bool curve = kind_of(node) == Kind::ir_curve;
+  const InputTable& table = curve ? input_table("ir_curve_input_rate") : input_table(kind_of(node));
+  base::Statement st = db.prepare(select_all(table) + " WHERE " + std::string(table.node_column) + " = ?" +
+                                  (curve ? " ORDER BY idx" : ""));
+  st.bind(1, store.id(node));
+  if (curve) {
+    store.curves[node.index].points.clear();
+    store.curves[node.index].point_idx.clear();
+    while (st.step()) add_rate(store, node.index, Row(st, table));
+    check_curve(store, node.index);
     return true;
-  };
+  }
+  if (!st.step()) return false;
   switch (kind_of(node)) {
     case Kind::outright_trade:
-      return read_one(kOutrightSelect, [&](RowReader& row) { store.outright_trades[node.index] = read_outright(row); });
-    case Kind::repo_trade:
-      return read_one(kRepoSelect, [&](RowReader& row) { store.repo_trades[node.index] = read_repo(row); });
-    case Kind::calendar:
-      return read_one("SELECT id, today FROM calendar",
-                      [&](RowReader& row) { store.calendars[node.index].today = row.date(1, "today"); });
-    case Kind::ir_curve: {
-      IrCurve& curve = store.curves[node.index];
-      curve.points.clear();
-      curve.point_idx.clear();
-      base::Statement st = db.prepare(std::string(kRateSelect) + " WHERE ir_curve_id = ? ORDER BY idx");
-      st.bind(1, id);
-      while (st.step()) {
-        RowReader row(st, store, node);
-        read_rate(row, st, curve);
-      }
-      check_curve(store, node.index);
+      store.outright_trades[node.index] = read_trade<OutrightTrade>(st, table, store, node);
       return true;
-    }
+    case Kind::repo_trade:
+      store.repo_trades[node.index] = read_trade<RepoTrade>(st, table, store, node);
+      return true;
+    case Kind::calendar:
+      try {
+        store.calendars[node.index].today = std::get<Date>(Row(st, table)["today"]);
+      } catch (const FieldError& e) {
+        store.fail(node, e.what());
+      }
+      return true;
     default: throw std::logic_error("reread: " + std::string(kind_name(kind_of(node))) + " rows are not re-read");
   }
 }
-
 
 }  // namespace bond_risk

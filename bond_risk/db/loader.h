@@ -16,9 +16,10 @@ struct Loaded {
   std::vector<std::string> warnings;
 };
 
-// Reads every input table. Throws std::runtime_error if a table or column
-// is missing. A row with bad data becomes a FAILED node with the reason
-// (see Store::fail); it never stops the load.
+// Reads every input table, selecting the columns of its descriptor
+// (model/input_tables.h). Throws std::runtime_error if a table or column is
+// missing. A row with bad data becomes a FAILED node with the reason (see
+// Store::fail); it never stops the load.
 Loaded load(base::Database& db);
 
 // Reads a trade's, calendar's or curve's input row(s) again after another

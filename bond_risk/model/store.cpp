@@ -5,12 +5,6 @@
 
 namespace bond_risk {
 
-std::string_view kind_name(Kind kind) {
-  constexpr std::string_view names[kKindCount] = {"calendar",   "ir_curve",      "bond",     "outright_trade",
-                                                  "repo_trade", "outright_book", "repo_book"};
-  return names[static_cast<std::size_t>(kind)];
-}
-
 std::array<std::size_t, kStatusCount> count_statuses(const Store& store, Kind kind) {
   std::array<std::size_t, kStatusCount> counts{};
   for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) {

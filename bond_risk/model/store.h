@@ -15,23 +15,11 @@
 
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/id_index.h"
+#include "bond_risk/model/kind.h"
 #include "bond_risk/model/status.h"
 #include "bond_risk/model/pricing.h"
-#include "engine/node_ref.h"
 
 namespace bond_risk {
-
-using engine::NodeIndex;
-using engine::NodeRef;
-
-// Node types, in tier order; the values are the engine's type ids.
-enum class Kind : engine::TypeId { calendar, ir_curve, bond, outright_trade, repo_trade, outright_book, repo_book };
-inline constexpr std::size_t kKindCount = 7;
-
-// The node's table name in the database ("bond", "outright_trade", ...).
-std::string_view kind_name(Kind kind);
-constexpr NodeRef ref(Kind kind, NodeIndex index) { return {static_cast<engine::TypeId>(kind), index}; }
-constexpr Kind kind_of(NodeRef node) { return static_cast<Kind>(node.type); }
 
 // Four bytes, read and written for every node of every flush.
 struct NodeState {

@@ -1,0 +1,63 @@
+#include "bond_risk/db/table_rows.h"
+
+#include <cmath>
+
+namespace bond_risk {
+
+namespace {
+
+// "coupon 'NaN'", "quantity 1.5": the column and the value as stored.
+std::string named(const base::Statement& st, int col, const Column& column) {
+  const std::string value = st.value_text(col).substr(0, 40);
+  return std::string(column.name) + " " + (st.column_type(col) == SQLITE_TEXT ? "'" + value + "'" : value);
+}
+
+}  // namespace
+
+std::string select_all(const InputTable& table) {
+  return "SELECT " + table.column_list() + " FROM " + std::string(table.name);
+}
+
+std::string insert_all(const InputTable& table) {
+  std::string params;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) params += i ? ", ?" : "?";
+  return "INSERT INTO " + std::string(table.name) + " (" + table.column_list() + ") VALUES (" + params + ")";
+}
+
+FieldValue read_value(const base::Statement& st, int col, const Column& column) {
+  const int type = st.column_type(col);
+  switch (column.type) {
+    case ColumnType::id:
+    case ColumnType::integer:
+    case ColumnType::reference: {
+      if (type == SQLITE_INTEGER) return st.integer(col);
+      const double v = st.real(col);
+      if (type == SQLITE_FLOAT && std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 9e15) {
+        return static_cast<std::int64_t>(v);
+      }
+      throw FieldError(named(st, col, column) +
+                       (column.type == ColumnType::reference ? " is not an id" : " is not a whole number"));
+    }
+    case ColumnType::real: {
+      if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) throw FieldError(named(st, col, column) + " is not a number");
+      const double v = st.real(col);
+      if (!std::isfinite(v)) throw FieldError(named(st, col, column) + " is not finite");
+      return v;
+    }
+    case ColumnType::date:
+      if (type == SQLITE_TEXT) {
+        if (const auto d = parse_date(st.text(col))) return *d;
+      }
+      throw FieldError(named(st, col, column) + " is not a YYYY-MM-DD date");
+    case ColumnType::side: {
+      const std::string_view v = type == SQLITE_TEXT ? st.text(col) : "";
+      if (v == "BUY") return Side{1};
+      if (v == "SELL") return Side{-1};
+      throw FieldError(named(st, col, column) + " is not BUY or SELL");
+    }
+    case ColumnType::text: return std::string(st.text(col));
+  }
+  throw std::logic_error("read_value: unknown column type");
+}
+
+}  // namespace bond_risk

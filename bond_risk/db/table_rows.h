@@ -1,0 +1,22 @@
+// SQL over an input table's descriptor (model/input_tables.h): statements
+// that select or insert every column in the descriptor's order, and one
+// column of a row read as the model's typed value.
+#pragma once
+
+#include "base/sqlite.h"
+#include "bond_risk/model/input_tables.h"
+
+namespace bond_risk {
+
+// "SELECT <every column> FROM <table>": column i of a row is the table's column i.
+std::string select_all(const InputTable& table);
+
+// "INSERT INTO <table> (<every column>) VALUES (?, ...)": parameter i + 1 is column i.
+std::string insert_all(const InputTable& table);
+
+// The value of column `col` of the current row of `st`, which holds
+// `column`. Throws FieldError naming the column and the bad value
+// ("coupon 'NaN' is not a number", "buy_sell 'HOLD' is not BUY or SELL").
+FieldValue read_value(const base::Statement& st, int col, const Column& column);
+
+}  // namespace bond_risk

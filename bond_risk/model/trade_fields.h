@@ -1,0 +1,29 @@
+// A trade's static data set from typed column values (input_tables.h): the
+// one mapping from columns to OutrightTrade and RepoTrade fields, used by
+// the loader for rows and by the trade commands. Columns the model does not
+// keep (name, trade_date, start_date, cash_ccy; buy_sell of a repo) are
+// checked by their type only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/store.h"
+
+namespace bond_risk {
+
+// Sets `column` of `trade` to `value`, which has the column's type. A
+// reference is resolved through `store`; throws FieldError if it names no
+// node of the column's kind.
+void set_field(const Store& store, OutrightTrade& trade, const Column& column, const FieldValue& value);
+void set_field(const Store& store, RepoTrade& trade, const Column& column, const FieldValue& value);
+
+// The index of the node of `kind` whose database id is `id`; throws
+// FieldError ("unknown bond id 999", "id 2 is an ir_curve, not a calendar").
+NodeIndex resolve(const Store& store, Kind kind, std::int64_t id);
+
+// Why a repo's dates cannot both hold, or "" when they can.
+std::string check_repo_dates(Date start, Date end);
+
+}  // namespace bond_risk
