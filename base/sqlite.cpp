@@ -132,4 +132,16 @@ void Transaction::commit() {
   done_ = true;
 }
 
+Savepoint::Savepoint(Database& db) : db_(db) { db_.cached("SAVEPOINT change").run(); }
+
+Savepoint::~Savepoint() {
+  if (done_) return;
+  sqlite3_exec(db_.handle(), "ROLLBACK TO change; RELEASE change", nullptr, nullptr, nullptr);
+}
+
+void Savepoint::release() {
+  db_.cached("RELEASE change").run();
+  done_ = true;
+}
+
 }  // namespace base

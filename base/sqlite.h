@@ -92,4 +92,19 @@ class Transaction {
   bool done_ = false;
 };
 
+// A SAVEPOINT inside the caller's transaction: release() keeps what was
+// done since; destruction without release() rolls it back.
+class Savepoint {
+ public:
+  explicit Savepoint(Database& db);
+  ~Savepoint();
+  Savepoint(const Savepoint&) = delete;
+  Savepoint& operator=(const Savepoint&) = delete;
+  void release();
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
 }  // namespace base

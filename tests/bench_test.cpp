@@ -59,10 +59,10 @@ TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
   ASSERT_NE(at, std::string::npos) << json;
   std::vector<std::string> flushes = fields_of(json.substr(at + 25, json.find(']', at) - at - 25));
   ASSERT_EQ(flushes.size(), 3u) << json;
-  for (std::string& s : flushes) s.erase(0, s.find_first_not_of(' '));
-  EXPECT_EQ(pthreads_run[16], flushes[0]);
+  for (std::string& s : flushes) s.erase(0, s.find_first_not_of(" \n"));
+  EXPECT_EQ(std::stod(pthreads_run[16]), std::stod(flushes[0]));
   std::sort(flushes.begin(), flushes.end(), [](const std::string& a, const std::string& b) { return std::stod(a) < std::stod(b); });
-  EXPECT_EQ(pthreads_run[5], flushes[1]);
+  EXPECT_EQ(std::stod(pthreads_run[5]), std::stod(flushes[1]));
 
   EXPECT_GT(lines_of(out + "/cs_timeline.csv").size(), 1u);
   EXPECT_NE(test::slurp(out + "/host.txt").find("cores: "), std::string::npos);

@@ -11,8 +11,12 @@
 #include <sstream>
 #include <thread>
 
+#include "base/json.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/generator.h"
+#include "bond_risk/live/command.h"
+#include "bond_risk/live/command_executor.h"
+#include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
@@ -25,12 +29,16 @@ using namespace bond_risk;
 
 namespace {
 
+// The typed change a command line parses to.
+Change change(const std::string& line) { return std::get<Change>(parse_command(line)); }
+
 // A LiveModel on a generated database, writing its changes back to it.
 struct Live {
   test::TempDir dir;
   std::string path = dir.path("live.db");
   std::unique_ptr<base::Database> db;
   std::unique_ptr<LiveModel> model;
+  std::unique_ptr<CommandExecutor> executor;
 
   // `sql` edits the generated rows before the load (to make bad ones).
   explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2,
@@ -41,18 +49,16 @@ struct Live {
     db->exec(sql);
     model = std::make_unique<LiveModel>(load(*db).store, engine::SchedulerOptions{.threads = threads}, 64);
     model->flush_all();
+    executor = std::make_unique<CommandExecutor>(*model, *db);
   }
 
-  // Executes and recalculates one command, committed; returns its reply members.
-  std::string run(const std::string& line) {
-    std::istringstream in(line);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;) words.push_back(w);
-    base::Transaction tx(*db);
-    std::string reply = model->execute(words, db.get());
-    model->recalculate(db.get());
-    tx.commit();
-    return reply;
+  // Executes one command line as the server does (committed, recalculated);
+  // returns its parsed reply.
+  base::Json run(const std::string& line) {
+    const std::string reply = executor->execute(std::vector<std::string>{line}).front();
+    const base::Json parsed = base::Json::parse(reply);  // throws if the reply is not valid JSON
+    EXPECT_TRUE(parsed.is_object() && parsed.contains("ok")) << reply;
+    return parsed;
   }
 
   const Store& store() const { return model->store(); }
@@ -112,7 +118,7 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
   const NodeRef trade = live.node(ot);
   const double price = s.bond_values[s.outright_trades[trade.index].bond].price;
 
-  EXPECT_EQ(live.run("amend-trade " + std::to_string(ot) + " quantity=300 buy_sell=SELL"), "\"id\":" + std::to_string(ot));
+  EXPECT_EQ(live.run("amend-trade " + std::to_string(ot) + " quantity=300 buy_sell=SELL")["id"], ot);
   EXPECT_EQ(s.outright_values[trade.index].pv, 300 * price * -1);
   expect_same_as_fresh(live);
 
@@ -129,8 +135,8 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
 
   live.run("amend-trade " + std::to_string(rt) + " notional=5000 rate=0.045 end_date=2026-06-30");
   EXPECT_EQ(s.repo_trades[live.node(rt).index].notional, 5000);
-  const std::string added = live.run("add-outright bond_id=4 trade_price=99.5 quantity=100 buy_sell=BUY book=OB_GBP-GILT_1");
-  const std::int64_t new_id = std::stoll(added.substr(added.find(':') + 1));
+  const std::int64_t new_id =
+      live.run("add-outright bond_id=4 trade_price=99.5 quantity=100 buy_sell=BUY book=OB_GBP-GILT_1")["id"];
   EXPECT_EQ(s.state(live.node(new_id)).status, Status::ok);
   live.run("add-repo bond_id=5 end_date=2026-05-01 notional=100 start_cash=10000 rate=0.05 buy_sell=SELL cash_ccy=EUR");
   expect_same_as_fresh(live);
@@ -139,9 +145,12 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
   EXPECT_EQ(s.state(trade).status, Status::removed);
   expect_same_as_fresh(live);
 
-  EXPECT_NE(live.run("get " + std::to_string(new_id)).find("\"status\":\"OK\""), std::string::npos);
-  EXPECT_NE(live.run("book OB_GBP-GILT_1").find("\"members\":"), std::string::npos);
-  EXPECT_NE(live.run("stats").find("\"events\":8"), std::string::npos);
+  EXPECT_EQ(live.run("get " + std::to_string(new_id))["status"], "OK");
+  EXPECT_TRUE(live.run("book OB_GBP-GILT_1").contains("members"));
+  const base::Json stats = live.run("stats");
+  EXPECT_EQ(stats["events"], 8);
+  EXPECT_EQ(stats["commands"]["amend-trade"], 2);
+  EXPECT_EQ(stats["commands"]["get"], 1);
 }
 
 TEST(Events, BadCommandsAreRefusedWithAReasonAndChangeNothing) {
@@ -150,7 +159,6 @@ TEST(Events, BadCommandsAreRefusedWithAReasonAndChangeNothing) {
   const std::string bond = std::to_string(first_id(live.store(), Kind::bond));
   const std::string ot = std::to_string(first_id(live.store(), Kind::outright_trade));
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"", "empty command"},
       {"explode", "unknown command 'explode'"},
       {"bump-curve NOPE 1", "no node with id or name 'NOPE'"},
       {"bump-curve GBP-GILT abc", "BP 'abc' is not a finite number"},
@@ -161,26 +169,26 @@ TEST(Events, BadCommandsAreRefusedWithAReasonAndChangeNothing) {
       {"roll-date 2026-02-30", "'2026-02-30' is not a YYYY-MM-DD date"},
       {"amend-trade 999999 quantity=1", "no node with id or name '999999'"},
       {"amend-trade " + bond + " quantity=1", "not a trade"},
-      {"amend-trade " + ot + " colour=red", "unknown outright_trade field 'colour'"},
+      {"amend-trade " + ot + " colour=red", "unknown trade field 'colour'"},
+      {"amend-trade " + ot + " notional=5", "unknown outright_trade field 'notional'"},
       {"amend-trade " + ot + " quantity=1.5", "quantity '1.5' is not a whole number"},
       {"amend-trade " + ot + " buy_sell=HOLD", "buy_sell 'HOLD' is not BUY or SELL"},
-      {"amend-trade " + ot + " bond_id=1", "is calendar 1, not bond"},
+      {"amend-trade " + ot + " bond_id=1", "id 1 is a calendar, not a bond"},
       {"amend-trade " + ot + " quantity", "'quantity' is not field=value"},
       {"amend-trade " + ot + " quantity=1 quantity=2", "given twice"},
       {"add-outright bond_id=4 trade_price=1", "add-outright needs quantity=..."},
       {"add-outright bond_id=4 trade_price=1 quantity=1 buy_sell=BUY book=RB_GBP-GILT_1", "not outright_book"},
       {"add-repo bond_id=4 end_date=2020-01-01 notional=1 start_cash=1 rate=0.01 buy_sell=BUY cash_ccy=GBP",
-       "end_date is before start_date"},
+       "end_date 2020-01-01 is before start_date"},
       {"remove-trade " + bond, "not a trade"},
       {"get", "usage: get ID|NAME"},
+      {"stats now", "usage: stats"},
+      {"get \xff\xfe", "no node with id or name '\xef\xbf\xbd\xef\xbf\xbd'"},  // not UTF-8: U+FFFD in valid JSON
   };
   for (const auto& [line, message] : cases) {
-    try {
-      live.run(line);
-      ADD_FAILURE() << "accepted: " << line;
-    } catch (const CommandError& e) {
-      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << line << ": " << e.what();
-    }
+    const base::Json reply = live.run(line);
+    EXPECT_EQ(reply["ok"], false) << "accepted: " << line;
+    EXPECT_NE(reply.value("error", "").find(message), std::string::npos) << line << ": " << reply.dump();
   }
   EXPECT_EQ(results_digest(live.store()), digest);
   EXPECT_EQ(live.model->graph().dirty_count(), 0u);
@@ -201,24 +209,25 @@ TEST(Events, AmendingAFailedTradeRereadsItsRowAndRevivesItsBook) {
 
   // Without its database the engine cannot read the row back: refused, nothing changed.
   try {
-    live.model->execute({"amend-trade", std::to_string(ot), "bond_id=" + bond}, nullptr);
+    live.model->apply(change("amend-trade " + std::to_string(ot) + " bond_id=" + bond), nullptr);
     ADD_FAILURE() << "amended a FAILED trade without a database";
   } catch (const CommandError& e) {
     EXPECT_NE(std::string(e.what()).find("is FAILED (unknown bond id 999)"), std::string::npos) << e.what();
   }
   EXPECT_EQ(status(live.node(ot)), Status::failed);
 
-  EXPECT_EQ(live.run("amend-trade " + std::to_string(ot) + " bond_id=" + bond), "\"id\":" + std::to_string(ot));
+  EXPECT_EQ(live.run("amend-trade " + std::to_string(ot) + " bond_id=" + bond)["id"], ot);
   EXPECT_EQ(status(live.node(ot)), Status::ok);
   EXPECT_EQ(status(book_of(ot)), Status::ok);
 
   // The repo has a second bad value: mending one leaves it FAILED, and says why.
-  const std::string reply = live.run("amend-trade " + std::to_string(rt) + " bond_id=" + bond);
-  EXPECT_NE(reply.find("\"still_failed\":"), std::string::npos) << reply;
-  EXPECT_NE(reply.find("someday"), std::string::npos) << reply;
+  const base::Json reply = live.run("amend-trade " + std::to_string(rt) + " bond_id=" + bond);
+  EXPECT_NE(reply.value("still_failed", "").find("someday"), std::string::npos) << reply.dump();
   EXPECT_EQ(status(live.node(rt)), Status::failed);
   EXPECT_EQ(status(book_of(rt)), Status::stale);
-  EXPECT_EQ(live.run("amend-trade " + std::to_string(rt) + " end_date=2026-06-30"), "\"id\":" + std::to_string(rt));
+  const base::Json mended = live.run("amend-trade " + std::to_string(rt) + " end_date=2026-06-30");
+  EXPECT_EQ(mended["id"], rt);
+  EXPECT_FALSE(mended.contains("still_failed")) << mended.dump();
   EXPECT_EQ(status(live.node(rt)), Status::ok);
   EXPECT_EQ(status(book_of(rt)), Status::ok);
   expect_same_as_fresh(live);
@@ -250,11 +259,11 @@ TEST(Events, AThousandRandomEventsEndEqualToAFreshFlush) {
       case 6: line = "remove-trade " + t; break;
       default: line = "amend-trade " + t + " buy_sell=" + (pick(2) ? "BUY" : "SELL"); break;
     }
-    try {
-      const std::string reply = live.run(line);
-      if (line.rfind("add-outright", 0) == 0) trades.push_back(std::stoll(reply.substr(reply.find(':') + 1)));
-    } catch (const CommandError&) {
+    const base::Json reply = live.run(line);
+    if (reply["ok"] == false) {
       ++refused;  // fields of a repo given to an outright trade, a removed trade, ...
+    } else if (line.rfind("add-outright", 0) == 0) {
+      trades.push_back(reply["id"]);
     }
   }
   EXPECT_LT(refused, 500);
@@ -279,7 +288,7 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   EXPECT_TRUE(log.external_commit());
   ASSERT_TRUE(log.pending());
   base::Transaction tx(*live.db, true);
-  const LiveModel::Recalculation r = live.model->apply_external(log.changes(), *live.db);
+  const LiveModel::Recalculation r = apply_external(*live.model, log.changes(), *live.db);
   log.consume();
   tx.commit();
   EXPECT_LT(r.nodes[static_cast<std::size_t>(Kind::bond)] + r.nodes[static_cast<std::size_t>(Kind::outright_trade)],
@@ -292,7 +301,7 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   auto apply_other = [&](const std::string& sql) {
     base::Database(live.path, base::Database::Mode::read_write).exec(sql);
     base::Transaction t(*live.db, true);
-    live.model->apply_external(log.changes(), *live.db);
+    apply_external(*live.model, log.changes(), *live.db);
     log.consume();
     t.commit();
   };

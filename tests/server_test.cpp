@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
@@ -215,12 +216,7 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
     LiveModel model(load(replay).store, engine::SchedulerOptions{.threads = 0}, 4096);
     model.flush_all();
     base::Transaction tx(replay);
-    for (const std::string& line : logged) {
-      std::istringstream in(line);
-      std::vector<std::string> words;
-      for (std::string w; in >> w;) words.push_back(w);
-      model.execute(words, &replay);
-    }
+    for (const std::string& line : logged) model.apply(std::get<Change>(parse_command(line)), &replay);
     model.recalculate(&replay);
     tx.commit();
   }

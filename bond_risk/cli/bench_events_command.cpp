@@ -16,7 +16,10 @@
 
 #include "base/cli_args.h"
 #include "bond_risk/cli/commands.h"
+#include "base/percentile.h"
+#include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/live/replies.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/cli/settings.h"
 #include "base/unix_socket.h"
@@ -49,31 +52,17 @@ struct Series {
   std::vector<double> micros;
 };
 
-double percentile(std::vector<double> sorted, double p) {
-  std::sort(sorted.begin(), sorted.end());
-  const auto i = static_cast<std::size_t>(std::min<double>(sorted.size() - 1, p / 100 * sorted.size()));
-  return sorted[i];
-}
-
-std::vector<std::string> amendments(const Store& s, std::size_t n, std::uint64_t seed) {
+// `n` random amendments of outright trades' quantities.
+std::vector<Change> amendments(const Store& s, std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto& ids = s.ids[static_cast<std::size_t>(Kind::outright_trade)];
-  std::vector<std::string> out;
+  std::vector<Change> out;
   for (std::size_t i = 0; i < n; ++i) {
-    out.push_back("amend-trade " + std::to_string(ids[rng() % ids.size()]) + " quantity=" + std::to_string(1 + rng() % 5000));
+    const std::string trade = std::to_string(ids[rng() % ids.size()]);
+    const auto quantity = static_cast<std::int64_t>(1 + rng() % 5000);
+    out.push_back(AmendTrade{trade, {{"quantity", quantity}}});
   }
   return out;
-}
-
-std::vector<std::string> words_of(const std::string& line) {
-  std::vector<std::string> w;
-  std::size_t a = 0;
-  while (a < line.size()) {
-    const std::size_t b = std::min(line.find(' ', a), line.size());
-    w.push_back(line.substr(a, b - a));
-    a = b + 1;
-  }
-  return w;
 }
 
 // A `bond_risk run` child process serving `db` on `socket`; killed on destruction.
@@ -133,15 +122,15 @@ int bench_events_command(std::span<char* const> args) {
     LiveModel model(load(db).store, settings.scheduler, settings.grain);
     model.flush_all();
     Series amend{"amend in process", {}}, bump{"1bp bump in process", {}};
-    for (const std::string& line : amendments(model.store(), events, 1)) {
+    for (const Change& amendment : amendments(model.store(), events, 1)) {
       const engine::Stopwatch w;
-      model.execute(words_of(line), nullptr);
+      model.apply(amendment, nullptr);
       model.recalculate(nullptr);
       amend.micros.push_back(w.seconds() * 1e6);
     }
     for (std::size_t i = 0; i < bumps; ++i) {
       const engine::Stopwatch w;
-      model.execute({"bump-curve", "GBP-GILT", i % 2 ? "-1" : "1"}, nullptr);
+      model.apply(BumpCurve{"GBP-GILT", i % 2 ? -1.0 : 1.0}, nullptr);
       const LiveModel::Recalculation r = model.recalculate(nullptr);
       bump.micros.push_back(w.seconds() * 1e6);
       nodes_per_bump = 0;
@@ -167,11 +156,12 @@ int bench_events_command(std::span<char* const> args) {
     std::string pending;
     Series e2e{"amend end to end", {}};
     base::Database db(copy, base::Database::Mode::read_only);
-    const std::vector<std::string> lines = amendments(load(db).store, events, 2);
+    std::vector<std::string> lines;
+    for (const Change& amendment : amendments(load(db).store, events, 2)) lines.push_back(format_command(amendment));
     for (const std::string& line : lines) {
       const engine::Stopwatch w;
       base::write_all(fd.get(), line + "\n");
-      if (read_line(fd.get(), pending).rfind("{\"ok\":true", 0) != 0) throw std::runtime_error("refused: " + line);
+      if (!is_ok_line(read_line(fd.get(), pending))) throw std::runtime_error("refused: " + line);
       e2e.micros.push_back(w.seconds() * 1e6);
     }
     series.push_back(std::move(e2e));
@@ -196,7 +186,7 @@ int bench_events_command(std::span<char* const> args) {
   for (const Series& s : series) {
     std::string row;
     for (int k = 0; k < 8; ++k) {
-      const double v = percentile(s.micros, points[k]);
+      const double v = base::percentile(s.micros, points[k]);
       csv << s.name << "," << names[k] << "," << v << "\n";
       std::snprintf(line, sizeof line, " %9.1f", v);
       row += line;

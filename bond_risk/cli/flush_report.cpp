@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
 
+#include "base/json.h"
+#include "base/percentile.h"
+#include "bond_risk/model/status_counts.h"
 #include "engine/affinity.h"
 
 namespace bond_risk {
@@ -25,28 +29,7 @@ std::string hex(std::uint64_t value) {
   return buf;
 }
 
-// The middle value (the mean of the two middle ones for an even count).
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 }  // namespace
-
-std::string status_counts_json(const Store& store) {
-  std::string out = "{";
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    const auto c = count_statuses(store, static_cast<Kind>(k));
-    out += std::string(k ? ", " : "") + "\"" + std::string(kind_name(static_cast<Kind>(k))) + "\": {";
-    for (int s = 0; s < kStatusCount; ++s) {
-      out += std::string(s ? ", " : "") + "\"" + std::string(status_name(static_cast<Status>(s))) +
-             "\": " + std::to_string(c[s]);
-    }
-    out += "}";
-  }
-  return out + "}";
-}
 
 void print_report(std::ostream& out, const RunReport& r, const Store& store, bool detail) {
   out << "Loaded " << store.size() << " objects from " << r.db << " in " << fixed(r.load_seconds) << " seconds.\n";
@@ -72,7 +55,7 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
     const auto& f = r.flush_seconds;
     double sum = 0;
     for (double s : f) sum += s;
-    out << "Full flush repeated " << f.size() << " times: median " << fixed(median(f)) << ", min "
+    out << "Full flush repeated " << f.size() << " times: median " << fixed(base::median(f)) << ", min "
         << fixed(*std::min_element(f.begin(), f.end())) << ", mean " << fixed(sum / f.size()) << " seconds.\n";
   }
   out << "Context switches during the flush: " << r.flush.counters.voluntary_switches << " voluntary, "
@@ -90,31 +73,41 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
 }
 
 void write_json(const std::string& path, const RunReport& r, const Store& store) {
+  // Seconds to the microsecond, as the text report prints them.
+  auto micro = [](double seconds) { return std::round(seconds * 1e6) / 1e6; };
+  std::vector<double> flushes;
+  for (double s : r.flush_seconds) flushes.push_back(micro(s));
+  base::Json tiers = base::Json::array();
+  for (const engine::TierStats& t : r.flush.tiers) {
+    tiers.push_back({{"tier", t.tier},
+                     {"objects", t.nodes},
+                     {"chunks", t.chunks},
+                     {"workers", t.workers},
+                     {"wait_seconds", micro(t.wait_seconds)},
+                     {"seconds", micro(t.seconds)}});
+  }
+  const base::Json report = {
+      {"db", r.db},
+      {"threads", r.scheduler.threads},
+      {"scheduler", engine::to_string(r.scheduler.kind)},
+      {"wait_policy", engine::to_string(r.scheduler.wait)},
+      {"cpu_affinity", engine::format_cpu_list(r.scheduler.cpus)},
+      {"grain", r.grain},
+      {"load_seconds", micro(r.load_seconds)},
+      {"flush_seconds", micro(r.flush.seconds)},
+      {"flush_median_seconds", micro(base::median(r.flush_seconds))},
+      {"flush_repeat_seconds", flushes},
+      {"objects", r.flush.nodes},
+      {"tiers", tiers},
+      {"voluntary_context_switches", r.flush.counters.voluntary_switches},
+      {"involuntary_context_switches", r.flush.counters.involuntary_switches},
+      {"minor_page_faults", r.flush.counters.minor_faults},
+      {"peak_rss_kb", r.flush.counters.peak_rss_kb},
+      {"results_digest", hex(r.digest)},
+      {"counts", status_counts_json(store)},
+  };
   std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write JSON to " + path);
-  std::string db;
-  for (char c : r.db) {
-    if (c == '"' || c == '\\') db += '\\';
-    db += c;
-  }
-  out << "{\n  \"db\": \"" << db << "\",\n  \"threads\": " << r.scheduler.threads << ",\n  \"scheduler\": \""
-      << engine::to_string(r.scheduler.kind) << "\",\n  \"wait_policy\": \"" << engine::to_string(r.scheduler.wait)
-      << "\",\n  \"cpu_affinity\": \"" << engine::format_cpu_list(r.scheduler.cpus) << "\",\n  \"grain\": " << r.grain
-      << ",\n  \"load_seconds\": " << fixed(r.load_seconds) << ",\n  \"flush_seconds\": " << fixed(r.flush.seconds)
-      << ",\n  \"flush_median_seconds\": " << fixed(median(r.flush_seconds)) << ",\n  \"flush_repeat_seconds\": [";
-  for (std::size_t i = 0; i < r.flush_seconds.size(); ++i) out << (i ? ", " : "") << fixed(r.flush_seconds[i]);
-  out << "],\n  \"objects\": " << r.flush.nodes << ",\n  \"tiers\": [";
-  for (std::size_t i = 0; i < r.flush.tiers.size(); ++i) {
-    const engine::TierStats& t = r.flush.tiers[i];
-    out << (i ? ", " : "") << "{\"tier\": " << t.tier << ", \"objects\": " << t.nodes << ", \"chunks\": " << t.chunks
-        << ", \"workers\": " << t.workers << ", \"wait_seconds\": " << fixed(t.wait_seconds)
-        << ", \"seconds\": " << fixed(t.seconds) << "}";
-  }
-  out << "],\n  \"voluntary_context_switches\": " << r.flush.counters.voluntary_switches
-      << ",\n  \"involuntary_context_switches\": " << r.flush.counters.involuntary_switches
-      << ",\n  \"minor_page_faults\": " << r.flush.counters.minor_faults
-      << ",\n  \"peak_rss_kb\": " << r.flush.counters.peak_rss_kb << ",\n  \"results_digest\": \"" << hex(r.digest)
-      << "\",\n  \"counts\": " << status_counts_json(store) << "\n}\n";
+  out << report.dump(2, ' ', false, base::Json::error_handler_t::replace) << "\n";
   if (!out) throw std::runtime_error("cannot write JSON to " + path);
 }
 

@@ -28,9 +28,6 @@ struct RunReport {
 // `detail` adds a line per tier: chunks, workers taking part, barrier wait.
 void print_report(std::ostream& out, const RunReport& report, const Store& store, bool detail);
 
-// {"calendar": {"OK": 1, "FAILED": 0, ...}, ...}: the nodes per type and status.
-std::string status_counts_json(const Store& store);
-
 // The same figures as a JSON object, written to `path`.
 void write_json(const std::string& path, const RunReport& report, const Store& store);
 

@@ -17,7 +17,7 @@ A multithreaded dependency-graph bond risk calculator.
 commands:
   generate   write a synthetic data set (bond_risk generate --preset 440k --out data/bond_risk_440k.db)
   run        load a database and run the full flush; then serve commands (--batch: write the results and exit)
-  send       send commands to a running engine (bump-curve, roll-date, amend-trade, get, ...)
+  send       send commands to a running engine (see bond_risk send --help)
   show       print the stored results of nodes by id or name
   bench-events  latency percentiles of events on a running engine
 

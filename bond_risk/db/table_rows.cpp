@@ -24,6 +24,16 @@ std::string insert_all(const InputTable& table) {
   return "INSERT INTO " + std::string(table.name) + " (" + table.column_list() + ") VALUES (" + params + ")";
 }
 
+void bind_value(base::Statement& st, int param, const FieldValue& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) {
+    st.bind(param, *i);
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    st.bind(param, *d);
+  } else {
+    st.bind(param, std::string_view(field_text(value)));
+  }
+}
+
 FieldValue read_value(const base::Statement& st, int col, const Column& column) {
   const int type = st.column_type(col);
   switch (column.type) {

@@ -14,6 +14,9 @@ std::string select_all(const InputTable& table);
 // "INSERT INTO <table> (<every column>) VALUES (?, ...)": parameter i + 1 is column i.
 std::string insert_all(const InputTable& table);
 
+// Binds parameter `param` of `st` to `value`: dates and sides as their text.
+void bind_value(base::Statement& st, int param, const FieldValue& value);
+
 // The value of column `col` of the current row of `st`, which holds
 // `column`. Throws FieldError naming the column and the bad value
 // ("coupon 'NaN' is not a number", "buy_sell 'HOLD' is not BUY or SELL").

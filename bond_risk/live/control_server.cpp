@@ -9,12 +9,10 @@
 #include <cstring>
 #include <iostream>
 #include <map>
-#include <sstream>
 
-#include "bond_risk/db/change_log.h"
-#include "bond_risk/db/loader.h"
-#include "bond_risk/db/schema.h"
 #include "base/unix_socket.h"
+#include "bond_risk/live/command_executor.h"
+#include "bond_risk/live/replies.h"
 
 namespace bond_risk {
 
@@ -32,36 +30,16 @@ struct Pending {
   std::string line;
 };
 
-std::vector<std::string> split_words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
-
-std::string error_reply(const std::string& message) {
-  return "{\"ok\":false,\"error\":" + json_string(message) + "}\n";
-}
-
-std::string recalculation_json(const LiveModel::Recalculation& r) {
-  std::string out = ",\"recalculated\":{";
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    out += std::string(k ? "," : "") + json_string(std::string(kind_name(static_cast<Kind>(k)))) + ":" +
-           std::to_string(r.nodes[k]);
-  }
-  return out + "},\"recalc_us\":" + json_number(r.seconds * 1e6);
-}
-
 class Server {
  public:
   Server(LiveModel& model, base::Database& db, const std::string& path, const sigset_t& signals)
-      : model_(model), db_(db), changes_(db), listener_(path), signals_(::signalfd(-1, &signals, SFD_CLOEXEC)) {
+      : db_(db), executor_(model, db), listener_(path), signals_(::signalfd(-1, &signals, SFD_CLOEXEC)) {
     if (signals_.get() < 0) throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));
   }
 
   void run() {
     std::cerr << "bond_risk: serving " << db_.path() << " on " << listener_.path() << "\n";
-    while (!stopping_) {
+    while (!stopping_ && !executor_.shutdown_requested()) {
       std::vector<pollfd> fds = {{signals_.get(), POLLIN, 0}, {listener_.fd(), POLLIN, 0}};
       std::vector<int> ids;
       for (const auto& [id, c] : clients_) {
@@ -71,22 +49,18 @@ class Server {
       if (::poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) {
         throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
       }
-      bool check_changes = changes_.external_commit();
+      bool signalled = false;
       if (fds[0].revents & POLLIN) {
         signalfd_siginfo info{};
         if (::read(signals_.get(), &info, sizeof info) > 0) {
           if (info.ssi_signo == SIGUSR1) {
-            check_changes = true;
+            signalled = true;
           } else {
             stopping_ = true;
           }
         }
       }
-      if (check_changes && changes_.pending()) {
-        base::Transaction tx(db_, true);
-        reload();
-        tx.commit();
-      }
+      executor_.sync_external(signalled);
       if (fds[1].revents & POLLIN) accept_clients();
       std::vector<Pending> batch;
       for (std::size_t i = 2; i < fds.size(); ++i) {
@@ -125,85 +99,25 @@ class Server {
     }
     c.buffer.erase(0, start);
     if (c.buffer.size() > kMaxLine) {
-      base::write_all(c.fd.get(), error_reply("line longer than 1 MiB; connection closed"));
+      base::write_all(c.fd.get(), error_line("line longer than 1 MiB; connection closed") + "\n");
       clients_.erase(id);
     }
   }
 
-  // Applies a batch in one transaction, then replies to each line in order.
+  // Executes a batch, then replies to each line in order.
   void execute(const std::vector<Pending>& batch) {
-    std::vector<std::string> replies(batch.size());
-    std::vector<std::size_t> awaiting;  // replies of state-changing commands, waiting for the recalculation
-    auto settle = [&] {
-      if (awaiting.empty()) return;
-      const std::string recalc = recalculation_json(model_.recalculate(&db_));
-      for (std::size_t i : awaiting) replies[i] += recalc;
-      awaiting.clear();
-    };
-    {
-      base::Transaction tx(db_, true);  // the write lock first: no other program commits between the check and ours
-      if (changes_.pending()) reload();  // changes made by other programs come before these commands
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        const std::vector<std::string> words = split_words(batch[i].line);
-        if (words.empty()) continue;
-        if (words[0] == "shutdown") {
-          stopping_ = true;
-          replies[i] = "{\"ok\":true,\"shutdown\":true";
-          continue;
-        }
-        if (words[0] == "reload") {
-          settle();
-          replies[i] = "{\"ok\":true" + recalculation_json(reload());
-          continue;
-        }
-        const bool changes = LiveModel::changes_state(words[0]);
-        if (!changes) settle();  // a read sees every change before it
-        try {
-          if (changes) db_.cached("SAVEPOINT command").run();
-          const std::string fields = model_.execute(words, &db_);
-          replies[i] = "{\"ok\":true" + (fields.empty() ? "" : "," + fields);
-          if (changes) {
-            db_.cached("INSERT INTO event_log (time, command, result) "
-                       "VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?)")
-                .bind(1, std::string_view(batch[i].line))
-                .bind(2, std::string_view(fields))
-                .run();
-            db_.cached("RELEASE command").run();
-            awaiting.push_back(i);
-          }
-        } catch (const CommandError& e) {
-          if (changes) {
-            db_.cached("ROLLBACK TO command").run();
-            db_.cached("RELEASE command").run();
-          }
-          replies[i] = error_reply(e.what());
-        }
-      }
-      settle();
-      changes_.consume();  // this transaction's own changes
-      tx.commit();
-    }
+    std::vector<std::string> lines;
+    for (const Pending& p : batch) lines.push_back(p.line);
+    const std::vector<std::string> replies = executor_.execute(lines);
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (replies[i].empty()) continue;
-      if (replies[i].back() != '\n') replies[i] += "}\n";
       const auto it = clients_.find(batch[i].client);
-      if (it != clients_.end() && !base::write_all(it->second.fd.get(), replies[i])) clients_.erase(it);
+      if (it != clients_.end() && !base::write_all(it->second.fd.get(), replies[i] + "\n")) clients_.erase(it);
     }
   }
 
-  // Applies the changes other programs made to the input tables and
-  // recalculates what they affect, inside the caller's transaction.
-  LiveModel::Recalculation reload() {
-    const std::vector<ChangeLog::Change> changes = changes_.changes();
-    const LiveModel::Recalculation r = model_.apply_external(changes, db_);
-    changes_.consume();
-    std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
-    return r;
-  }
-
-  LiveModel& model_;
   base::Database& db_;
-  ChangeLog changes_;
+  CommandExecutor executor_;
   base::UnixListener listener_;
   base::UniqueFd signals_;
   std::map<int, Client> clients_;
@@ -214,8 +128,6 @@ class Server {
 }  // namespace
 
 void serve(LiveModel& model, base::Database& db, const std::string& socket_path, const sigset_t& signals) {
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
-  db.exec(kSchemaSql);
   Server(model, db, socket_path, signals).run();
 }
 

@@ -5,14 +5,6 @@
 
 namespace bond_risk {
 
-std::array<std::size_t, kStatusCount> count_statuses(const Store& store, Kind kind) {
-  std::array<std::size_t, kStatusCount> counts{};
-  for (const NodeState& s : store.states[static_cast<std::size_t>(kind)]) {
-    if (s.status != Status::removed) ++counts[static_cast<int>(s.status)];
-  }
-  return counts;
-}
-
 std::size_t Store::size() const {
   std::size_t n = 0;
   for (const auto& v : ids) n += v.size();

@@ -80,11 +80,6 @@ struct Previous {
   Status status;
 };
 
-struct Store;
-
-// How many nodes of `kind` have each status of MODEL.md (removed trades left out).
-std::array<std::size_t, kStatusCount> count_statuses(const Store& store, Kind kind);
-
 struct Store {
   std::vector<Calendar> calendars;
   std::vector<IrCurve> curves;

@@ -1,0 +1,15 @@
+// The event log: every state-changing command the running engine applied,
+// in order, with its reply (schema/bond_risk.sql's event_log). Replaying
+// the logged commands on the original database gives the same inputs.
+#pragma once
+
+#include <string_view>
+
+#include "base/sqlite.h"
+
+namespace bond_risk {
+
+// Appends one event, timestamped now, in the caller's transaction.
+void log_event(base::Database& db, std::string_view command, std::string_view result);
+
+}  // namespace bond_risk

@@ -1,0 +1,264 @@
+#include "bond_risk/live/command.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace bond_risk {
+
+namespace {
+
+using Words = std::vector<std::string_view>;
+
+constexpr CommandInfo kCommands[] = {
+    {CommandId::bump_curve, "bump-curve", "CURVE BP", "add BP basis points to every input rate of a curve (name or id)", true},
+    {CommandId::set_rate, "set-rate", "CURVE IDX VALUE", "set one input rate of a curve", true},
+    {CommandId::roll_date, "roll-date", "YYYY-MM-DD [CALENDAR]",
+     "set today, of every calendar or of one (bonds and repos past their end become EXPIRED)", true},
+    {CommandId::amend_trade, "amend-trade", "ID field=value...",
+     "amend a trade; a FAILED trade is read back whole and the reply's still_failed names what is still wrong", true},
+    {CommandId::add_outright, "add-outright", "field=value... [book=NAME]", "book an outright trade; the reply gives its id",
+     true},
+    {CommandId::add_repo, "add-repo", "field=value... [book=NAME]",
+     "book a repo (calendar, curve and start_date default from the bond); the reply gives its id", true},
+    {CommandId::remove_trade, "remove-trade", "ID", "remove a trade; its books recalculate", true},
+    {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
+    {CommandId::book, "book", "NAME", "a book's totals and member count", false},
+    {CommandId::stats, "stats", "", "counts per type and status, commands applied, recalculation latency percentiles",
+     false},
+    {CommandId::reload, "reload", "",
+     "re-read the database after changes by other programs (also noticed within 100 ms, and on SIGUSR1)", false},
+    {CommandId::shutdown, "shutdown", "", "stop the engine", false},
+};
+static_assert(std::size(kCommands) == kCommandCount);
+
+Words split_words(std::string_view line) {
+  Words words;
+  std::size_t at = 0;
+  while (true) {
+    at = line.find_first_not_of(" \t\r", at);
+    if (at == std::string_view::npos) return words;
+    const std::size_t end = std::min(line.find_first_of(" \t\r", at), line.size());
+    words.push_back(line.substr(at, end - at));
+    at = end;
+  }
+}
+
+std::string text_of(std::string_view s) { return std::string(s); }
+
+// Checks the number of words (the command's name included).
+void expect_words(const Words& w, const CommandInfo& info, std::size_t min, std::size_t max) {
+  if (w.size() < min || w.size() > max) {
+    throw CommandError("usage: " + text_of(info.name) + (info.args.empty() ? "" : " ") + text_of(info.args));
+  }
+}
+
+// `text` as a value of a column of `type` called `what`; a bad value is a CommandError.
+FieldValue value(std::string_view what, ColumnType type, std::string_view text) {
+  try {
+    return parse_field(Column{what, type}, text);
+  } catch (const FieldError& e) {
+    throw CommandError(e.what());
+  }
+}
+
+// "outright_trade: name, bond_id, ...; repo_trade: ..."
+std::string trade_columns() {
+  return "outright_trade: " + input_table(Kind::outright_trade).settable_list() +
+         "; repo_trade: " + input_table(Kind::repo_trade).settable_list();
+}
+
+// The column a trade command may set: of `table`, or of either trade table when null.
+const Column& trade_column(std::string_view name, const InputTable* table) {
+  const Column* c = nullptr;
+  for (Kind kind : {Kind::outright_trade, Kind::repo_trade}) {
+    if (!c && (!table || table == &input_table(kind))) c = input_table(kind).find(name);
+  }
+  if (!c || c->type == ColumnType::id) {
+    throw CommandError("unknown " + (table ? text_of(table->name) : std::string("trade")) + " field '" +
+                       text_of(name.substr(0, 40)) + "' (" + (table ? table->settable_list() : trade_columns()) + ")");
+  }
+  return *c;
+}
+
+// The field=value words from w[first] on, typed by their columns; book=NAME
+// goes to `book` when given.
+Fields fields(const Words& w, std::size_t first, const InputTable* table, std::optional<std::string>* book) {
+  Fields out;
+  for (std::size_t i = first; i < w.size(); ++i) {
+    const auto eq = w[i].find('=');
+    if (eq == std::string_view::npos || eq == 0) throw CommandError("'" + text_of(w[i].substr(0, 60)) + "' is not field=value");
+    const std::string_view name = w[i].substr(0, eq), text = w[i].substr(eq + 1);
+    const bool twice = name == "book" ? book && *book : std::any_of(out.begin(), out.end(), [&](const Field& f) {
+      return f.column == name;
+    });
+    if (twice) throw CommandError("field " + text_of(name) + " is given twice");
+    if (name == "book" && book) {
+      *book = text_of(text);
+      continue;
+    }
+    const Column& column = trade_column(name, table);
+    out.push_back({text_of(column.name), value(column.name, column.type, text)});
+  }
+  return out;
+}
+
+Command parse_add(const Words& w, const CommandInfo& info, Kind kind) {
+  AddTrade add{kind, {}, {}};
+  add.fields = fields(w, 1, &input_table(kind), &add.book);
+  for (const Column& c : input_table(kind).columns) {
+    const bool given = std::any_of(add.fields.begin(), add.fields.end(), [&](const Field& f) { return f.column == c.name; });
+    if (c.required && !given) throw CommandError(text_of(info.name) + " needs " + text_of(c.name) + "=...");
+  }
+  return Change{std::move(add)};
+}
+
+Command parse_words(const Words& w, const CommandInfo& info) {
+  using T = ColumnType;
+  switch (info.id) {
+    case CommandId::bump_curve:
+      expect_words(w, info, 3, 3);
+      return Change{BumpCurve{text_of(w[1]), std::get<double>(value("BP", T::real, w[2]))}};
+    case CommandId::set_rate:
+      expect_words(w, info, 4, 4);
+      return Change{SetRate{text_of(w[1]), std::get<std::int64_t>(value("IDX", T::integer, w[2])),
+                            std::get<double>(value("VALUE", T::real, w[3]))}};
+    case CommandId::roll_date: {
+      expect_words(w, info, 2, 3);
+      RollDate roll{std::get<Date>(value("date", T::date, w[1])), {}};
+      if (w.size() == 3) roll.calendar = text_of(w[2]);
+      return Change{roll};
+    }
+    case CommandId::amend_trade:
+      expect_words(w, info, 3, SIZE_MAX);
+      return Change{AmendTrade{text_of(w[1]), fields(w, 2, nullptr, nullptr)}};
+    case CommandId::add_outright: return parse_add(w, info, Kind::outright_trade);
+    case CommandId::add_repo: return parse_add(w, info, Kind::repo_trade);
+    case CommandId::remove_trade: expect_words(w, info, 2, 2); return Change{RemoveTrade{text_of(w[1])}};
+    case CommandId::get: expect_words(w, info, 2, 2); return Get{text_of(w[1])};
+    case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
+    case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};
+    case CommandId::reload: expect_words(w, info, 1, 1); return Reload{};
+    case CommandId::shutdown: expect_words(w, info, 1, 1); return Shutdown{};
+  }
+  throw std::logic_error("parse_command: unknown command id");
+}
+
+std::string number_text(double v) { return field_text(FieldValue{v}); }
+
+void append_fields(std::string& line, const Fields& fields) {
+  for (const Field& f : fields) line += " " + f.column + "=" + field_text(f.value);
+}
+
+// The words after a command's name.
+struct Arguments {
+  std::string operator()(const Change& c) const { return std::visit(*this, c); }
+  std::string operator()(const BumpCurve& c) const { return " " + c.curve + " " + number_text(c.bp); }
+  std::string operator()(const SetRate& c) const {
+    return " " + c.curve + " " + std::to_string(c.idx) + " " + number_text(c.value);
+  }
+  std::string operator()(const RollDate& c) const {
+    std::string line(1, ' ');  // appended: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&
+    line.append(format_date(c.today));
+    return c.calendar ? line.append(1, ' ').append(*c.calendar) : line;
+  }
+  std::string operator()(const AmendTrade& c) const {
+    std::string line = " " + c.trade;
+    append_fields(line, c.fields);
+    return line;
+  }
+  std::string operator()(const AddTrade& c) const {
+    std::string line;
+    append_fields(line, c.fields);
+    return c.book ? line + " book=" + *c.book : line;
+  }
+  std::string operator()(const RemoveTrade& c) const { return " " + c.trade; }
+  std::string operator()(const Get& c) const { return " " + c.key; }
+  std::string operator()(const ShowBook& c) const { return " " + c.key; }
+  std::string operator()(const auto&) const { return ""; }
+};
+
+// The fields a trade command takes, for help.
+std::string fields_help(CommandId id) {
+  auto required = [](Kind kind) {
+    std::string out;
+    for (const Column& c : input_table(kind).columns) {
+      if (c.required) out.append(out.empty() ? "" : ", ").append(c.name);
+    }
+    return out;
+  };
+  switch (id) {
+    case CommandId::amend_trade: return "fields: " + trade_columns();
+    case CommandId::add_outright: return "required: " + required(Kind::outright_trade);
+    case CommandId::add_repo: return "required: " + required(Kind::repo_trade);
+    default: return "";
+  }
+}
+
+}  // namespace
+
+std::span<const CommandInfo> command_table() { return kCommands; }
+
+const CommandInfo& command_info(CommandId id) { return kCommands[static_cast<std::size_t>(id)]; }
+
+CommandId command_id(const Command& command) {
+  struct Id {
+    CommandId operator()(const Change& c) const { return std::visit(*this, c); }
+    CommandId operator()(const BumpCurve&) const { return CommandId::bump_curve; }
+    CommandId operator()(const SetRate&) const { return CommandId::set_rate; }
+    CommandId operator()(const RollDate&) const { return CommandId::roll_date; }
+    CommandId operator()(const AmendTrade&) const { return CommandId::amend_trade; }
+    CommandId operator()(const AddTrade& c) const {
+      return c.kind == Kind::outright_trade ? CommandId::add_outright : CommandId::add_repo;
+    }
+    CommandId operator()(const RemoveTrade&) const { return CommandId::remove_trade; }
+    CommandId operator()(const Get&) const { return CommandId::get; }
+    CommandId operator()(const ShowBook&) const { return CommandId::book; }
+    CommandId operator()(const Stats&) const { return CommandId::stats; }
+    CommandId operator()(const Reload&) const { return CommandId::reload; }
+    CommandId operator()(const Shutdown&) const { return CommandId::shutdown; }
+  };
+  return std::visit(Id{}, command);
+}
+
+Command parse_command(std::string_view line) {
+  const Words words = split_words(line);
+  if (words.empty()) throw CommandError("empty command");
+  for (const CommandInfo& info : kCommands) {
+    if (info.name == words[0]) return parse_words(words, info);
+  }
+  throw CommandError("unknown command '" + text_of(words[0].substr(0, 40)) + "' (commands: " + command_names() + ")");
+}
+
+std::string format_command(const Command& command) {
+  return text_of(command_info(command_id(command)).name) + std::visit(Arguments{}, command);
+}
+
+std::string commands_help() {
+  std::string out;
+  for (const CommandInfo& c : kCommands) {
+    std::string left = "  " + text_of(c.name) + (c.args.empty() ? "" : " ") + text_of(c.args);
+    left.resize(std::max<std::size_t>(left.size() + 2, 44), ' ');
+    out += left + text_of(c.help) + "\n";
+    if (const std::string more = fields_help(c.id); !more.empty()) out += std::string(44, ' ') + more + "\n";
+  }
+  return out;
+}
+
+std::string commands_markdown() {
+  std::string out = "| command | effect |\n| --- | --- |\n";
+  for (const CommandInfo& c : kCommands) {
+    std::string usage = text_of(c.name) + (c.args.empty() ? "" : " ") + text_of(c.args);
+    for (std::size_t at = 0; (at = usage.find('|', at)) != std::string::npos; at += 2) usage.insert(at, 1, '\\');
+    const std::string more = fields_help(c.id);
+    out += "| `" + usage + "` | " + text_of(c.help) + (more.empty() ? "" : "; " + more) + " |\n";
+  }
+  return out;
+}
+
+std::string command_names() {
+  std::string out;
+  for (const CommandInfo& c : kCommands) out.append(out.empty() ? "" : ", ").append(c.name);
+  return out;
+}
+
+}  // namespace bond_risk

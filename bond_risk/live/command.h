@@ -1,0 +1,65 @@
+// The running engine's commands: one line of words each, parsed once into a
+// typed Command. command_table() is the one list of them (name, arguments,
+// help, whether it changes state): the server, `send --help`, `stats`,
+// main's usage and the README's command table all come from it.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "bond_risk/model/changes.h"
+
+namespace bond_risk {
+
+struct Get {
+  std::string key;  // id or name of any node
+};
+struct ShowBook {
+  std::string key;  // a book's name or id
+};
+struct Stats {};
+struct Reload {};
+struct Shutdown {};
+
+// A state-changing command is a Change (model/changes.h); the rest read or
+// steer the engine.
+using Command = std::variant<Change, Get, ShowBook, Stats, Reload, Shutdown>;
+
+enum class CommandId : std::size_t {
+  bump_curve, set_rate, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, stats, reload, shutdown
+};
+inline constexpr std::size_t kCommandCount = 12;
+
+struct CommandInfo {
+  CommandId id;
+  std::string_view name;  // as typed: bump-curve
+  std::string_view args;  // for usage: CURVE BP
+  std::string_view help;  // one line
+  bool changes_state;
+};
+
+// Every command, in CommandId order.
+std::span<const CommandInfo> command_table();
+const CommandInfo& command_info(CommandId id);
+CommandId command_id(const Command& command);
+
+// Parses one line of words; throws CommandError
+// naming what is wrong (an unknown command or field, a bad value, a
+// missing argument).
+Command parse_command(std::string_view line);
+
+// The line that parses back to `command`.
+std::string format_command(const Command& command);
+
+// One line per command for --help (name, arguments, help), with the trade
+// fields each trade command takes.
+std::string commands_help();
+// The same as a Markdown table (| command | effect |), as in README.md.
+std::string commands_markdown();
+// Every command's name, comma-separated.
+std::string command_names();
+
+}  // namespace bond_risk

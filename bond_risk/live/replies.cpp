@@ -1,0 +1,81 @@
+#include "bond_risk/live/replies.h"
+
+#include "base/percentile.h"
+#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/reason.h"
+#include "bond_risk/model/status_counts.h"
+
+namespace bond_risk {
+
+std::string ok_line(const base::Json& members) {
+  base::Json reply = {{"ok", true}};
+  reply.update(members);
+  return base::dump_line(reply);
+}
+
+std::string error_line(std::string_view message) {
+  return base::dump_line({{"ok", false}, {"error", message}});
+}
+
+bool is_ok_line(std::string_view line) {
+  const base::Json reply = base::Json::parse(line, nullptr, false);
+  return reply.is_object() && reply.value("ok", false) == true;
+}
+
+base::Json applied_json(const Applied& applied) {
+  struct Members {
+    const Applied& a;
+    base::Json operator()(const CurveRates& w) const { return {{"curve", w.curve_id}}; }
+    base::Json operator()(const CalendarDates& w) const { return {{"calendars", w.calendar_ids.size()}}; }
+    base::Json operator()(const TradeRow& w) const {
+      base::Json out = {{"id", w.id}};
+      if (!a.still_failed.empty()) out["still_failed"] = a.still_failed;
+      return out;
+    }
+    base::Json operator()(const TradeRemoval& w) const { return {{"id", w.id}, {"books", a.books}}; }
+  };
+  return std::visit(Members{applied}, applied.write);
+}
+
+base::Json recalculation_json(const LiveModel::Recalculation& r) {
+  base::Json nodes = base::Json::object();
+  for (std::size_t k = 0; k < kKindCount; ++k) nodes[std::string(kind_name(static_cast<Kind>(k)))] = r.nodes[k];
+  return {{"recalculated", nodes}, {"recalc_us", r.seconds * 1e6}};
+}
+
+base::Json node_json(const LiveModel& model, NodeRef n) {
+  const Store& s = model.store();
+  base::Json out = {{"id", s.id(n)},
+                    {"type", kind_name(kind_of(n))},
+                    {"status", status_name(s.state(n).status)},
+                    {"reason", reason(s, model.graph(), n)}};
+  switch (kind_of(n)) {
+    case Kind::calendar: out["today"] = format_date(s.calendars[n.index].today); return out;
+    case Kind::ir_curve: out["points"] = s.curves[n.index].points.size(); return out;
+    default: break;
+  }
+  const PublishedValues values = published_values(s, n);
+  const auto names = value_names(kind_of(n));
+  for (std::size_t k = 0; k < values.count; ++k) out[std::string(names[k])] = values.values[k];
+  if (kind_of(n) == Kind::outright_book) out["members"] = s.outright_books[n.index].members.size();
+  if (kind_of(n) == Kind::repo_book) out["members"] = s.repo_books[n.index].members.size();
+  return out;
+}
+
+base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered) {
+  base::Json commands = base::Json::object();
+  for (const CommandInfo& c : command_table()) commands[std::string(c.name)] = answered[static_cast<std::size_t>(c.id)];
+  base::Json latency = nullptr;
+  if (!model.latencies_us().empty()) {
+    latency = base::Json::object();
+    const std::pair<const char*, double> points[] = {{"min", 0},  {"p50", 50},    {"p90", 90},
+                                                     {"p99", 99}, {"p99.9", 99.9}, {"max", 100}};
+    for (const auto& [name, p] : points) latency[name] = base::percentile(model.latencies_us(), p);
+  }
+  return {{"counts", status_counts_json(model.store())},
+          {"events", model.events()},
+          {"commands", commands},
+          {"recalc_us", latency}};
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,35 @@
+// The JSON members of the running engine's replies: what a command did, a
+// node's values, and the engine's statistics. The server wraps them as
+// {"ok":true,...} or {"ok":false,"error":...}, one line each.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "base/json.h"
+#include "bond_risk/live/command.h"
+#include "bond_risk/live/live_model.h"
+
+namespace bond_risk {
+
+// {"ok":true, then `members`}, and {"ok":false,"error":message}, as one line of text.
+std::string ok_line(const base::Json& members);
+std::string error_line(std::string_view message);
+// Whether a reply line is {"ok":true,...}.
+bool is_ok_line(std::string_view line);
+
+// {"curve":3}, {"calendars":1}, {"id":42} (and "still_failed"), {"id":42,"books":1}.
+base::Json applied_json(const Applied& applied);
+
+// {"recalculated":{"calendar":0,...},"recalc_us":12.5}
+base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
+
+// A node's id, type, status, reason and published values (a calendar's
+// today, a curve's number of points, a book's member count).
+base::Json node_json(const LiveModel& model, NodeRef node);
+
+// Counts per kind and status, changes applied, commands answered per name
+// (`answered`, indexed by CommandId), recalculation latency percentiles.
+base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered);
+
+}  // namespace bond_risk

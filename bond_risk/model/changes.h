@@ -1,0 +1,103 @@
+// Changes to the model's inputs, as values (after LevelDB's WriteBatch).
+//
+// A client's command is parsed once into a Change (live/command.h), with
+// nodes named as the client named them (an id or a name). The live model
+// applies it to the store and the graph, resolving every name, and returns
+// the Write it made: the input rows to change, by database id, which the db
+// layer persists (db/change_writer.h). Nothing here knows words, SQL or JSON.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "bond_risk/model/dates.h"
+#include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/kind.h"
+
+namespace bond_risk {
+
+// A change that cannot be applied, and why; nothing was changed.
+struct CommandError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One column of a trade set by a command, typed by its descriptor.
+struct Field {
+  std::string column;
+  FieldValue value;
+};
+using Fields = std::vector<Field>;
+
+struct BumpCurve {
+  std::string curve;  // name or id
+  double bp = 0;      // added to every input rate, in basis points
+};
+
+struct SetRate {
+  std::string curve;
+  std::int64_t idx = 0;  // the input rate's idx in ir_curve_input_rate
+  double value = 0;
+};
+
+struct RollDate {
+  Date today = 0;
+  std::optional<std::string> calendar;  // every calendar when none
+};
+
+struct AmendTrade {
+  std::string trade;
+  Fields fields;
+};
+
+struct AddTrade {
+  Kind kind = Kind::outright_trade;
+  Fields fields;  // the table's required columns at least
+  std::optional<std::string> book;
+};
+
+struct RemoveTrade {
+  std::string trade;
+};
+
+using Change = std::variant<BumpCurve, SetRate, RollDate, AmendTrade, AddTrade, RemoveTrade>;
+
+// The rows an applied change writes, every node resolved to its database id.
+struct CurveRates {
+  std::int64_t curve_id = 0;
+  std::vector<std::pair<std::int64_t, double>> rates;  // (idx, value)
+};
+
+struct CalendarDates {
+  std::vector<std::int64_t> calendar_ids;
+  Date today = 0;
+};
+
+struct TradeRow {
+  Kind kind = Kind::outright_trade;
+  std::int64_t id = 0;
+  Fields fields;  // the columns to set; a new row's are complete
+  bool insert = false;
+  std::optional<std::int64_t> book_id;  // a new trade's book
+};
+
+struct TradeRemoval {
+  Kind kind = Kind::outright_trade;
+  std::int64_t id = 0;
+};
+
+using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval>;
+
+// What applying a change did.
+struct Applied {
+  Write write;
+  std::size_t books = 0;     // remove-trade: the books that held the trade
+  std::string still_failed = {};  // amend-trade of a FAILED trade: what is still wrong with it
+};
+
+}  // namespace bond_risk
