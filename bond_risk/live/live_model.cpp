@@ -8,6 +8,7 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/calculations.h"
 #include "bond_risk/model/trade_fields.h"
+#include "bond_risk/model/trade_links.h"
 
 namespace bond_risk {
 
@@ -51,11 +52,6 @@ void set_fields(const Store& store, Trade& trade, const InputTable& table, const
 const FieldValue* field(const Fields& fields, std::string_view column) {
   const auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.column == column; });
   return it == fields.end() ? nullptr : &it->value;
-}
-
-std::vector<NodeRef> inputs_of(const OutrightTrade& t) { return {ref(Kind::bond, t.bond)}; }
-std::vector<NodeRef> inputs_of(const RepoTrade& t) {
-  return {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)};
 }
 
 }  // namespace
@@ -140,7 +136,7 @@ struct LiveModel::Apply {
     // A FAILED trade's row holds a value the store could not take: read the
     // amended row back whole, so that it is valid again only if nothing bad is left.
     if (failed) bond_risk::reread(*db, m.store_, t);
-    m.link_trade(t);
+    link_trade(m.store_, m.graph_, t);
     m.graph_.mark_dirty(t);
     Applied applied{write};
     if (m.store_.state(t).error != 0) applied.still_failed = m.store_.error(t);
@@ -191,18 +187,14 @@ struct LiveModel::Apply {
       if (!problem.empty()) throw CommandError(problem);
     }
     persist_or_refuse(db, write);
-    const NodeRef t = m.add_trade_node(a.kind, id);
+    const NodeRef t = add_trade_node(m.store_, m.graph_, a.kind, id);
     if (outright) {
       m.store_.outright_trades[t.index] = o;
     } else {
       m.store_.repo_trades[t.index] = r;
     }
-    m.link_trade(t);
-    if (book) {
-      (outright ? m.store_.outright_books[book->index].members : m.store_.repo_books[book->index].members).push_back(t.index);
-      m.graph_.subscribe(*book, t);
-      m.graph_.mark_dirty(*book);
-    }
+    link_trade(m.store_, m.graph_, t);
+    if (book) join_book(m.store_, m.graph_, *book, t);
     return {write};
   }
 
@@ -219,7 +211,7 @@ struct LiveModel::Apply {
     const TradeRemoval write{kind_of(t), m.store_.id(t)};
     persist_or_refuse(db, write);
     Applied applied{write};
-    applied.books = m.detach(t);
+    applied.books = detach_trade(m.store_, m.graph_, t);
     return applied;
   }
 };
@@ -241,16 +233,16 @@ bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {
   if (found && kind_of(*found) == kind && store_.state(*found).status != Status::removed) {
     node = *found;
   } else if (is_trade(kind) && !found) {
-    node = add_trade_node(kind, id);  // a trade booked by another program
+    node = add_trade_node(store_, graph_, kind, id);  // a trade booked by another program
   } else {
     return false;  // an id reused across tables, a new calendar or curve, ...
   }
   if (!bond_risk::reread(db, store_, node)) {
     if (!is_trade(kind)) return false;
-    detach(node);
+    detach_trade(store_, graph_, node);
     return true;
   }
-  if (is_trade(kind)) link_trade(node);
+  if (is_trade(kind)) link_trade(store_, graph_, node);
   graph_.mark_dirty(node);
   return true;
 }
@@ -311,49 +303,6 @@ NodeRef LiveModel::find_trade(std::string_view key, base::Database* db) const {
     throw CommandError("'" + text_of(key) + "' is " + std::string(kind_name(kind_of(n))) + ", not a trade");
   }
   return n;
-}
-
-// Replaces the publishers of `node` with `inputs`.
-void LiveModel::relink(NodeRef node, const std::vector<NodeRef>& inputs) {
-  const std::vector<NodeRef> old(graph_.publishers(node).begin(), graph_.publishers(node).end());
-  for (NodeRef p : old) graph_.unsubscribe(node, p);
-  for (NodeRef p : inputs) graph_.subscribe(node, p);
-}
-
-// Subscribes a trade to its inputs, unless its static data is invalid.
-void LiveModel::link_trade(NodeRef t) {
-  if (store_.state(t).error != 0) return relink(t, {});
-  if (kind_of(t) == Kind::outright_trade) return relink(t, inputs_of(store_.outright_trades[t.index]));
-  relink(t, inputs_of(store_.repo_trades[t.index]));
-}
-
-// Takes a trade out of the graph and its books; returns how many books held it.
-std::size_t LiveModel::detach(NodeRef t) {
-  relink(t, {});
-  const std::vector<NodeRef> books(graph_.subscribers(t).begin(), graph_.subscribers(t).end());
-  for (NodeRef b : books) {
-    auto& members = kind_of(b) == Kind::outright_book ? store_.outright_books[b.index].members
-                                                     : store_.repo_books[b.index].members;
-    members.erase(std::remove(members.begin(), members.end(), t.index), members.end());
-    graph_.unsubscribe(b, t);
-    graph_.mark_dirty(b);
-  }
-  store_.state(t).status = Status::removed;
-  return books.size();
-}
-
-// A new trade node with default static data and no edges.
-NodeRef LiveModel::add_trade_node(Kind kind, std::int64_t id) {
-  const NodeRef t = ref(kind, store_.add(kind, id));
-  if (kind == Kind::outright_trade) {
-    store_.outright_trades.emplace_back();
-    store_.outright_values.emplace_back();
-  } else {
-    store_.repo_trades.emplace_back();
-    store_.repo_values.emplace_back();
-  }
-  graph_.add_nodes(static_cast<engine::TypeId>(kind));
-  return t;
 }
 
 }  // namespace bond_risk

@@ -73,10 +73,6 @@ class LiveModel {
 
   NodeRef find_kind(std::string_view key, Kind kind, base::Database* db) const;
   NodeRef find_trade(std::string_view key, base::Database* db) const;
-  void relink(NodeRef node, const std::vector<NodeRef>& inputs);
-  void link_trade(NodeRef trade);
-  std::size_t detach(NodeRef trade);
-  NodeRef add_trade_node(Kind kind, std::int64_t id);
 
   Store store_;
   engine::Graph graph_;

@@ -4,6 +4,8 @@
 #include <span>
 #include <type_traits>
 
+#include "bond_risk/model/end_date.h"
+
 namespace bond_risk {
 
 namespace {
@@ -52,11 +54,8 @@ struct Calculator {
       st.status = from_inputs(st, {ref(Kind::calendar, b.calendar), ref(Kind::ir_curve, b.curve)});
       if (st.status != Status::ok) continue;
       const Date today = s.calendars[b.calendar].today;
-      if (b.maturity < today) {
-        st.status = Status::expired;
-      } else if (b.maturity - today >= kNumForwardDays) {
-        st.status = Status::failed;  // reason derived from the dates (see results.h)
-      } else {
+      st.status = end_status(end_date(b), today);
+      if (st.status == Status::ok) {
         const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
         value = value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, s.curves[b.curve].arrays);
       }
@@ -83,14 +82,11 @@ struct Calculator {
       st.status = from_inputs(
           st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
       if (st.status != Status::ok) continue;
-      const int days_to_end = t.end - s.calendars[t.calendar].today;
-      if (days_to_end < 0) {
-        st.status = Status::expired;
-      } else if (days_to_end > kNumForwardDays) {
-        st.status = Status::failed;  // reason derived from the dates (see results.h)
-      } else {
-        value = value_repo(t.start_cash, t.notional, t.rate, days_to_end, s.bond_values[t.bond].price,
-                             s.curves[t.curve].arrays);
+      const Date today = s.calendars[t.calendar].today;
+      st.status = end_status(end_date(t), today);
+      if (st.status == Status::ok) {
+        value = value_repo(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
+                           s.curves[t.curve].arrays);
       }
     }
   }

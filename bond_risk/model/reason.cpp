@@ -1,5 +1,7 @@
 #include "bond_risk/model/reason.h"
 
+#include "bond_risk/model/end_date.h"
+
 namespace bond_risk {
 
 namespace {
@@ -22,16 +24,14 @@ std::string inputs_with(const Store& store, const engine::Graph& graph, NodeRef 
   return std::to_string(count) + " inputs are " + (broken ? "FAILED or STALE" : "EXPIRED") + ", first " + first;
 }
 
-// The date that decides a bond's or repo's dynamic status, and its name.
-std::pair<const char*, Date> deciding_date(const Store& store, NodeRef node) {
-  if (kind_of(node) == Kind::bond) return {"maturity_date", store.bonds[node.index].maturity};
-  return {"end_date", store.repo_trades[node.index].end};
-}
-
-Date today_of(const Store& store, NodeRef node) {
-  const NodeIndex cal = kind_of(node) == Kind::bond ? store.bonds[node.index].calendar
-                                                    : store.repo_trades[node.index].calendar;
-  return store.calendars[cal].today;
+// Why a bond's or repo's own dates make it FAILED or EXPIRED.
+std::string end_date_reason(const Store& store, NodeRef node) {
+  if (kind_of(node) == Kind::bond) {
+    const Bond& b = store.bonds[node.index];
+    return end_reason(end_date(b), store.calendars[b.calendar].today);
+  }
+  const RepoTrade& r = store.repo_trades[node.index];
+  return end_reason(end_date(r), store.calendars[r.calendar].today);
 }
 
 }  // namespace
@@ -41,17 +41,10 @@ std::string reason(const Store& store, const engine::Graph& graph, NodeRef node)
     case Status::ok: return "";
     case Status::removed: return "removed by an event";
     case Status::stale: return inputs_with(store, graph, node, true);
-    case Status::failed: {
-      if (store.state(node).error != 0) return store.error(node);
-      const auto [field, date] = deciding_date(store, node);
-      return std::string(field) + " " + format_date(date) + " is beyond the curve horizon of " +
-             std::to_string(kNumForwardDays) + " days from today " + format_date(today_of(store, node));
-    }
+    case Status::failed: return store.state(node).error != 0 ? store.error(node) : end_date_reason(store, node);
     case Status::expired: {
       std::string inputs = inputs_with(store, graph, node, false);
-      if (!inputs.empty()) return inputs;
-      const auto [field, date] = deciding_date(store, node);
-      return std::string(field) + " " + format_date(date) + " is before today " + format_date(today_of(store, node));
+      return inputs.empty() ? end_date_reason(store, node) : inputs;
     }
   }
   return "";
