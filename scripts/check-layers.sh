@@ -2,9 +2,10 @@
 # Fails when a source file includes a layer above its own. The layers, from
 # the bottom: engine/ and base/ (each includes only itself), then
 # bond_risk/model, bond_risk/db, bond_risk/live, bond_risk/cli; a file may
-# include its own layer and any below it. Run by `make test`.
+# include its own layer and any below it. Run by `make test`; checks the
+# tree it belongs to, or the one given as its argument.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "${1:-$(dirname "$0")/..}"
 
 # The layer a path belongs to, as "rank name"; engine and base are both at
 # the bottom but must not include each other.

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "base/sqlite.h"
@@ -222,4 +223,23 @@ TEST(Cli, ABatchRunThatFailsLeavesThePreviousResultsWhole) {
   ASSERT_TRUE(st.step());
   EXPECT_EQ(st.integer(0), 6);
   EXPECT_EQ(st.integer(1), 4);
+}
+
+TEST(Layers, TheCheckRefusesAnIncludeOfAHigherLayerAndAcceptsTheTree) {
+  const std::string script = test::source_dir() + "/scripts/check-layers.sh";
+  EXPECT_EQ(std::system((script + " > /dev/null").c_str()), 0) << "the source tree breaks its layers";
+  test::TempDir dir;
+  std::filesystem::create_directories(dir.path("bond_risk/db"));
+  std::filesystem::create_directories(dir.path("bond_risk/live"));
+  std::filesystem::create_directories(dir.path("engine"));
+  std::ofstream(dir.path("bond_risk/live/server.h")) << "#pragma once\n";
+  std::ofstream(dir.path("engine/graph.h")) << "#pragma once\n";
+  std::ofstream(dir.path("bond_risk/db/loader.cpp")) << "#include \"engine/graph.h\"\n#include <vector>\n";
+  const std::string check = script + " " + dir.path("");
+  EXPECT_EQ(std::system((check + " > /dev/null 2>&1").c_str()), 0) << "a lower layer is allowed";
+  std::ofstream(dir.path("bond_risk/db/loader.cpp"), std::ios::app) << "#include \"bond_risk/live/server.h\"\n";
+  EXPECT_NE(std::system((check + " > " + dir.path("out") + " 2>&1").c_str()), 0) << "db may not include live";
+  EXPECT_NE(test::slurp(dir.path("out")).find("bond_risk/db/loader.cpp (db) includes bond_risk/live/server.h (live)"),
+            std::string::npos)
+      << test::slurp(dir.path("out"));
 }
