@@ -71,11 +71,12 @@ $(BUILD)/%.o: %.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -c -o $@ $<
 
-# The schema is compiled in from its one source, schema/bond_risk.sql.
-$(SCHEMA_SRC): schema/bond_risk.sql
+# The schemas are compiled in from their one source each, schema/*.sql.
+$(SCHEMA_SRC): schema/bond_risk.sql schema/results.sql
 	@mkdir -p $(@D)
 	{ printf '#include "bond_risk/db/schema.h"\nconst char* const bond_risk::kSchemaSql = R"SQL('; \
-	  cat $<; printf ')SQL";\n'; } > $@
+	  cat schema/bond_risk.sql; printf ')SQL";\nconst char* const bond_risk::kResultsSchemaSql = R"SQL('; \
+	  cat schema/results.sql; printf ')SQL";\n'; } > $@
 
 $(BUILD)/gen/schema_sql.o: $(SCHEMA_SRC)
 	$(CXX) $(CXXFLAGS) -c -o $@ $<

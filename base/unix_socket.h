@@ -3,25 +3,9 @@
 
 #include <string>
 
+#include "base/unique_fd.h"
+
 namespace base {
-
-// Owns a file descriptor; closes it on destruction.
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd();
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-
-  int get() const { return fd_; }
-  int release();
-
- private:
-  int fd_ = -1;
-};
 
 // Listens on `path` (mode 0600). Holds `path`.lock while it lives, so a
 // second engine is refused; a socket file left by a crashed engine is removed.

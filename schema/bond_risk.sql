@@ -83,55 +83,6 @@ CREATE TABLE IF NOT EXISTS repo_book_trade (
   PRIMARY KEY (book_id, trade_id)
 );
 
--- Results, one row per node, written by `bond_risk run --batch`.
--- status is OK, FAILED, STALE or EXPIRED; reason says why a node is not OK.
--- Values are NULL for FAILED and STALE nodes (books: for FAILED only) and 0
--- for EXPIRED ones. A book's excluded counts the members left out of its sums.
-CREATE TABLE IF NOT EXISTS bond_result (
-  id     INTEGER PRIMARY KEY,
-  status TEXT NOT NULL,
-  reason TEXT NOT NULL,
-  price  REAL,
-  pv01   REAL
-);
-
-CREATE TABLE IF NOT EXISTS outright_trade_result (
-  id     INTEGER PRIMARY KEY,
-  status TEXT NOT NULL,
-  reason TEXT NOT NULL,
-  pv     REAL,
-  pv01   REAL,
-  pnl    REAL
-);
-
-CREATE TABLE IF NOT EXISTS repo_trade_result (
-  id       INTEGER PRIMARY KEY,
-  status   TEXT NOT NULL,
-  reason   TEXT NOT NULL,
-  end_cash REAL,
-  margin   REAL,
-  mtm_pnl  REAL
-);
-
-CREATE TABLE IF NOT EXISTS outright_book_result (
-  id       INTEGER PRIMARY KEY,
-  status   TEXT NOT NULL,
-  reason   TEXT NOT NULL,
-  pv       REAL,
-  pv01     REAL,
-  pnl      REAL,
-  excluded INTEGER
-);
-
-CREATE TABLE IF NOT EXISTS repo_book_result (
-  id       INTEGER PRIMARY KEY,
-  status   TEXT NOT NULL,
-  reason   TEXT NOT NULL,
-  margin   REAL,
-  mtm_pnl  REAL,
-  excluded INTEGER
-);
-
 -- Book membership looked up from the trade side (which books hold a trade).
 CREATE INDEX IF NOT EXISTS outright_book_trade_by_trade ON outright_book_trade (trade_id);
 CREATE INDEX IF NOT EXISTS repo_book_trade_by_trade ON repo_book_trade (trade_id);
@@ -144,3 +95,8 @@ CREATE TABLE IF NOT EXISTS event_log (
   command TEXT NOT NULL,
   result  TEXT NOT NULL    -- the reply's JSON members
 );
+
+-- database_holder (holder, pid, since): who holds this database, the
+-- running engine serving it or a batch run writing its results. The holder
+-- also holds an flock on the database file itself; the table is created by
+-- bond_risk/db/database_lock.cpp when it takes the lock.

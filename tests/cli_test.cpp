@@ -57,7 +57,7 @@ TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {
                           "\"voluntary_context_switches\"", "\"peak_rss_kb\"", "\"objects\": 37"}) {
     EXPECT_TRUE(contains(text, key)) << key << " in " << text;
   }
-  base::Database check(db.path, base::Database::Mode::read_only);
+  base::Database check(db.dir.path("tiny.results.db"), base::Database::Mode::read_only);
   for (const auto& [table, rows] : std::vector<std::pair<std::string, int>>{
            {"bond_result", 6}, {"outright_trade_result", 10}, {"repo_trade_result", 10}, {"outright_book_result", 4},
            {"repo_book_result", 4}}) {
@@ -71,6 +71,7 @@ TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {
   EXPECT_TRUE(contains(show.out, "bond 4 (BOND_1): OK price=")) << show.out;
   EXPECT_TRUE(contains(show.out, "outright_trade")) << show.out;
   EXPECT_TRUE(contains(show.out, "pnl=")) << show.out;
+  EXPECT_TRUE(contains(show.out, "results as of event 0")) << show.out;
 }
 
 TEST(Cli, ADatabaseFromTheSchemaAndTheSqliteShellRuns) {
@@ -212,13 +213,13 @@ TEST(Cli, ABatchRunThatFailsLeavesThePreviousResultsWhole) {
   ASSERT_EQ(run_cli("run --batch --db " + db.path).exit_code, 0);
   // A trigger that rejects the last result row makes the write fail midway.
   {
-    base::Database raw(db.path, base::Database::Mode::read_write);
+    base::Database raw(db.dir.path("tiny.results.db"), base::Database::Mode::read_write);
     raw.exec("CREATE TRIGGER no_books BEFORE INSERT ON repo_book_result BEGIN SELECT RAISE(ABORT, 'refused'); END");
   }
   const test::CliResult r = run_cli("run --batch --db " + db.path);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "refused")) << r.err;
-  base::Database check(db.path, base::Database::Mode::read_only);
+  base::Database check(db.dir.path("tiny.results.db"), base::Database::Mode::read_only);
   base::Statement st = check.prepare("SELECT (SELECT count(*) FROM bond_result), (SELECT count(*) FROM repo_book_result)");
   ASSERT_TRUE(st.step());
   EXPECT_EQ(st.integer(0), 6);

@@ -112,7 +112,7 @@ TEST(Server, ServesCommandsSurvivesGarbageRefusesASecondEngineAndShutsDown) {
   }
   const test::CliResult second = test::run_cli("run --db " + db + s + " --threads 0");
   EXPECT_EQ(second.exit_code, 1);
-  EXPECT_TRUE(contains(second.err, "another engine is serving " + sock)) << second.err;
+  EXPECT_TRUE(contains(second.err, "is in use by the engine serving " + sock)) << second.err;
 
   // Another program edits an input table: the engine notices by itself.
   auto pv_of = [&](const std::string& reply) {
@@ -217,19 +217,23 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
     model.flush_all();
     base::Transaction tx(replay);
     for (const std::string& line : logged) model.apply(std::get<Change>(parse_command(line)), &replay);
-    model.recalculate(&replay);
+    model.recalculate();
     tx.commit();
   }
   ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + db).exit_code, 0);
   ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + original).exit_code, 0);
   base::Database both(db, base::Database::Mode::read_only);
   both.exec("ATTACH DATABASE '" + original + "' AS replay");
+  both.exec("ATTACH DATABASE '" + dir.path("k.results.db") + "' AS results");
+  both.exec("ATTACH DATABASE '" + dir.path("original.results.db") + "' AS replay_results");
   for (const char* table : {"outright_trade", "repo_trade", "ir_curve_input_rate", "calendar", "outright_trade_result",
                             "repo_trade_result", "bond_result", "outright_book_result", "repo_book_result"}) {
     const std::string t(table);
-    base::Statement diff = both.prepare("SELECT (SELECT count(*) FROM (SELECT * FROM main." + t +
-                                  " EXCEPT SELECT * FROM replay." + t + ")), (SELECT count(*) FROM (SELECT * FROM replay." +
-                                  t + " EXCEPT SELECT * FROM main." + t + "))");
+    const bool result = t.ends_with("_result");
+    const std::string main = result ? "results." : "main.", other = result ? "replay_results." : "replay.";
+    base::Statement diff = both.prepare("SELECT (SELECT count(*) FROM (SELECT * FROM " + main + t + " EXCEPT SELECT * FROM " +
+                                        other + t + ")), (SELECT count(*) FROM (SELECT * FROM " + other + t +
+                                        " EXCEPT SELECT * FROM " + main + t + "))");
     ASSERT_TRUE(diff.step());
     EXPECT_EQ(diff.integer(0), 0) << table;
     EXPECT_EQ(diff.integer(1), 0) << table;

@@ -125,13 +125,13 @@ int bench_events_command(std::span<char* const> args) {
     for (const Change& amendment : amendments(model.store(), events, 1)) {
       const engine::Stopwatch w;
       model.apply(amendment, nullptr);
-      model.recalculate(nullptr);
+      model.recalculate();
       amend.micros.push_back(w.seconds() * 1e6);
     }
     for (std::size_t i = 0; i < bumps; ++i) {
       const engine::Stopwatch w;
       model.apply(BumpCurve{"GBP-GILT", i % 2 ? -1.0 : 1.0}, nullptr);
-      const LiveModel::Recalculation r = model.recalculate(nullptr);
+      const LiveModel::Recalculation r = model.recalculate();
       bump.micros.push_back(w.seconds() * 1e6);
       nodes_per_bump = 0;
       for (std::size_t n : r.nodes) nodes_per_bump += n;

@@ -4,14 +4,15 @@
 #include <iostream>
 
 #include "bond_risk/cli/commands.h"
-#include "bond_risk/live/control_server.h"
 #include "bond_risk/cli/flush_report.h"
-#include "bond_risk/live/live_model.h"
+#include "bond_risk/cli/settings.h"
+#include "bond_risk/db/database_lock.h"
+#include "bond_risk/db/event_log.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
+#include "bond_risk/live/control_server.h"
+#include "bond_risk/live/live_model.h"
 #include "bond_risk/model/published_values.h"
-#include "bond_risk/model/reason.h"
-#include "bond_risk/cli/settings.h"
 
 namespace bond_risk {
 
@@ -66,6 +67,12 @@ int run_command(std::span<char* const> args) {
   sigaddset(&signals, SIGUSR1);
   if (!settings.batch) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Declared before the database so that it is released after it (see database_lock.h).
+  const std::string socket = control_socket(settings);
+  const DatabaseLock lock(settings.db, settings.batch ? "a batch run (bond_risk run --batch) writing its results"
+                                                      : "the engine serving " + socket +
+                                                            " (stop it with: bond_risk send --socket " + socket +
+                                                            " shutdown)");
   base::Database db(settings.db, base::Database::Mode::read_write);
   RunReport report;
   report.db = settings.db;
@@ -86,12 +93,14 @@ int run_command(std::span<char* const> args) {
 
   if (settings.batch) {
     const engine::Stopwatch write_watch;
-    write_all_results(db, model.store(), model.graph());
-    std::cout << "Wrote results of " << model.store().size() << " objects to " << settings.db << " in "
+    base::Database results(results_path(settings.db), base::Database::Mode::create);
+    create_result_tables(results);
+    write_all_results(results, model.store(), model.graph(), last_event(db));
+    std::cout << "Wrote results of " << model.store().size() << " objects to " << results.path() << " in "
               << write_watch.seconds() << " seconds.\n";
   } else {
     std::cout.flush();
-    serve(model, db, control_socket(settings), signals);
+    serve(model, db, socket, signals);
   }
   return 0;
 }

@@ -1,10 +1,13 @@
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 
 #include "base/cli_args.h"
+#include "base/sqlite.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
-#include "base/sqlite.h"
+#include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/store.h"
 
 namespace bond_risk {
@@ -15,7 +18,8 @@ const base::CommandSpec kSpec = {
     "show",
     "[--db PATH] [--conf PATH] ID|NAME...",
     "Prints the stored results of the named nodes (ids or names from any node table): type, status,\n"
-    "the reason when not OK, and the values written by the last 'bond_risk run --batch'.\n"
+    "the reason when not OK, and the values in the results database beside DB (DB.results.db), as the\n"
+    "running engine or the last 'bond_risk run --batch' wrote them, and the event they reflect.\n"
     "Exits 1 if any id or name is unknown.",
     {
         {"db", "PATH", "database to read (APP_DB; default from the conf file)"},
@@ -24,13 +28,14 @@ const base::CommandSpec kSpec = {
 };
 
 // Prints the node called `key` (an id or a name); false if there is none.
-bool show_node(base::Database& db, const std::string& key) {
+// The results database is attached as `results` when it exists.
+bool show_node(base::Database& db, const std::string& key, bool results) {
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const std::string table(kind_name(static_cast<Kind>(k)));
     // By id when the key is a number (names may be numbers too: then both are tried).
     base::Statement find = db.prepare("SELECT id, name FROM " + table + " WHERE id = ?1 UNION ALL SELECT id, name FROM " +
                                 table + " WHERE name = ?2 LIMIT 1");
-    if (key.find_first_not_of("0123456789") == std::string::npos && key.size() < 19) {
+    if (!key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 19) {
       find.bind(1, static_cast<std::int64_t>(std::stoll(key)));
     }
     find.bind(2, key);
@@ -41,11 +46,11 @@ bool show_node(base::Database& db, const std::string& key) {
       std::cout << "inputs only; it publishes no stored results\n";
       return true;
     }
-    if (!db.has_table(table + "_result")) {
+    if (!results) {
       std::cout << "no results stored (run: bond_risk run --batch --db " << db.path() << ")\n";
       return true;
     }
-    base::Statement result = db.prepare("SELECT * FROM " + table + "_result WHERE id = ?");
+    base::Statement result = db.prepare("SELECT * FROM results." + table + "_result WHERE id = ?");
     result.bind(1, id);
     if (!result.step()) {
       std::cout << "no results stored (run: bond_risk run --batch --db " << db.path() << ")\n";
@@ -72,9 +77,18 @@ int show_command(std::span<char* const> args) {
   if (a.positional.empty()) throw base::UsageError("show: give at least one node id or name (see --help)");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   base::Database db(settings.db, base::Database::Mode::read_only);
+  const std::string results = results_path(settings.db);
+  const bool has_results = access(results.c_str(), F_OK) == 0;
+  if (has_results) {
+    db.cached("ATTACH DATABASE ? AS results").bind(1, std::string_view(results)).run();
+    base::Statement as_of = db.prepare("SELECT event_seq, written_at FROM results.results_as_of");
+    if (as_of.step()) {
+      std::cout << "results as of event " << as_of.integer(0) << " (written " << as_of.text(1) << ")\n";
+    }
+  }
   int status = 0;
   for (const std::string& key : a.positional) {
-    if (!show_node(db, key)) {
+    if (!show_node(db, key, has_results)) {
       std::cerr << "bond_risk: no node with id or name '" << key << "' in " << db.path() << "\n";
       status = 1;
     }

@@ -49,7 +49,6 @@ struct Persist {
     const InputTable& members = membership_table(w.kind == Kind::outright_trade ? Kind::outright_book : Kind::repo_book);
     db.cached("DELETE FROM " + table + " WHERE id = ?").bind(1, w.id).run();
     db.cached("DELETE FROM " + std::string(members.name) + " WHERE trade_id = ?").bind(1, w.id).run();
-    db.cached("DELETE FROM " + table + "_result WHERE id = ?").bind(1, w.id).run();
   }
 };
 

@@ -3,13 +3,18 @@
 // the logged commands on the original database gives the same inputs.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "base/sqlite.h"
 
 namespace bond_risk {
 
-// Appends one event, timestamped now, in the caller's transaction.
-void log_event(base::Database& db, std::string_view command, std::string_view result);
+// Appends one event, timestamped now, in the caller's transaction; returns
+// its sequence number.
+std::int64_t log_event(base::Database& db, std::string_view command, std::string_view result);
+
+// The sequence number of the last event logged (0 when none was).
+std::int64_t last_event(base::Database& db);
 
 }  // namespace bond_risk

@@ -1,70 +1,87 @@
 #include "bond_risk/db/result_writer.h"
 
-#include <algorithm>
-#include <array>
-#include <numeric>
-#include <span>
-
-#include "base/progress.h"
 #include "bond_risk/db/schema.h"
-#include "bond_risk/model/published_values.h"
-#include "bond_risk/model/reason.h"
 
 namespace bond_risk {
 
 namespace {
 
-// Writes the result rows of `nodes` of one kind: id, status, reason, then
-// the published values (NULL where the status carries none).
-void write_table(base::Database& db, const Store& store, const engine::Graph& graph, Kind kind,
-                 std::span<const NodeIndex> nodes, base::ProgressBar* progress) {
-  const std::string table = std::string(kind_name(kind)) + "_result";
-  std::string columns = "id, status, reason", placeholders = "?, ?, ?";
-  for (std::string_view name : value_names(kind)) columns += ", " + std::string(name), placeholders += ", ?";
-  base::Statement& st = db.cached("INSERT OR REPLACE INTO " + table + " (" + columns + ") VALUES (" +
-                            placeholders + ")");
-  const bool book = kind == Kind::outright_book || kind == Kind::repo_book;
-  for (NodeIndex i : nodes) {
-    const NodeRef node = ref(kind, i);
-    const Status status = store.state(node).status;
-    if (status == Status::removed) continue;
-    st.bind(1, store.id(node)).bind(2, status_name(status)).bind(3, reason(store, graph, node));
-    const bool has_values = status == Status::ok || status == Status::expired || (book && status == Status::stale);
-    int param = 4;
-    const PublishedValues values = published_values(store, node);
-    for (double v : values.span()) {
-      if (has_values) {
-        st.bind(param, v);
-      } else {
-        st.bind_null(param);
-      }
-      ++param;
-    }
-    st.run();
-    if (progress) progress->advance();
+// The INSERT OR REPLACE statement of a kind's result table.
+base::Statement& insert_statement(base::Database& results, Kind kind) {
+  std::string columns = "id, status, reason", params = "?, ?, ?";
+  for (std::string_view name : value_names(kind)) columns.append(", ").append(name), params += ", ?";
+  return results.cached("INSERT OR REPLACE INTO " + std::string(kind_name(kind)) + "_result (" + columns +
+                        ") VALUES (" + params + ")");
+}
+
+void write_row(base::Database& results, const ResultRow& row) {
+  const std::string table = std::string(kind_name(row.kind)) + "_result";
+  if (row.status == Status::removed) {
+    results.cached("DELETE FROM " + table + " WHERE id = ?").bind(1, row.id).run();
+    return;
   }
+  base::Statement& st = insert_statement(results, row.kind);
+  st.bind(1, row.id).bind(2, status_name(row.status)).bind(3, std::string_view(row.reason));
+  const bool has_values = publishes_values(row.kind, row.status);
+  int param = 4;
+  for (double v : row.values.span()) {
+    if (has_values) {
+      st.bind(param++, v);
+    } else {
+      st.bind_null(param++);
+    }
+  }
+  st.run();
 }
 
 }  // namespace
 
-void write_results(base::Database& db, const Store& store, const engine::Graph& graph,
-                   const std::array<std::vector<NodeIndex>, kKindCount>& nodes, base::ProgressBar* progress) {
+std::string results_path(const std::string& db_path) {
+  const std::string suffix = ".db";
+  if (db_path.size() > suffix.size() && db_path.ends_with(suffix)) {
+    return db_path.substr(0, db_path.size() - suffix.size()) + ".results.db";
+  }
+  return db_path + ".results.db";
+}
+
+void create_result_tables(base::Database& results) { results.exec(kResultsSchemaSql); }
+
+void write_rows(base::Database& results, std::span<const ResultRow> rows) {
+  for (const ResultRow& row : rows) write_row(results, row);
+}
+
+void clear_results(base::Database& results) {
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    write_table(db, store, graph, static_cast<Kind>(k), nodes[k], progress);
+    results.exec("DELETE FROM " + std::string(kind_name(static_cast<Kind>(k))) + "_result");
   }
 }
 
-void write_all_results(base::Database& db, const Store& store, const engine::Graph& graph) {
-  db.exec(kSchemaSql);
-  base::Transaction tx(db);
-  std::array<std::vector<NodeIndex>, kKindCount> all;
-  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    all[k].resize(store.size(static_cast<Kind>(k)));
-    std::iota(all[k].begin(), all[k].end(), NodeIndex{0});
-    db.exec("DELETE FROM " + std::string(kind_name(static_cast<Kind>(k))) + "_result");
-  }
+void set_results_as_of(base::Database& results, std::int64_t event_seq) {
+  results.exec("DELETE FROM results_as_of");
+  results.cached("INSERT INTO results_as_of (event_seq, written_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))")
+      .bind(1, event_seq)
+      .run();
+}
+
+std::int64_t results_as_of(base::Database& results) {
+  base::Statement st = results.prepare("SELECT event_seq FROM results_as_of");
+  return st.step() ? st.integer(0) : -1;
+}
+
+void write_all_results(base::Database& results, const Store& store, const engine::Graph& graph,
+                       std::int64_t event_seq) {
+  base::Transaction tx(results);
+  clear_results(results);
   base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
-  write_results(db, store, graph, all, &progress);
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
+      const NodeRef node = ref(static_cast<Kind>(k), i);
+      if (store.state(node).status == Status::removed) continue;
+      write_row(results, result_row(store, graph, node));
+      progress.advance();
+    }
+  }
+  set_results_as_of(results, event_seq);
   tx.commit();
 }
 

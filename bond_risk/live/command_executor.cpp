@@ -1,8 +1,10 @@
 #include "bond_risk/live/command_executor.h"
 
 #include <iostream>
+#include <optional>
 
 #include "bond_risk/db/event_log.h"
+#include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
@@ -20,29 +22,39 @@ base::Database& prepared(base::Database& db) {
 
 }  // namespace
 
-// The replies of one batch. A change's reply waits for the recalculation
-// that follows the changes before the next read (or the batch's end).
+// One batch: its parsed lines and replies. A change's reply waits for the
+// recalculation that follows the changes before the next read (or the
+// batch's end), and then carries what changed.
 struct CommandExecutor::Batch {
   CommandExecutor& ex;
+  std::vector<std::optional<Command>> commands;
+  std::vector<std::string> errors;
   std::vector<base::Json> replies;
-  std::vector<std::size_t> awaiting;  // replies of changes not yet recalculated
+  std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
 
   void settle() {
     if (awaiting.empty()) return;
-    const base::Json recalculation = recalculation_json(ex.model_.recalculate(&ex.db_));
-    for (std::size_t i : awaiting) replies[i].update(recalculation);
+    const LiveModel::Recalculation r = ex.model_.recalculate();
+    ex.publish(r);
+    const base::Json recalculation = recalculation_json(r);
+    for (const auto& [i, applied] : awaiting) {
+      replies[i].update(recalculation);
+      replies[i].update(changed_values_json(ex.model_, applied));
+      replies[i]["event"] = ex.served_event_;
+    }
     awaiting.clear();
   }
 
-  // Executes `line` into replies[i]; throws CommandError for a bad command.
+  // Executes command i; throws CommandError for one that cannot be applied.
   void execute(std::size_t i, const std::string& line) {
-    const Command command = parse_command(line);
+    const Command& command = *commands[i];
     if (const Change* change = std::get_if<Change>(&command)) {
       base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
-      replies[i] = applied_json(ex.model_.apply(*change, &ex.db_));
-      log_event(ex.db_, line, base::dump_line(replies[i]));
+      Applied applied = ex.model_.apply(*change, &ex.db_);
+      replies[i] = applied_json(applied);
+      ex.served_event_ = log_event(ex.db_, line, base::dump_line(replies[i]));
       savepoint.release();
-      awaiting.push_back(i);
+      awaiting.emplace_back(i, std::move(applied));
     } else {
       settle();  // a read sees every change before it
       replies[i] = std::visit(*this, command);
@@ -58,7 +70,13 @@ struct CommandExecutor::Batch {
     }
     return node_json(ex.model_, n);
   }
-  base::Json operator()(const Stats&) const { return stats_json(ex.model_, ex.answered_); }
+  base::Json operator()(const Stats&) const {
+    base::Json stats = stats_json(ex.model_, ex.answered_);
+    stats["event"] = ex.served_event_;
+    stats["results_as_of"] = ex.publisher_.written_as_of();
+    if (const std::string error = ex.publisher_.last_error(); !error.empty()) stats["results_error"] = error;
+    return stats;
+  }
   base::Json operator()(const Reload&) const { return ex.apply_external_changes(); }
   base::Json operator()(const Shutdown&) const {
     ex.shutdown_ = true;
@@ -68,33 +86,47 @@ struct CommandExecutor::Batch {
 };
 
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db)
-    : model_(model), db_(db), changes_(prepared(db)) {}
+    : model_(model), db_(db), changes_(prepared(db)), publisher_(results_path(db.path())) {
+  served_event_ = last_event(db_);
+  publisher_.publish_all(model_.store(), model_.graph(), served_event_);
+}
 
 std::vector<std::string> CommandExecutor::execute(std::span<const std::string> lines) {
-  Batch batch{*this, std::vector<base::Json>(lines.size()), {}};
-  std::vector<std::string> errors(lines.size());
+  Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()), {}};
+  bool writes = false;
+  for (const std::string& line : lines) {
+    try {
+      batch.commands.emplace_back(parse_command(line));
+      writes |= std::holds_alternative<Change>(*batch.commands.back()) ||
+                std::holds_alternative<Reload>(*batch.commands.back());
+    } catch (const CommandError& e) {
+      batch.commands.emplace_back();
+      batch.errors[batch.commands.size() - 1] = e.what();
+    }
+  }
   {
-    base::Transaction tx(db_, true);  // the write lock first: no other program commits between the check and ours
-    if (changes_.pending()) apply_external_changes();  // changes made by other programs come before these commands
+    // A batch of reads takes no write lock and writes nothing.
+    const bool external = changes_.pending();
+    std::optional<base::Transaction> tx;
+    if (writes || external) tx.emplace(db_, true);  // the write lock first: no other program commits in between
+    if (external) apply_external_changes();          // changes made by other programs come before these commands
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+      if (!batch.commands[i]) continue;
       try {
         batch.execute(i, lines[i]);
       } catch (const CommandError& e) {
-        errors[i] = e.what();
+        batch.errors[i] = e.what();
       }
     }
     batch.settle();
-    changes_.consume();  // this transaction's own changes
-    tx.commit();
+    if (tx) {
+      changes_.consume();  // this transaction's own changes
+      tx->commit();
+    }
   }
   std::vector<std::string> out(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (!errors[i].empty()) {
-      out[i] = error_line(errors[i]);
-    } else if (!batch.replies[i].is_null()) {
-      out[i] = ok_line(batch.replies[i]);
-    }
+    out[i] = batch.errors[i].empty() ? ok_line(batch.replies[i]) : error_line(batch.errors[i]);
   }
   return out;
 }
@@ -104,7 +136,16 @@ void CommandExecutor::sync_external(bool signalled) {
   if (!(committed || signalled) || !changes_.pending()) return;
   base::Transaction tx(db_, true);
   apply_external_changes();
+  changes_.consume();
   tx.commit();
+}
+
+void CommandExecutor::publish(const LiveModel::Recalculation& r) {
+  if (r.whole) {
+    publisher_.publish_all(model_.store(), model_.graph(), served_event_);
+  } else {
+    publisher_.publish(model_.store(), model_.graph(), r.changed, served_event_);
+  }
 }
 
 // Applies the changes other programs made to the input tables and
@@ -112,6 +153,7 @@ void CommandExecutor::sync_external(bool signalled) {
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
   const LiveModel::Recalculation r = apply_external(model_, changes, db_);
+  publish(r);
   changes_.consume();
   std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
   return recalculation_json(r);

@@ -1,14 +1,17 @@
 // Executes the running engine's commands as the server receives them, in
-// batches: the state-changing commands of a batch are applied in one
-// transaction (group commit) in WAL mode with synchronous=FULL, each with
-// an event_log row, together with the results of the nodes they
-// recalculated, and no reply is built before that transaction commits. A
-// read sees every change before it. Changes other programs committed to the
-// input tables are applied before a batch, and when sync_external() finds
-// them.
+// batches. The state-changing commands of a batch are applied in one
+// transaction of the input database (group commit; WAL, synchronous=FULL),
+// each with an event_log row; the nodes they affect are recalculated in
+// process, and the transaction commits before any reply is built, so an
+// acknowledged change is durable. Results are persisted behind the
+// acknowledgement by a ResultPublisher. A read sees every change before it
+// on its connection (read your writes) and writes nothing. Changes other
+// programs committed to the input tables are applied before a batch, and
+// when sync_external() finds them.
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,17 +21,19 @@
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/live/result_publisher.h"
 
 namespace bond_risk {
 
 class CommandExecutor {
  public:
   // Prepares `db` (WAL, synchronous=FULL, the schema and the change log's
-  // triggers). Both must outlive the executor.
+  // triggers) and starts persisting `model`'s results (all of them first)
+  // to the results database beside it. Both must outlive the executor.
   CommandExecutor(LiveModel& model, base::Database& db);
 
-  // One reply line per line of `lines` (JSON, without a newline; "" for a
-  // blank line), returned after the batch's transaction committed.
+  // One reply line per line of `lines` (JSON, without a newline), returned
+  // after the batch's transaction committed.
   std::vector<std::string> execute(std::span<const std::string> lines);
 
   // Applies the changes other programs committed since the last call, if
@@ -38,14 +43,21 @@ class CommandExecutor {
   // Whether a shutdown command was executed.
   bool shutdown_requested() const { return shutdown_; }
 
+  // The last event (event_log.seq) the served values reflect.
+  std::int64_t served_event() const { return served_event_; }
+  ResultPublisher& results() { return publisher_; }
+
  private:
   struct Batch;  // one batch's replies and pending recalculation (command_executor.cpp)
 
   base::Json apply_external_changes();
+  void publish(const LiveModel::Recalculation& r);
 
   LiveModel& model_;
   base::Database& db_;
   ChangeLog changes_;
+  ResultPublisher publisher_;
+  std::int64_t served_event_ = 0;
   std::array<std::size_t, kCommandCount> answered_{};
   bool shutdown_ = false;
 };

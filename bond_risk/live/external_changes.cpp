@@ -23,9 +23,9 @@ LiveModel::Recalculation apply_external(LiveModel& model, const std::vector<Chan
                                         base::Database& db) {
   for (const ChangeLog::Change& c : changes) {
     const std::optional<Kind> kind = row_by_row(c.table);
-    if (!kind || !model.reread(*kind, c.id, db)) return model.reload(load(db).store, &db);
+    if (!kind || !model.reread(*kind, c.id, db)) return model.reload(load(db).store);
   }
-  return model.recalculate(&db);
+  return model.recalculate();
 }
 
 }  // namespace bond_risk

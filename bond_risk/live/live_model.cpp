@@ -5,7 +5,6 @@
 
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/loader.h"
-#include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/calculations.h"
 #include "bond_risk/model/trade_fields.h"
 #include "bond_risk/model/trade_links.h"
@@ -212,6 +211,7 @@ struct LiveModel::Apply {
     persist_or_refuse(db, write);
     Applied applied{write};
     applied.books = detach_trade(m.store_, m.graph_, t);
+    m.removed_.push_back(t);
     return applied;
   }
 };
@@ -237,21 +237,20 @@ bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {
   } else {
     return false;  // an id reused across tables, a new calendar or curve, ...
   }
-  if (!bond_risk::reread(db, store_, node)) {
-    if (!is_trade(kind)) return false;
-    detach_trade(store_, graph_, node);
-    return true;
-  }
+  if (!bond_risk::reread(db, store_, node)) return false;  // a deleted row: its books' memberships decide, so reload
   if (is_trade(kind)) link_trade(store_, graph_, node);
   graph_.mark_dirty(node);
   return true;
 }
 
-LiveModel::Recalculation LiveModel::reload(Store store, base::Database* db) {
+LiveModel::Recalculation LiveModel::reload(Store store) {
   store_ = std::move(store);
   graph_ = engine::Graph();
   build_graph(store_, graph_);
-  return recalculate(db);
+  removed_.clear();
+  Recalculation r = recalculate();
+  r.whole = true;
+  return r;
 }
 
 engine::FlushStats LiveModel::flush_all() {
@@ -259,20 +258,20 @@ engine::FlushStats LiveModel::flush_all() {
   return engine::flush(graph_, *scheduler_, grain_);
 }
 
-LiveModel::Recalculation LiveModel::recalculate(base::Database* db) {
+LiveModel::Recalculation LiveModel::recalculate() {
   Recalculation r;
+  for (NodeRef t : removed_) r.changed[t.type].push_back(t.index);
+  removed_.clear();
   if (graph_.dirty_count() == 0) return r;
   const engine::Stopwatch watch;
-  std::array<std::vector<NodeIndex>, kKindCount> recalculated;
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
     r.nodes[k] = dirty.size();
-    if (db) recalculated[k].assign(dirty.begin(), dirty.end());
+    r.changed[k].insert(r.changed[k].end(), dirty.begin(), dirty.end());
   }
   engine::flush(graph_, *scheduler_, grain_);
   r.seconds = watch.seconds();
   latencies_us_.push_back(r.seconds * 1e6);
-  if (db) write_results(*db, store_, graph_, recalculated);
   return r;
 }
 

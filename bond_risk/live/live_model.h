@@ -6,7 +6,8 @@
 // it to the database through the db layer (in the caller's transaction,
 // when given one), changes the store and the graph, and marks what it
 // affects dirty. recalculate() brings the dirty nodes up to date, tier by
-// tier, on the scheduler's workers, and writes their results.
+// tier, on the scheduler's workers, and says which nodes' results changed
+// (their persistence is the caller's: live/result_publisher.h).
 //
 // Not thread-safe: one thread calls everything; the workers only calculate
 // inside recalculate() and flush_all().
@@ -30,7 +31,9 @@ namespace bond_risk {
 class LiveModel {
  public:
   struct Recalculation {
-    std::array<std::size_t, kKindCount> nodes{};  // recalculated, per Kind
+    std::array<std::size_t, kKindCount> nodes{};               // recalculated, per Kind
+    std::array<std::vector<NodeIndex>, kKindCount> changed;    // whose result rows changed: recalculated or removed
+    bool whole = false;                                        // every node (a reload): replace every row
     double seconds = 0;
   };
 
@@ -45,19 +48,19 @@ class LiveModel {
 
   // Re-reads the input row(s) of node `id` of `kind` (a trade, a calendar or
   // a curve's rates) after another program changed them; a trade booked by
-  // another program is added, a deleted one removed. False, having changed
-  // nothing, when only a whole reload can apply the change.
+  // another program is added. False when only a whole reload can apply the
+  // change (a deleted row: its book memberships decide what it means).
   bool reread(Kind kind, std::int64_t id, base::Database& db);
 
-  // Recalculates every dirty node; with `db`, writes their results.
-  Recalculation recalculate(base::Database* db);
+  // Recalculates every dirty node.
+  Recalculation recalculate();
 
   // Calculates every node: the start-up flush.
   engine::FlushStats flush_all();
 
   // Replaces the model with `store` (the database as another program left
-  // it) and calculates every node; with `db`, writes every result.
-  Recalculation reload(Store store, base::Database* db);
+  // it) and calculates every node.
+  Recalculation reload(Store store);
 
   // The node with this id or name: calendars, curves and books by the names
   // kept in memory, bonds and trades by `db`'s. Throws CommandError.
@@ -80,6 +83,7 @@ class LiveModel {
   std::size_t grain_;
   std::size_t events_ = 0;
   std::vector<double> latencies_us_;
+  std::vector<NodeRef> removed_;  // trades removed since the last recalculation
 };
 
 }  // namespace bond_risk

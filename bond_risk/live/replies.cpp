@@ -37,6 +37,15 @@ base::Json applied_json(const Applied& applied) {
   return std::visit(Members{applied}, applied.write);
 }
 
+base::Json changed_values_json(const LiveModel& model, const Applied& applied) {
+  const TradeRow* row = std::get_if<TradeRow>(&applied.write);
+  const NodeRef* trade = row ? model.store().by_id.find(row->id) : nullptr;
+  if (!trade) return base::Json::object();
+  base::Json books = base::Json::array();
+  for (NodeRef book : model.graph().subscribers(*trade)) books.push_back(node_json(model, book));
+  return {{"trade", node_json(model, *trade)}, {"books", books}};
+}
+
 base::Json recalculation_json(const LiveModel::Recalculation& r) {
   base::Json nodes = base::Json::object();
   for (std::size_t k = 0; k < kKindCount; ++k) nodes[std::string(kind_name(static_cast<Kind>(k)))] = r.nodes[k];

@@ -21,6 +21,10 @@ bool is_ok_line(std::string_view line);
 // {"curve":3}, {"calendars":1}, {"id":42} (and "still_failed"), {"id":42,"books":1}.
 base::Json applied_json(const Applied& applied);
 
+// What a trade command changed, in process: {"trade":{...},"books":[{...}]}
+// (the trade's values and its books' totals); {} for other changes.
+base::Json changed_values_json(const LiveModel& model, const Applied& applied);
+
 // {"recalculated":{"calendar":0,...},"recalc_us":12.5}
 base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
 

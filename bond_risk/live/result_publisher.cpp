@@ -1,0 +1,129 @@
+#include "bond_risk/live/result_publisher.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "bond_risk/db/result_writer.h"
+
+namespace bond_risk {
+
+ResultPublisher::ResultPublisher(std::string results_path)
+    : writer_([this, path = std::move(results_path)] { run(path); }) {}
+
+ResultPublisher::~ResultPublisher() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  writer_.join();
+}
+
+void ResultPublisher::add(const Store& store, const engine::Graph& graph, NodeRef node) {
+  std::vector<std::uint32_t>& slots = front_.slot[node.type];
+  if (slots.size() <= node.index) slots.resize(store.size(kind_of(node)), kNone);
+  std::uint32_t& slot = slots[node.index];
+  if (slot == kNone) {
+    slot = static_cast<std::uint32_t>(front_.rows.size());
+    front_.rows.emplace_back();
+    front_.nodes.push_back(node);
+  }
+  front_.rows[slot] = result_row(store, graph, node);
+}
+
+void ResultPublisher::publish(const Store& store, const engine::Graph& graph,
+                              const std::array<std::vector<NodeIndex>, kKindCount>& nodes, std::int64_t event_seq) {
+  {
+    const std::lock_guard lock(mutex_);
+    for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+      for (NodeIndex i : nodes[k]) add(store, graph, ref(static_cast<Kind>(k), i));
+    }
+    front_.event_seq = event_seq;
+  }
+  changed_.notify_all();
+}
+
+void ResultPublisher::publish_all(const Store& store, const engine::Graph& graph, std::int64_t event_seq) {
+  {
+    const std::lock_guard lock(mutex_);
+    for (std::size_t k = 0; k < kKindCount; ++k) front_.slot[k].clear();
+    front_.rows.clear();
+    front_.nodes.clear();
+    front_.replace_all = true;
+    for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+      for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
+        const NodeRef node = ref(static_cast<Kind>(k), i);
+        if (store.state(node).status != Status::removed) add(store, graph, node);
+      }
+    }
+    front_.event_seq = event_seq;
+  }
+  changed_.notify_all();
+}
+
+std::int64_t ResultPublisher::wait_written() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return (front_.empty() && !writing_) || !error_.empty(); });
+  return written_as_of_;
+}
+
+std::int64_t ResultPublisher::written_as_of() const {
+  const std::lock_guard lock(mutex_);
+  return written_as_of_;
+}
+
+std::string ResultPublisher::last_error() const {
+  const std::lock_guard lock(mutex_);
+  return error_;
+}
+
+void ResultPublisher::run(const std::string& results_path) {
+  std::unique_ptr<base::Database> results;
+  for (;;) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return stopping_ || !front_.empty(); });
+    if (front_.empty()) return;  // stopping, with nothing left to write
+    std::swap(front_, back_);
+    writing_ = true;
+    lock.unlock();
+    std::string error;
+    try {
+      if (!results) {
+        results = std::make_unique<base::Database>(results_path, base::Database::Mode::create);
+        results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");  // results can be recomputed
+        create_result_tables(*results);
+      }
+      write(back_, *results);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    const std::int64_t as_of = back_.event_seq;
+    for (NodeRef n : back_.nodes) back_.slot[n.type][n.index] = kNone;
+    back_.rows.clear();
+    back_.nodes.clear();
+    back_.replace_all = false;
+    lock.lock();
+    writing_ = false;
+    error_ = error;
+    if (error.empty()) written_as_of_ = as_of;
+    lock.unlock();
+    changed_.notify_all();
+  }
+}
+
+// One transaction: the rows in id order within each table, and the event they reflect.
+void ResultPublisher::write(Pending& batch, base::Database& results) {
+  std::vector<std::size_t> order(batch.rows.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const ResultRow &x = batch.rows[a], &y = batch.rows[b];
+    return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
+  });
+  base::Transaction tx(results);
+  if (batch.replace_all) clear_results(results);
+  for (std::size_t i : order) write_rows(results, std::span(&batch.rows[i], 1));
+  set_results_as_of(results, batch.event_seq);
+  tx.commit();
+}
+
+}  // namespace bond_risk

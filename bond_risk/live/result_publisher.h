@@ -1,0 +1,79 @@
+// Persists the live engine's results behind its acknowledgements. After
+// each recalculation the master thread hands over the rows of the nodes it
+// recalculated (a copy: the writer never reads the store). A writer thread
+// on its own connection to the results database (db/result_writer.h)
+// writes them conflated (only a node's latest row, however many events
+// touched it), in id order, one transaction per batch, together with the
+// event the batch reflects. Readers of the results database therefore see
+// consistent tables and know their freshness; after a crash the engine's
+// start-up writes every row again.
+#pragma once
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/sqlite.h"
+#include "bond_risk/model/result_row.h"
+#include "bond_risk/model/store.h"
+#include "engine/graph.h"
+
+namespace bond_risk {
+
+class ResultPublisher {
+ public:
+  // Starts the writer thread on the results database at `results_path`
+  // (created if missing).
+  explicit ResultPublisher(std::string results_path);
+  ~ResultPublisher();  // writes what is pending, then stops the thread
+  ResultPublisher(const ResultPublisher&) = delete;
+  ResultPublisher& operator=(const ResultPublisher&) = delete;
+
+  // Master thread: the rows of `nodes` (indices per Kind; a removed trade's
+  // row is deleted) as of event `event_seq`.
+  void publish(const Store& store, const engine::Graph& graph,
+               const std::array<std::vector<NodeIndex>, kKindCount>& nodes, std::int64_t event_seq);
+  // Master thread: every node's row, replacing the tables (start-up, reload).
+  void publish_all(const Store& store, const engine::Graph& graph, std::int64_t event_seq);
+
+  // Blocks until everything published so far is written; returns the
+  // event the tables then reflect.
+  std::int64_t wait_written();
+
+  // The event the written tables reflect (-1 before the first write), and
+  // the last write's error ("" when it succeeded).
+  std::int64_t written_as_of() const;
+  std::string last_error() const;
+
+ private:
+  // Rows waiting to be written, one per node (its latest).
+  struct Pending {
+    std::vector<ResultRow> rows;
+    std::vector<NodeRef> nodes;                                // of each row
+    std::array<std::vector<std::uint32_t>, kKindCount> slot;  // per node index: its row, or kNone
+    bool replace_all = false;
+    std::int64_t event_seq = -1;
+    bool empty() const { return rows.empty() && !replace_all; }
+  };
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+  void add(const Store& store, const engine::Graph& graph, NodeRef node);
+  void run(const std::string& results_path);
+  static void write(Pending& batch, base::Database& results);
+
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;  // work for the writer, or work done
+  Pending front_;                    // filled by the master
+  Pending back_;                     // written by the writer thread
+  bool writing_ = false;
+  bool stopping_ = false;
+  std::int64_t written_as_of_ = -1;
+  std::string error_;
+  std::thread writer_;
+};
+
+}  // namespace bond_risk

@@ -1,0 +1,17 @@
+#include "bond_risk/model/result_row.h"
+
+#include "bond_risk/model/reason.h"
+
+namespace bond_risk {
+
+ResultRow result_row(const Store& store, const engine::Graph& graph, NodeRef node) {
+  const Status status = store.state(node).status;
+  return {store.id(node), kind_of(node), status, published_values(store, node),
+          status == Status::ok ? std::string() : reason(store, graph, node)};
+}
+
+bool publishes_values(Kind kind, Status status) {
+  return status == Status::ok || status == Status::expired || (is_book(kind) && status == Status::stale);
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,61 @@
+-- bond_risk results schema: the results database beside each input
+-- database (DB.db -> DB.results.db), written by `bond_risk run --batch` and
+-- by the running engine's result writer. A separate file, so that writing
+-- results never holds the input database's write lock. Idempotent, like
+-- schema/bond_risk.sql.
+
+-- One row per bond, trade and book.
+-- status is OK, FAILED, STALE or EXPIRED; reason says why a node is not OK.
+-- Values are NULL for FAILED and STALE nodes (books: for FAILED only) and 0
+-- for EXPIRED ones. A book's excluded counts the members left out of its sums.
+CREATE TABLE IF NOT EXISTS bond_result (
+  id     INTEGER PRIMARY KEY,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  price  REAL,
+  pv01   REAL
+);
+
+CREATE TABLE IF NOT EXISTS outright_trade_result (
+  id     INTEGER PRIMARY KEY,
+  status TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  pv     REAL,
+  pv01   REAL,
+  pnl    REAL
+);
+
+CREATE TABLE IF NOT EXISTS repo_trade_result (
+  id       INTEGER PRIMARY KEY,
+  status   TEXT NOT NULL,
+  reason   TEXT NOT NULL,
+  end_cash REAL,
+  margin   REAL,
+  mtm_pnl  REAL
+);
+
+CREATE TABLE IF NOT EXISTS outright_book_result (
+  id       INTEGER PRIMARY KEY,
+  status   TEXT NOT NULL,
+  reason   TEXT NOT NULL,
+  pv       REAL,
+  pv01     REAL,
+  pnl      REAL,
+  excluded INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS repo_book_result (
+  id       INTEGER PRIMARY KEY,
+  status   TEXT NOT NULL,
+  reason   TEXT NOT NULL,
+  margin   REAL,
+  mtm_pnl  REAL,
+  excluded INTEGER
+);
+
+-- The event (event_log.seq in the input database) that the result tables
+-- reflect: every command up to it, none after. One row; 0 before any event.
+CREATE TABLE IF NOT EXISTS results_as_of (
+  event_seq  INTEGER NOT NULL,
+  written_at TEXT NOT NULL   -- UTC, ISO 8601
+);
