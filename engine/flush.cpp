@@ -25,7 +25,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     graph.calculation(chunks[i].type)(chunks[i].nodes);
   };
 
-  graph.save_previous_values();
+  graph.prepare_flush();
   for (unsigned tier = 1; tier <= graph.max_tier(); ++tier) {
     const Stopwatch watch;
     chunks.clear();
@@ -58,7 +58,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     stats.nodes += t.nodes;
     stats.tiers.push_back(t);
   }
-  graph.drop_previous_values();
+  graph.finish_flush();
   stats.seconds = total.seconds();
   stats.counters = ProcessCounters::now() - before;
   return stats;

@@ -6,19 +6,30 @@
 
 namespace engine {
 
+namespace {
+
+// A type with at least this share of its live nodes dirty has its
+// subscriber types marked dirty whole rather than its edges walked.
+constexpr std::size_t kWholeShareNum = 7, kWholeShareDen = 8;
+
+}  // namespace
+
 TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, TypeOptions options) {
   if (tier == 0) throw std::logic_error("node type " + name + ": tiers start at 1");
   if (static_cast<bool>(options.save_value) != (options.value_bytes > 0)) {
     throw std::logic_error("node type " + name + ": value_bytes and save_value go together");
   }
   options.cost = std::max<std::size_t>(options.cost, 1);
-  Type t;
+  Type& t = types_.emplace_back();
   t.name = std::move(name);
   t.tier = tier;
   t.calc = std::move(calc);
   t.options = std::move(options);
-  types_.push_back(std::move(t));
-  return static_cast<TypeId>(types_.size() - 1);
+  const auto id = static_cast<TypeId>(types_.size() - 1);
+  by_tier_.insert(std::upper_bound(by_tier_.begin(), by_tier_.end(), id,
+                                   [&](TypeId a, TypeId b) { return types_[a].tier < types_[b].tier; }),
+                  id);
+  return id;
 }
 
 Graph::Type& Graph::at(TypeId type) {
@@ -33,12 +44,15 @@ const Graph::Type& Graph::at(TypeId type) const {
 
 NodeIndex Graph::add_nodes(TypeId type, std::size_t count) {
   Type& t = at(type);
-  const auto first = static_cast<NodeIndex>(t.downstream.size());
+  const auto first = static_cast<NodeIndex>(t.state.size());
   const std::size_t size = first + count;
   t.downstream.resize(size);
   t.upstream.resize(size);
-  t.is_dirty.resize(size, 1);
+  t.state.resize(size, kDirty);
   for (std::size_t i = first; i < size; ++i) t.dirty_list.push_back(static_cast<NodeIndex>(i));
+  t.dirty += count;
+  t.live += count;
+  t.walked = t.dirty_list.size();  // new nodes have no subscribers yet
   if (t.options.incremental) {
     t.causes.resize(size);
     t.whole.resize(size, 1);
@@ -53,57 +67,141 @@ void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
     throw std::logic_error(sub.name + " (tier " + std::to_string(sub.tier) + ") cannot subscribe to " +
                            pub.name + " (tier " + std::to_string(pub.tier) + ")");
   }
-  if (subscriber.index >= sub.upstream.size() || publisher.index >= pub.downstream.size()) {
+  if (subscriber.index >= sub.state.size() || publisher.index >= pub.state.size()) {
     throw std::out_of_range("subscribe: node index out of range");
   }
-  pub.downstream[publisher.index].push_back(subscriber);
-  sub.upstream[subscriber.index].push_back(publisher);
+  if (sub.state[subscriber.index] == kRetired || pub.state[publisher.index] == kRetired) {
+    throw std::logic_error("subscribe: a retired node takes no edges");
+  }
+  pub.downstream.push_back(publisher.index, subscriber);
+  sub.upstream.push_back(subscriber.index, publisher);
+  if (std::find(pub.subscriber_types.begin(), pub.subscriber_types.end(), subscriber.type) == pub.subscriber_types.end()) {
+    pub.subscriber_types.push_back(subscriber.type);
+  }
 }
 
 void Graph::unsubscribe(NodeRef subscriber, NodeRef publisher) {
-  at(publisher.type).downstream.at(publisher.index).erase_one(subscriber);
-  at(subscriber.type).upstream.at(subscriber.index).erase_one(publisher);
+  Type& pub = at(publisher.type);
+  Type& sub = at(subscriber.type);
+  if (publisher.index >= pub.state.size() || subscriber.index >= sub.state.size()) {
+    throw std::out_of_range("unsubscribe: node index out of range");
+  }
+  pub.downstream.erase_one(publisher.index, subscriber);
+  sub.upstream.erase_one(subscriber.index, publisher);
 }
 
 std::span<const NodeRef> Graph::subscribers(NodeRef publisher) const {
-  return at(publisher.type).downstream.at(publisher.index).view();
+  const Type& t = at(publisher.type);
+  if (publisher.index >= t.state.size()) throw std::out_of_range("subscribers: node index out of range");
+  return t.downstream.view(publisher.index);
 }
 
 std::span<const NodeRef> Graph::publishers(NodeRef subscriber) const {
-  return at(subscriber.type).upstream.at(subscriber.index).view();
+  const Type& t = at(subscriber.type);
+  if (subscriber.index >= t.state.size()) throw std::out_of_range("publishers: node index out of range");
+  return t.upstream.view(subscriber.index);
+}
+
+void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
+  if (t.options.incremental && !t.whole[n]) {
+    std::vector<NodeRef>& causes = t.causes[n];
+    const bool root = cause.type == static_cast<TypeId>(&t - types_.data()) && cause.index == n;
+    if (!root) causes.push_back(cause);  // each publisher reaches it once: a walked publisher is not walked again
+    if (root || 2 * causes.size() >= t.upstream.view(n).size()) {
+      t.whole[n] = 1;  // marked itself, or half its inputs changed: a whole recalculation costs no more
+      causes.clear();
+    }
+  }
+  if (t.state[n] != kClean) return;
+  t.state[n] = kMarked;
+  t.dirty_list.push_back(n);
+  ++t.dirty;
+}
+
+void Graph::set_all_dirty(Type& t) {
+  for (NodeIndex i = 0; i < t.state.size(); ++i) {
+    if (t.state[i] == kClean) {
+      t.state[i] = kMarked;
+      t.dirty_list.push_back(i);
+    }
+  }
+  t.dirty = t.live;
+  if (t.options.incremental) {
+    for (NodeIndex i = 0; i < t.state.size(); ++i) {
+      t.whole[i] = 1;
+      t.causes[i].clear();
+    }
+  }
+}
+
+void Graph::walk(TypeId id, NodeIndex n) {
+  Type& t = types_[id];
+  t.state[n] = kDirty;
+  for (NodeRef sub : t.downstream.view(n)) set_dirty(types_[sub.type], sub.index, {id, n});
+}
+
+void Graph::propagate() {
+  for (TypeId id : by_tier_) {
+    Type& t = types_[id];
+    const std::size_t fresh = t.dirty_list.size() - t.walked;
+    if (fresh == 0) continue;
+    if (t.dirty * kWholeShareDen >= t.live * kWholeShareNum) {
+      // Nearly all of it changed: everything that subscribes to it is dirty, whole.
+      for (TypeId sub : t.subscriber_types) set_all_dirty(types_[sub]);
+      std::replace(t.state.begin(), t.state.end(), static_cast<unsigned char>(kMarked), static_cast<unsigned char>(kDirty));
+    } else if (fresh * 8 >= t.state.size()) {
+      // Many: walk them in index order, so that their edges are read in order.
+      for (NodeIndex n = 0; n < t.state.size(); ++n) {
+        if (t.state[n] == kMarked) walk(id, n);
+      }
+    } else {
+      for (std::size_t k = t.walked; k < t.dirty_list.size(); ++k) {
+        if (t.state[t.dirty_list[k]] == kMarked) walk(id, t.dirty_list[k]);
+      }
+    }
+    t.walked = t.dirty_list.size();
+  }
+}
+
+void Graph::compact_edges() {
+  for (Type& t : types_) {
+    t.downstream.compact();
+    t.upstream.compact();
+  }
 }
 
 void Graph::mark_dirty(NodeRef node) {
-  at(node.type).is_dirty.at(node.index);  // range check before the walk
-  stack_.push_back({node, node});
-  while (!stack_.empty()) {
-    const auto [n, cause] = stack_.back();
-    stack_.pop_back();
-    Type& t = types_[n.type];
-    if (t.options.incremental && !t.whole[n.index]) {
-      std::vector<NodeRef>& causes = t.causes[n.index];
-      if (cause != n) causes.push_back(cause);  // each publisher reaches it once: a dirty publisher stops the walk
-      if (cause == n || 2 * causes.size() >= t.upstream[n.index].view().size()) {
-        t.whole[n.index] = 1;  // marked itself, or half its inputs changed: a whole recalculation costs no more
-        causes.clear();
-      }
-    }
-    if (t.is_dirty[n.index]) continue;  // its downstream is dirty already
-    t.is_dirty[n.index] = 1;
-    t.dirty_list.push_back(n.index);
-    for (NodeRef sub : t.downstream[n.index].view()) stack_.push_back({sub, n});
-  }
+  Type& t = at(node.type);
+  if (node.index >= t.state.size()) throw std::out_of_range("mark_dirty: node index out of range");
+  if (t.state[node.index] == kRetired) return;
+  set_dirty(t, node.index, node);
+  propagate();
 }
 
 void Graph::mark_all_dirty() {
   for (Type& t : types_) {
-    std::fill(t.is_dirty.begin(), t.is_dirty.end(), 1);
-    std::fill(t.whole.begin(), t.whole.end(), 1);
-    for (auto& c : t.causes) c.clear();
-    t.dirty_list.resize(t.is_dirty.size());
-    std::iota(t.dirty_list.begin(), t.dirty_list.end(), NodeIndex{0});
+    set_all_dirty(t);
+    t.walked = t.dirty_list.size();
   }
 }
+
+void Graph::retire(NodeRef node) {
+  Type& t = at(node.type);
+  if (node.index >= t.state.size()) throw std::out_of_range("retire: node index out of range");
+  if (t.state[node.index] == kRetired) return;
+  const std::vector<NodeRef> ins(publishers(node).begin(), publishers(node).end());
+  const std::vector<NodeRef> outs(subscribers(node).begin(), subscribers(node).end());
+  for (NodeRef p : ins) unsubscribe(node, p);
+  for (NodeRef s : outs) {
+    unsubscribe(s, node);
+    mark_dirty(s);
+  }
+  if (t.state[node.index] != kClean) --t.dirty;
+  t.state[node.index] = kRetired;  // its dirty_list entry, if any, is skipped and dropped
+  --t.live;
+}
+
+bool Graph::retired(NodeRef node) const { return at(node.type).state.at(node.index) == kRetired; }
 
 std::optional<std::span<const NodeRef>> Graph::changed_inputs(NodeRef node) const {
   const Type& t = at(node.type);
@@ -111,7 +209,20 @@ std::optional<std::span<const NodeRef>> Graph::changed_inputs(NodeRef node) cons
   return std::span<const NodeRef>(t.causes[node.index]);
 }
 
-void Graph::save_previous_values() {
+void Graph::prepare_flush() {
+  for (Type& t : types_) {
+    // Index order: a scan of the states when many are dirty, a sort otherwise.
+    if (t.dirty * 8 >= t.state.size()) {
+      t.dirty_list.clear();
+      for (NodeIndex i = 0; i < t.state.size(); ++i) {
+        if (t.state[i] == kDirty || t.state[i] == kMarked) t.dirty_list.push_back(i);
+      }
+    } else {
+      std::erase_if(t.dirty_list, [&](NodeIndex i) { return t.state[i] != kDirty && t.state[i] != kMarked; });
+      std::sort(t.dirty_list.begin(), t.dirty_list.end());
+    }
+    t.walked = t.dirty_list.size();
+  }
   for (const Type& t : types_) {
     if (!t.options.incremental) continue;
     for (NodeIndex i : t.dirty_list) {
@@ -119,7 +230,7 @@ void Graph::save_previous_values() {
       for (NodeRef in : t.causes[i]) {
         Type& pub = types_[in.type];
         if (!pub.options.save_value) continue;
-        if (pub.saved_slot.size() <= in.index) pub.saved_slot.resize(pub.downstream.size(), kNotSaved);
+        if (pub.saved_slot.size() <= in.index) pub.saved_slot.resize(pub.state.size(), kNotSaved);
         if (pub.saved_slot[in.index] != kNotSaved) continue;  // an input of several nodes
         pub.saved_slot[in.index] = static_cast<std::uint32_t>(pub.saved_nodes.size());
         pub.saved_nodes.push_back(in.index);
@@ -130,7 +241,7 @@ void Graph::save_previous_values() {
   }
 }
 
-void Graph::drop_previous_values() {
+void Graph::finish_flush() {
   for (Type& t : types_) {
     for (NodeIndex i : t.saved_nodes) t.saved_slot[i] = kNotSaved;
     t.saved_nodes.clear();
@@ -153,13 +264,13 @@ std::span<const NodeIndex> Graph::dirty(TypeId type) const { return at(type).dir
 
 void Graph::clear_dirty(TypeId type) {
   Type& t = at(type);
-  if (t.dirty_list.size() == t.is_dirty.size() && !t.options.incremental) {
+  if (t.dirty == t.state.size() && !t.options.incremental) {
     // Every node was dirty (a full flush): one memset instead of a scattered
     // write per node, which the master would otherwise do alone between tiers.
-    std::fill(t.is_dirty.begin(), t.is_dirty.end(), 0);
+    std::fill(t.state.begin(), t.state.end(), kClean);
   } else {
     for (NodeIndex i : t.dirty_list) {
-      t.is_dirty[i] = 0;
+      if (t.state[i] != kRetired) t.state[i] = kClean;
       if (t.options.incremental) {
         t.whole[i] = 0;
         t.causes[i].clear();
@@ -167,11 +278,13 @@ void Graph::clear_dirty(TypeId type) {
     }
   }
   t.dirty_list.clear();
+  t.dirty = 0;
+  t.walked = 0;
 }
 
 std::size_t Graph::dirty_count() const {
   std::size_t n = 0;
-  for (const Type& t : types_) n += t.dirty_list.size();
+  for (const Type& t : types_) n += t.dirty;
   return n;
 }
 

@@ -1,10 +1,15 @@
 // A dependency graph of nodes in tiers.
 //
 // Each node type has a tier (1 = no inputs) and a batch calculation. A node
-// subscribes to nodes of lower tiers; edges are kept in both directions.
-// Marking a node dirty marks everything downstream of it, so a flush (see
-// flush.h) recalculates exactly the nodes a change affects; a full flush is
-// mark_all_dirty() followed by a flush.
+// subscribes to nodes of lower tiers; edges are kept in both directions, in
+// contiguous arrays per type (edge_arena.h). Marking a node dirty marks
+// everything downstream of it, tier by tier, so that a flush (flush.h)
+// recalculates exactly the nodes a change affects, each type's in index
+// order; a full flush is mark_all_dirty() followed by a flush. When a mark
+// leaves nearly all of a type dirty, the types that subscribe to it are
+// marked dirty whole, without walking its edges: a big event costs a full
+// flush, not a walk of every edge. A retired node (a trade removed for good)
+// is never dirty again and never calculated.
 //
 // Incremental nodes (a sum over many members, say) need not recalculate
 // whole when a few inputs change: during a flush such a node asks which of
@@ -29,7 +34,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/edge_list.h"
+#include "engine/edge_arena.h"
 #include "engine/node_ref.h"
 
 namespace engine {
@@ -77,9 +82,15 @@ class Graph {
   std::span<const NodeRef> subscribers(NodeRef publisher) const;
   std::span<const NodeRef> publishers(NodeRef subscriber) const;
 
-  // Marks `node` and everything downstream of it dirty.
+  // Marks `node` and everything downstream of it dirty (nothing, for a
+  // retired node).
   void mark_dirty(NodeRef node);
   void mark_all_dirty();
+
+  // Takes `node` out for good: it loses its edges, is no longer dirty and is
+  // never marked or calculated again. Its subscribers are marked dirty.
+  void retire(NodeRef node);
+  bool retired(NodeRef node) const;
 
   // For a dirty incremental node: the publishers whose marking made it dirty
   // since it was last calculated, each once; nullopt when it must be
@@ -99,16 +110,19 @@ class Graph {
     return value;
   }
 
-  // Called by flush() before its first tier and after its last: saves the
-  // previous values of every changed input of a dirty incremental node, and
-  // drops them.
-  void save_previous_values();
-  void drop_previous_values();
+  // Called by flush() before its first tier: puts each type's dirty nodes in
+  // index order and saves the previous values of every changed input of a
+  // dirty incremental node; and after its last tier: drops those values.
+  void prepare_flush();
+  void finish_flush();
 
-  // Dirty nodes of `type`, in the order they were marked.
+  // Dirty nodes of `type` (in index order after prepare_flush()).
   std::span<const NodeIndex> dirty(TypeId type) const;
   void clear_dirty(TypeId type);
   std::size_t dirty_count() const;
+
+  // Lays each type's edges out again in node order; call after building.
+  void compact_edges();
 
   std::size_t type_count() const { return types_.size(); }
   unsigned tier(TypeId type) const;
@@ -117,16 +131,22 @@ class Graph {
 
  private:
   static constexpr std::uint32_t kNotSaved = ~std::uint32_t{0};
+  // kMarked: dirty, its subscribers not marked yet; kDirty: dirty, they are.
+  enum : unsigned char { kClean = 0, kDirty = 1, kRetired = 2, kMarked = 3 };
 
   struct Type {
     std::string name;
-    unsigned tier;
+    unsigned tier = 1;
     BatchFn calc;
     TypeOptions options;
-    std::vector<EdgeList> downstream;  // subscribers per node
-    std::vector<EdgeList> upstream;    // publishers per node
-    std::vector<unsigned char> is_dirty;
-    std::vector<NodeIndex> dirty_list;
+    EdgeArena downstream;  // subscribers per node
+    EdgeArena upstream;    // publishers per node
+    std::vector<unsigned char> state;
+    std::vector<NodeIndex> dirty_list;  // in marking order until prepare_flush(); may hold retired nodes
+    std::size_t dirty = 0;              // nodes in state kDirty or kMarked
+    std::size_t live = 0;               // nodes not retired
+    std::size_t walked = 0;             // dirty_list entries before this one are not kMarked
+    std::vector<TypeId> subscriber_types;
     std::vector<std::vector<NodeRef>> causes;  // incremental types: per node, the publishers that marked it
     std::vector<unsigned char> whole;          // incremental types: per node, to be recalculated whole
     std::vector<std::byte> saved;              // previous values of this flush, value_bytes each
@@ -134,18 +154,19 @@ class Graph {
     std::vector<NodeIndex> saved_nodes;
   };
 
-  const std::byte* previous_bytes(NodeRef publisher, std::size_t bytes) const;
-
-  struct Mark {
-    NodeRef node;
-    NodeRef cause;  // the publisher it was reached from; node itself for a root
-  };
-
   Type& at(TypeId type);
   const Type& at(TypeId type) const;
+  // Sets one node dirty, reached from `cause` (the node itself for a root).
+  void set_dirty(Type& t, NodeIndex n, NodeRef cause);
+  // Marks every live node of `type` dirty, to be recalculated whole.
+  void set_all_dirty(Type& t);
+  // Marks what is downstream of the kMarked nodes, tier by tier.
+  void propagate();
+  void walk(TypeId id, NodeIndex n);
+  const std::byte* previous_bytes(NodeRef publisher, std::size_t bytes) const;
 
   std::vector<Type> types_;
-  std::vector<Mark> stack_;  // mark_dirty's work list, kept to reuse its memory
+  std::vector<TypeId> by_tier_;  // type ids in tier order
 };
 
 }  // namespace engine

@@ -356,3 +356,48 @@ TEST(Incremental, PreviousValuesLiveOnlyDuringTheFlushThatChangedThem) {
   EXPECT_FALSE(toy.graph.previous<double>({IncrementalToy::kMember, 6}).has_value());  // dropped after it
   EXPECT_THROW(toy.graph.previous<float>({IncrementalToy::kMember, 6}), std::logic_error);
 }
+
+TEST(Graph, ARetiredNodeIsNeverDirtyOrCalculatedAgain) {
+  Toy toy;
+  engine::WorkerPool pool(engine::SchedulerOptions{});
+  toy.graph.mark_dirty({Toy::kSource, 3});  // dirty when it is retired
+  toy.graph.retire({Toy::kSource, 3});
+  EXPECT_TRUE(toy.graph.retired({Toy::kSource, 3}));
+  EXPECT_TRUE(toy.graph.subscribers({Toy::kSource, 3}).empty());
+  engine::flush(toy.graph, pool, 100);
+  EXPECT_EQ(toy.calls[3].load(), 0) << "a retired node was calculated";
+  toy.call_counts();
+  toy.graph.mark_dirty({Toy::kSource, 3});
+  toy.graph.mark_all_dirty();
+  engine::flush(toy.graph, pool, 100);
+  EXPECT_EQ(toy.call_counts(), (std::vector<int>{1, 1, 1, 0, 1, 1, 1, 1, 1, 1}));
+  EXPECT_THROW(toy.graph.subscribe({Toy::kSum, 1}, {Toy::kSource, 3}), std::logic_error);
+}
+
+TEST(Graph, DirtyNodesAreCalculatedInIndexOrderAndABigMarkDirtiesWholeTypes) {
+  // 64 sources, each feeding one of 64 sums; marking sources in reverse still calculates in index order.
+  engine::Graph graph;
+  std::vector<NodeIndex> order;
+  graph.add_type("source", 1, [](std::span<const NodeIndex>) {});
+  graph.add_type("sum", 2, [&](std::span<const NodeIndex> n) { order.insert(order.end(), n.begin(), n.end()); });
+  graph.add_nodes(0, 64);
+  graph.add_nodes(1, 65);  // sum 64 subscribes to nothing
+  for (NodeIndex i = 0; i < 64; ++i) graph.subscribe({1, i}, {0, i});
+  graph.compact_edges();
+  engine::WorkerPool pool(engine::SchedulerOptions{});
+  engine::flush(graph, pool, 1000);
+  order.clear();
+  for (NodeIndex i = 10; i-- > 0;) graph.mark_dirty({0, i * 3});
+  EXPECT_EQ(graph.dirty_count(), 20u);
+  engine::flush(graph, pool, 1000);
+  std::vector<NodeIndex> expected;
+  for (NodeIndex i = 0; i < 10; ++i) expected.push_back(i * 3);
+  EXPECT_EQ(order, expected);
+  // Seven eighths of the sources dirty: every sum is dirty, even the one that subscribes to none.
+  order.clear();
+  for (NodeIndex i = 0; i < 56; ++i) graph.mark_dirty({0, i});
+  EXPECT_EQ(graph.dirty(1).size(), 65u);
+  engine::flush(graph, pool, 1000);
+  EXPECT_EQ(order.size(), 65u);
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+}

@@ -226,6 +226,7 @@ void build_graph(Store& store, engine::Graph& graph) {
   for (NodeIndex i = 0; i < store.repo_books.size(); ++i) {
     for (NodeIndex m : store.repo_books[i].members) link(Kind::repo_book, i, Kind::repo_trade, m);
   }
+  graph.compact_edges();
 }
 
 }  // namespace bond_risk

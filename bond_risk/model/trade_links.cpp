@@ -50,15 +50,12 @@ void join_book(Store& store, engine::Graph& graph, NodeRef book, NodeRef trade) 
 }
 
 std::size_t detach_trade(Store& store, engine::Graph& graph, NodeRef trade) {
-  relink(graph, trade, {});
-  const std::vector<NodeRef> books(graph.subscribers(trade).begin(), graph.subscribers(trade).end());
-  for (NodeRef b : books) {
-    std::erase(members_of(store, b), trade.index);
-    graph.unsubscribe(b, trade);
-    graph.mark_dirty(b);
-  }
+  const std::span<const NodeRef> books = graph.subscribers(trade);
+  const std::size_t count = books.size();
+  for (NodeRef b : books) std::erase(members_of(store, b), trade.index);
+  graph.retire(trade);  // never dirty or calculated again; its books recalculate
   store.state(trade).status = Status::removed;
-  return books.size();
+  return count;
 }
 
 }  // namespace bond_risk

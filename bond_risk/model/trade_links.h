@@ -23,8 +23,9 @@ NodeRef add_trade_node(Store& store, engine::Graph& graph, Kind kind, std::int64
 // Adds `trade` to `book`'s members; the book is recalculated whole.
 void join_book(Store& store, engine::Graph& graph, NodeRef book, NodeRef trade);
 
-// Takes `trade` out of the graph and its books (which are recalculated
-// whole) and marks it removed; returns how many books held it.
+// Takes `trade` out of its books (which are recalculated whole) and retires
+// it from the graph for good (engine::Graph::retire); its status is
+// removed. Returns how many books held it.
 std::size_t detach_trade(Store& store, engine::Graph& graph, NodeRef trade);
 
 }  // namespace bond_risk
