@@ -11,105 +11,15 @@
 #include <sstream>
 #include <thread>
 
-#include "base/json.h"
 #include "bond_risk/db/change_log.h"
-#include "bond_risk/db/generator.h"
-#include "bond_risk/live/command.h"
-#include "bond_risk/live/command_executor.h"
 #include "bond_risk/live/external_changes.h"
-#include "bond_risk/live/live_model.h"
-#include "bond_risk/db/loader.h"
-#include "bond_risk/db/result_writer.h"
-#include "bond_risk/model/published_values.h"
-#include "bond_risk/model/reason.h"
-#include "bond_risk/db/schema.h"
-#include "tests/test_support.h"
+#include "tests/live_support.h"
 
 using namespace bond_risk;
-
-namespace {
-
-// The typed change a command line parses to.
-Change change(const std::string& line) { return std::get<Change>(parse_command(line)); }
-
-// A LiveModel on a generated database, writing its changes back to it.
-struct Live {
-  test::TempDir dir;
-  std::string path = dir.path("live.db");
-  std::unique_ptr<base::Database> db;
-  std::unique_ptr<LiveModel> model;
-  std::unique_ptr<CommandExecutor> executor;
-
-  // `sql` edits the generated rows before the load (to make bad ones).
-  explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2,
-                const std::string& sql = "") {
-    generate(find_preset(preset), GenerateOptions{5, book_size}, path);
-    db = std::make_unique<base::Database>(path, base::Database::Mode::read_write);
-    db->exec(kSchemaSql);
-    db->exec(sql);
-    model = std::make_unique<LiveModel>(load(*db).store, engine::SchedulerOptions{.threads = threads}, 64);
-    model->flush_all();
-    executor = std::make_unique<CommandExecutor>(*model, *db);
-  }
-
-  // Executes one command line as the server does (committed, recalculated);
-  // returns its parsed reply.
-  base::Json run(const std::string& line) {
-    const std::string reply = executor->execute(std::vector<std::string>{line}).front();
-    const base::Json parsed = base::Json::parse(reply);  // throws if the reply is not valid JSON
-    EXPECT_TRUE(parsed.is_object() && parsed.contains("ok")) << reply;
-    return parsed;
-  }
-
-  const Store& store() const { return model->store(); }
-  NodeRef node(std::int64_t id) const { return *store().by_id.find(id); }
-};
-
-// First id of each kind in a store.
-std::int64_t first_id(const Store& s, Kind kind) { return s.ids[static_cast<std::size_t>(kind)].front(); }
-
-double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::max(std::abs(a), std::abs(b))); }
-
-// Every live node's status and published values equal those of a fresh load
-// and full flush of the database: bit for bit, book sums to 1e-9 relative.
-void expect_same_as_fresh(const Live& live) {
-  const auto fresh = test::calculate(live.path, 0);
-  const Store& a = live.store();
-  const Store& b = fresh->store;
-  std::size_t compared = 0;
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    for (NodeIndex i = 0; i < a.ids[k].size(); ++i) {
-      const NodeRef n = ref(static_cast<Kind>(k), i);
-      if (a.state(n).status == Status::removed) continue;
-      const NodeRef* m = b.by_id.find(a.id(n));
-      ASSERT_TRUE(m) << kind_name(static_cast<Kind>(k)) << " " << a.id(n) << " is not in the database";
-      ASSERT_EQ(a.state(n).status, b.state(*m).status) << kind_name(static_cast<Kind>(k)) << " " << a.id(n);
-      ++compared;
-      // Books update from their members' changes, so their sums may differ from a fresh sum in rounding.
-      const bool book = k == static_cast<std::size_t>(Kind::outright_book) || k == static_cast<std::size_t>(Kind::repo_book);
-      const PublishedValues mine = published_values(a, n), theirs = published_values(b, *m);
-      ASSERT_EQ(mine.count, theirs.count);
-      for (std::size_t v = 0; v < mine.count; ++v) {
-        const std::string what = std::string(kind_name(static_cast<Kind>(k))) + " " + std::to_string(a.id(n)) + " " +
-                                 std::string(value_names(static_cast<Kind>(k))[v]);
-        if (book) {
-          EXPECT_LT(rel_diff(mine.values[v], theirs.values[v]), 1e-9) << what;
-        } else {
-          EXPECT_EQ(mine.values[v], theirs.values[v]) << what;
-        }
-      }
-      if (k == static_cast<std::size_t>(Kind::outright_book)) {
-        EXPECT_EQ(a.outright_books[i].members.size(), b.outright_books[m->index].members.size());
-      }
-      if (k == static_cast<std::size_t>(Kind::repo_book)) {
-        EXPECT_EQ(a.repo_books[i].members.size(), b.repo_books[m->index].members.size());
-      }
-    }
-  }
-  EXPECT_EQ(compared, b.size());
-}
-
-}  // namespace
+using test::change;
+using test::expect_same_as_fresh;
+using test::first_id;
+using test::Live;
 
 TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
   Live live;

@@ -25,11 +25,22 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
       "node_id INTEGER);\n";
   for (const InputTable& t : input_tables()) {
     const std::string table(t.name), column(t.node_column);
+    // An update records the node of the old row and of the new one: an id
+    // or a curve that changes moves a row from one node to another.
     for (const std::string op : {"INSERT", "UPDATE", "DELETE"}) {
-      const std::string row = op == "DELETE" ? "OLD" : "NEW";
-      sql += "CREATE TRIGGER IF NOT EXISTS " + table + "_" + op + "_change AFTER " + op + " ON " + table +
-             " BEGIN INSERT INTO input_change (tbl, node_id) VALUES ('" + table + "', " + row + "." + column +
-             "); END;\n";
+      std::string body;
+      for (const std::string row : {"OLD", "NEW"}) {
+        if ((op == "INSERT" && row == "OLD") || (op == "DELETE" && row == "NEW")) continue;
+        body += " INSERT INTO input_change (tbl, node_id) VALUES ('" + table + "', " + row + "." + column + ");";
+      }
+      sql += "CREATE TRIGGER IF NOT EXISTS " + table + "_" + op + "_change_v2 AFTER " + op + " ON " + table +
+             " BEGIN" + body + " END;\n";
+    }
+  }
+  // The first triggers recorded only the new row of an update.
+  for (const InputTable& t : input_tables()) {
+    for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
+      db_.exec("DROP TRIGGER IF EXISTS " + std::string(t.name) + "_" + op + "_change");
     }
   }
   db_.exec(sql);

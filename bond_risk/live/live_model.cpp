@@ -32,7 +32,8 @@ void persist_or_refuse(base::Database* db, const Write& write) {
   }
 }
 
-// Sets each field on `trade` by its column in `table`.
+// Sets each field on `trade` by its column in `table`; refuses values that
+// would make the trade's own values infinite.
 template <class Trade>
 void set_fields(const Store& store, Trade& trade, const InputTable& table, const Fields& fields) {
   for (const Field& f : fields) {
@@ -45,6 +46,11 @@ void set_fields(const Store& store, Trade& trade, const InputTable& table, const
     } catch (const FieldError& e) {
       throw CommandError(e.what());
     }
+  }
+  if (!values_finite(store, trade)) {
+    std::string given;
+    for (const Field& f : fields) given += (given.empty() ? "" : " ") + f.column + "=" + field_text(f.value);
+    throw CommandError(std::string(table.name) + " with " + given + " would have values too large for a double");
   }
 }
 
@@ -61,7 +67,16 @@ struct LiveModel::Apply {
   LiveModel& m;
   base::Database* db;
 
-  Applied curve_points(NodeRef c, std::vector<CurvePoint> points) const {
+  // Replaces a curve's input rates by `points` (the same days), described
+  // as `what` in a refusal.
+  Applied curve_points(NodeRef c, std::vector<CurvePoint> points, const std::string& what) const {
+    if (m.store_.state(c).error != 0) {
+      throw CommandError("ir_curve " + std::to_string(m.store_.id(c)) + " is FAILED (" + m.store_.error(c) +
+                         "); fix its rows in the database");
+    }
+    if (const std::string problem = check_curve_points(points); !problem.empty()) {
+      throw CommandError(what + " makes it invalid: " + problem);
+    }
     const IrCurve& curve = m.store_.curves[c.index];
     CurveRates write{m.store_.id(c), {}};
     for (std::size_t k = 0; k < points.size(); ++k) write.rates.emplace_back(curve.point_idx[k], points[k].value);
@@ -75,10 +90,7 @@ struct LiveModel::Apply {
     const NodeRef c = m.find_kind(b.curve, Kind::ir_curve, db);
     std::vector<CurvePoint> bumped = m.store_.curves[c.index].points;
     for (CurvePoint& p : bumped) p.value += b.bp * kBump;
-    if (const std::string problem = check_curve_points(bumped); !problem.empty() && m.store_.state(c).error == 0) {
-      throw CommandError("bumping " + b.curve + " by " + field_text(FieldValue{b.bp}) + "bp makes it invalid: " + problem);
-    }
-    return curve_points(c, std::move(bumped));
+    return curve_points(c, std::move(bumped), "bumping " + b.curve + " by " + field_text(FieldValue{b.bp}) + "bp");
   }
 
   Applied operator()(const SetRate& s) const {
@@ -90,7 +102,7 @@ struct LiveModel::Apply {
     }
     std::vector<CurvePoint> points = curve.points;
     points[static_cast<std::size_t>(at - curve.point_idx.begin())].value = s.value;
-    return curve_points(c, std::move(points));
+    return curve_points(c, std::move(points), "setting input rate " + std::to_string(s.idx) + " of " + s.curve);
   }
 
   Applied operator()(const RollDate& r) const {

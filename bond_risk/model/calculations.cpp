@@ -30,6 +30,15 @@ struct Calculator {
     return expired ? Status::expired : Status::ok;
   }
 
+  // A value too large for a double (absurd but valid inputs) fails its
+  // node, which publishes nothing: no book ever sums an infinity or a NaN.
+  template <class Value>
+  static void keep_finite(NodeState& st, Value& value) {
+    if (all_finite(value)) return;
+    st.status = Status::failed;
+    value = {};
+  }
+
   Status status_of(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i].status; }
   NodeState& own(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i]; }
 
@@ -58,6 +67,7 @@ struct Calculator {
       if (st.status == Status::ok) {
         const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
         value = value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, s.curves[b.curve].arrays);
+        keep_finite(st, value);
       }
     }
   }
@@ -69,7 +79,9 @@ struct Calculator {
       OutrightValue& value = s.outright_values[i];
       value = {};
       st.status = from_inputs(st, {ref(Kind::bond, t.bond)});
-      if (st.status == Status::ok) value = value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]);
+      if (st.status != Status::ok) continue;
+      value = value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]);
+      keep_finite(st, value);
     }
   }
 
@@ -87,6 +99,7 @@ struct Calculator {
       if (st.status == Status::ok) {
         value = value_repo(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
                            s.curves[t.curve].arrays);
+        keep_finite(st, value);
       }
     }
   }
@@ -117,6 +130,7 @@ struct Calculator {
     }
     NodeState& st = own(kind, i);
     st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
+    if (!all_finite(book.total)) st.status = Status::failed;  // see keep_finite
   }
 
   // Adds (sign 1) or takes away (sign -1) one member's part of a book.
@@ -156,6 +170,22 @@ struct Calculator {
 };
 
 }  // namespace
+
+bool values_finite(const Store& s, const OutrightTrade& t) {
+  if (t.bond >= s.bonds.size() || s.state(ref(Kind::bond, t.bond)).status != Status::ok) return true;
+  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]));
+}
+
+bool values_finite(const Store& s, const RepoTrade& t) {
+  if (t.bond >= s.bonds.size() || t.curve >= s.curves.size() || t.calendar >= s.calendars.size()) return true;
+  if (s.state(ref(Kind::bond, t.bond)).status != Status::ok || s.state(ref(Kind::ir_curve, t.curve)).status != Status::ok) {
+    return true;
+  }
+  const Date today = s.calendars[t.calendar].today;
+  if (end_status(end_date(t), today) != Status::ok) return true;
+  return all_finite(value_repo(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
+                               s.curves[t.curve].arrays));
+}
 
 void build_graph(Store& store, engine::Graph& graph) {
   const Calculator calc{store, graph};

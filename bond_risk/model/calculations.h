@@ -12,4 +12,10 @@ namespace bond_risk {
 // calculations keep a reference to `store`.
 void build_graph(Store& store, engine::Graph& graph);
 
+// Whether `trade`'s values would be finite with the inputs it reads now
+// (true when those inputs publish nothing): the trade commands refuse one
+// that would not, rather than let it fail.
+bool values_finite(const Store& store, const OutrightTrade& trade);
+bool values_finite(const Store& store, const RepoTrade& trade);
+
 }  // namespace bond_risk

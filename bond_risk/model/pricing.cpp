@@ -11,7 +11,11 @@ std::string check_curve_points(std::span<const CurvePoint> points) {
     return "ir_curve has " + std::to_string(points.size()) + " input rates; it needs at least 2";
   }
   for (std::size_t k = 0; k < points.size(); ++k) {
-    if (!std::isfinite(points[k].value)) return "ir_curve input rate " + std::to_string(k) + " is not finite";
+    if (!(std::abs(points[k].value) <= kMaxRate)) {
+      return "ir_curve input rate " + std::to_string(k) + " (" + std::to_string(points[k].value) + ") is not within -" +
+             std::to_string(static_cast<int>(kMaxRate)) + ".." + std::to_string(static_cast<int>(kMaxRate)) +
+             " (a rate of 1 is 100%)";
+    }
     if (k > 0 && points[k].days_forward <= points[k - 1].days_forward) {
       return "ir_curve input days not increasing (idx " + std::to_string(k) + ": " +
              std::to_string(points[k].days_forward) + " after " + std::to_string(points[k - 1].days_forward) + ")";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -57,5 +58,14 @@ struct RepoValue {
 // days_to_end = end_date - today, in 0 .. kNumForwardDays.
 RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end, double bond_price,
                      const CurveArrays& curve);
+
+// Whether every value is finite (see the calculations' keep_finite).
+inline bool all_finite(const BondValue& v) { return std::isfinite(v.price) && std::isfinite(v.pv01); }
+inline bool all_finite(const OutrightValue& v) {
+  return std::isfinite(v.pv) && std::isfinite(v.pv01) && std::isfinite(v.pnl);
+}
+inline bool all_finite(const RepoValue& v) {
+  return std::isfinite(v.end_cash) && std::isfinite(v.margin) && std::isfinite(v.mtm_pnl);
+}
 
 }  // namespace bond_risk

@@ -24,8 +24,9 @@ std::string inputs_with(const Store& store, const engine::Graph& graph, NodeRef 
   return std::to_string(count) + " inputs are " + (broken ? "FAILED or STALE" : "EXPIRED") + ", first " + first;
 }
 
-// Why a bond's or repo's own dates make it FAILED or EXPIRED.
+// Why a bond's or repo's own dates make it FAILED or EXPIRED ("" when they do not).
 std::string end_date_reason(const Store& store, NodeRef node) {
+  if (kind_of(node) != Kind::bond && kind_of(node) != Kind::repo_trade) return "";
   if (kind_of(node) == Kind::bond) {
     const Bond& b = store.bonds[node.index];
     return end_reason(end_date(b), store.calendars[b.calendar].today);
@@ -41,7 +42,11 @@ std::string reason(const Store& store, const engine::Graph& graph, NodeRef node)
     case Status::ok: return "";
     case Status::removed: return "removed by an event";
     case Status::stale: return inputs_with(store, graph, node, true);
-    case Status::failed: return store.state(node).error != 0 ? store.error(node) : end_date_reason(store, node);
+    case Status::failed: {
+      if (store.state(node).error != 0) return store.error(node);
+      std::string dates = end_date_reason(store, node);
+      return dates.empty() ? "a value is not finite (its inputs are too large for a double)" : dates;
+    }
     case Status::expired: {
       std::string inputs = inputs_with(store, graph, node, false);
       return inputs.empty() ? end_date_reason(store, node) : inputs;

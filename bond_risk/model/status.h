@@ -9,6 +9,9 @@ namespace bond_risk {
 inline constexpr double kYearBasis = 365.25;
 inline constexpr int kNumForwardDays = 7305;  // daily curve arrays cover offsets 0 .. 7304
 inline constexpr double kBump = 0.0001;       // one basis point
+// The largest input rate in magnitude (100%): discount factors over the
+// curve's 20 years then stay within exp(+-20), so every value is finite.
+inline constexpr double kMaxRate = 1.0;
 
 // `removed` marks a trade deleted by an event: it keeps its slot in storage
 // but belongs to no table, count or book.

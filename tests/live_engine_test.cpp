@@ -1,0 +1,158 @@
+// The live engine's guarantees (no wrong state, results behind the
+// acknowledgement), checked against fresh full flushes of what it wrote.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "bond_risk/db/change_log.h"
+#include "bond_risk/db/result_writer.h"
+#include "bond_risk/live/external_changes.h"
+#include "tests/live_support.h"
+
+using namespace bond_risk;
+using test::first_id;
+using test::Live;
+
+namespace {
+
+std::string id_text(const Store& s, Kind kind, std::size_t i = 0) {
+  return std::to_string(s.ids[static_cast<std::size_t>(kind)].at(i));
+}
+
+}  // namespace
+
+TEST(LiveEngine, ATradeRemovedInTheBatchOfAChangeThatDirtiesItStaysRemoved) {
+  Live live("50k", 1000);
+  const std::string ot = id_text(live.store(), Kind::outright_trade);
+  const std::string rt = id_text(live.store(), Kind::repo_trade);
+  const std::vector<base::Json> replies =
+      live.batch({"bump-curve GBP-GILT 1", "remove-trade " + ot, "roll-date 2025-11-25", "remove-trade " + rt,
+                  "add-outright bond_id=" + id_text(live.store(), Kind::bond) + " trade_price=99 quantity=5 buy_sell=BUY",
+                  "get " + ot});
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(replies[i]["ok"], true) << replies[i].dump();
+  EXPECT_EQ(replies[5]["ok"], false) << "a removed trade is still served: " << replies[5].dump();
+  const std::string added = std::to_string(replies[4]["id"].get<std::int64_t>());
+  // Added and removed in one batch: gone as well.
+  const std::vector<base::Json> again = live.batch({"bump-curve EUR-BUND -1", "remove-trade " + added,
+                                                    "amend-trade " + ot + " quantity=3", "stats"});
+  EXPECT_EQ(again[1]["ok"], true);
+  EXPECT_EQ(again[2]["ok"], false) << again[2].dump();
+  const std::size_t outright_ok = again[3]["counts"]["outright_trade"]["OK"];
+  EXPECT_EQ(outright_ok, live.store().size(Kind::outright_trade) - 2);
+  test::expect_same_as_fresh(live);
+  test::expect_result_tables_fresh(live);
+}
+
+TEST(LiveEngine, ValuesTooLargeForADoubleAreRefusedAndNoBookSumsOne) {
+  Live live("100", 20);
+  const std::uint64_t digest = results_digest(live.store());
+  const std::string ot = id_text(live.store(), Kind::outright_trade), rt = id_text(live.store(), Kind::repo_trade);
+  for (const std::string& line : {"amend-trade " + rt + " rate=1e308", "amend-trade " + rt + " start_cash=1e308",
+                                  "amend-trade " + ot + " trade_price=1e308 quantity=9000000000000000000",
+                                  std::string("bump-curve GBP-GILT 1e308"), std::string("set-rate EUR-BUND 0 5")}) {
+    const base::Json reply = live.run(line);
+    EXPECT_EQ(reply["ok"], false) << line;
+    EXPECT_TRUE(reply.value("error", "").find("too large") != std::string::npos ||
+                reply.value("error", "").find("is not within") != std::string::npos)
+        << line << ": " << reply.dump();
+  }
+  EXPECT_EQ(results_digest(live.store()), digest);
+  test::expect_same_as_fresh(live);
+  test::expect_result_tables_fresh(live);
+}
+
+TEST(LiveEngine, ANodeWhoseValuesOverflowFailsWithAReasonAndItsBookStaysFinite) {
+  // Rows written by another program are not refused: an overflowing trade fails instead.
+  Live live("100", 20, 2, "UPDATE repo_trade SET rate = 1e300 WHERE id = (SELECT min(id) FROM repo_trade);");
+  const NodeRef rt = live.node(first_id(live.store(), Kind::repo_trade));
+  EXPECT_EQ(live.store().state(rt).status, Status::failed);
+  const base::Json got = live.run("get " + std::to_string(live.store().id(rt)));
+  EXPECT_NE(got.value("reason", "").find("not finite"), std::string::npos) << got.dump();
+  for (NodeRef book : live.model->graph().subscribers(rt)) {
+    EXPECT_EQ(live.store().state(book).status, Status::stale);
+    EXPECT_TRUE(std::isfinite(live.store().repo_books[book.index].total.margin));
+  }
+  // Mended, the book sums it again, from the change, and equals a fresh sum.
+  EXPECT_EQ(live.run("amend-trade " + std::to_string(live.store().id(rt)) + " rate=0.04")["ok"], true);
+  EXPECT_EQ(live.store().state(rt).status, Status::ok);
+  test::expect_same_as_fresh(live);
+  test::expect_result_tables_fresh(live);
+}
+
+TEST(LiveEngine, ExternalEditsAreAppliedAsARestartWouldSeeThem) {
+  Live live("100", 20);
+  ChangeLog log(*live.db);
+  auto apply_other = [&](const std::string& sql) {
+    base::Database(live.path, base::Database::Mode::read_write).exec(sql);
+    base::Transaction tx(*live.db, true);
+    apply_external(*live.model, log.changes(), *live.db);
+    log.consume();
+    tx.commit();
+    test::expect_same_as_fresh(live);
+  };
+  const std::string ot = id_text(live.store(), Kind::outright_trade), ot2 = id_text(live.store(), Kind::outright_trade, 1);
+  apply_other("UPDATE outright_trade SET id = 900000 WHERE id = " + ot);       // a new id: its book still names the old one
+  apply_other("UPDATE ir_curve_input_rate SET ir_curve_id = 3, idx = 12 WHERE ir_curve_id = 2 AND idx = 4");  // moves curve
+  apply_other("DELETE FROM outright_trade WHERE id = " + ot2);                 // its membership row stays
+  apply_other("UPDATE calendar SET today = '2026-03-01'");
+}
+
+TEST(LiveEngine, ReadsWriteNothingAndSeeTheChangesBeforeThem) {
+  Live live("100", 20);
+  const std::string ot = id_text(live.store(), Kind::outright_trade);
+  base::Database other(live.path, base::Database::Mode::read_only);
+  auto version = [&] {
+    base::Statement st = other.prepare("PRAGMA data_version");
+    st.step();
+    return st.integer(0);
+  };
+  live.executor->results().wait_written();
+  const std::int64_t before = version();
+  live.batch({"get " + ot, "book OB_GBP-GILT_1", "stats", "get 1"});
+  EXPECT_EQ(version(), before) << "a batch of reads wrote to the database";
+  const std::vector<base::Json> r = live.batch({"amend-trade " + ot + " quantity=777", "get " + ot});
+  EXPECT_EQ(r[1]["pv"], r[0]["trade"]["pv"]) << "the read does not see the amendment before it";
+  EXPECT_EQ(r[0]["event"], live.executor->served_event());
+}
+
+TEST(LiveEngine, AThousandRandomBatchesEndWithResultTablesEqualToAFreshFlush) {
+  Live live("100", 20, 2);
+  std::mt19937_64 rng(7);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<std::string> trades = [&] {
+    std::vector<std::string> out;
+    for (Kind k : {Kind::outright_trade, Kind::repo_trade}) {
+      for (std::int64_t id : live.store().ids[static_cast<std::size_t>(k)]) out.push_back(std::to_string(id));
+    }
+    return out;
+  }();
+  const auto& bonds = live.store().ids[static_cast<std::size_t>(Kind::bond)];
+  int day = 0;
+  for (int b = 0; b < 250; ++b) {
+    std::vector<std::string> lines;
+    for (int e = 0; e < 4; ++e) {
+      const std::string t = trades[pick(trades.size())];
+      switch (pick(9)) {
+        case 0: lines.push_back("bump-curve " + std::string(pick(2) ? "GBP-GILT" : "EUR-BUND") + " " + std::to_string(int(pick(11)) - 5)); break;
+        case 1: day += int(pick(4)); lines.push_back("roll-date " + format_date(*parse_date("2025-11-21") + day)); break;
+        case 2: lines.push_back("amend-trade " + t + " quantity=" + std::to_string(1 + pick(1000))); break;
+        case 3: lines.push_back("amend-trade " + t + " rate=" + (pick(4) ? "0.03" : "1e308")); break;
+        case 4: lines.push_back("amend-trade " + t + " bond_id=" + std::to_string(bonds[pick(bonds.size())])); break;
+        case 5: lines.push_back("add-outright bond_id=" + std::to_string(bonds[pick(bonds.size())]) +
+                                " trade_price=100 quantity=10 buy_sell=BUY book=OB_GBP-GILT_1"); break;
+        case 6: lines.push_back("remove-trade " + t); break;
+        case 7: lines.push_back("set-rate GBP-GILT " + std::to_string(pick(12)) + " 0.0" + std::to_string(1 + pick(8))); break;
+        default: lines.push_back("get " + t); break;
+      }
+    }
+    const std::vector<base::Json> replies = live.batch(lines);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].rfind("add-outright", 0) == 0 && replies[i]["ok"] == true) {
+        trades.push_back(std::to_string(replies[i]["id"].get<std::int64_t>()));
+        lines.push_back("remove-trade " + trades.back());  // sometimes removed in the next batch
+      }
+    }
+  }
+  test::expect_same_as_fresh(live);
+  test::expect_result_tables_fresh(live);
+}

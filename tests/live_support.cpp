@@ -1,0 +1,121 @@
+#include "tests/live_support.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "bond_risk/db/generator.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/db/result_writer.h"
+#include "bond_risk/db/schema.h"
+#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/result_row.h"
+
+namespace test {
+
+using namespace bond_risk;
+
+
+Change change(const std::string& line) { return std::get<Change>(parse_command(line)); }
+
+Live::Live(const char* preset, std::size_t book_size, std::size_t threads, const std::string& sql) {
+  generate(find_preset(preset), GenerateOptions{5, book_size}, path);
+  db = std::make_unique<base::Database>(path, base::Database::Mode::read_write);
+  db->exec(kSchemaSql);
+  db->exec(sql);
+  model = std::make_unique<LiveModel>(load(*db).store, engine::SchedulerOptions{.threads = threads}, 64);
+  model->flush_all();
+  executor = std::make_unique<CommandExecutor>(*model, *db);
+}
+
+std::vector<base::Json> Live::batch(const std::vector<std::string>& lines) {
+  std::vector<base::Json> out;
+  for (const std::string& reply : executor->execute(lines)) {
+    out.push_back(base::Json::parse(reply));  // throws if the reply is not valid JSON
+    EXPECT_TRUE(out.back().is_object() && out.back().contains("ok")) << reply;
+  }
+  return out;
+}
+
+// First id of each kind in a store.
+std::int64_t first_id(const Store& s, Kind kind) { return s.ids[static_cast<std::size_t>(kind)].front(); }
+
+namespace {
+
+double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::max(std::abs(a), std::abs(b))); }
+
+}  // namespace
+
+void expect_same_as_fresh(const Live& live) {
+  const auto fresh = calculate(live.path, 0);
+  const Store& a = live.store();
+  const Store& b = fresh->store;
+  std::size_t compared = 0;
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < a.ids[k].size(); ++i) {
+      const NodeRef n = ref(static_cast<Kind>(k), i);
+      if (a.state(n).status == Status::removed) continue;
+      const NodeRef* m = b.by_id.find(a.id(n));
+      ASSERT_TRUE(m) << kind_name(static_cast<Kind>(k)) << " " << a.id(n) << " is not in the database";
+      ASSERT_EQ(a.state(n).status, b.state(*m).status) << kind_name(static_cast<Kind>(k)) << " " << a.id(n);
+      ++compared;
+      // Books update from their members' changes, so their sums may differ from a fresh sum in rounding.
+      const bool book = k == static_cast<std::size_t>(Kind::outright_book) || k == static_cast<std::size_t>(Kind::repo_book);
+      const PublishedValues mine = published_values(a, n), theirs = published_values(b, *m);
+      ASSERT_EQ(mine.count, theirs.count);
+      for (std::size_t v = 0; v < mine.count; ++v) {
+        const std::string what = std::string(kind_name(static_cast<Kind>(k))) + " " + std::to_string(a.id(n)) + " " +
+                                 std::string(value_names(static_cast<Kind>(k))[v]);
+        if (book) {
+          EXPECT_LT(rel_diff(mine.values[v], theirs.values[v]), 1e-9) << what;
+        } else {
+          EXPECT_EQ(mine.values[v], theirs.values[v]) << what;
+        }
+      }
+      if (k == static_cast<std::size_t>(Kind::outright_book)) {
+        EXPECT_EQ(a.outright_books[i].members.size(), b.outright_books[m->index].members.size());
+      }
+      if (k == static_cast<std::size_t>(Kind::repo_book)) {
+        EXPECT_EQ(a.repo_books[i].members.size(), b.repo_books[m->index].members.size());
+      }
+    }
+  }
+  EXPECT_EQ(compared, b.size());
+}
+
+
+void expect_result_tables_fresh(Live& live) {
+  const std::int64_t as_of = live.executor->results().wait_written();
+  EXPECT_EQ(live.executor->results().last_error(), "");
+  EXPECT_EQ(as_of, live.executor->served_event());
+  const auto fresh = calculate(live.path, 0);
+  base::Database results(results_path(live.path), base::Database::Mode::read_only);
+  EXPECT_EQ(results_as_of(results), as_of);
+  std::size_t rows = 0;
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    const Kind kind = static_cast<Kind>(k);
+    base::Statement st = results.prepare("SELECT * FROM " + std::string(kind_name(kind)) + "_result ORDER BY id");
+    while (st.step()) {
+      ++rows;
+      const std::int64_t id = st.integer(0);
+      const NodeRef* n = fresh->store.by_id.find(id);
+      ASSERT_TRUE(n && kind_of(*n) == kind) << kind_name(kind) << " " << id << " has a result row but no input row";
+      const ResultRow row = result_row(fresh->store, fresh->graph, *n);
+      EXPECT_EQ(st.text(1), status_name(row.status)) << kind_name(kind) << " " << id;
+      EXPECT_EQ(st.text(2), row.reason) << kind_name(kind) << " " << id;
+      for (std::size_t v = 0; v < row.values.count; ++v) {
+        const int col = static_cast<int>(3 + v);
+        if (!publishes_values(kind, row.status)) {
+          EXPECT_EQ(st.column_type(col), SQLITE_NULL) << kind_name(kind) << " " << id;
+        } else if (is_book(kind)) {
+          EXPECT_LT(rel_diff(st.real(col), row.values.values[v]), 1e-9) << kind_name(kind) << " " << id;
+        } else {
+          EXPECT_EQ(st.real(col), row.values.values[v]) << kind_name(kind) << " " << id;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(rows, fresh->store.size() - fresh->store.size(Kind::calendar) - fresh->store.size(Kind::ir_curve));
+}
+
+}  // namespace test

@@ -1,0 +1,54 @@
+// Helpers for tests of the running engine in process: a LiveModel with its
+// command executor on a generated database, and comparisons against a fresh
+// load and full flush of what it wrote.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/json.h"
+#include "base/sqlite.h"
+#include "bond_risk/live/command.h"
+#include "bond_risk/live/command_executor.h"
+#include "bond_risk/live/live_model.h"
+#include "tests/test_support.h"
+
+namespace test {
+
+// The typed change a command line parses to.
+bond_risk::Change change(const std::string& line);
+
+// A LiveModel on a generated database, with the executor the server uses.
+struct Live {
+  TempDir dir;
+  std::string path = dir.path("live.db");
+  std::unique_ptr<base::Database> db;
+  std::unique_ptr<bond_risk::LiveModel> model;
+  std::unique_ptr<bond_risk::CommandExecutor> executor;
+
+  // `sql` edits the generated rows before the load (to make bad ones).
+  explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2,
+                const std::string& sql = "");
+
+  // Executes one batch of lines as the server does (committed,
+  // recalculated); returns the parsed replies (each must be valid JSON).
+  std::vector<base::Json> batch(const std::vector<std::string>& lines);
+  base::Json run(const std::string& line) { return batch({line}).front(); }
+
+  const bond_risk::Store& store() const { return model->store(); }
+  bond_risk::NodeRef node(std::int64_t id) const { return *store().by_id.find(id); }
+};
+
+// First id of each kind in a store.
+std::int64_t first_id(const bond_risk::Store& s, bond_risk::Kind kind);
+
+// Every live node's status and published values equal those of a fresh load
+// and full flush of the database: bit for bit, book sums to 1e-9 relative.
+void expect_same_as_fresh(const Live& live);
+
+// Once the result writer has caught up, the results database holds exactly
+// the rows of a fresh load and full flush (book sums to 1e-9 relative), and
+// says it reflects the last event.
+void expect_result_tables_fresh(Live& live);
+
+}  // namespace test
