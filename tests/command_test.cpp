@@ -18,6 +18,7 @@ std::vector<Command> examples() {
   return {
       Change{BumpCurve{"GBP-GILT", -2.5}},
       Change{SetRate{"7", 3, 0.0425}},
+      Change{SetCurve{"GBP-GILT", {0.01, 0.0125, 1e-5, 0.04}}},
       Change{RollDate{*parse_date("2026-01-02"), std::nullopt}},
       Change{RollDate{*parse_date("2026-01-02"), "LONDON"}},
       Change{AmendTrade{"42", {{"quantity", std::int64_t{300}}, {"buy_sell", Side{-1}}, {"trade_price", 99.125}}}},

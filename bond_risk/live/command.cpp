@@ -12,6 +12,8 @@ using Words = std::vector<std::string_view>;
 constexpr CommandInfo kCommands[] = {
     {CommandId::bump_curve, "bump-curve", "CURVE BP", "add BP basis points to every input rate of a curve (name or id)", true},
     {CommandId::set_rate, "set-rate", "CURVE IDX VALUE", "set one input rate of a curve", true},
+    {CommandId::set_curve, "set-curve", "CURVE V0 V1 ... VN",
+     "set every input rate of a curve, in idx order (market data arrives as whole curves)", true},
     {CommandId::roll_date, "roll-date", "YYYY-MM-DD [CALENDAR]",
      "set today, of every calendar or of one (bonds and repos past their end become EXPIRED)", true},
     {CommandId::amend_trade, "amend-trade", "ID field=value...",
@@ -122,6 +124,15 @@ Command parse_words(const Words& w, const CommandInfo& info) {
       expect_words(w, info, 4, 4);
       return Change{SetRate{text_of(w[1]), std::get<std::int64_t>(value("IDX", T::integer, w[2])),
                             std::get<double>(value("VALUE", T::real, w[3]))}};
+    case CommandId::set_curve: {
+      expect_words(w, info, 3, SIZE_MAX);
+      SetCurve set{text_of(w[1]), {}};
+      for (std::size_t i = 2; i < w.size(); ++i) {
+        const std::string what = std::string(1, 'V').append(std::to_string(i - 2));
+        set.values.push_back(std::get<double>(value(what, T::real, w[i])));
+      }
+      return Change{std::move(set)};
+    }
     case CommandId::roll_date: {
       expect_words(w, info, 2, 3);
       RollDate roll{std::get<Date>(value("date", T::date, w[1])), {}};
@@ -143,38 +154,37 @@ Command parse_words(const Words& w, const CommandInfo& info) {
   throw std::logic_error("parse_command: unknown command id");
 }
 
-std::string number_text(double v) { return field_text(FieldValue{v}); }
-
-void append_fields(std::string& line, const Fields& fields) {
-  for (const Field& f : fields) line += " " + f.column + "=" + field_text(f.value);
-}
-
-// The words after a command's name.
+// The words after a command's name, each appended with a space before it
+// (appended: GCC 12 warns falsely, -Wrestrict, on " " + std::string&&).
 struct Arguments {
-  std::string operator()(const Change& c) const { return std::visit(*this, c); }
-  std::string operator()(const BumpCurve& c) const { return " " + c.curve + " " + number_text(c.bp); }
-  std::string operator()(const SetRate& c) const {
-    return " " + c.curve + " " + std::to_string(c.idx) + " " + number_text(c.value);
+  std::string line;
+
+  void word(std::string_view w) { line.append(1, ' ').append(w); }
+  void number(double v) { word(field_text(FieldValue{v})); }
+  void fields(const Fields& fields) {
+    for (const Field& f : fields) word(f.column + "=" + field_text(f.value));
   }
-  std::string operator()(const RollDate& c) const {
-    std::string line(1, ' ');  // appended: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&
-    line.append(format_date(c.today));
-    return c.calendar ? line.append(1, ' ').append(*c.calendar) : line;
+
+  void operator()(const Change& c) { std::visit(*this, c); }
+  void operator()(const BumpCurve& c) { word(c.curve), number(c.bp); }
+  void operator()(const SetRate& c) { word(c.curve), word(std::to_string(c.idx)), number(c.value); }
+  void operator()(const SetCurve& c) {
+    word(c.curve);
+    for (double v : c.values) number(v);
   }
-  std::string operator()(const AmendTrade& c) const {
-    std::string line = " " + c.trade;
-    append_fields(line, c.fields);
-    return line;
+  void operator()(const RollDate& c) {
+    word(format_date(c.today));
+    if (c.calendar) word(*c.calendar);
   }
-  std::string operator()(const AddTrade& c) const {
-    std::string line;
-    append_fields(line, c.fields);
-    return c.book ? line + " book=" + *c.book : line;
+  void operator()(const AmendTrade& c) { word(c.trade), fields(c.fields); }
+  void operator()(const AddTrade& c) {
+    fields(c.fields);
+    if (c.book) word("book=" + *c.book);
   }
-  std::string operator()(const RemoveTrade& c) const { return " " + c.trade; }
-  std::string operator()(const Get& c) const { return " " + c.key; }
-  std::string operator()(const ShowBook& c) const { return " " + c.key; }
-  std::string operator()(const auto&) const { return ""; }
+  void operator()(const RemoveTrade& c) { word(c.trade); }
+  void operator()(const Get& c) { word(c.key); }
+  void operator()(const ShowBook& c) { word(c.key); }
+  void operator()(const auto&) {}
 };
 
 // The fields a trade command takes, for help.
@@ -205,6 +215,7 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const Change& c) const { return std::visit(*this, c); }
     CommandId operator()(const BumpCurve&) const { return CommandId::bump_curve; }
     CommandId operator()(const SetRate&) const { return CommandId::set_rate; }
+    CommandId operator()(const SetCurve&) const { return CommandId::set_curve; }
     CommandId operator()(const RollDate&) const { return CommandId::roll_date; }
     CommandId operator()(const AmendTrade&) const { return CommandId::amend_trade; }
     CommandId operator()(const AddTrade& c) const {
@@ -230,7 +241,9 @@ Command parse_command(std::string_view line) {
 }
 
 std::string format_command(const Command& command) {
-  return text_of(command_info(command_id(command)).name) + std::visit(Arguments{}, command);
+  Arguments arguments{text_of(command_info(command_id(command)).name)};
+  std::visit(arguments, command);
+  return arguments.line;
 }
 
 std::string commands_help() {

@@ -29,9 +29,10 @@ struct Shutdown {};
 using Command = std::variant<Change, Get, ShowBook, Stats, Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
-  bump_curve, set_rate, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, stats, reload, shutdown
+  bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, stats,
+  reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 12;
+inline constexpr std::size_t kCommandCount = 13;
 
 struct CommandInfo {
   CommandId id;

@@ -105,6 +105,17 @@ struct LiveModel::Apply {
     return curve_points(c, std::move(points), "setting input rate " + std::to_string(s.idx) + " of " + s.curve);
   }
 
+  Applied operator()(const SetCurve& s) const {
+    const NodeRef c = m.find_kind(s.curve, Kind::ir_curve, db);
+    std::vector<CurvePoint> points = m.store_.curves[c.index].points;
+    if (s.values.size() != points.size()) {
+      throw CommandError("ir_curve " + s.curve + " has " + std::to_string(points.size()) + " input rates, not " +
+                         std::to_string(s.values.size()));
+    }
+    for (std::size_t k = 0; k < points.size(); ++k) points[k].value = s.values[k];
+    return curve_points(c, std::move(points), "setting " + s.curve);
+  }
+
   Applied operator()(const RollDate& r) const {
     std::vector<NodeIndex> calendars;
     if (r.calendar) {

@@ -45,6 +45,11 @@ struct SetRate {
   double value = 0;
 };
 
+struct SetCurve {
+  std::string curve;
+  std::vector<double> values;  // every input rate, in idx order
+};
+
 struct RollDate {
   Date today = 0;
   std::optional<std::string> calendar;  // every calendar when none
@@ -65,7 +70,7 @@ struct RemoveTrade {
   std::string trade;
 };
 
-using Change = std::variant<BumpCurve, SetRate, RollDate, AmendTrade, AddTrade, RemoveTrade>;
+using Change = std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade>;
 
 // The rows an applied change writes, every node resolved to its database id.
 struct CurveRates {
