@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 # Install missing Debian packages before anything else is evaluated.
-DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json && test -f /usr/include/gtest/gtest.h && command -v gnuplot && command -v sqlite3
+DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json && test -f /usr/include/gtest/gtest.h && test -f /usr/include/asio.hpp && command -v gnuplot && command -v sqlite3
 ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
   $(info make: some dependencies are missing; running scripts/install-deps.sh)
   ifneq ($(shell scripts/install-deps.sh >&2; echo $$?),0)

@@ -32,13 +32,19 @@ sockaddr_un address(const std::string& path) {
 
 UnixListener::UnixListener(const std::string& path) : path_(path) {
   const sockaddr_un addr = address(path);
-  lock_ = UniqueFd(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (lock_.get() < 0) fail("cannot open " + path + ".lock");
+  // O_NOFOLLOW: a symlink planted at the lock's path is not followed.
+  lock_ = UniqueFd(::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (lock_.get() < 0) fail("cannot open " + path + ".lock (choose another socket path)");
+  struct stat lock_stat {};
+  if (::fstat(lock_.get(), &lock_stat) == 0 && lock_stat.st_uid != ::geteuid()) {
+    throw std::runtime_error(path + ".lock belongs to user " + std::to_string(lock_stat.st_uid) +
+                             ", not to you; choose another socket path");
+  }
   if (::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0) {
     throw std::runtime_error("another engine is serving " + path + " (it holds " + path +
                              ".lock); stop it first with: bond_risk send --socket " + path + " shutdown");
   }
-  ::unlink(path.c_str());  // left by an engine that crashed: the lock says none is running
+  remove_stale_socket(path);
   socket_ = UniqueFd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (socket_.get() < 0) fail("socket");
   const mode_t old_mask = ::umask(0177);  // the socket file is created 0600
@@ -47,6 +53,26 @@ UnixListener::UnixListener(const std::string& path) : path_(path) {
   if (rc != 0) fail("cannot bind " + path);
   if (::listen(socket_.get(), 128) != 0) fail("cannot listen on " + path);
 }
+
+void UnixListener::remove_stale_socket(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    fail("cannot inspect " + path);
+  }
+  if (!S_ISSOCK(st.st_mode)) {
+    throw std::runtime_error(path + " exists and is not a socket; refusing to replace it (choose another socket path)");
+  }
+  const UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const sockaddr_un addr = address(path);
+  if (::connect(probe.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
+    throw std::runtime_error("an engine answers on " + path + "; stop it first with: bond_risk send --socket " + path +
+                             " shutdown");
+  }
+  ::unlink(path.c_str());  // a socket no engine answers: left by one that crashed
+}
+
+int UnixListener::release_socket() { return socket_.release(); }
 
 UnixListener::~UnixListener() { ::unlink(path_.c_str()); }
 

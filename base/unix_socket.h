@@ -8,7 +8,9 @@
 namespace base {
 
 // Listens on `path` (mode 0600). Holds `path`.lock while it lives, so a
-// second engine is refused; a socket file left by a crashed engine is removed.
+// second engine is refused. Only a stale socket (a socket file no engine
+// answers on, left by a crash) is replaced; any other file at `path` is
+// refused, never deleted.
 class UnixListener {
  public:
   explicit UnixListener(const std::string& path);
@@ -17,9 +19,13 @@ class UnixListener {
   UnixListener& operator=(const UnixListener&) = delete;
 
   int fd() const { return socket_.get(); }
+  // Hands the listening socket over to its new owner (an event loop).
+  int release_socket();
   const std::string& path() const { return path_; }
 
  private:
+  static void remove_stale_socket(const std::string& path);
+
   std::string path_;
   UniqueFd lock_;
   UniqueFd socket_;

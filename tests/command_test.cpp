@@ -33,6 +33,8 @@ std::vector<Command> examples() {
       Change{RemoveTrade{"OT_3"}},
       Get{"BOND_1"},
       ShowBook{"OB_1"},
+      Watch{{"OB_1", "42"}},
+      Unwatch{{}},
       Stats{},
       Reload{},
       Shutdown{},

@@ -30,9 +30,9 @@ Live::Live(const char* preset, std::size_t book_size, std::size_t threads, const
 
 std::vector<base::Json> Live::batch(const std::vector<std::string>& lines) {
   std::vector<base::Json> out;
-  for (const std::string& reply : executor->execute(lines)) {
-    out.push_back(base::Json::parse(reply));  // throws if the reply is not valid JSON
-    EXPECT_TRUE(out.back().is_object() && out.back().contains("ok")) << reply;
+  for (const Reply& reply : executor->execute(lines)) {
+    out.push_back(base::Json::parse(reply.line));  // throws if the reply is not valid JSON
+    EXPECT_TRUE(out.back().is_object() && out.back().contains("ok")) << reply.line;
   }
   return out;
 }

@@ -1,4 +1,4 @@
-#include <signal.h>
+#include <csignal>
 
 #include <cstdlib>
 #include <iostream>
@@ -59,13 +59,7 @@ int run_command(std::span<char* const> args) {
   if (!a.positional.empty()) throw base::UsageError("run: unexpected argument '" + a.positional[0] + "'");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
 
-  // The server reads these signals from a signalfd: block them before any thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGUSR1);
-  if (!settings.batch) pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);  // a reader of standard error that went away must not kill the engine
 
   // Declared before the database so that it is released after it (see database_lock.h).
   const std::string socket = control_socket(settings);
@@ -100,7 +94,7 @@ int run_command(std::span<char* const> args) {
               << write_watch.seconds() << " seconds.\n";
   } else {
     std::cout.flush();
-    serve(model, db, socket, signals);
+    serve(model, db, socket);
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <atomic>
 #include <thread>
 
 #include "base/cli_args.h"
@@ -41,12 +42,14 @@ int send_command(std::span<char* const> args) {
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   const base::UniqueFd fd = base::connect_unix(control_socket(settings));
 
+  std::atomic<std::size_t> sent{0};
   std::jthread writer;
   if (a.positional.empty()) {
     // Pipelined: lines go out while replies come back, so the engine can commit them together.
-    writer = std::jthread([&fd] {
+    writer = std::jthread([&fd, &sent] {
       for (std::string line; std::getline(std::cin, line);) {
         if (!base::write_all(fd.get(), line + "\n")) break;
+        ++sent;
       }
       ::shutdown(fd.get(), SHUT_WR);
     });
@@ -54,18 +57,29 @@ int send_command(std::span<char* const> args) {
     std::string line;
     for (const std::string& word : a.positional) line += (line.empty() ? "" : " ") + word;
     if (!base::write_all(fd.get(), line + "\n")) throw std::runtime_error("the engine closed the connection");
+    sent = 1;
     ::shutdown(fd.get(), SHUT_WR);
   }
   bool all_ok = true;
+  std::size_t replies = 0;
   std::string pending;
   char buf[65536];
   for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) > 0;) {
     pending.append(buf, static_cast<std::size_t>(n));
     for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1)) {
-      const std::string reply = pending.substr(0, nl);
-      all_ok &= is_ok_line(reply);
-      std::cout << reply << "\n";
+      const std::string line = pending.substr(0, nl);
+      std::cout << line << "\n" << std::flush;
+      if (is_update_line(line)) continue;  // an update of a watched node, not a reply
+      ++replies;
+      all_ok &= is_ok_line(line);
     }
+  }
+  if (writer.joinable()) writer.join();
+  if (replies < sent) {
+    std::cerr << "bond_risk: the engine closed the connection before replying to " << sent - replies << " of " << sent
+              << " commands: they may or may not have been applied (the event_log table of the database lists those "
+                 "that were)\n";
+    return 1;
   }
   return all_ok ? 0 : 1;
 }

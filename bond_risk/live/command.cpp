@@ -25,6 +25,9 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::remove_trade, "remove-trade", "ID", "remove a trade; its books recalculate", true},
     {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
     {CommandId::book, "book", "NAME", "a book's totals and member count", false},
+    {CommandId::watch, "watch", "ID|NAME...",
+     "stream a line on this connection each time a node's values change: {\"update\":{...},\"event\":N}", false},
+    {CommandId::unwatch, "unwatch", "[ID|NAME...]", "stop following those nodes, or every node", false},
     {CommandId::stats, "stats", "", "counts per type and status, commands applied, recalculation latency percentiles",
      false},
     {CommandId::reload, "reload", "",
@@ -147,6 +150,8 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::remove_trade: expect_words(w, info, 2, 2); return Change{RemoveTrade{text_of(w[1])}};
     case CommandId::get: expect_words(w, info, 2, 2); return Get{text_of(w[1])};
     case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
+    case CommandId::watch: expect_words(w, info, 2, SIZE_MAX); return Watch{std::vector<std::string>(w.begin() + 1, w.end())};
+    case CommandId::unwatch: return Unwatch{std::vector<std::string>(w.begin() + 1, w.end())};
     case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};
     case CommandId::reload: expect_words(w, info, 1, 1); return Reload{};
     case CommandId::shutdown: expect_words(w, info, 1, 1); return Shutdown{};
@@ -184,6 +189,12 @@ struct Arguments {
   void operator()(const RemoveTrade& c) { word(c.trade); }
   void operator()(const Get& c) { word(c.key); }
   void operator()(const ShowBook& c) { word(c.key); }
+  void operator()(const Watch& c) {
+    for (const std::string& k : c.keys) word(k);
+  }
+  void operator()(const Unwatch& c) {
+    for (const std::string& k : c.keys) word(k);
+  }
   void operator()(const auto&) {}
 };
 
@@ -224,6 +235,8 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const RemoveTrade&) const { return CommandId::remove_trade; }
     CommandId operator()(const Get&) const { return CommandId::get; }
     CommandId operator()(const ShowBook&) const { return CommandId::book; }
+    CommandId operator()(const Watch&) const { return CommandId::watch; }
+    CommandId operator()(const Unwatch&) const { return CommandId::unwatch; }
     CommandId operator()(const Stats&) const { return CommandId::stats; }
     CommandId operator()(const Reload&) const { return CommandId::reload; }
     CommandId operator()(const Shutdown&) const { return CommandId::shutdown; }

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "bond_risk/model/changes.h"
 
@@ -20,19 +21,25 @@ struct Get {
 struct ShowBook {
   std::string key;  // a book's name or id
 };
+struct Watch {
+  std::vector<std::string> keys;  // nodes to follow on this connection
+};
+struct Unwatch {
+  std::vector<std::string> keys;  // none: every node followed
+};
 struct Stats {};
 struct Reload {};
 struct Shutdown {};
 
 // A state-changing command is a Change (model/changes.h); the rest read or
 // steer the engine.
-using Command = std::variant<Change, Get, ShowBook, Stats, Reload, Shutdown>;
+using Command = std::variant<Change, Get, ShowBook, Watch, Unwatch, Stats, Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
-  bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, stats,
-  reload, shutdown
+  bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, watch,
+  unwatch, stats, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 13;
+inline constexpr std::size_t kCommandCount = 15;
 
 struct CommandInfo {
   CommandId id;

@@ -30,6 +30,7 @@ struct CommandExecutor::Batch {
   std::vector<std::optional<Command>> commands;
   std::vector<std::string> errors;
   std::vector<base::Json> replies;
+  std::vector<Reply> out;
   std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
 
   void settle() {
@@ -55,6 +56,18 @@ struct CommandExecutor::Batch {
       ex.served_event_ = log_event(ex.db_, line, base::dump_line(replies[i]));
       savepoint.release();
       awaiting.emplace_back(i, std::move(applied));
+    } else if (const Watch* watch = std::get_if<Watch>(&command)) {
+      settle();
+      base::Json ids = base::Json::array();
+      for (const std::string& key : watch->keys) {
+        out[i].watch.push_back(ex.model_.find(key, &ex.db_));
+        ids.push_back(ex.model_.store().id(out[i].watch.back()));
+      }
+      replies[i] = {{"watching", ids}, {"event", ex.served_event_}};
+    } else if (const Unwatch* unwatch = std::get_if<Unwatch>(&command)) {
+      out[i].unwatch_all = unwatch->keys.empty();
+      for (const std::string& key : unwatch->keys) out[i].unwatch.push_back(ex.model_.find(key, &ex.db_));
+      replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
       settle();  // a read sees every change before it
       replies[i] = std::visit(*this, command);
@@ -82,7 +95,7 @@ struct CommandExecutor::Batch {
     ex.shutdown_ = true;
     return {{"stopping", true}};
   }
-  base::Json operator()(const Change&) const { throw std::logic_error("changes are applied, not visited"); }
+  base::Json operator()(const auto&) const { throw std::logic_error("changes and watches are not visited"); }
 };
 
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db)
@@ -91,8 +104,9 @@ CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db)
   publisher_.publish_all(model_.store(), model_.graph(), served_event_);
 }
 
-std::vector<std::string> CommandExecutor::execute(std::span<const std::string> lines) {
-  Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()), {}};
+std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) {
+  Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
+              std::vector<Reply>(lines.size()), {}};
   bool writes = false;
   for (const std::string& line : lines) {
     try {
@@ -124,11 +138,18 @@ std::vector<std::string> CommandExecutor::execute(std::span<const std::string> l
       tx->commit();
     }
   }
-  std::vector<std::string> out(lines.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    out[i] = batch.errors[i].empty() ? ok_line(batch.replies[i]) : error_line(batch.errors[i]);
+    if (batch.errors[i].empty()) {
+      batch.out[i].line = ok_line(batch.replies[i]);
+    } else {
+      batch.out[i] = {error_line(batch.errors[i]), {}, {}, false};
+    }
   }
-  return out;
+  return std::move(batch.out);
+}
+
+std::string CommandExecutor::update_line(NodeRef node) const {
+  return base::dump_line({{"update", node_json(model_, node)}, {"event", served_event_}});
 }
 
 void CommandExecutor::sync_external(bool signalled) {

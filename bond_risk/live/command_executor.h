@@ -25,6 +25,14 @@
 
 namespace bond_risk {
 
+// One line's reply, and for watch and unwatch what the connection follows.
+struct Reply {
+  std::string line;              // JSON, without a newline
+  std::vector<NodeRef> watch;    // nodes to follow from now on
+  std::vector<NodeRef> unwatch;  // nodes to stop following
+  bool unwatch_all = false;
+};
+
 class CommandExecutor {
  public:
   // Prepares `db` (WAL, synchronous=FULL, the schema and the change log's
@@ -32,9 +40,12 @@ class CommandExecutor {
   // to the results database beside it. Both must outlive the executor.
   CommandExecutor(LiveModel& model, base::Database& db);
 
-  // One reply line per line of `lines` (JSON, without a newline), returned
-  // after the batch's transaction committed.
-  std::vector<std::string> execute(std::span<const std::string> lines);
+  // One reply per line of `lines`, returned after the batch's transaction
+  // committed.
+  std::vector<Reply> execute(std::span<const std::string> lines);
+
+  // A watched node's update line: {"update":{...node...},"event":N}.
+  std::string update_line(NodeRef node) const;
 
   // Applies the changes other programs committed since the last call, if
   // any; `signalled` looks even when SQLite saw no other commit (SIGUSR1).

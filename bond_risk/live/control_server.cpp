@@ -1,14 +1,13 @@
 #include "bond_risk/live/control_server.h"
 
-#include <poll.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
+#include <asio.hpp>
+#include <chrono>
+#include <deque>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "base/unix_socket.h"
 #include "bond_risk/live/command_executor.h"
@@ -18,117 +17,258 @@ namespace bond_risk {
 
 namespace {
 
-constexpr std::size_t kMaxLine = 1 << 20;  // a longer line is garbage: the client is dropped
+using Socket = asio::local::stream_protocol::socket;
 
-struct Client {
-  base::UniqueFd fd;
-  std::string buffer;  // bytes after the last complete line
+constexpr std::size_t kMaxLine = 1 << 20;        // a longer line is garbage: the client is dropped
+constexpr std::size_t kPauseReading = 1 << 20;   // queued reply bytes past which a client's lines wait
+constexpr std::size_t kMaxQueued = 16 << 20;     // queued bytes past which a client is dropped
+constexpr std::size_t kMaxWatched = 10'000;      // nodes one connection may follow
+constexpr auto kExternalPoll = std::chrono::milliseconds(100);
+
+struct NodeLess {
+  bool operator()(NodeRef a, NodeRef b) const { return a.type != b.type ? a.type < b.type : a.index < b.index; }
 };
 
-struct Pending {
-  int client;  // key in the client map
-  std::string line;
+// One client connection: its unread bytes, its queued replies and the
+// nodes it watches. Replies are written when the socket can take them, so
+// a slow reader delays nobody but itself.
+struct Session {
+  explicit Session(Socket s) : socket(std::move(s)) {}
+  Socket socket;
+  std::array<char, 65536> buffer{};
+  std::string unread;                          // bytes after the last complete line
+  std::deque<std::string> queued;              // reply lines, in order
+  std::size_t queued_bytes = 0;                // of queued and writing
+  std::map<NodeRef, std::string, NodeLess> watched;  // node -> its last values sent
+  std::map<NodeRef, std::string, NodeLess> updates;  // the latest unsent update per node
+  std::string writing;                         // the bytes of the write in flight
+  bool reading = false, read_closed = false, closed = false;
 };
 
 class Server {
  public:
-  Server(LiveModel& model, base::Database& db, const std::string& path, const sigset_t& signals)
-      : db_(db), executor_(model, db), listener_(path), signals_(::signalfd(-1, &signals, SFD_CLOEXEC)) {
-    if (signals_.get() < 0) throw std::runtime_error(std::string("signalfd: ") + std::strerror(errno));
+  Server(LiveModel& model, base::Database& db, const std::string& path)
+      : db_(db), executor_(model, db), listener_(path), acceptor_(io_), signals_(io_), poll_(io_) {
+    acceptor_.assign(asio::local::stream_protocol(), listener_.release_socket());
+    for (int signal : {SIGINT, SIGTERM, SIGUSR1, SIGHUP}) signals_.add(signal);
   }
 
   void run() {
     std::cerr << "bond_risk: serving " << db_.path() << " on " << listener_.path() << "\n";
-    while (!stopping_ && !executor_.shutdown_requested()) {
-      std::vector<pollfd> fds = {{signals_.get(), POLLIN, 0}, {listener_.fd(), POLLIN, 0}};
-      std::vector<int> ids;
-      for (const auto& [id, c] : clients_) {
-        fds.push_back({c.fd.get(), POLLIN, 0});
-        ids.push_back(id);
-      }
-      if (::poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) {
-        throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-      }
-      bool signalled = false;
-      if (fds[0].revents & POLLIN) {
-        signalfd_siginfo info{};
-        if (::read(signals_.get(), &info, sizeof info) > 0) {
-          if (info.ssi_signo == SIGUSR1) {
-            signalled = true;
-          } else {
-            stopping_ = true;
-          }
-        }
-      }
-      executor_.sync_external(signalled);
-      if (fds[1].revents & POLLIN) accept_clients();
-      std::vector<Pending> batch;
-      for (std::size_t i = 2; i < fds.size(); ++i) {
-        if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_client(ids[i - 2], batch);
-      }
-      if (!batch.empty()) execute(batch);
-    }
+    accept();
+    wait_signal();
+    poll_external();
+    io_.run();
     std::cerr << "bond_risk: stopped serving " << listener_.path() << "\n";
   }
 
  private:
-  void accept_clients() {
-    for (;;) {
-      const int fd = ::accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) return;
-      timeval timeout{1, 0};  // a client that never reads its replies cannot stall the engine
-      ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-      clients_.emplace(next_client_++, Client{base::UniqueFd(fd), {}});
-    }
+  void accept() {
+    acceptor_.async_accept([this](std::error_code ec, Socket socket) {
+      if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space) {
+        // Out of descriptors: the listener stays readable, so back off rather than spin.
+        if (!fd_limit_logged_) std::cerr << "bond_risk: cannot accept a client (" << ec.message() << "); retrying\n";
+        fd_limit_logged_ = true;
+        retry_accept_.expires_after(std::chrono::milliseconds(50));
+        retry_accept_.async_wait([this](std::error_code) { accept(); });
+        return;
+      }
+      if (ec == asio::error::operation_aborted) return;
+      if (!ec) {
+        auto session = std::make_shared<Session>(std::move(socket));
+        sessions_.push_back(session);
+        read(session);
+      }
+      accept();
+    });
   }
 
-  // Reads what a client sent; complete lines join the batch.
-  void read_client(int id, std::vector<Pending>& batch) {
-    Client& c = clients_.at(id);
-    char buf[65536];
-    const ssize_t n = ::recv(c.fd.get(), buf, sizeof buf, MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-    if (n <= 0) {
-      clients_.erase(id);  // a partial last line is dropped with the client
-      return;
-    }
-    c.buffer.append(buf, static_cast<std::size_t>(n));
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = c.buffer.find('\n', start)) != std::string::npos; start = nl + 1) {
-      batch.push_back({id, c.buffer.substr(start, nl - start)});
-    }
-    c.buffer.erase(0, start);
-    if (c.buffer.size() > kMaxLine) {
-      base::write_all(c.fd.get(), error_line("line longer than 1 MiB; connection closed") + "\n");
-      clients_.erase(id);
-    }
+  void wait_signal() {
+    signals_.async_wait([this](std::error_code ec, int signal) {
+      if (ec) return;
+      if (signal == SIGUSR1 || signal == SIGHUP) {
+        executor_.sync_external(true);  // SIGHUP, like SIGUSR1: re-read what other programs changed
+        notify_watchers();
+        wait_signal();
+      } else {
+        stop();
+      }
+    });
   }
 
-  // Executes a batch, then replies to each line in order.
-  void execute(const std::vector<Pending>& batch) {
+  void poll_external() {
+    poll_.expires_after(kExternalPoll);
+    poll_.async_wait([this](std::error_code ec) {
+      if (ec) return;
+      executor_.sync_external(false);
+      notify_watchers();
+      poll_external();
+    });
+  }
+
+  void read(const std::shared_ptr<Session>& s) {
+    if (s->reading || s->read_closed || s->closed || s->queued_bytes > kPauseReading) return;
+    s->reading = true;
+    s->socket.async_read_some(asio::buffer(s->buffer), [this, s](std::error_code ec, std::size_t n) {
+      s->reading = false;
+      if (s->closed) return;
+      if (ec) {
+        // The client sent all it will; it may still read replies (a watcher does).
+        s->read_closed = true;
+        if (s->watched.empty() && s->queued.empty() && s->writing.empty() && pending_for(s) == 0) close(s);
+        return;
+      }
+      s->unread.append(s->buffer.data(), n);
+      std::size_t start = 0;
+      for (std::size_t nl; (nl = s->unread.find('\n', start)) != std::string::npos; start = nl + 1) {
+        batch_.push_back({s, s->unread.substr(start, nl - start)});
+      }
+      s->unread.erase(0, start);
+      if (s->unread.size() > kMaxLine) return drop(s, "line longer than 1 MiB; connection closed");
+      schedule_batch();
+      read(s);
+    });
+  }
+
+  std::size_t pending_for(const std::shared_ptr<Session>& s) const {
+    std::size_t n = 0;
+    for (const auto& p : batch_) n += p.session == s;
+    return n;
+  }
+
+  // Lines that arrived together from every client make one batch (one commit).
+  void schedule_batch() {
+    if (batch_scheduled_) return;
+    batch_scheduled_ = true;
+    asio::post(io_, [this] {
+      batch_scheduled_ = false;
+      execute();
+    });
+  }
+
+  void execute() {
+    std::vector<Pending> batch = std::move(batch_);
+    batch_.clear();
+    if (batch.empty()) return;
     std::vector<std::string> lines;
     for (const Pending& p : batch) lines.push_back(p.line);
-    const std::vector<std::string> replies = executor_.execute(lines);
+    const std::vector<Reply> replies = executor_.execute(lines);
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (replies[i].empty()) continue;
-      const auto it = clients_.find(batch[i].client);
-      if (it != clients_.end() && !base::write_all(it->second.fd.get(), replies[i] + "\n")) clients_.erase(it);
+      Session& s = *batch[i].session;
+      if (s.closed) continue;
+      if (replies[i].unwatch_all) s.watched.clear();
+      for (NodeRef n : replies[i].unwatch) s.watched.erase(n);
+      for (NodeRef n : replies[i].watch) s.watched.emplace(n, std::string());
+      enqueue(batch[i].session, replies[i].line);
+      if (s.watched.size() > kMaxWatched) drop(batch[i].session, "more than 10000 watched nodes; connection closed");
+    }
+    notify_watchers();
+    if (executor_.shutdown_requested()) stop();
+  }
+
+  // Queues an update for every watched node whose values changed.
+  void notify_watchers() {
+    for (const auto& s : sessions_) {
+      for (auto& [node, last] : s->watched) {
+        std::string update = executor_.update_line(node);
+        const std::string values = update.substr(0, update.rfind(",\"event\":"));
+        if (values == last) continue;
+        last = values;
+        s->updates[node] = std::move(update);  // only the latest per node waits
+      }
+      write(s);
     }
   }
+
+  void enqueue(const std::shared_ptr<Session>& s, const std::string& line) {
+    s->queued.push_back(line + "\n");
+    s->queued_bytes += line.size() + 1;
+    if (s->queued_bytes > kMaxQueued) return drop(s, "more than 16 MiB of replies unread; connection closed");
+    write(s);
+  }
+
+  void write(const std::shared_ptr<Session>& s) {
+    if (s->closed || !s->writing.empty()) return;
+    if (s->queued.empty()) {
+      for (auto& [node, update] : s->updates) s->queued.push_back(update + "\n"), s->queued_bytes += update.size() + 1;
+      s->updates.clear();
+    }
+    if (s->queued.empty()) {
+      if (s->read_closed && s->watched.empty() && pending_for(s) == 0) close(s);
+      return;
+    }
+    while (!s->queued.empty() && s->writing.size() < 65536) {
+      s->writing += s->queued.front();
+      s->queued.pop_front();
+    }
+    asio::async_write(s->socket, asio::buffer(s->writing), [this, s](std::error_code ec, std::size_t) {
+      if (s->closed) return;
+      if (ec) return close(s);
+      s->queued_bytes -= std::min(s->queued_bytes, s->writing.size());
+      s->writing.clear();
+      read(s);  // resumes a client paused for its unread replies
+      write(s);
+    });
+  }
+
+  // Closes a client that broke a bound, telling it why if it will listen.
+  void drop(const std::shared_ptr<Session>& s, const std::string& why) {
+    const std::string line = error_line(why) + "\n";
+    ::send(s->socket.native_handle(), line.data(), line.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    close(s);
+  }
+
+  void close(const std::shared_ptr<Session>& s) {
+    if (s->closed) return;
+    s->closed = true;
+    std::error_code ignored;
+    s->socket.close(ignored);
+    std::erase(sessions_, s);
+  }
+
+  void stop() {
+    std::error_code ignored;
+    acceptor_.close(ignored);
+    signals_.cancel(ignored);
+    poll_.cancel();
+    retry_accept_.cancel();
+    // Replies already queued still go out, for at most a second: the loop
+    // ends when the last write does.
+    for (const auto& s : std::vector(sessions_)) {
+      s->watched.clear();
+      s->read_closed = true;
+      s->socket.shutdown(Socket::shutdown_receive, ignored);
+      if (s->writing.empty() && s->queued.empty()) close(s);
+    }
+    retry_accept_.expires_after(std::chrono::seconds(1));
+    retry_accept_.async_wait([this](std::error_code) {
+      for (const auto& s : std::vector(sessions_)) close(s);
+    });
+  }
+
+  struct Pending {
+    std::shared_ptr<Session> session;
+    std::string line;
+  };
 
   base::Database& db_;
   CommandExecutor executor_;
   base::UnixListener listener_;
-  base::UniqueFd signals_;
-  std::map<int, Client> clients_;
-  int next_client_ = 0;
-  bool stopping_ = false;
+  asio::io_context io_;
+  asio::local::stream_protocol::acceptor acceptor_;
+  asio::signal_set signals_;
+  asio::steady_timer poll_;
+  asio::steady_timer retry_accept_{io_};
+  std::vector<std::shared_ptr<Session>> sessions_;
+  std::vector<Pending> batch_;
+  bool batch_scheduled_ = false;
+  bool fd_limit_logged_ = false;
 };
 
 }  // namespace
 
-void serve(LiveModel& model, base::Database& db, const std::string& socket_path, const sigset_t& signals) {
-  Server(model, db, socket_path, signals).run();
+void serve(LiveModel& model, base::Database& db, const std::string& socket_path) {
+  Server(model, db, socket_path).run();
 }
 
 }  // namespace bond_risk

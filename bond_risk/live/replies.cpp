@@ -37,6 +37,11 @@ base::Json applied_json(const Applied& applied) {
   return std::visit(Members{applied}, applied.write);
 }
 
+bool is_update_line(std::string_view line) {
+  const base::Json j = base::Json::parse(line, nullptr, false);
+  return j.is_object() && j.contains("update");
+}
+
 base::Json changed_values_json(const LiveModel& model, const Applied& applied) {
   const TradeRow* row = std::get_if<TradeRow>(&applied.write);
   const NodeRef* trade = row ? model.store().by_id.find(row->id) : nullptr;

@@ -15,8 +15,10 @@ namespace bond_risk {
 // {"ok":true, then `members`}, and {"ok":false,"error":message}, as one line of text.
 std::string ok_line(const base::Json& members);
 std::string error_line(std::string_view message);
-// Whether a reply line is {"ok":true,...}.
+// Whether a reply line is {"ok":true,...}; whether a line is a watched
+// node's update, {"update":...}, rather than a reply.
 bool is_ok_line(std::string_view line);
+bool is_update_line(std::string_view line);
 
 // {"curve":3}, {"calendars":1}, {"id":42} (and "still_failed"), {"id":42,"books":1}.
 base::Json applied_json(const Applied& applied);
