@@ -1,23 +1,67 @@
 #include "tests/test_support.h"
 
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "bond_risk/model/calculations.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/reason.h"
+#include "base/unix_socket.h"
 #include "bond_risk/db/schema.h"
 #include "base/sqlite.h"
 #include "engine/scheduler.h"
 
 namespace test {
+
+EngineProcess::EngineProcess(const std::string& db, const std::string& socket, const std::string& log)
+    : socket_(socket) {
+  pid_ = fork();
+  if (pid_ == 0) {
+    freopen(log.c_str(), "w", stdout);
+    freopen(log.c_str(), "a", stderr);
+    execl(std::getenv("BOND_RISK_BIN"), "bond_risk", "run", "--db", db.c_str(), "--socket", socket.c_str(),
+          "--threads", "2", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+}
+
+EngineProcess::~EngineProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+bool EngineProcess::ready() const {
+  for (int i = 0; i < 600; ++i) {
+    try {
+      base::connect_unix(socket_);
+      return true;
+    } catch (const std::runtime_error&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  return false;
+}
+
+int EngineProcess::wait() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+void EngineProcess::kill9() { kill(pid_, SIGKILL); }
 
 const char* const kBaseSql = R"SQL(
 INSERT INTO calendar VALUES (1, 'LONDON', '2025-01-01');

@@ -56,6 +56,26 @@ struct CliResult {
 // words) in the source directory, with `env` prepended (e.g. "NUM_THREADS=3").
 CliResult run_cli(const std::string& args, const std::string& env = "");
 
+// A `bond_risk run` serving `db` on `socket` with 2 workers, in its own
+// process (stdout and stderr to `log`); killed with SIGKILL if still running
+// on destruction.
+class EngineProcess {
+ public:
+  EngineProcess(const std::string& db, const std::string& socket, const std::string& log);
+  ~EngineProcess();
+  EngineProcess(const EngineProcess&) = delete;
+  EngineProcess& operator=(const EngineProcess&) = delete;
+  // Waits until the socket accepts connections (30 s at most).
+  bool ready() const;
+  // Waits for the process to end; its exit code, or -signal.
+  int wait();
+  void kill9();
+
+ private:
+  std::string socket_;
+  int pid_ = -1;
+};
+
 // The whole content of a file ("" if it cannot be read).
 std::string slurp(const std::string& path);
 

@@ -1,0 +1,134 @@
+// The running engine through its socket, as careless or hostile clients and
+// other programs meet it: slow readers, watchers, planted files, a second
+// engine, a lost reply.
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "base/json.h"
+#include "base/unix_socket.h"
+#include "tests/test_support.h"
+
+using test::EngineProcess;
+using test::run_cli;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Reads one line from `fd` (blocking); "" when the connection ends first.
+std::string read_line(int fd, std::string& pending) {
+  char buf[4096];
+  for (;;) {
+    if (const auto nl = pending.find('\n'); nl != std::string::npos) {
+      std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      return line;
+    }
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return "";
+    pending.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+// An engine on a fresh tiny database in a scratch directory.
+struct Served {
+  test::TempDir dir;
+  std::string db = dir.path("s.db"), sock = dir.path("s.sock");
+  std::unique_ptr<EngineProcess> engine;
+  Served() {
+    EXPECT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+    engine = std::make_unique<EngineProcess>(db, sock, dir.path("engine.log"));
+    EXPECT_TRUE(engine->ready()) << test::slurp(dir.path("engine.log"));
+  }
+  std::string send(const std::string& args) { return run_cli("send --socket " + sock + " " + args).out; }
+};
+
+}  // namespace
+
+TEST(LiveServer, AClientThatNeverReadsItsRepliesDelaysNobodyElse) {
+  Served s;
+  base::UniqueFd hog = base::connect_unix(s.sock);
+  std::string flood;
+  for (int i = 0; i < 20000; ++i) flood += "stats\n";
+  std::thread writer([&] { base::write_all(hog.get(), flood); });  // blocks once the engine stops reading it
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string reply = s.send("get 10");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(contains(reply, "\"ok\":true")) << reply;
+  EXPECT_LT(seconds, 5.0) << "another client's unread replies held this one up";
+  ::shutdown(hog.get(), SHUT_RDWR);
+  writer.join();
+}
+
+TEST(LiveServer, AWatcherGetsALineEachTimeItsBookChanges) {
+  Served s;
+  base::UniqueFd watcher = base::connect_unix(s.sock);
+  std::string pending;
+  base::write_all(watcher.get(), "watch OB_GBP-GILT_1\n");
+  const base::Json ack = base::Json::parse(read_line(watcher.get(), pending));
+  EXPECT_EQ(ack["ok"], true);
+  const base::Json first = base::Json::parse(read_line(watcher.get(), pending));  // the values now
+  ASSERT_TRUE(first.contains("update")) << first.dump();
+  EXPECT_TRUE(contains(s.send("bump-curve GBP-GILT 5"), "\"ok\":true"));
+  const base::Json update = base::Json::parse(read_line(watcher.get(), pending));
+  ASSERT_TRUE(update.contains("update")) << update.dump();
+  EXPECT_EQ(update["event"], 1);
+  EXPECT_NE(update["update"]["pv"], first["update"]["pv"]);
+  const base::Json got = base::Json::parse(s.send("get OB_GBP-GILT_1"));
+  EXPECT_EQ(update["update"]["pv"], got["pv"]);
+  EXPECT_TRUE(contains(s.send("get 1"), "\"ok\":true"));  // a read changes nothing: no update follows
+  base::write_all(watcher.get(), "unwatch\n");
+  EXPECT_TRUE(contains(read_line(watcher.get(), pending), "\"unwatched\":0"));
+}
+
+TEST(LiveServer, TheSocketPathNeverDeletesAFileThatIsNotAStaleSocket) {
+  test::TempDir dir;
+  const std::string db = dir.path("c.db");
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  std::ofstream(dir.path("notes.txt")) << "precious\n";
+  for (const std::string& target : {db, dir.path("notes.txt")}) {
+    const test::CliResult r = run_cli("run --threads 0 --db " + db + " --socket " + target);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(contains(r.err, "exists and is not a socket; refusing to replace it")) << r.err;
+  }
+  EXPECT_EQ(test::slurp(dir.path("notes.txt")), "precious\n");
+  EXPECT_EQ(run_cli("show --db " + db + " 4").exit_code, 0) << "the database is gone";
+}
+
+TEST(LiveServer, ABatchRunOrASecondEngineOnTheSameFileIsRefusedWhateverPathNamesIt) {
+  Served s;
+  std::filesystem::create_symlink(s.db, s.dir.path("link.db"));
+  const test::CliResult batch = run_cli("run --batch --db " + s.dir.path("link.db"));
+  EXPECT_EQ(batch.exit_code, 1);
+  EXPECT_TRUE(contains(batch.err, "is in use by the engine serving " + s.sock)) << batch.err;
+  const test::CliResult second = run_cli("run --threads 0 --db " + s.dir.path("link.db") + " --socket " + s.dir.path("o.sock"));
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_TRUE(contains(second.err, "is in use by the engine serving")) << second.err;
+}
+
+TEST(LiveServer, SendSaysSoWhenTheEngineClosesWithoutAReply) {
+  test::TempDir dir;
+  const std::string sock = dir.path("mute.sock");
+  base::UnixListener mute(sock);  // accepts, reads, never replies
+  std::thread engine([&] {
+    int fd = -1;
+    while ((fd = ::accept(mute.fd(), nullptr, nullptr)) < 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    char buf[256];
+    while (::read(fd, buf, sizeof buf) > 0) {
+    }
+    ::close(fd);
+  });
+  const test::CliResult r = run_cli("send --socket " + sock + " amend-trade 10 quantity=5");
+  engine.join();
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "closed the connection before replying to 1 of 1 commands")) << r.err;
+  EXPECT_TRUE(contains(r.err, "event_log")) << r.err;
+}
