@@ -1,9 +1,10 @@
-# Latency percentiles of bond_risk bench-events. Run with:
-#   gnuplot -e "dir='OUT'" bench/latency.gp      (reads OUT/latency.csv, writes OUT/latency.png)
+# Latency percentiles of bond_risk bench-events, which runs it as:
+#   gnuplot -e "dir='OUT'; series='NAME NAME ...'" bench/latency.gp
+# (reads OUT/latency.csv, writes OUT/latency.png; one line per series named).
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
-  set terminal pngcairo size 1000,600 font ',10'
+  set terminal pngcairo size 1200,700 font ',10'
 } else {
-  set terminal png size 1000,600
+  set terminal png size 1200,700
 }
 set output dir.'/latency.png'
 set datafile separator ','
@@ -14,6 +15,6 @@ set grid
 set key outside right top
 set style data linespoints
 set xtics ('min' 0, 'p50' 1, 'p75' 2, 'p90' 3, 'p99' 4, 'p99.9' 5, 'p99.99' 6, 'max' 7)
-series = '"amend in process" "amend end to end" "1bp bump in process"'
-plot for [i = 1:3] dir.'/latency.csv' using (int($0) % 8):(strcol(1) eq word(series, i) ? $3 : 1/0) \
+set key noenhanced
+plot for [i = 1:words(series)] dir.'/latency.csv' using (int($0) % 8):(strcol(1) eq word(series, i) ? $3 : 1/0) \
      every ::1 title word(series, i)

@@ -34,6 +34,7 @@ std::vector<base::Json> Live::batch(const std::vector<std::string>& lines) {
     out.push_back(base::Json::parse(reply.line));  // throws if the reply is not valid JSON
     EXPECT_TRUE(out.back().is_object() && out.back().contains("ok")) << reply.line;
   }
+  executor->publish_results();
   return out;
 }
 

@@ -1,29 +1,23 @@
 // bond_risk bench-events: latency percentiles of events on a running engine,
-// in process and end to end through the socket, and sustained durable
-// events per second with group commit.
+// in process and end to end through the socket, and sustained rates with
+// group commit (see event_series.h for where each clock starts and stops).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
-#include <thread>
 
 #include "base/cli_args.h"
-#include "bond_risk/cli/commands.h"
 #include "base/percentile.h"
-#include "bond_risk/live/command.h"
-#include "bond_risk/live/live_model.h"
-#include "bond_risk/live/replies.h"
-#include "bond_risk/db/loader.h"
+#include "bond_risk/cli/commands.h"
+#include "bond_risk/cli/event_series.h"
 #include "bond_risk/cli/settings.h"
-#include "base/unix_socket.h"
-#include "engine/timing.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/live/command.h"
 
 namespace bond_risk {
 
@@ -31,25 +25,23 @@ namespace {
 
 const base::CommandSpec kSpec = {
     "bench-events",
-    "[--db PATH] [--threads N] [--events N] [--bumps N] [--out DIR]",
-    "Measures, on a copy of the database: (a) single outright-trade amendments in process (apply +\n"
-    "recalculate + results ready) and end to end through the socket (including the durable commit), (b)\n"
-    "1bp curve bumps in process, and (c) sustained durable amendments per second with group commit.\n"
+    "[--db PATH] [--threads N] [--events N] [--bumps N] [--ticks N] [--out DIR]",
+    "Measures, on a copy of the database. In process (apply + recalculate, no database): outright-trade\n"
+    "amendments, 1bp bumps of one curve, date rolls, and full flushes as the yardstick. End to end through\n"
+    "the socket (from writing the line to reading its reply, which leaves after the durable commit):\n"
+    "amendments, bumps, date rolls and whole-curve ticks one at a time; ticks paced at 200 a second\n"
+    "and as fast as they are taken; pipelined amendments (group commit).\n"
     "Writes DIR/latency.csv (series, percentile, microseconds), DIR/summary.txt and, with gnuplot,\n"
     "DIR/latency.png.",
     {
         {"db", "PATH", "database (APP_DB; default data/bond_risk_440k.db)"},
         {"threads", "N", "worker threads (NUM_THREADS)"},
         {"events", "N", "amendments per series (default 20000)"},
-        {"bumps", "N", "curve bumps (default 40)"},
+        {"bumps", "N", "bumps, date rolls and single whole-curve ticks per series (default 40)"},
+        {"ticks", "N", "whole-curve ticks in each pipelined series (default 1000)"},
         {"out", "DIR", "output directory (default bench/out/events)"},
         {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
     },
-};
-
-struct Series {
-  std::string name;
-  std::vector<double> micros;
 };
 
 // `n` random amendments of outright trades' quantities.
@@ -59,9 +51,37 @@ std::vector<Change> amendments(const Store& s, std::size_t n, std::uint64_t seed
   std::vector<Change> out;
   for (std::size_t i = 0; i < n; ++i) {
     const std::string trade = std::to_string(ids[rng() % ids.size()]);
-    const auto quantity = static_cast<std::int64_t>(1 + rng() % 5000);
-    out.push_back(AmendTrade{trade, {{"quantity", quantity}}});
+    out.push_back(AmendTrade{trade, {{"quantity", static_cast<std::int64_t>(1 + rng() % 5000)}}});
   }
+  return out;
+}
+
+// Alternating +1bp and -1bp bumps of the first curve; date rolls a day
+// forward and back; whole-curve ticks a fraction of a basis point apart.
+std::vector<Change> bumps(const std::string& curve, std::size_t n) {
+  std::vector<Change> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(BumpCurve{curve, i % 2 ? -1.0 : 1.0});
+  return out;
+}
+std::vector<Change> rolls(Date today, std::size_t n) {
+  std::vector<Change> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back(RollDate{today + (i % 2 ? 0 : 1), std::nullopt});
+  return out;
+}
+std::vector<Change> ticks(const std::string& curve, const std::vector<CurvePoint>& points, std::size_t n) {
+  std::mt19937_64 rng(3);
+  std::vector<Change> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    SetCurve tick{curve, {}};
+    for (const CurvePoint& p : points) tick.values.push_back(p.value + 1e-5 * static_cast<double>(rng() % 100) / 100);
+    out.push_back(std::move(tick));
+  }
+  return out;
+}
+
+std::vector<std::string> lines_of(const std::vector<Change>& changes) {
+  std::vector<std::string> out;
+  for (const Change& c : changes) out.push_back(format_command(c));
   return out;
 }
 
@@ -87,100 +107,14 @@ class Child {
   pid_t pid_;
 };
 
-std::string read_line(int fd, std::string& pending) {
-  char buf[4096];
-  for (;;) {
-    if (const auto nl = pending.find('\n'); nl != std::string::npos) {
-      std::string line = pending.substr(0, nl);
-      pending.erase(0, nl + 1);
-      return line;
-    }
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) throw std::runtime_error("the engine closed the connection");
-    pending.append(buf, static_cast<std::size_t>(n));
-  }
-}
-
-}  // namespace
-
-int bench_events_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
-  const auto events = static_cast<std::size_t>(base::parse_integer(a.get("events", "20000"), 1, 10'000'000, "--events"));
-  const auto bumps = static_cast<std::size_t>(base::parse_integer(a.get("bumps", "40"), 1, 100'000, "--bumps"));
-  const std::string out = a.get("out", "bench/out/events");
-  std::filesystem::create_directories(out);
-  const std::string copy = out + "/bench-events.db", socket = out + "/bench-events.sock";
-  std::filesystem::copy_file(settings.db, copy, std::filesystem::copy_options::overwrite_existing);
-
-  std::vector<Series> series;
-  std::size_t nodes_per_bump = 0;
-  {
-    base::Database db(copy, base::Database::Mode::read_only);
-    LiveModel model(load(db).store, settings.scheduler, settings.grain);
-    model.flush_all();
-    Series amend{"amend in process", {}}, bump{"1bp bump in process", {}};
-    for (const Change& amendment : amendments(model.store(), events, 1)) {
-      const engine::Stopwatch w;
-      model.apply(amendment, nullptr);
-      model.recalculate();
-      amend.micros.push_back(w.seconds() * 1e6);
-    }
-    for (std::size_t i = 0; i < bumps; ++i) {
-      const engine::Stopwatch w;
-      model.apply(BumpCurve{"GBP-GILT", i % 2 ? -1.0 : 1.0}, nullptr);
-      const LiveModel::Recalculation r = model.recalculate();
-      bump.micros.push_back(w.seconds() * 1e6);
-      nodes_per_bump = 0;
-      for (std::size_t n : r.nodes) nodes_per_bump += n;
-    }
-    series.push_back(std::move(amend));
-    series.push_back(std::move(bump));
-  }
-
-  double sustained = 0;
-  {
-    const Child engine(copy, socket, settings.scheduler.threads);
-    base::UniqueFd fd;
-    for (int tries = 0;; ++tries) {
-      try {
-        fd = base::connect_unix(socket);
-        break;
-      } catch (const std::runtime_error&) {
-        if (tries > 1200) throw;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    }
-    std::string pending;
-    Series e2e{"amend end to end", {}};
-    base::Database db(copy, base::Database::Mode::read_only);
-    std::vector<std::string> lines;
-    for (const Change& amendment : amendments(load(db).store, events, 2)) lines.push_back(format_command(amendment));
-    for (const std::string& line : lines) {
-      const engine::Stopwatch w;
-      base::write_all(fd.get(), line + "\n");
-      if (!is_ok_line(read_line(fd.get(), pending))) throw std::runtime_error("refused: " + line);
-      e2e.micros.push_back(w.seconds() * 1e6);
-    }
-    series.push_back(std::move(e2e));
-    // Pipelined: the engine commits whatever has arrived together.
-    const engine::Stopwatch w;
-    std::jthread writer([&] {
-      for (const std::string& line : lines) base::write_all(fd.get(), line + "\n");
-    });
-    for (std::size_t i = 0; i < lines.size(); ++i) read_line(fd.get(), pending);
-    sustained = lines.size() / w.seconds();
-  }
-
+void write_report(const std::string& out, const std::vector<Series>& series, const std::vector<std::string>& notes) {
   std::ofstream csv(out + "/latency.csv");
   std::ofstream summary(out + "/summary.txt");
   csv << "series,percentile,micros\n";
   const double points[] = {0, 50, 75, 90, 99, 99.9, 99.99, 100};
   const char* names[] = {"min", "p50", "p75", "p90", "p99", "p99.9", "p99.99", "max"};
   char line[256];
-  std::snprintf(line, sizeof line, "%-22s %8s %9s %9s %9s %9s %9s %9s %9s %9s\n", "microseconds", "n", "min", "p50",
+  std::snprintf(line, sizeof line, "%-26s %7s %9s %9s %9s %9s %9s %9s %9s %9s\n", "microseconds", "n", "min", "p50",
                 "p75", "p90", "p99", "p99.9", "p99.99", "max");
   summary << line;
   for (const Series& s : series) {
@@ -191,16 +125,83 @@ int bench_events_command(std::span<char* const> args) {
       std::snprintf(line, sizeof line, " %9.1f", v);
       row += line;
     }
-    std::snprintf(line, sizeof line, "%-22s %8zu", s.name.c_str(), s.micros.size());
+    std::snprintf(line, sizeof line, "%-26s %7zu", s.name.c_str(), s.micros.size());
     summary << line << row << "\n";
   }
-  summary << "nodes recalculated per 1bp bump: " << nodes_per_bump << "\n";
-  summary << "sustained durable amendments with group commit: " << static_cast<long>(sustained) << " per second\n";
+  for (const std::string& note : notes) summary << note << "\n";
   summary.close();
   csv.close();
   std::cout << std::ifstream(out + "/summary.txt").rdbuf();
-  const std::string plot = "gnuplot -e \"dir='" + out + "'\" bench/latency.gp 2>/dev/null";
+  std::string names_list;
+  for (const Series& s : series) names_list += (names_list.empty() ? "" : " ") + s.name;
+  const std::string plot = "gnuplot -e \"dir='" + out + "'; series='" + names_list + "'\" bench/latency.gp 2>/dev/null";
   if (std::system(plot.c_str()) == 0) std::cout << "Plot: " << out << "/latency.png\n";
+}
+
+double median_of(const Series& s) { return base::percentile(s.micros, 50); }
+
+}  // namespace
+
+int bench_events_command(std::span<char* const> args) {
+  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
+  if (!parsed) return 0;
+  const base::ParsedArgs& a = *parsed;
+  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
+  const auto events = static_cast<std::size_t>(base::parse_integer(a.get("events", "20000"), 1, 10'000'000, "--events"));
+  const auto n = static_cast<std::size_t>(base::parse_integer(a.get("bumps", "40"), 1, 100'000, "--bumps"));
+  const auto tick_count = static_cast<std::size_t>(base::parse_integer(a.get("ticks", "1000"), 1, 1'000'000, "--ticks"));
+  const std::string out = a.get("out", "bench/out/events");
+  std::filesystem::create_directories(out);
+  const std::string copy = out + "/bench-events.db", socket = out + "/bench-events.sock";
+  std::filesystem::copy_file(settings.db, copy, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::remove(out + "/bench-events.results.db");
+
+  std::vector<Series> series;
+  std::vector<std::string> notes;
+  std::vector<Change> amend_a, amend_b, bump, roll, tick;
+  {
+    base::Database db(copy, base::Database::Mode::read_only);
+    LiveModel model(load(db).store, settings.scheduler, settings.grain);
+    model.flush_all();
+    const Store& s = model.store();
+    std::string first_curve;
+    for (const auto& [name, node] : s.names) {
+      if (kind_of(node) == Kind::ir_curve && node.index == 0) first_curve = name;
+    }
+    amend_a = amendments(s, events, 1), amend_b = amendments(s, events, 2);
+    bump = bumps(first_curve, n), roll = rolls(s.calendars.at(0).today, n);
+    tick = ticks(first_curve, s.curves.at(0).points, std::max(n, tick_count));
+    std::size_t nodes_per_bump = 0;
+    series.push_back(in_process("amend_in_process", model, amend_a));
+    series.push_back(full_flushes(model, n));
+    series.push_back(in_process("bump_in_process", model, bump, &nodes_per_bump));
+    series.push_back(in_process("roll_in_process", model, roll));
+    notes.push_back("nodes recalculated per 1bp bump of " + first_curve + ": " + std::to_string(nodes_per_bump));
+    char ratio[160];
+    std::snprintf(ratio, sizeof ratio, "in process, medians: bump / full flush %.2f, roll / full flush %.2f",
+                  median_of(series[2]) / median_of(series[1]), median_of(series[3]) / median_of(series[1]));
+    notes.push_back(ratio);
+  }
+  {
+    const Child engine(copy, socket, settings.scheduler.threads);
+    EngineClient client(socket);
+    series.push_back(client.round_trips("amend_end_to_end", lines_of(amend_b)));
+    series.push_back(client.round_trips("bump_end_to_end", lines_of(bump)));
+    series.push_back(client.round_trips("roll_end_to_end", lines_of(roll)));
+    const std::vector<std::string> tick_lines = lines_of(tick);
+    series.push_back(client.round_trips("set_curve_end_to_end", {tick_lines.begin(), tick_lines.begin() + n}));
+    double rate = 0;
+    series.push_back(client.pipelined("ticks_200_per_s_end_to_end", tick_lines, 200, &rate));
+    notes.push_back("whole-curve ticks paced at 200 a second: " + std::to_string(static_cast<long>(rate)) +
+                    " acknowledged a second");
+    series.push_back(client.pipelined("ticks_flat_out_end_to_end", tick_lines, 0, &rate));
+    notes.push_back("whole-curve ticks as fast as taken: " + std::to_string(static_cast<long>(rate)) +
+                    " acknowledged a second (each reply carries the values of its tick)");
+    client.pipelined("amend_pipelined", lines_of(amend_b), 0, &rate);
+    notes.push_back("sustained durable amendments with group commit: " + std::to_string(static_cast<long>(rate)) +
+                    " per second");
+  }
+  write_report(out, series, notes);
   std::filesystem::remove(copy);
   return 0;
 }

@@ -35,9 +35,9 @@ struct CommandExecutor::Batch {
 
   void settle() {
     if (awaiting.empty()) return;
-    const LiveModel::Recalculation r = ex.model_.recalculate();
-    ex.publish(r);
+    LiveModel::Recalculation r = ex.model_.recalculate();
     const base::Json recalculation = recalculation_json(r);
+    ex.unpublished_.push_back(std::move(r));
     for (const auto& [i, applied] : awaiting) {
       replies[i].update(recalculation);
       replies[i].update(changed_values_json(ex.model_, applied));
@@ -101,8 +101,11 @@ struct CommandExecutor::Batch {
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db)
     : model_(model), db_(db), changes_(prepared(db)), publisher_(results_path(db.path())) {
   served_event_ = last_event(db_);
-  publisher_.publish_all(model_.store(), model_.graph(), served_event_);
+  publisher_.add_all(model_.store(), model_.graph());
+  publisher_.seal(served_event_);
 }
+
+CommandExecutor::~CommandExecutor() { publish_results(); }
 
 std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) {
   Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
@@ -159,25 +162,45 @@ void CommandExecutor::sync_external(bool signalled) {
   apply_external_changes();
   changes_.consume();
   tx.commit();
+  publish_results();
 }
 
-void CommandExecutor::publish(const LiveModel::Recalculation& r) {
-  if (r.whole) {
-    publisher_.publish_all(model_.store(), model_.graph(), served_event_);
-  } else {
-    publisher_.publish(model_.store(), model_.graph(), r.changed, served_event_);
+bool CommandExecutor::publish_results(std::size_t budget) {
+  while (!unpublished_.empty() && budget > 0) {
+    const LiveModel::Recalculation& r = unpublished_.front();
+    if (r.whole && published_kind_ == 0 && published_offset_ == 0) {
+      publisher_.add_all(model_.store(), model_.graph());
+      budget -= std::min(budget, model_.store().size());
+      published_kind_ = kKindCount;
+    }
+    for (; published_kind_ < kKindCount && budget > 0; ++published_kind_, published_offset_ = 0) {
+      const std::vector<NodeIndex>& nodes = r.changed[published_kind_];
+      const std::size_t n = std::min(budget, nodes.size() - published_offset_);
+      publisher_.add(model_.store(), model_.graph(), static_cast<Kind>(published_kind_),
+                     std::span(nodes).subspan(published_offset_, n));
+      budget -= n;
+      published_offset_ += n;
+      if (published_offset_ < nodes.size()) break;
+    }
+    if (published_kind_ < kKindCount) break;
+    unpublished_.pop_front();
+    published_kind_ = published_offset_ = 0;
   }
+  if (!unpublished_.empty()) return true;
+  publisher_.seal(served_event_);
+  return false;
 }
 
 // Applies the changes other programs made to the input tables and
 // recalculates what they affect, inside the caller's transaction.
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
-  const LiveModel::Recalculation r = apply_external(model_, changes, db_);
-  publish(r);
+  LiveModel::Recalculation r = apply_external(model_, changes, db_);
+  const base::Json recalculation = recalculation_json(r);
+  unpublished_.push_back(std::move(r));
   changes_.consume();
   std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
-  return recalculation_json(r);
+  return recalculation;
 }
 
 }  // namespace bond_risk

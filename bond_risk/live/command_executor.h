@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,16 +40,28 @@ class CommandExecutor {
   // triggers) and starts persisting `model`'s results (all of them first)
   // to the results database beside it. Both must outlive the executor.
   CommandExecutor(LiveModel& model, base::Database& db);
+  ~CommandExecutor();  // publishes what remains
+  CommandExecutor(const CommandExecutor&) = delete;
+  CommandExecutor& operator=(const CommandExecutor&) = delete;
 
   // One reply per line of `lines`, returned after the batch's transaction
-  // committed.
+  // committed. The recalculated results wait for publish_results(), which
+  // the server calls once the replies are on their way.
   std::vector<Reply> execute(std::span<const std::string> lines);
+
+  // Hands the rows recalculated since then to the result writer, at most
+  // about `budget` of them (the server publishes in slices between batches,
+  // so that a big event's rows never hold up the next command); true while
+  // rows remain. The writer takes them once every row of the last event is
+  // in.
+  bool publish_results(std::size_t budget = SIZE_MAX);
 
   // A watched node's update line: {"update":{...node...},"event":N}.
   std::string update_line(NodeRef node) const;
 
   // Applies the changes other programs committed since the last call, if
-  // any; `signalled` looks even when SQLite saw no other commit (SIGUSR1).
+  // any, and publishes the results; `signalled` looks even when SQLite saw no
+  // other commit (SIGUSR1).
   void sync_external(bool signalled);
 
   // Whether a shutdown command was executed.
@@ -62,12 +75,13 @@ class CommandExecutor {
   struct Batch;  // one batch's replies and pending recalculation (command_executor.cpp)
 
   base::Json apply_external_changes();
-  void publish(const LiveModel::Recalculation& r);
 
   LiveModel& model_;
   base::Database& db_;
   ChangeLog changes_;
   ResultPublisher publisher_;
+  std::deque<LiveModel::Recalculation> unpublished_;
+  std::size_t published_kind_ = 0, published_offset_ = 0;  // how far into unpublished_.front()
   std::int64_t served_event_ = 0;
   std::array<std::size_t, kCommandCount> answered_{};
   bool shutdown_ = false;

@@ -24,6 +24,7 @@ constexpr std::size_t kPauseReading = 1 << 20;   // queued reply bytes past whic
 constexpr std::size_t kMaxQueued = 16 << 20;     // queued bytes past which a client is dropped
 constexpr std::size_t kMaxWatched = 10'000;      // nodes one connection may follow
 constexpr auto kExternalPoll = std::chrono::milliseconds(100);
+constexpr std::size_t kPublishSlice = 16384;     // result rows copied between two looks at the sockets
 
 struct NodeLess {
   bool operator()(NodeRef a, NodeRef b) const { return a.type != b.type ? a.type < b.type : a.index < b.index; }
@@ -163,7 +164,21 @@ class Server {
       if (s.watched.size() > kMaxWatched) drop(batch[i].session, "more than 10000 watched nodes; connection closed");
     }
     notify_watchers();
+    publish_slice();
     if (executor_.shutdown_requested()) stop();
+  }
+
+  // Hands recalculated rows to the result writer a slice at a time, after
+  // the replies' first write and between batches: a big event's rows never
+  // hold up the next command by more than one slice.
+  void publish_slice() {
+    if (publishing_) return;
+    if (!executor_.publish_results(kPublishSlice)) return;
+    publishing_ = true;
+    asio::post(io_, [this] {
+      publishing_ = false;
+      publish_slice();
+    });
   }
 
   // Queues an update for every watched node whose values changed.
@@ -262,6 +277,7 @@ class Server {
   std::vector<std::shared_ptr<Session>> sessions_;
   std::vector<Pending> batch_;
   bool batch_scheduled_ = false;
+  bool publishing_ = false;
   bool fd_limit_logged_ = false;
 };
 

@@ -19,7 +19,7 @@ ResultPublisher::~ResultPublisher() {
   writer_.join();
 }
 
-void ResultPublisher::add(const Store& store, const engine::Graph& graph, NodeRef node) {
+void ResultPublisher::add_row(const Store& store, const engine::Graph& graph, NodeRef node) {
   std::vector<std::uint32_t>& slots = front_.slot[node.type];
   if (slots.size() <= node.index) slots.resize(store.size(kind_of(node)), kNone);
   std::uint32_t& slot = slots[node.index];
@@ -31,31 +31,32 @@ void ResultPublisher::add(const Store& store, const engine::Graph& graph, NodeRe
   front_.rows[slot] = result_row(store, graph, node);
 }
 
-void ResultPublisher::publish(const Store& store, const engine::Graph& graph,
-                              const std::array<std::vector<NodeIndex>, kKindCount>& nodes, std::int64_t event_seq) {
-  {
-    const std::lock_guard lock(mutex_);
-    for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-      for (NodeIndex i : nodes[k]) add(store, graph, ref(static_cast<Kind>(k), i));
-    }
-    front_.event_seq = event_seq;
-  }
-  changed_.notify_all();
+void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes) {
+  if (kind == Kind::calendar || kind == Kind::ir_curve) return;  // inputs only: no result table
+  const std::lock_guard lock(mutex_);
+  front_.sealed = false;
+  for (NodeIndex i : nodes) add_row(store, graph, ref(kind, i));
 }
 
-void ResultPublisher::publish_all(const Store& store, const engine::Graph& graph, std::int64_t event_seq) {
+void ResultPublisher::add_all(const Store& store, const engine::Graph& graph) {
+  const std::lock_guard lock(mutex_);
+  for (std::size_t k = 0; k < kKindCount; ++k) front_.slot[k].clear();
+  front_.rows.clear();
+  front_.nodes.clear();
+  front_.replace_all = true;
+  front_.sealed = false;
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
+      const NodeRef node = ref(static_cast<Kind>(k), i);
+      if (store.state(node).status != Status::removed) add_row(store, graph, node);
+    }
+  }
+}
+
+void ResultPublisher::seal(std::int64_t event_seq) {
   {
     const std::lock_guard lock(mutex_);
-    for (std::size_t k = 0; k < kKindCount; ++k) front_.slot[k].clear();
-    front_.rows.clear();
-    front_.nodes.clear();
-    front_.replace_all = true;
-    for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-      for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
-        const NodeRef node = ref(static_cast<Kind>(k), i);
-        if (store.state(node).status != Status::removed) add(store, graph, node);
-      }
-    }
+    front_.sealed = true;
     front_.event_seq = event_seq;
   }
   changed_.notify_all();
@@ -63,7 +64,7 @@ void ResultPublisher::publish_all(const Store& store, const engine::Graph& graph
 
 std::int64_t ResultPublisher::wait_written() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return (front_.empty() && !writing_) || !error_.empty(); });
+  changed_.wait(lock, [&] { return ((front_.empty() || !front_.sealed) && !writing_) || !error_.empty(); });
   return written_as_of_;
 }
 
@@ -81,8 +82,8 @@ void ResultPublisher::run(const std::string& results_path) {
   std::unique_ptr<base::Database> results;
   for (;;) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return stopping_ || !front_.empty(); });
-    if (front_.empty()) return;  // stopping, with nothing left to write
+    changed_.wait(lock, [&] { return stopping_ || (front_.sealed && !front_.empty()); });
+    if (!front_.sealed || front_.empty()) return;  // stopping, with nothing sealed left to write
     std::swap(front_, back_);
     writing_ = true;
     lock.unlock();
@@ -102,6 +103,7 @@ void ResultPublisher::run(const std::string& results_path) {
     back_.rows.clear();
     back_.nodes.clear();
     back_.replace_all = false;
+    back_.sealed = false;
     lock.lock();
     writing_ = false;
     error_ = error;

@@ -1,10 +1,11 @@
-// Persists the live engine's results behind its acknowledgements. After
-// each recalculation the master thread hands over the rows of the nodes it
-// recalculated (a copy: the writer never reads the store). A writer thread
-// on its own connection to the results database (db/result_writer.h)
-// writes them conflated (only a node's latest row, however many events
-// touched it), in id order, one transaction per batch, together with the
-// event the batch reflects. Readers of the results database therefore see
+// Persists the live engine's results behind its acknowledgements. The
+// master thread copies the rows of the nodes it recalculated into the batch
+// being assembled (the writer never reads the store), in as many slices as
+// it likes, then seals the batch with the event it reflects. A writer
+// thread on its own connection to the results database (db/result_writer.h)
+// takes only sealed batches and writes them conflated (only a node's latest
+// row, however many events touched it), in id order, in one transaction
+// together with that event. Readers of the results database therefore see
 // consistent tables and know their freshness; after a crash the engine's
 // start-up writes every row again.
 #pragma once
@@ -13,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,15 +35,17 @@ class ResultPublisher {
   ResultPublisher(const ResultPublisher&) = delete;
   ResultPublisher& operator=(const ResultPublisher&) = delete;
 
-  // Master thread: the rows of `nodes` (indices per Kind; a removed trade's
-  // row is deleted) as of event `event_seq`.
-  void publish(const Store& store, const engine::Graph& graph,
-               const std::array<std::vector<NodeIndex>, kKindCount>& nodes, std::int64_t event_seq);
+  // Master thread: adds the current rows of `nodes` of `kind` to the batch
+  // being assembled (a removed trade's row is to be deleted).
+  void add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes);
   // Master thread: every node's row, replacing the tables (start-up, reload).
-  void publish_all(const Store& store, const engine::Graph& graph, std::int64_t event_seq);
+  void add_all(const Store& store, const engine::Graph& graph);
+  // Master thread: the batch holds every row changed up to event
+  // `event_seq`; the writer may take it.
+  void seal(std::int64_t event_seq);
 
-  // Blocks until everything published so far is written; returns the
-  // event the tables then reflect.
+  // Blocks until every sealed batch is written; returns the event the
+  // tables then reflect.
   std::int64_t wait_written();
 
   // The event the written tables reflect (-1 before the first write), and
@@ -56,12 +60,13 @@ class ResultPublisher {
     std::vector<NodeRef> nodes;                                // of each row
     std::array<std::vector<std::uint32_t>, kKindCount> slot;  // per node index: its row, or kNone
     bool replace_all = false;
+    bool sealed = false;
     std::int64_t event_seq = -1;
     bool empty() const { return rows.empty() && !replace_all; }
   };
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
-  void add(const Store& store, const engine::Graph& graph, NodeRef node);
+  void add_row(const Store& store, const engine::Graph& graph, NodeRef node);
   void run(const std::string& results_path);
   static void write(Pending& batch, base::Database& results);
 
