@@ -254,7 +254,7 @@ struct IncrementalToy {
   std::vector<double> input, value;                // member i publishes value[i] = input[i]
   std::vector<std::vector<NodeIndex>> members;    // per sum
   std::vector<double> total;
-  int whole_sums = 0, from_changes = 0;
+  std::atomic<int> whole_sums = 0, from_changes = 0;  // counted by the workers
   engine::Graph graph;
   engine::WorkerPool pool{engine::SchedulerOptions{.threads = 2}};
 

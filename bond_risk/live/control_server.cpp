@@ -23,6 +23,7 @@ constexpr std::size_t kMaxLine = 1 << 20;        // a longer line is garbage: th
 constexpr std::size_t kPauseReading = 1 << 20;   // queued reply bytes past which a client's lines wait
 constexpr std::size_t kMaxQueued = 16 << 20;     // queued bytes past which a client is dropped
 constexpr std::size_t kMaxWatched = 10'000;      // nodes one connection may follow
+constexpr std::size_t kLinesPerTurn = 64;        // a client's lines in one batch; the rest wait their turn
 constexpr auto kExternalPoll = std::chrono::milliseconds(100);
 constexpr std::size_t kPublishSlice = 16384;     // result rows copied between two looks at the sockets
 
@@ -44,6 +45,7 @@ struct Session {
   std::map<NodeRef, std::string, NodeLess> updates;  // the latest unsent update per node
   std::string writing;                         // the bytes of the write in flight
   bool reading = false, read_closed = false, closed = false;
+  bool backlog = false;                        // complete lines wait in `unread` for a later batch
 };
 
 class Server {
@@ -108,7 +110,7 @@ class Server {
   }
 
   void read(const std::shared_ptr<Session>& s) {
-    if (s->reading || s->read_closed || s->closed || s->queued_bytes > kPauseReading) return;
+    if (s->reading || s->read_closed || s->closed || s->backlog || s->queued_bytes > kPauseReading) return;
     s->reading = true;
     s->socket.async_read_some(asio::buffer(s->buffer), [this, s](std::error_code ec, std::size_t n) {
       s->reading = false;
@@ -120,15 +122,24 @@ class Server {
         return;
       }
       s->unread.append(s->buffer.data(), n);
-      std::size_t start = 0;
-      for (std::size_t nl; (nl = s->unread.find('\n', start)) != std::string::npos; start = nl + 1) {
-        batch_.push_back({s, s->unread.substr(start, nl - start)});
-      }
-      s->unread.erase(0, start);
-      if (s->unread.size() > kMaxLine) return drop(s, "line longer than 1 MiB; connection closed");
+      take_lines(s);
+      if (!s->backlog && s->unread.size() > kMaxLine) return drop(s, "line longer than 1 MiB; connection closed");
       schedule_batch();
       read(s);
     });
+  }
+
+  // Moves a client's complete lines into the next batch, a turn's worth at
+  // most: a client that pipelines thousands of commands shares the engine
+  // with the others batch by batch instead of holding it for all of them.
+  void take_lines(const std::shared_ptr<Session>& s) {
+    std::size_t start = 0, taken = 0;
+    for (std::size_t nl; taken < kLinesPerTurn && (nl = s->unread.find('\n', start)) != std::string::npos;
+         start = nl + 1, ++taken) {
+      batch_.push_back({s, s->unread.substr(start, nl - start)});
+    }
+    s->unread.erase(0, start);
+    s->backlog = s->unread.find('\n') != std::string::npos;
   }
 
   std::size_t pending_for(const std::shared_ptr<Session>& s) const {
@@ -165,7 +176,13 @@ class Server {
     }
     notify_watchers();
     publish_slice();
-    if (executor_.shutdown_requested()) stop();
+    if (executor_.shutdown_requested()) return stop();
+    for (const auto& s : std::vector(sessions_)) {  // the next turn of clients with lines waiting
+      if (!s->backlog) continue;
+      take_lines(s);
+      schedule_batch();
+      read(s);
+    }
   }
 
   // Hands recalculated rows to the result writer a slice at a time, after
