@@ -1,11 +1,20 @@
 #include "base/sqlite.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <stdexcept>
 
 namespace base {
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
+  if (mode == Mode::create) {
+    // Owner-only: positions are confidential. SQLite gives the -wal and -shm
+    // files the database file's mode.
+    const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) ::close(fd);
+  }
   // One connection is only ever used by one thread at a time: SQLite's own mutexes would be pure cost.
   const int flags = SQLITE_OPEN_NOMUTEX | (mode == Mode::read_only    ? SQLITE_OPEN_READONLY
                     : mode == Mode::read_write ? SQLITE_OPEN_READWRITE
@@ -23,6 +32,8 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
     fail("not a usable SQLite database");
   }
 }
+
+void Database::set_busy_timeout(int milliseconds) { sqlite3_busy_timeout(db_.get(), milliseconds); }
 
 void Database::fail(const std::string& what) const {
   throw std::runtime_error("database " + path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()));

@@ -18,7 +18,8 @@ class Database {
  public:
   enum class Mode { read_only, read_write, create };
 
-  // Opens `path`; read_only and read_write require the file to exist.
+  // Opens `path`; read_only and read_write require the file to exist;
+  // create makes a missing file owner-only (0600).
   Database(const std::string& path, Mode mode);
 
   void exec(const std::string& sql);
@@ -30,6 +31,8 @@ class Database {
   bool has_column(const std::string& table, const std::string& column);
 
   const std::string& path() const { return path_; }
+  // How long a statement waits for another connection's lock (default 5 s).
+  void set_busy_timeout(int milliseconds);
   sqlite3* handle() const { return db_.get(); }
   [[noreturn]] void fail(const std::string& what) const;
 

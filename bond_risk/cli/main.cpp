@@ -3,12 +3,27 @@
 #include <cstring>
 #include <iostream>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "base/cli_args.h"
 #include "bond_risk/cli/commands.h"
 
 namespace {
+
+// An error message on one line: a newline or other control byte in what the
+// user typed is shown escaped.
+std::string one_line(std::string_view message) {
+  std::string out;
+  for (char c : message) {
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += c == '\n' ? "\\n" : "\\x" + std::string(1, "0123456789abcdef"[(c >> 4) & 15]) + "0123456789abcdef"[c & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 constexpr const char* kUsage = R"(usage: bond_risk COMMAND [OPTIONS]
 
@@ -44,10 +59,10 @@ int main(int argc, char** argv) {
     std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, bench-events; see bond_risk --help)\n";
     return 2;
   } catch (const base::UsageError& e) {
-    std::cerr << "bond_risk: " << e.what() << "\n";
+    std::cerr << "bond_risk: " << one_line(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "bond_risk: error: " << e.what() << "\n";
+    std::cerr << "bond_risk: error: " << one_line(e.what()) << "\n";
     return 1;
   }
 }

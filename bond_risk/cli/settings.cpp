@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
@@ -115,6 +116,7 @@ std::string_view trim(std::string_view s) {
 }
 
 void apply_conf_file(Settings& settings, const std::string& path) {
+  if (std::filesystem::is_directory(path)) throw base::UsageError("conf file " + path + " is a directory; give a file");
   std::ifstream in(path);
   if (!in) throw base::UsageError("cannot read conf file " + path + " (give an existing file with --conf)");
   std::string line;
@@ -158,6 +160,9 @@ Settings load_settings(const base::ParsedArgs& flags, const EnvLookup& env) {
     }
   }
   if (flags.has("batch")) settings.batch = true;
+  // --db names the engine: its socket, unless --socket names one too (an
+  // environment's or conf file's CONTROL_SOCKET must not redirect it).
+  if (flags.has("db") && !flags.has("socket")) settings.socket.clear();
   return settings;
 }
 

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "bond_risk/model/dates.h"
@@ -209,11 +212,14 @@ void generate(const Preset& preset, const GenerateOptions& options, const std::s
   if (access(path.c_str(), F_OK) == 0) {
     throw std::invalid_argument(path + " already exists; remove it first or choose another --out");
   }
-  const std::string tmp = path + ".tmp";
-  std::remove(tmp.c_str());
+  // A new owner-only file of our own beside `path`: nothing that was there is touched.
+  std::string tmp = path + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw std::runtime_error("cannot create a file beside " + path + ": " + std::strerror(errno));
+  ::close(fd);
   try {
     {
-      base::Database db(tmp, base::Database::Mode::create);
+      base::Database db(tmp, base::Database::Mode::read_write);
       db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
       db.exec(kSchemaSql);
       base::Transaction tx(db);

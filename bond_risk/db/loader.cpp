@@ -36,7 +36,9 @@ Trade read_trade(const base::Statement& st, const InputTable& table, Store& stor
   try {
     for (std::size_t i = 0; i < table.columns.size(); ++i) {
       const Column& column = table.columns[i];
-      if (column.type == ColumnType::id || column.type == ColumnType::text) continue;  // names and currencies: any text
+      if (column.type == ColumnType::id || column.type == ColumnType::text || column.type == ColumnType::name) {
+        continue;  // names and currencies: whatever text other programs stored
+      }
       const FieldValue value = read_value(st, static_cast<int>(i), column);
       set_field(store, trade, column, value);
       if (column.name == "start_date") start = std::get<Date>(value);

@@ -65,7 +65,8 @@ FieldValue read_value(const base::Statement& st, int col, const Column& column) 
       if (v == "SELL") return Side{-1};
       throw FieldError(named(st, col, column) + " is not BUY or SELL");
     }
-    case ColumnType::text: return std::string(st.text(col));
+    case ColumnType::text:
+    case ColumnType::name: return std::string(st.text(col));
   }
   throw std::logic_error("read_value: unknown column type");
 }

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "bond_risk/db/event_log.h"
+#include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/external_changes.h"
@@ -87,6 +88,7 @@ struct CommandExecutor::Batch {
     base::Json stats = stats_json(ex.model_, ex.answered_);
     stats["event"] = ex.served_event_;
     stats["results_as_of"] = ex.publisher_.written_as_of();
+    if (!ex.degraded_.empty()) stats["degraded"] = "the last batch could not be written: " + ex.degraded_;
     if (const std::string error = ex.publisher_.last_error(); !error.empty()) stats["results_error"] = error;
     return stats;
   }
@@ -121,7 +123,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       batch.errors[batch.commands.size() - 1] = e.what();
     }
   }
-  {
+  try {
     // A batch of reads takes no write lock and writes nothing.
     const bool external = changes_.pending();
     std::optional<base::Transaction> tx;
@@ -139,7 +141,14 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     if (tx) {
       changes_.consume();  // this transaction's own changes
       tx->commit();
+      degraded_.clear();
     }
+  } catch (const std::runtime_error& e) {
+    // The database refused the batch (locked by another program past the
+    // busy timeout, a full disk, ...): nothing of it is durable, so nothing
+    // of it is kept, and the engine serves on.
+    degraded_ = e.what();
+    refuse_batch(batch.errors);
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (batch.errors[i].empty()) {
@@ -149,6 +158,22 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     }
   }
   return std::move(batch.out);
+}
+
+void CommandExecutor::refuse_batch(std::vector<std::string>& errors) {
+  for (std::string& error : errors) {
+    error = "the database refused this batch of commands, so none of it was applied (" + degraded_ +
+            "); the engine serves on: retry once the database accepts writes";
+  }
+  try {
+    // The model goes back to what the database holds.
+    unpublished_.clear();
+    published_kind_ = published_offset_ = 0;
+    unpublished_.push_back(model_.reload(load(db_).store));
+    served_event_ = last_event(db_);
+  } catch (const std::runtime_error& e) {
+    degraded_ += "; reading it back failed too: " + std::string(e.what());
+  }
 }
 
 std::string CommandExecutor::update_line(NodeRef node) const {

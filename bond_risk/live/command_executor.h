@@ -1,5 +1,8 @@
 // Executes the running engine's commands as the server receives them, in
-// batches. The state-changing commands of a batch are applied in one
+// batches. If the database refuses a batch (locked too long by another
+// program, a full disk), every line of it gets an error saying so, the model
+// is read back from the database, and `stats` shows the engine degraded
+// until a batch is written again. The state-changing commands of a batch are applied in one
 // transaction of the input database (group commit; WAL, synchronous=FULL),
 // each with an event_log row; the nodes they affect are recalculated in
 // process, and the transaction commits before any reply is built, so an
@@ -75,6 +78,9 @@ class CommandExecutor {
   struct Batch;  // one batch's replies and pending recalculation (command_executor.cpp)
 
   base::Json apply_external_changes();
+  // After the database refused a batch: every line's error says so, and the
+  // model is read back from the database.
+  void refuse_batch(std::vector<std::string>& errors);
 
   LiveModel& model_;
   base::Database& db_;
@@ -83,6 +89,7 @@ class CommandExecutor {
   std::deque<LiveModel::Recalculation> unpublished_;
   std::size_t published_kind_ = 0, published_offset_ = 0;  // how far into unpublished_.front()
   std::int64_t served_event_ = 0;
+  std::string degraded_;  // why the last batch could not be written; "" once one is
   std::array<std::size_t, kCommandCount> answered_{};
   bool shutdown_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/loader.h"
@@ -182,6 +183,10 @@ struct LiveModel::Apply {
     const bool outright = a.kind == Kind::outright_trade;
     const std::optional<NodeRef> book =
         a.book ? std::optional(m.find_kind(*a.book, outright ? Kind::outright_book : Kind::repo_book, db)) : std::nullopt;
+    if (m.store_.max_id == std::numeric_limits<std::int64_t>::max()) {
+      throw CommandError("no id is left for a new trade: the largest id in use is " + std::to_string(m.store_.max_id) +
+                         "; give the new trade's row an id with another program");
+    }
     const std::int64_t id = m.store_.max_id + 1;
     TradeRow write{a.kind, id, a.fields, true, book ? std::optional(m.store_.id(*book)) : std::nullopt};
     // Defaults from the trade's bond: its calendar's today, its calendar and curve.

@@ -9,14 +9,14 @@ namespace {
 
 using T = ColumnType;
 
-constexpr Column kCalendar[] = {{"id", T::id}, {"name", T::text}, {"today", T::date}};
-constexpr Column kCurve[] = {{"id", T::id}, {"name", T::text}, {"ccy", T::text}};
+constexpr Column kCalendar[] = {{"id", T::id}, {"name", T::name}, {"today", T::date}};
+constexpr Column kCurve[] = {{"id", T::id}, {"name", T::name}, {"ccy", T::text}};
 constexpr Column kRate[] = {{"ir_curve_id", T::reference, Kind::ir_curve},
                             {"idx", T::integer},
                             {"days_forward", T::integer},
                             {"value", T::real}};
 constexpr Column kBond[] = {{"id", T::id},
-                            {"name", T::text},
+                            {"name", T::name},
                             {"calendar_id", T::reference, Kind::calendar},
                             {"ir_curve_id", T::reference, Kind::ir_curve},
                             {"start_date", T::date},
@@ -24,14 +24,14 @@ constexpr Column kBond[] = {{"id", T::id},
                             {"coupons_per_year", T::integer},
                             {"coupon", T::real}};
 constexpr Column kOutright[] = {{"id", T::id},
-                                {"name", T::text},
+                                {"name", T::name},
                                 {"bond_id", T::reference, Kind::bond, true},
                                 {"trade_date", T::date},
                                 {"trade_price", T::real, Kind::calendar, true},
                                 {"quantity", T::integer, Kind::calendar, true},
                                 {"buy_sell", T::side, Kind::calendar, true}};
 constexpr Column kRepo[] = {{"id", T::id},
-                            {"name", T::text},
+                            {"name", T::name},
                             {"bond_id", T::reference, Kind::bond, true},
                             {"calendar_id", T::reference, Kind::calendar},
                             {"ir_curve_id", T::reference, Kind::ir_curve},
@@ -42,7 +42,7 @@ constexpr Column kRepo[] = {{"id", T::id},
                             {"rate", T::real, Kind::calendar, true},
                             {"cash_ccy", T::text, Kind::calendar, true},
                             {"buy_sell", T::side, Kind::calendar, true}};
-constexpr Column kBook[] = {{"id", T::id}, {"name", T::text}};
+constexpr Column kBook[] = {{"id", T::id}, {"name", T::name}};
 constexpr Column kOutrightMember[] = {{"book_id", T::reference, Kind::outright_book},
                                       {"trade_id", T::reference, Kind::outright_trade}};
 constexpr Column kRepoMember[] = {{"book_id", T::reference, Kind::repo_book},
@@ -142,6 +142,11 @@ FieldValue parse_field(const Column& column, std::string_view text) {
       if (text == "SELL") return Side{-1};
       throw FieldError(what + " is not BUY or SELL");
     case ColumnType::text: return std::string(text);
+    case ColumnType::name:
+      if (text.empty() || text.find_first_not_of("0123456789") == std::string_view::npos) {
+        throw FieldError(what + " is not a name: a name must not be empty or all digits (those are ids)");
+      }
+      return std::string(text);
   }
   throw std::logic_error("parse_field: unknown column type");
 }

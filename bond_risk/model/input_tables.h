@@ -25,6 +25,7 @@ enum class ColumnType : std::uint8_t {
   integer,    // a whole number: std::int64_t
   real,       // a finite number: double
   text,       // std::string
+  name,       // std::string, not empty and not all digits: commands take an id or a name in one place
   date,       // YYYY-MM-DD text: Date
   side,       // BUY or SELL: Side
   reference,  // the id of a node of `refers_to`: std::int64_t

@@ -1,0 +1,200 @@
+// The engine as a careless or hostile user, another program or a full disk
+// meets it: each case here broke it once.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "base/unix_socket.h"
+#include "bond_risk/cli/settings.h"
+#include "bond_risk/model/published_values.h"
+#include "tests/live_support.h"
+
+using namespace bond_risk;
+using test::Live;
+using test::run_cli;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(Hardening, ADatabaseLockedByAnotherProgramFailsTheBatchAndTheEngineServesOn) {
+  Live live("100", 20);
+  live.db->set_busy_timeout(50);
+  const std::uint64_t digest = results_digest(live.store());
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  {
+    base::Database other(live.path, base::Database::Mode::read_write);
+    other.exec("BEGIN IMMEDIATE");
+    const base::Json refused = live.run("amend-trade " + ot + " quantity=7");
+    EXPECT_EQ(refused["ok"], false);
+    EXPECT_TRUE(contains(refused.value("error", ""), "none of it was applied")) << refused.dump();
+    EXPECT_TRUE(contains(refused.value("error", ""), "locked")) << refused.dump();
+    EXPECT_EQ(results_digest(live.store()), digest);
+    EXPECT_TRUE(live.run("stats").contains("degraded"));
+    EXPECT_EQ(live.run("get " + ot)["ok"], true);  // reads go on
+    other.exec("ROLLBACK");
+  }
+  EXPECT_EQ(live.run("amend-trade " + ot + " quantity=7")["ok"], true);
+  EXPECT_FALSE(live.run("stats").contains("degraded"));
+  test::expect_same_as_fresh(live);
+}
+
+TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {
+  Live live("100", 20);
+  {
+    base::Statement pages = live.db->prepare("PRAGMA page_count");
+    pages.step();
+    live.db->exec("PRAGMA max_page_count = " + std::to_string(pages.integer(0)));  // no room to grow: SQLITE_FULL
+  }
+  std::vector<std::string> lines;
+  const std::string bond = std::to_string(test::first_id(live.store(), Kind::bond));
+  for (int i = 0; i < 400; ++i) lines.push_back("add-outright bond_id=" + bond + " trade_price=99 quantity=1 buy_sell=BUY");
+  const std::vector<base::Json> replies = live.batch(lines);
+  EXPECT_EQ(replies.front()["ok"], false);
+  EXPECT_TRUE(contains(replies.front().value("error", ""), "full")) << replies.front().dump();
+  test::expect_same_as_fresh(live);
+}
+
+TEST(Hardening, ANewTradeGetsNoIdPastTheLargestOne) {
+  Live live("tiny", 4, 2, "INSERT INTO repo_book VALUES (9223372036854775807, 'BIG');");
+  const base::Json r = live.run("add-outright bond_id=" + std::to_string(test::first_id(live.store(), Kind::bond)) +
+                                " trade_price=99 quantity=1 buy_sell=BUY");
+  EXPECT_EQ(r["ok"], false);
+  EXPECT_TRUE(contains(r.value("error", ""), "no id is left")) << r.dump();
+}
+
+TEST(Hardening, ANameMustNotBeEmptyOrLookLikeAnId) {
+  Live live("tiny", 4);
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  for (const std::string& name : {"1", "", "007"}) {
+    const base::Json r = live.run("amend-trade " + ot + " name=" + name);
+    EXPECT_EQ(r["ok"], false) << name;
+    EXPECT_TRUE(contains(r.value("error", ""), "is not a name")) << r.dump();
+  }
+  EXPECT_EQ(live.run("amend-trade " + ot + " name=OT_X1")["ok"], true);
+}
+
+TEST(Hardening, FlagsBeatTheEnvironmentAndDbImpliesItsSocket) {
+  char db_flag[] = "--db", db_path[] = "/srv/a.db", socket_flag[] = "--socket", socket_path[] = "/srv/s.sock";
+  char* flags_db[] = {db_flag, db_path};
+  const base::CommandSpec spec{"send", "", "", {{"db", "PATH", ""}, {"socket", "PATH", ""}}};
+  const base::ParsedArgs with_db = base::parse_args(spec, flags_db);
+  auto env = [](const char* key) -> const char* {
+    return std::string_view(key) == "CONTROL_SOCKET" ? "/srv/other.sock" : nullptr;
+  };
+  EXPECT_EQ(control_socket(load_settings(with_db, env)), "/srv/a.db.sock");
+  char* flags_both[] = {db_flag, db_path, socket_flag, socket_path};
+  EXPECT_EQ(control_socket(load_settings(base::parse_args(spec, flags_both), env)), "/srv/s.sock");
+  EXPECT_EQ(control_socket(load_settings(base::parse_args(spec, {}), env)), "/srv/other.sock");
+}
+
+TEST(Hardening, SmallMistakesGetOneClearLine) {
+  test::TempDir dir;
+  const test::CliResult conf_dir = run_cli("run --conf " + dir.path(""));
+  EXPECT_EQ(conf_dir.exit_code, 2);
+  EXPECT_TRUE(contains(conf_dir.err, "is a directory")) << conf_dir.err;
+  const test::CliResult newline = run_cli("run --threads $'1\\n2'");
+  EXPECT_EQ(newline.exit_code, 2);
+  EXPECT_EQ(std::count(newline.err.begin(), newline.err.end(), '\n'), 1) << newline.err;
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + dir.path("t.db")).exit_code, 0);
+  const test::CliResult empty = run_cli("show --db " + dir.path("t.db") + " ''");
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_TRUE(contains(empty.err, "no node with id or name ''")) << empty.err;
+}
+
+TEST(Hardening, GenerateTouchesNoFileButItsOwnAndCreatesOwnerOnlyFiles) {
+  test::TempDir dir;
+  std::ofstream(dir.path("x.db.tmp")) << "someone else's\n";
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + dir.path("x.db")).exit_code, 0);
+  EXPECT_EQ(test::slurp(dir.path("x.db.tmp")), "someone else's\n");
+  ASSERT_EQ(run_cli("run --batch --db " + dir.path("x.db")).exit_code, 0);
+  for (const char* file : {"x.db", "x.results.db"}) {
+    struct stat st {};
+    ASSERT_EQ(stat(dir.path(file).c_str(), &st), 0) << file;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << file;
+  }
+}
+
+TEST(Hardening, ASymlinkPlantedAtTheSocketLockIsNotFollowed) {
+  test::TempDir dir;
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + dir.path("y.db")).exit_code, 0);
+  std::filesystem::create_symlink(dir.path("target"), dir.path("y.sock.lock"));
+  const test::CliResult r = run_cli("run --threads 0 --db " + dir.path("y.db") + " --socket " + dir.path("y.sock"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "cannot open " + dir.path("y.sock") + ".lock")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path("target"))) << "the symlink's target was created";
+}
+
+TEST(Hardening, AGoneStderrReaderAndSighupDoNotKillTheEngine) {
+  test::TempDir dir;
+  const std::string db = dir.path("h.db"), sock = dir.path("h.sock");
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  // The engine's standard error goes to a pipe whose reader exits after one byte.
+  const std::string start = "'" + std::string(std::getenv("BOND_RISK_BIN")) + "' run --threads 0 --db " + db +
+                            " --socket " + sock + " 2>&1 >/dev/null | head -c 1 >/dev/null & echo $! > " +
+                            dir.path("pid");
+  std::ofstream(dir.path("start.sh")) << start << "\n";
+  ASSERT_EQ(std::system(("bash " + dir.path("start.sh")).c_str()), 0);
+  bool up = false;
+  for (int i = 0; i < 200 && !up; ++i) {
+    up = contains(run_cli("send --socket " + sock + " stats").out, "\"ok\":true");
+    if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(up);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the reader has gone
+  base::Database(db, base::Database::Mode::read_write).exec("UPDATE outright_trade SET quantity = 4242 WHERE id = 10");
+  std::system(("pkill -HUP -f 'run --threads 0 --db " + db + "'").c_str());  // SIGHUP: re-read, and log a line
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const test::CliResult got = run_cli("send --socket " + sock + " get 10");
+  EXPECT_TRUE(contains(got.out, "\"ok\":true")) << "the engine died: " << got.err;
+  EXPECT_TRUE(contains(got.out, "\"quantity\"") || contains(got.out, "\"pv\"")) << got.out;
+  run_cli("send --socket " + sock + " shutdown");
+}
+
+TEST(Hardening, AtTheDescriptorLimitTheEngineBacksOffAndServesAgain) {
+  test::TempDir dir;
+  const std::string db = dir.path("f.db"), sock = dir.path("f.sock");
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  const std::string start = "prlimit --nofile=48:48 '" + std::string(std::getenv("BOND_RISK_BIN")) +
+                            "' run --threads 0 --db " + db + " --socket " + sock + " > " + dir.path("log") +
+                            " 2>&1 & echo $! > " + dir.path("pid");
+  std::ofstream(dir.path("start.sh")) << start << "\n";
+  ASSERT_EQ(std::system(("bash " + dir.path("start.sh")).c_str()), 0);
+  const pid_t pid = std::stoi(test::slurp(dir.path("pid")));
+  bool up = false;
+  for (int i = 0; i < 200 && !up; ++i) {
+    up = contains(run_cli("send --socket " + sock + " stats").out, "\"ok\":true");
+    if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(up) << test::slurp(dir.path("log"));
+  auto cpu_ticks = [&] {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string field;
+    long ticks = 0;
+    for (int i = 1; i <= 15 && stat >> field; ++i) {
+      if (i == 14 || i == 15) ticks += std::stol(field);
+    }
+    return ticks;
+  };
+  std::vector<base::UniqueFd> idle;
+  for (int i = 0; i < 60; ++i) idle.push_back(base::connect_unix(sock));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const long before = cpu_ticks();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_LT(cpu_ticks() - before, 30) << "the engine spins at the descriptor limit";  // < 0.3 s of CPU in 1 s
+  idle.clear();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(contains(run_cli("send --socket " + sock + " get 10").out, "\"ok\":true"));
+  run_cli("send --socket " + sock + " shutdown");
+  kill(pid, SIGKILL);
+}
