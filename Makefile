@@ -14,6 +14,8 @@ ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
 endif
 
 SANITIZE ?=
+# FUZZ=1 builds the libFuzzer targets of fuzz/ with clang into build/fuzz/ (see `make fuzz`).
+FUZZ ?=
 # OPT_LEVEL=O0 (or O1, O2, O3) builds an optimisation variant into build/O0/bin/bond_risk (the benchmark's --opt).
 OPT_LEVEL ?=
 CXX ?= g++
@@ -21,7 +23,12 @@ CXXFLAGS_BASE := -std=c++20 -Wall -Wextra -pthread -I. -MMD -MP \
   $(patsubst -I%,-isystem %,$(shell pkg-config --cflags eigen3 sqlite3 tbb))
 LDLIBS := $(shell pkg-config --libs sqlite3 tbb) -pthread
 
-ifneq ($(OPT_LEVEL),)
+ifneq ($(FUZZ),)
+  CXX := clang++
+  BUILD := build/fuzz
+  BIN := $(BUILD)/bin/bond_risk
+  OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+else ifneq ($(OPT_LEVEL),)
   ifeq ($(filter O0 O1 O2 O3,$(OPT_LEVEL)),)
     $(error OPT_LEVEL must be O0, O1, O2 or O3, not '$(OPT_LEVEL)')
   endif
@@ -60,7 +67,7 @@ TEST_BIN := $(BUILD)/tests/bond_risk_tests
 CONF := conf/bond_risk.conf
 DATA_440K := data/bond_risk_440k.db
 
-.PHONY: all run test bench clean
+.PHONY: all run test bench clean fuzz fuzz-targets
 all: $(BIN)
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
@@ -98,6 +105,24 @@ test: $(TEST_BIN) $(BIN)
 
 bench: $(BIN)
 	bench/run_benchmark.sh --quick
+
+# libFuzzer targets: the command parser and the loader's row parsers. `make fuzz`
+# runs each for FUZZ_SECONDS (default 30) from its seeds; crashes land in build/fuzz/.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS := command_fuzz row_fuzz
+fuzz:
+	$(MAKE) FUZZ=1 fuzz-targets
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/corpus/$$t && \
+	  build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$$t- \
+	    build/fuzz/corpus/$$t fuzz/seeds/$$t 2>&1 | grep -E '^(#[0-9]+.*DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)' ; \
+	  test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
+
+fuzz-targets: $(FUZZ_TARGETS:%=$(BUILD)/%)
+
+$(BUILD)/%_fuzz: $(LIB_OBJ) $(BUILD)/fuzz/%_fuzz.o
+	$(CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
 clean:
 	rm -rf build bin

@@ -91,6 +91,13 @@ Statement& Statement::bind(int param, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::bind_blob(int param, std::string_view bytes) {
+  if (sqlite3_bind_blob(stmt_.get(), param, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT) != SQLITE_OK) {
+    db_->fail("bind");
+  }
+  return *this;
+}
+
 Statement& Statement::bind_null(int param) {
   if (sqlite3_bind_null(stmt_.get(), param) != SQLITE_OK) db_->fail("bind");
   return *this;

@@ -55,6 +55,7 @@ class Statement {
   Statement& bind(int param, double value);
   Statement& bind(int param, std::string_view value);
   Statement& bind_null(int param);
+  Statement& bind_blob(int param, std::string_view bytes);
 
   // Advances to the next row; false when done.
   bool step();
