@@ -208,13 +208,7 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   expect_same_as_fresh(live);
 
   // Another program's SQL, applied as the engine applies it.
-  auto apply_other = [&](const std::string& sql) {
-    base::Database(live.path, base::Database::Mode::read_write).exec(sql);
-    base::Transaction t(*live.db, true);
-    apply_external(*live.model, log.changes(), *live.db);
-    log.consume();
-    t.commit();
-  };
+  auto apply_other = [&](const std::string& sql) { test::apply_other_program(live, log, sql); };
   // One trade of a book broken, then mended: the book updates from that one
   // member's change, so it must see the status the member had before.
   const std::string second = std::to_string(live.store().ids[static_cast<std::size_t>(Kind::outright_trade)][1]);

@@ -83,11 +83,7 @@ TEST(LiveEngine, ExternalEditsAreAppliedAsARestartWouldSeeThem) {
   Live live("100", 20);
   ChangeLog log(*live.db);
   auto apply_other = [&](const std::string& sql) {
-    base::Database(live.path, base::Database::Mode::read_write).exec(sql);
-    base::Transaction tx(*live.db, true);
-    apply_external(*live.model, log.changes(), *live.db);
-    log.consume();
-    tx.commit();
+    test::apply_other_program(live, log, sql);
     test::expect_same_as_fresh(live);
   };
   const std::string ot = id_text(live.store(), Kind::outright_trade), ot2 = id_text(live.store(), Kind::outright_trade, 1);
@@ -155,4 +151,15 @@ TEST(LiveEngine, AThousandRandomBatchesEndWithResultTablesEqualToAFreshFlush) {
   }
   test::expect_same_as_fresh(live);
   test::expect_result_tables_fresh(live);
+}
+
+TEST(LiveEngine, EveryLineGetsOneValidJsonReplyWhateverItsBytes) {
+  Live live("tiny", 4);
+  const std::vector<base::Json> replies = live.batch({"", "   ", std::string("get a\0b\xff\"c", 10)});
+  ASSERT_EQ(replies.size(), 3u);  // Live::batch parses each: all valid JSON
+  EXPECT_EQ(replies[0]["error"], "empty command");
+  EXPECT_EQ(replies[1]["error"], "empty command");
+  const std::string error = replies[2]["error"];
+  EXPECT_NE(error.find(std::string("a\0b", 3)), std::string::npos) << "a NUL cut the message short";
+  EXPECT_NE(error.find("\xef\xbf\xbd\"c"), std::string::npos) << "a byte that is not UTF-8 is not replaced";
 }

@@ -8,6 +8,7 @@
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
+#include "bond_risk/live/external_changes.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/result_row.h"
 
@@ -36,6 +37,14 @@ std::vector<base::Json> Live::batch(const std::vector<std::string>& lines) {
   }
   executor->publish_results();
   return out;
+}
+
+void apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {
+  base::Database(live.path, base::Database::Mode::read_write).exec(sql);
+  base::Transaction tx(*live.db, true);
+  apply_external(*live.model, log.changes(), *live.db);
+  log.consume();
+  tx.commit();
 }
 
 // First id of each kind in a store.

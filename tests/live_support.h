@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "base/sqlite.h"
+#include "bond_risk/db/change_log.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/live/live_model.h"
@@ -38,6 +39,10 @@ struct Live {
   const bond_risk::Store& store() const { return model->store(); }
   bond_risk::NodeRef node(std::int64_t id) const { return *store().by_id.find(id); }
 };
+
+// Runs `sql` as another program would, then applies what it changed as the
+// engine does (row by row, or by a whole reload), through `log`.
+void apply_other_program(Live& live, bond_risk::ChangeLog& log, const std::string& sql);
 
 // First id of each kind in a store.
 std::int64_t first_id(const bond_risk::Store& s, bond_risk::Kind kind);

@@ -46,7 +46,7 @@ Trade read_trade(const base::Statement& st, const InputTable& table, Store& stor
     }
     if (const std::string problem = check_repo_dates(start, end); !problem.empty()) throw FieldError(problem);
   } catch (const FieldError& e) {
-    store.fail(node, e.what());
+    store.fail(node, e.message);
   }
   return trade;
 }
@@ -60,7 +60,7 @@ void add_rate(Store& store, NodeIndex curve, const Row& row) {
     store.curves[curve].points.push_back({static_cast<int>(std::clamp<std::int64_t>(days, -1, 1 << 30)), value});
     store.curves[curve].point_idx.push_back(std::get<std::int64_t>(row["idx"]));
   } catch (const FieldError& e) {
-    store.fail(ref(Kind::ir_curve, curve), e.what());
+    store.fail(ref(Kind::ir_curve, curve), e.message);
   }
 }
 
@@ -113,7 +113,7 @@ class Loader {
       try {
         read(Row(st, table), i);
       } catch (const FieldError& e) {
-        s().fail(ref(kind, i), e.what());
+        s().fail(ref(kind, i), e.message);
       }
     }
   }
@@ -196,7 +196,7 @@ class Loader {
         const NodeIndex member = resolve(s(), member_kind, std::get<std::int64_t>(Row(st, members)["trade_id"]));
         if (s().state(*book).error == 0) books[book->index].members.push_back(member);
       } catch (const FieldError& e) {
-        s().fail(*book, e.what());
+        s().fail(*book, e.message);
       }
     }
     // A failed book keeps no members, so it never reads an index it does not own.
@@ -255,7 +255,7 @@ bool reread(base::Database& db, Store& store, NodeRef node) {
       try {
         store.calendars[node.index].today = std::get<Date>(Row(st, table)["today"]);
       } catch (const FieldError& e) {
-        store.fail(node, e.what());
+        store.fail(node, e.message);
       }
       return true;
     default: throw std::logic_error("reread: " + std::string(kind_name(kind_of(node))) + " rows are not re-read");

@@ -62,7 +62,7 @@ FieldValue value(std::string_view what, ColumnType type, std::string_view text) 
   try {
     return parse_field(Column{what, type}, text);
   } catch (const FieldError& e) {
-    throw CommandError(e.what());
+    throw CommandError(e.message);
   }
 }
 

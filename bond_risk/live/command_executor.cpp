@@ -120,7 +120,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
                 std::holds_alternative<Reload>(*batch.commands.back());
     } catch (const CommandError& e) {
       batch.commands.emplace_back();
-      batch.errors[batch.commands.size() - 1] = e.what();
+      batch.errors[batch.commands.size() - 1] = e.message;
     }
   }
   try {
@@ -134,7 +134,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       try {
         batch.execute(i, lines[i]);
       } catch (const CommandError& e) {
-        batch.errors[i] = e.what();
+        batch.errors[i] = e.message;
       }
     }
     batch.settle();

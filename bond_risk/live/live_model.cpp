@@ -29,7 +29,7 @@ void persist_or_refuse(base::Database* db, const Write& write) {
   try {
     persist(*db, write);
   } catch (const std::runtime_error& e) {
-    throw CommandError(e.what());
+    throw CommandError(e.what());  // SQLite's message: no client bytes
   }
 }
 
@@ -45,7 +45,7 @@ void set_fields(const Store& store, Trade& trade, const InputTable& table, const
     try {
       set_field(store, trade, *column, f.value);
     } catch (const FieldError& e) {
-      throw CommandError(e.what());
+      throw CommandError(e.message);
     }
   }
   if (!values_finite(store, trade)) {
@@ -229,7 +229,7 @@ struct LiveModel::Apply {
     try {
       return resolve(m.store_, Kind::bond, std::get<std::int64_t>(bond_id));
     } catch (const FieldError& e) {
-      throw CommandError(e.what());
+      throw CommandError(e.message);
     }
   }
 

@@ -22,9 +22,12 @@
 
 namespace bond_risk {
 
-// A change that cannot be applied, and why; nothing was changed.
+// A change that cannot be applied, and why; nothing was changed. The
+// message is kept whole (a client's bytes in it may hold a NUL, which
+// what() would cut short).
 struct CommandError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit CommandError(const std::string& why) : std::runtime_error(why), message(why) {}
+  std::string message;
 };
 
 // One column of a trade set by a command, typed by its descriptor.

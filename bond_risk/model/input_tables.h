@@ -69,9 +69,11 @@ const InputTable& input_table(std::string_view name);
 // A book kind's membership table (outright_book_trade, repo_book_trade).
 const InputTable& membership_table(Kind book_kind);
 
-// A bad value: what it is and why, e.g. "quantity '1.5' is not a whole number".
+// A bad value: what it is and why, e.g. "quantity '1.5' is not a whole
+// number"; the message is kept whole, NUL bytes and all.
 struct FieldError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
+  explicit FieldError(const std::string& why) : std::invalid_argument(why), message(why) {}
+  std::string message;
 };
 
 // Parses command text as a value of `column`; throws FieldError.
