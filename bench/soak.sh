@@ -33,8 +33,8 @@ work=$(mktemp -d)
 trap 'pkill -9 -f "$work/" 2>/dev/null || true; rm -rf "$work"' EXIT
 db=$work/soak.db sock=$work/soak.sock
 "$bin" generate --preset "$preset" --out "$db" --book-size 20 > /dev/null
-trades=$(sqlite3 "$db" "SELECT group_concat(id, ' ') FROM (SELECT id FROM outright_trade UNION ALL SELECT id FROM repo_trade)")
-bonds=$(sqlite3 "$db" "SELECT group_concat(id, ' ') FROM bond")
+sqlite3 "$db" "SELECT id FROM outright_trade UNION ALL SELECT id FROM repo_trade" > "$work/trades"
+sqlite3 "$db" "SELECT id FROM bond" > "$work/bonds"
 
 # Waits until the engine on $sock answers; fails after 30 s.
 wait_ready() {
@@ -48,8 +48,10 @@ wait_ready() {
 
 # The commands of client $1 in trial $2: amendments, bumps, bookings, removals.
 commands() {
-  awk -v seed="$(( $2 * 100 + $1 ))" -v trades="$trades" -v bonds="$bonds" 'BEGIN {
-    srand(seed); nt = split(trades, t, " "); nb = split(bonds, b, " ")
+  awk -v seed="$(( $2 * 100 + $1 ))" -v trades="$work/trades" -v bonds="$work/bonds" 'BEGIN {
+    srand(seed)
+    while ((getline id < trades) > 0) t[++nt] = id
+    while ((getline id < bonds) > 0) b[++nb] = id
     for (i = 0; i < 3000; i++) {
       r = rand()
       if (r < 0.6) printf "amend-trade %s quantity=%d\n", t[int(rand() * nt) + 1], 1 + int(rand() * 999)
