@@ -54,15 +54,19 @@ Statement& Database::cached(const std::string& sql) {
 }
 
 bool Database::has_table(const std::string& table) {
-  Statement st(*this, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
+  Statement& st = cached("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?");
   st.bind(1, table);
-  return st.step();
+  const bool found = st.step();
+  st.reset();
+  return found;
 }
 
 bool Database::has_column(const std::string& table, const std::string& column) {
-  Statement st(*this, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
+  Statement& st = cached("SELECT 1 FROM pragma_table_info(?) WHERE name = ?");
   st.bind(1, table).bind(2, column);
-  return st.step();
+  const bool found = st.step();
+  st.reset();
+  return found;
 }
 
 Statement::Statement(const Database& db, std::string_view sql) : db_(&db) {
