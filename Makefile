@@ -38,7 +38,9 @@ else ifneq ($(OPT_LEVEL),)
 else ifeq ($(SANITIZE),)
   BUILD := build/release
   BIN := bin/bond_risk
-  OPT := -O3 -DNDEBUG
+  # Link-time optimisation: the flush's per-type kernels inline the pricing
+  # functions of other translation units (measured in the README).
+  OPT := -O3 -DNDEBUG -flto=auto
 else ifeq ($(SANITIZE),thread)
   BUILD := build/thread
   BIN := $(BUILD)/bin/bond_risk
@@ -51,7 +53,7 @@ else
   $(error SANITIZE must be empty, thread or address, not '$(SANITIZE)')
 endif
 CXXFLAGS := $(CXXFLAGS_BASE) $(OPT)
-LDFLAGS := $(filter -fsanitize=%,$(OPT))
+LDFLAGS := $(filter -fsanitize=% -flto=%,$(OPT))
 
 ENGINE_SRC := $(wildcard engine/*.cpp)
 BASE_SRC := $(wildcard base/*.cpp)

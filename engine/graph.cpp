@@ -114,16 +114,27 @@ void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
   }
   if (t.state[n] != kClean) return;
   t.state[n] = kMarked;
+  t.ordered = t.ordered && (t.dirty_list.empty() || t.dirty_list.back() < n);
   t.dirty_list.push_back(n);
   ++t.dirty;
 }
 
 void Graph::set_all_dirty(Type& t) {
-  for (NodeIndex i = 0; i < t.state.size(); ++i) {
-    if (t.state[i] == kClean) {
-      t.state[i] = kMarked;
-      t.dirty_list.push_back(i);
+  if (t.live == t.state.size()) {
+    // No retired node (the usual case): every index, in order, without a branch per node.
+    std::fill(t.state.begin(), t.state.end(), static_cast<unsigned char>(kMarked));
+    t.dirty_list.resize(t.state.size());
+    std::iota(t.dirty_list.begin(), t.dirty_list.end(), NodeIndex{0});
+    t.walked = std::min(t.walked, t.dirty_list.size());
+    t.ordered = true;
+  } else {
+    for (NodeIndex i = 0; i < t.state.size(); ++i) {
+      if (t.state[i] == kClean) {
+        t.state[i] = kMarked;
+        t.dirty_list.push_back(i);
+      }
     }
+    t.ordered = false;
   }
   t.dirty = t.live;
   if (t.options.incremental) {
@@ -197,7 +208,8 @@ void Graph::retire(NodeRef node) {
     mark_dirty(s);
   }
   if (t.state[node.index] != kClean) --t.dirty;
-  t.state[node.index] = kRetired;  // its dirty_list entry, if any, is skipped and dropped
+  t.state[node.index] = kRetired;
+  t.ordered = false;  // its dirty_list entry, if any, must be dropped  // its dirty_list entry, if any, is skipped and dropped
   --t.live;
 }
 
@@ -212,7 +224,9 @@ std::optional<std::span<const NodeRef>> Graph::changed_inputs(NodeRef node) cons
 void Graph::prepare_flush() {
   for (Type& t : types_) {
     // Index order: a scan of the states when many are dirty, a sort otherwise.
-    if (t.dirty * 8 >= t.state.size()) {
+    if (t.ordered) {
+      // already
+    } else if (t.dirty * 8 >= t.state.size()) {
       t.dirty_list.clear();
       for (NodeIndex i = 0; i < t.state.size(); ++i) {
         if (t.state[i] == kDirty || t.state[i] == kMarked) t.dirty_list.push_back(i);
@@ -221,6 +235,7 @@ void Graph::prepare_flush() {
       std::erase_if(t.dirty_list, [&](NodeIndex i) { return t.state[i] != kDirty && t.state[i] != kMarked; });
       std::sort(t.dirty_list.begin(), t.dirty_list.end());
     }
+    t.ordered = true;
     t.walked = t.dirty_list.size();
   }
   for (const Type& t : types_) {
@@ -280,6 +295,7 @@ void Graph::clear_dirty(TypeId type) {
   t.dirty_list.clear();
   t.dirty = 0;
   t.walked = 0;
+  t.ordered = true;
 }
 
 std::size_t Graph::dirty_count() const {

@@ -146,6 +146,7 @@ class Graph {
     std::size_t dirty = 0;              // nodes in state kDirty or kMarked
     std::size_t live = 0;               // nodes not retired
     std::size_t walked = 0;             // dirty_list entries before this one are not kMarked
+    bool ordered = true;                // dirty_list is in index order and holds no retired node
     std::vector<TypeId> subscriber_types;
     std::vector<std::vector<NodeRef>> causes;  // incremental types: per node, the publishers that marked it
     std::vector<unsigned char> whole;          // incremental types: per node, to be recalculated whole
