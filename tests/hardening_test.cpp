@@ -76,7 +76,7 @@ TEST(Hardening, ANewTradeGetsNoIdPastTheLargestOne) {
 TEST(Hardening, ANameMustNotBeEmptyOrLookLikeAnId) {
   Live live("tiny", 4);
   const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
-  for (const std::string& name : {"1", "", "007"}) {
+  for (const std::string name : {"1", "", "007"}) {
     const base::Json r = live.run("amend-trade " + ot + " name=" + name);
     EXPECT_EQ(r["ok"], false) << name;
     EXPECT_TRUE(contains(r.value("error", ""), "is not a name")) << r.dump();
