@@ -25,10 +25,13 @@ base::CommandSpec spec() {
       "                     [--scheduler S] [--wait W] [--spin-us N] [--affinity CPUS] [--master-cpu N]",
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
-      "With --batch it then writes every node's status and results to the result tables (one transaction).\n"
+      "With --batch it then writes every node's status and results to the results database beside it\n"
+      "(DB.results.db for DB.db; one transaction) and exits.\n"
       "Without --batch it keeps running: it serves commands on a Unix socket (CONTROL_SOCKET, default the\n"
-      "database path + .sock; see bond_risk send --help) and recalculates what each one affects, until\n"
-      "'bond_risk send shutdown', SIGINT or SIGTERM.\n\n"
+      "database path + .sock; see bond_risk send --help), recalculates what each one affects, acknowledges\n"
+      "it once its input is durable and writes the results behind it to DB.results.db, until\n"
+      "'bond_risk send shutdown', SIGINT or SIGTERM (SIGUSR1 and SIGHUP: re-read other programs' changes).\n"
+      "Either way the database file is locked: a second engine or batch run on it is refused.\n\n"
       "Settings, in rising precedence: defaults, the conf file (" +
           std::string(kDefaultConf) + " or --conf), environment variables, flags:\n" + settings_help(),
       {

@@ -22,8 +22,10 @@ base::CommandSpec spec() {
       "send",
       "[--socket PATH] [--db PATH] [--conf PATH] [COMMAND ARGS...]",
       "Sends one command to the running engine and prints its JSON reply; with no command, sends the lines\n"
-      "of standard input (one command each, pipelined) and prints one reply per line. Exits 1 if any reply\n"
-      "is not ok.\n\ncommands:\n" +
+      "of standard input (one command each, pipelined) and prints one reply per line, and the updates of\n"
+      "watched nodes as they come. Exits 1 if any reply is not ok, or if the engine closed the connection\n"
+      "before replying to every command (which may or may not have been applied: see its event_log).\n\n"
+      "commands:\n" +
           commands_help(),
       {
           {"socket", "PATH", "the engine's socket (CONTROL_SOCKET; default: the database path + .sock)"},
