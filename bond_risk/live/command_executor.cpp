@@ -123,9 +123,11 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       batch.errors[batch.commands.size() - 1] = e.message;
     }
   }
+  const std::size_t events_before = model_.events();
+  bool external = false;
   try {
     // A batch of reads takes no write lock and writes nothing.
-    const bool external = changes_.pending();
+    external = changes_.pending();
     std::optional<base::Transaction> tx;
     if (writes || external) tx.emplace(db_, true);  // the write lock first: no other program commits in between
     if (external) apply_external_changes();          // changes made by other programs come before these commands
@@ -148,7 +150,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     // busy timeout, a full disk, ...): nothing of it is durable, so nothing
     // of it is kept, and the engine serves on.
     degraded_ = e.what();
-    refuse_batch(batch.errors);
+    refuse_batch(batch.errors, external || model_.events() != events_before);
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (batch.errors[i].empty()) {
@@ -160,11 +162,12 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   return std::move(batch.out);
 }
 
-void CommandExecutor::refuse_batch(std::vector<std::string>& errors) {
+void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_changed) {
   for (std::string& error : errors) {
     error = "the database refused this batch of commands, so none of it was applied (" + degraded_ +
             "); the engine serves on: retry once the database accepts writes";
   }
+  if (!model_changed) return;  // refused before anything was applied (the write lock was not to be had)
   try {
     // The model goes back to what the database holds.
     unpublished_.clear();

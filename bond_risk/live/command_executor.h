@@ -78,9 +78,9 @@ class CommandExecutor {
   struct Batch;  // one batch's replies and pending recalculation (command_executor.cpp)
 
   base::Json apply_external_changes();
-  // After the database refused a batch: every line's error says so, and the
-  // model is read back from the database.
-  void refuse_batch(std::vector<std::string>& errors);
+  // After the database refused a batch: every line's error says so, and a
+  // model the batch changed is read back from the database.
+  void refuse_batch(std::vector<std::string>& errors, bool model_changed);
 
   LiveModel& model_;
   base::Database& db_;

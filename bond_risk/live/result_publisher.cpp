@@ -1,7 +1,6 @@
 #include "bond_risk/live/result_publisher.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "bond_risk/db/result_writer.h"
 
@@ -115,15 +114,13 @@ void ResultPublisher::run(const std::string& results_path) {
 
 // One transaction: the rows in id order within each table, and the event they reflect.
 void ResultPublisher::write(Pending& batch, base::Database& results) {
-  std::vector<std::size_t> order(batch.rows.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const ResultRow &x = batch.rows[a], &y = batch.rows[b];
+  // Sorting the rows leaves `nodes` (which only clears the slots afterwards) as it is.
+  std::sort(batch.rows.begin(), batch.rows.end(), [](const ResultRow& x, const ResultRow& y) {
     return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
   });
   base::Transaction tx(results);
   if (batch.replace_all) clear_results(results);
-  for (std::size_t i : order) write_rows(results, std::span(&batch.rows[i], 1));
+  write_rows(results, batch.rows);
   set_results_as_of(results, batch.event_seq);
   tx.commit();
 }
