@@ -40,7 +40,7 @@ const base::CommandSpec kSpec = {
         {"bumps", "N", "bumps, date rolls and single whole-curve ticks per series (default 40)"},
         {"ticks", "N", "whole-curve ticks in each pipelined series (default 1000)"},
         {"out", "DIR", "output directory (default bench/out/events)"},
-        {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
+        kConfOption,
     },
 };
 

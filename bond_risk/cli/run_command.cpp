@@ -38,7 +38,7 @@ base::CommandSpec spec() {
           {"db", "PATH", "database to load (APP_DB)"},
           {"threads", "N", "worker threads 0..4096; 0 = the master calculates alone (NUM_THREADS)"},
           {"batch", "", "write the results to the database and exit (BATCH_MODE=1)"},
-          {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
+          kConfOption,
           {"json", "PATH", "also write the run's figures as JSON to PATH"},
           {"grain", "N", "work per chunk in outright-trade units; less than this runs on the master (GRAIN)"},
           {"flushes", "K", "run the full flush K times and print their median, min and mean (FLUSHES)"},

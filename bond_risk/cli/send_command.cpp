@@ -30,7 +30,7 @@ base::CommandSpec spec() {
       {
           {"socket", "PATH", "the engine's socket (CONTROL_SOCKET; default: the database path + .sock)"},
           {"db", "PATH", "database the engine serves, to find its socket (APP_DB)"},
-          {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
+          kConfOption,
       },
   };
 }

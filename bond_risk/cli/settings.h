@@ -13,6 +13,10 @@ namespace bond_risk {
 
 inline constexpr const char* kDefaultConf = "conf/bond_risk.conf";
 
+// The --conf option, as every subcommand that reads settings offers it.
+inline const base::OptionSpec kConfOption{"conf", "PATH",
+                                          "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"};
+
 struct Settings {
   std::string db = "data/bond_risk_440k.db";  // APP_DB, --db
   // NUM_THREADS (default: online CPUs), SCHEDULER, WAIT_POLICY, SPIN_US, CPU_AFFINITY, MASTER_CPU

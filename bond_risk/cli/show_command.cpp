@@ -23,7 +23,7 @@ const base::CommandSpec kSpec = {
     "Exits 1 if any id or name is unknown.",
     {
         {"db", "PATH", "database to read (APP_DB; default from the conf file)"},
-        {"conf", "PATH", "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"},
+        kConfOption,
     },
 };
 
