@@ -44,18 +44,24 @@ const Graph::Type& Graph::at(TypeId type) const {
 
 NodeIndex Graph::add_nodes(TypeId type, std::size_t count) {
   Type& t = at(type);
-  const auto first = static_cast<NodeIndex>(t.state.size());
-  const std::size_t size = first + count;
-  t.downstream.resize(size);
-  t.upstream.resize(size);
-  t.state.resize(size, kDirty);
-  for (std::size_t i = first; i < size; ++i) t.dirty_list.push_back(static_cast<NodeIndex>(i));
-  t.dirty += count;
+  const auto first = static_cast<NodeIndex>(t.size);
+  t.size += count;
   t.live += count;
-  t.walked = t.dirty_list.size();  // new nodes have no subscribers yet
+  t.downstream.resize(t.size);
+  t.upstream.resize(t.size);
+  t.dirty.resize(t.size);
+  t.fresh.resize(t.size);
+  t.retired.resize(t.size);
+  for (NodeIndex i = first; i < t.size; ++i) {
+    t.dirty.set(i);  // new nodes are dirty; they have no subscribers yet
+    if (t.listed) t.dirty_list.push_back(i);
+  }
+  t.dirty_count += count;
+  t.walked = t.dirty_list.size();
   if (t.options.incremental) {
-    t.causes.resize(size);
-    t.whole.resize(size, 1);
+    t.whole.resize(t.size, 1);
+    t.cause_count.resize(t.size, 0);
+    t.cause_end.resize(t.size, 0);
   }
   return first;
 }
@@ -67,10 +73,10 @@ void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
     throw std::logic_error(sub.name + " (tier " + std::to_string(sub.tier) + ") cannot subscribe to " +
                            pub.name + " (tier " + std::to_string(pub.tier) + ")");
   }
-  if (subscriber.index >= sub.state.size() || publisher.index >= pub.state.size()) {
+  if (subscriber.index >= sub.size || publisher.index >= pub.size) {
     throw std::out_of_range("subscribe: node index out of range");
   }
-  if (sub.state[subscriber.index] == kRetired || pub.state[publisher.index] == kRetired) {
+  if (sub.retired.test(subscriber.index) || pub.retired.test(publisher.index)) {
     throw std::logic_error("subscribe: a retired node takes no edges");
   }
   pub.downstream.push_back(publisher.index, subscriber);
@@ -83,7 +89,7 @@ void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
 void Graph::unsubscribe(NodeRef subscriber, NodeRef publisher) {
   Type& pub = at(publisher.type);
   Type& sub = at(subscriber.type);
-  if (publisher.index >= pub.state.size() || subscriber.index >= sub.state.size()) {
+  if (publisher.index >= pub.size || subscriber.index >= sub.size) {
     throw std::out_of_range("unsubscribe: node index out of range");
   }
   pub.downstream.erase_one(publisher.index, subscriber);
@@ -92,84 +98,109 @@ void Graph::unsubscribe(NodeRef subscriber, NodeRef publisher) {
 
 std::span<const NodeRef> Graph::subscribers(NodeRef publisher) const {
   const Type& t = at(publisher.type);
-  if (publisher.index >= t.state.size()) throw std::out_of_range("subscribers: node index out of range");
+  if (publisher.index >= t.size) throw std::out_of_range("subscribers: node index out of range");
   return t.downstream.view(publisher.index);
 }
 
 std::span<const NodeRef> Graph::publishers(NodeRef subscriber) const {
   const Type& t = at(subscriber.type);
-  if (subscriber.index >= t.state.size()) throw std::out_of_range("publishers: node index out of range");
+  if (subscriber.index >= t.size) throw std::out_of_range("publishers: node index out of range");
   return t.upstream.view(subscriber.index);
 }
 
 void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
   if (t.options.incremental && !t.whole[n]) {
-    std::vector<NodeRef>& causes = t.causes[n];
     const bool root = cause.type == static_cast<TypeId>(&t - types_.data()) && cause.index == n;
-    if (!root) causes.push_back(cause);  // each publisher reaches it once: a walked publisher is not walked again
-    if (root || 2 * causes.size() >= t.upstream.view(n).size()) {
+    if (root || 2 * (t.cause_count[n] + 1) >= t.upstream.view(n).size()) {
       t.whole[n] = 1;  // marked itself, or half its inputs changed: a whole recalculation costs no more
-      causes.clear();
+    } else {
+      ++t.cause_count[n];  // each publisher reaches it once: a walked publisher is not walked again
+      t.cause_log.push_back({n, cause});
     }
   }
-  if (t.state[n] != kClean) return;
-  t.state[n] = kMarked;
+  if (!t.listed && !t.options.incremental) {
+    // Many: no list, no count, no branch. Only live nodes have edges, so n is live.
+    Bitmap::Word& d = t.dirty.words()[n / 64];
+    const Bitmap::Word bit = Bitmap::Word{1} << (n % 64);
+    t.fresh.words()[n / 64] |= bit & ~d;
+    d |= bit;
+    t.counted = false;
+    return;
+  }
+  if (t.dirty.test(n)) return;
+  t.dirty.set(n);
+  t.fresh.set(n);
+  ++t.dirty_count;
+  ++t.fresh_count;
+  if (!t.listed) return;
+  if (t.dirty_list.size() * 8 >= t.size) {
+    t.listed = false;  // many: the bitmap says which, and dirty() lists them from it
+    return;
+  }
   t.ordered = t.ordered && (t.dirty_list.empty() || t.dirty_list.back() < n);
   t.dirty_list.push_back(n);
-  ++t.dirty;
 }
 
-void Graph::set_all_dirty(Type& t) {
-  if (t.live == t.state.size()) {
-    // No retired node (the usual case): every index, in order, without a branch per node.
-    std::fill(t.state.begin(), t.state.end(), static_cast<unsigned char>(kMarked));
-    t.dirty_list.resize(t.state.size());
+void Graph::set_all_dirty(Type& t, bool fresh) {
+  std::vector<Bitmap::Word>& d = t.dirty.words();
+  const std::vector<Bitmap::Word>& r = t.retired.words();
+  std::vector<Bitmap::Word>& f = t.fresh.words();
+  for (std::size_t k = 0; k < d.size(); ++k) {
+    const Bitmap::Word all = k + 1 == d.size() && t.size % 64 ? (Bitmap::Word{1} << (t.size % 64)) - 1 : ~Bitmap::Word{0};
+    if (fresh) f[k] |= all & ~r[k] & ~d[k];
+    d[k] = all & ~r[k];
+  }
+  t.counted = false;
+  if (t.live == t.size) {
+    // No retired node (the usual case): every index, in order.
+    t.dirty_list.resize(t.size);
     std::iota(t.dirty_list.begin(), t.dirty_list.end(), NodeIndex{0});
-    t.walked = std::min(t.walked, t.dirty_list.size());
+    t.listed = true;
     t.ordered = true;
+    t.walked = t.size;  // the fresh bits say which are still to walk
   } else {
-    for (NodeIndex i = 0; i < t.state.size(); ++i) {
-      if (t.state[i] == kClean) {
-        t.state[i] = kMarked;
-        t.dirty_list.push_back(i);
-      }
-    }
-    t.ordered = false;
+    t.listed = false;
   }
-  t.dirty = t.live;
   if (t.options.incremental) {
-    for (NodeIndex i = 0; i < t.state.size(); ++i) {
-      t.whole[i] = 1;
-      t.causes[i].clear();
-    }
+    std::fill(t.whole.begin(), t.whole.end(), 1);
+    std::fill(t.cause_count.begin(), t.cause_count.end(), 0);
+    t.cause_log.clear();
   }
+}
+
+void Graph::recount(Type& t) {
+  if (t.counted) return;
+  t.dirty_count = t.dirty.count();
+  t.fresh_count = t.fresh.count();
+  t.counted = true;
 }
 
 void Graph::walk(TypeId id, NodeIndex n) {
-  Type& t = types_[id];
-  t.state[n] = kDirty;
-  for (NodeRef sub : t.downstream.view(n)) set_dirty(types_[sub.type], sub.index, {id, n});
+  for (NodeRef sub : types_[id].downstream.view(n)) set_dirty(types_[sub.type], sub.index, {id, n});
 }
 
 void Graph::propagate() {
   for (TypeId id : by_tier_) {
     Type& t = types_[id];
-    const std::size_t fresh = t.dirty_list.size() - t.walked;
-    if (fresh == 0) continue;
-    if (t.dirty * kWholeShareDen >= t.live * kWholeShareNum) {
+    recount(t);
+    if (t.fresh_count == 0) continue;
+    if (t.dirty_count * kWholeShareDen >= t.live * kWholeShareNum) {
       // Nearly all of it changed: everything that subscribes to it is dirty, whole.
-      for (TypeId sub : t.subscriber_types) set_all_dirty(types_[sub]);
-      std::replace(t.state.begin(), t.state.end(), static_cast<unsigned char>(kMarked), static_cast<unsigned char>(kDirty));
-    } else if (fresh * 8 >= t.state.size()) {
+      for (TypeId sub : t.subscriber_types) set_all_dirty(types_[sub], true);
+      t.fresh.clear();
+    } else if (!t.listed || t.fresh_count * 8 >= t.size) {
       // Many: walk them in index order, so that their edges are read in order.
-      for (NodeIndex n = 0; n < t.state.size(); ++n) {
-        if (t.state[n] == kMarked) walk(id, n);
-      }
+      t.fresh.for_each([&](std::size_t n) { walk(id, static_cast<NodeIndex>(n)); });
+      t.fresh.clear();
     } else {
       for (std::size_t k = t.walked; k < t.dirty_list.size(); ++k) {
-        if (t.state[t.dirty_list[k]] == kMarked) walk(id, t.dirty_list[k]);
+        const NodeIndex n = t.dirty_list[k];
+        if (!t.fresh.test(n)) continue;
+        t.fresh.reset(n);
+        walk(id, n);
       }
     }
+    t.fresh_count = 0;
     t.walked = t.dirty_list.size();
   }
 }
@@ -183,23 +214,24 @@ void Graph::compact_edges() {
 
 void Graph::mark_dirty(NodeRef node) {
   Type& t = at(node.type);
-  if (node.index >= t.state.size()) throw std::out_of_range("mark_dirty: node index out of range");
-  if (t.state[node.index] == kRetired) return;
+  if (node.index >= t.size) throw std::out_of_range("mark_dirty: node index out of range");
+  if (t.retired.test(node.index)) return;
   set_dirty(t, node.index, node);
   propagate();
 }
 
 void Graph::mark_all_dirty() {
   for (Type& t : types_) {
-    set_all_dirty(t);
-    t.walked = t.dirty_list.size();
+    set_all_dirty(t, false);  // every subscriber is dirty too: nothing to walk
+    t.dirty_count = t.live;
+    t.counted = true;
   }
 }
 
 void Graph::retire(NodeRef node) {
   Type& t = at(node.type);
-  if (node.index >= t.state.size()) throw std::out_of_range("retire: node index out of range");
-  if (t.state[node.index] == kRetired) return;
+  if (node.index >= t.size) throw std::out_of_range("retire: node index out of range");
+  if (t.retired.test(node.index)) return;
   const std::vector<NodeRef> ins(publishers(node).begin(), publishers(node).end());
   const std::vector<NodeRef> outs(subscribers(node).begin(), subscribers(node).end());
   for (NodeRef p : ins) unsubscribe(node, p);
@@ -207,57 +239,85 @@ void Graph::retire(NodeRef node) {
     unsubscribe(s, node);
     mark_dirty(s);
   }
-  if (t.state[node.index] != kClean) --t.dirty;
-  t.state[node.index] = kRetired;
-  t.ordered = false;  // its dirty_list entry, if any, must be dropped  // its dirty_list entry, if any, is skipped and dropped
+  recount(t);
+  if (t.dirty.test(node.index)) --t.dirty_count;
+  t.dirty.reset(node.index);
+  t.fresh.reset(node.index);  // (propagate leaves none)
+  t.retired.set(node.index);
+  t.ordered = false;  // its dirty_list entry, if any, is dropped
+  if (t.options.incremental) t.whole[node.index] = 1;  // its logged causes are dropped
   --t.live;
 }
 
-bool Graph::retired(NodeRef node) const { return at(node.type).state.at(node.index) == kRetired; }
+bool Graph::retired(NodeRef node) const {
+  const Type& t = at(node.type);
+  if (node.index >= t.size) throw std::out_of_range("retired: node index out of range");
+  return t.retired.test(node.index);
+}
 
 std::optional<std::span<const NodeRef>> Graph::changed_inputs(NodeRef node) const {
   const Type& t = at(node.type);
+  if (!flushing_) throw std::logic_error("changed_inputs: only during a flush");
   if (!t.options.incremental || t.whole.at(node.index)) return std::nullopt;
-  return std::span<const NodeRef>(t.causes[node.index]);
+  const std::uint32_t count = t.cause_count[node.index];
+  return std::span<const NodeRef>(t.causes.data() + t.cause_end[node.index] - count, count);
+}
+
+void Graph::order_dirty(Type& t) {
+  if (t.listed && t.ordered) return;
+  recount(t);
+  // Index order: from the bitmap when many are dirty, a sort otherwise.
+  if (!t.listed || t.dirty_count * 8 >= t.size) {
+    t.dirty_list.clear();
+    t.dirty.for_each([&](std::size_t n) { t.dirty_list.push_back(static_cast<NodeIndex>(n)); });
+  } else {
+    std::erase_if(t.dirty_list, [&](NodeIndex i) { return !t.dirty.test(i); });
+    std::sort(t.dirty_list.begin(), t.dirty_list.end());
+  }
+  t.listed = true;
+  t.ordered = true;
+  t.walked = t.dirty_list.size();
 }
 
 void Graph::prepare_flush() {
+  flushing_ = true;
   for (Type& t : types_) {
-    // Index order: a scan of the states when many are dirty, a sort otherwise.
-    if (t.ordered) {
-      // already
-    } else if (t.dirty * 8 >= t.state.size()) {
-      t.dirty_list.clear();
-      for (NodeIndex i = 0; i < t.state.size(); ++i) {
-        if (t.state[i] == kDirty || t.state[i] == kMarked) t.dirty_list.push_back(i);
-      }
-    } else {
-      std::erase_if(t.dirty_list, [&](NodeIndex i) { return t.state[i] != kDirty && t.state[i] != kMarked; });
-      std::sort(t.dirty_list.begin(), t.dirty_list.end());
-    }
-    t.ordered = true;
-    t.walked = t.dirty_list.size();
+    order_dirty(t);
+    if (t.options.incremental) group_causes(t);
   }
   for (const Type& t : types_) {
-    if (!t.options.incremental) continue;
-    for (NodeIndex i : t.dirty_list) {
-      if (t.whole[i]) continue;
-      for (NodeRef in : t.causes[i]) {
-        Type& pub = types_[in.type];
-        if (!pub.options.save_value) continue;
-        if (pub.saved_slot.size() <= in.index) pub.saved_slot.resize(pub.state.size(), kNotSaved);
-        if (pub.saved_slot[in.index] != kNotSaved) continue;  // an input of several nodes
-        pub.saved_slot[in.index] = static_cast<std::uint32_t>(pub.saved_nodes.size());
-        pub.saved_nodes.push_back(in.index);
-        pub.saved.resize(pub.saved_nodes.size() * pub.options.value_bytes);
-        pub.options.save_value(in.index, pub.saved.data() + pub.saved.size() - pub.options.value_bytes);
-      }
+    for (NodeRef in : t.causes) {
+      Type& pub = types_[in.type];
+      if (!pub.options.save_value) continue;
+      if (pub.saved_slot.size() <= in.index) pub.saved_slot.resize(pub.size, kNotSaved);
+      if (pub.saved_slot[in.index] != kNotSaved) continue;  // an input of several nodes
+      pub.saved_slot[in.index] = static_cast<std::uint32_t>(pub.saved_nodes.size());
+      pub.saved_nodes.push_back(in.index);
+      pub.saved.resize(pub.saved_nodes.size() * pub.options.value_bytes);
+      pub.options.save_value(in.index, pub.saved.data() + pub.saved.size() - pub.options.value_bytes);
     }
   }
 }
 
+void Graph::group_causes(Type& t) {
+  // A counting sort of the log by node, each node's causes in marking order.
+  std::uint32_t end = 0;
+  for (NodeIndex i : t.dirty_list) {
+    if (t.whole[i]) continue;
+    t.cause_end[i] = end;  // its first slot, until filled
+    end += t.cause_count[i];
+  }
+  t.causes.resize(end);
+  for (const auto& [n, cause] : t.cause_log) {
+    if (!t.whole[n] && !t.retired.test(n)) t.causes[t.cause_end[n]++] = cause;
+  }
+  t.cause_log.clear();
+}
+
 void Graph::finish_flush() {
+  flushing_ = false;
   for (Type& t : types_) {
+    t.causes.clear();
     for (NodeIndex i : t.saved_nodes) t.saved_slot[i] = kNotSaved;
     t.saved_nodes.clear();
     t.saved.clear();
@@ -275,32 +335,35 @@ const std::byte* Graph::previous_bytes(NodeRef publisher, std::size_t bytes) con
   return t.saved.data() + std::size_t{t.saved_slot[publisher.index]} * bytes;
 }
 
-std::span<const NodeIndex> Graph::dirty(TypeId type) const { return at(type).dirty_list; }
+std::span<const NodeIndex> Graph::dirty(TypeId type) {
+  Type& t = at(type);
+  order_dirty(t);
+  return t.dirty_list;
+}
 
 void Graph::clear_dirty(TypeId type) {
   Type& t = at(type);
-  if (t.dirty == t.state.size() && !t.options.incremental) {
-    // Every node was dirty (a full flush): one memset instead of a scattered
-    // write per node, which the master would otherwise do alone between tiers.
-    std::fill(t.state.begin(), t.state.end(), kClean);
+  order_dirty(t);
+  if (t.dirty_list.size() * 64 >= t.size) {
+    t.dirty.clear();  // a word at a time: many were dirty
   } else {
+    for (NodeIndex i : t.dirty_list) t.dirty.reset(i);
+  }
+  if (t.options.incremental) {
     for (NodeIndex i : t.dirty_list) {
-      if (t.state[i] != kRetired) t.state[i] = kClean;
-      if (t.options.incremental) {
-        t.whole[i] = 0;
-        t.causes[i].clear();
-      }
+      t.whole[i] = 0;
+      t.cause_count[i] = 0;
     }
   }
   t.dirty_list.clear();
-  t.dirty = 0;
+  t.dirty_count = 0;
   t.walked = 0;
   t.ordered = true;
 }
 
 std::size_t Graph::dirty_count() const {
   std::size_t n = 0;
-  for (const Type& t : types_) n += t.dirty;
+  for (const Type& t : types_) n += t.counted ? t.dirty_count : t.dirty.count();
   return n;
 }
 

@@ -11,6 +11,12 @@
 // flush, not a walk of every edge. A retired node (a trade removed for good)
 // is never dirty again and never calculated.
 //
+// Dirty sets are bitmaps (bitmap.h), one per type. While few of a type's
+// nodes are dirty they are also listed as they are marked, so that a small
+// event costs in proportion to its size; past an eighth of the type the list
+// is dropped, a mark is a branch-free OR of one bit, and dirty() lists the
+// set again, in index order, from the bitmap.
+//
 // Incremental nodes (a sum over many members, say) need not recalculate
 // whole when a few inputs change: during a flush such a node asks which of
 // its inputs changed (changed_inputs) and what each published before this
@@ -32,8 +38,10 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "engine/bitmap.h"
 #include "engine/edge_arena.h"
 #include "engine/node_ref.h"
 
@@ -92,9 +100,10 @@ class Graph {
   void retire(NodeRef node);
   bool retired(NodeRef node) const;
 
-  // For a dirty incremental node: the publishers whose marking made it dirty
-  // since it was last calculated, each once; nullopt when it must be
-  // recalculated whole (see the top of this file).
+  // During a flush, for a dirty incremental node: the publishers whose
+  // marking made it dirty since it was last calculated, each once, in
+  // marking order; nullopt when it must be recalculated whole (see the top
+  // of this file). Throws std::logic_error outside a flush.
   std::optional<std::span<const NodeRef>> changed_inputs(NodeRef node) const;
 
   // During a flush, for a publisher in some changed_inputs: the value it
@@ -110,14 +119,14 @@ class Graph {
     return value;
   }
 
-  // Called by flush() before its first tier: puts each type's dirty nodes in
-  // index order and saves the previous values of every changed input of a
-  // dirty incremental node; and after its last tier: drops those values.
+  // Called by flush() before its first tier: saves the previous values of
+  // every changed input of a dirty incremental node; and after its last
+  // tier: drops those values.
   void prepare_flush();
   void finish_flush();
 
-  // Dirty nodes of `type` (in index order after prepare_flush()).
-  std::span<const NodeIndex> dirty(TypeId type) const;
+  // Dirty nodes of `type`, in index order.
+  std::span<const NodeIndex> dirty(TypeId type);
   void clear_dirty(TypeId type);
   std::size_t dirty_count() const;
 
@@ -131,8 +140,6 @@ class Graph {
 
  private:
   static constexpr std::uint32_t kNotSaved = ~std::uint32_t{0};
-  // kMarked: dirty, its subscribers not marked yet; kDirty: dirty, they are.
-  enum : unsigned char { kClean = 0, kDirty = 1, kRetired = 2, kMarked = 3 };
 
   struct Type {
     std::string name;
@@ -141,17 +148,28 @@ class Graph {
     TypeOptions options;
     EdgeArena downstream;  // subscribers per node
     EdgeArena upstream;    // publishers per node
-    std::vector<unsigned char> state;
-    std::vector<NodeIndex> dirty_list;  // in marking order until prepare_flush(); may hold retired nodes
-    std::size_t dirty = 0;              // nodes in state kDirty or kMarked
-    std::size_t live = 0;               // nodes not retired
-    std::size_t walked = 0;             // dirty_list entries before this one are not kMarked
-    bool ordered = true;                // dirty_list is in index order and holds no retired node
+    std::size_t size = 0;  // nodes, retired or not
+    std::size_t live = 0;  // nodes not retired
+    Bitmap dirty;          // to be recalculated
+    Bitmap fresh;          // dirty, and their subscribers not marked yet
+    Bitmap retired;
+    std::size_t dirty_count = 0, fresh_count = 0;  // when counted
+    bool counted = true;                           // false after branch-free marks: recount()
+    std::vector<NodeIndex> dirty_list;  // if listed: in marking order until dirty(); may hold retired nodes
+    std::size_t walked = 0;             // if listed: dirty_list entries before this one are not fresh
+    bool listed = true;                 // dirty_list holds every dirty node (else: the bitmap says)
+    bool ordered = true;                // dirty_list is in index order and holds only dirty nodes
     std::vector<TypeId> subscriber_types;
-    std::vector<std::vector<NodeRef>> causes;  // incremental types: per node, the publishers that marked it
-    std::vector<unsigned char> whole;          // incremental types: per node, to be recalculated whole
-    std::vector<std::byte> saved;              // previous values of this flush, value_bytes each
-    std::vector<std::uint32_t> saved_slot;     // per node: its slot in `saved`, or kNotSaved
+    // Incremental types: per node, whether it is to be recalculated whole and
+    // how many publishers marked it; the (node, publisher) marks in order;
+    // during a flush, the marks grouped by node and the end of each node's.
+    std::vector<unsigned char> whole;
+    std::vector<std::uint32_t> cause_count;
+    std::vector<std::pair<NodeIndex, NodeRef>> cause_log;
+    std::vector<NodeRef> causes;
+    std::vector<std::uint32_t> cause_end;
+    std::vector<std::byte> saved;           // previous values of this flush, value_bytes each
+    std::vector<std::uint32_t> saved_slot;  // per node: its slot in `saved`, or kNotSaved
     std::vector<NodeIndex> saved_nodes;
   };
 
@@ -159,15 +177,22 @@ class Graph {
   const Type& at(TypeId type) const;
   // Sets one node dirty, reached from `cause` (the node itself for a root).
   void set_dirty(Type& t, NodeIndex n, NodeRef cause);
-  // Marks every live node of `type` dirty, to be recalculated whole.
-  void set_all_dirty(Type& t);
-  // Marks what is downstream of the kMarked nodes, tier by tier.
+  // Sets every live node of `t` dirty, to be recalculated whole; `fresh`:
+  // its subscribers are still to be marked.
+  void set_all_dirty(Type& t, bool fresh);
+  // Marks what is downstream of the fresh nodes, tier by tier.
   void propagate();
   void walk(TypeId id, NodeIndex n);
+  static void recount(Type& t);
+  // Makes dirty_list hold exactly the dirty nodes, in index order.
+  static void order_dirty(Type& t);
+  // Groups an incremental type's cause_log into causes (prepare_flush).
+  static void group_causes(Type& t);
   const std::byte* previous_bytes(NodeRef publisher, std::size_t bytes) const;
 
   std::vector<Type> types_;
   std::vector<TypeId> by_tier_;  // type ids in tier order
+  bool flushing_ = false;        // between prepare_flush() and finish_flush()
 };
 
 }  // namespace engine

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "bond_risk/db/generator.h"
@@ -47,8 +48,11 @@ void apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {
   tx.commit();
 }
 
-// First id of each kind in a store.
-std::int64_t first_id(const Store& s, Kind kind) { return s.ids[static_cast<std::size_t>(kind)].front(); }
+// The smallest id of a kind in a store.
+std::int64_t first_id(const Store& s, Kind kind) {
+  const auto& ids = s.ids[static_cast<std::size_t>(kind)];
+  return *std::min_element(ids.begin(), ids.end());
+}
 
 namespace {
 

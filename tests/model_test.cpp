@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
+#include "bond_risk/db/generator.h"
 #include "bond_risk/db/loader.h"
 #include "base/sqlite.h"
 #include "tests/test_support.h"
@@ -159,4 +161,50 @@ TEST(Model, AnEmptyDatabaseLoadsAndFlushes) {
   make_db(dir.path("empty.db"), "");
   const auto m = calculate(dir.path("empty.db"), 2);
   EXPECT_EQ(m->stats.nodes, 0u);
+}
+
+TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
+  // The generator alternates curves by id (bond i and trade i are on curve i % 2) and fills books at random.
+  test::TempDir dir;
+  const std::string path = dir.path("100.db");
+  bond_risk::generate(bond_risk::find_preset("100"), bond_risk::GenerateOptions{5, 10}, path);
+  base::Database db(path, base::Database::Mode::read_only);
+  const Store s = bond_risk::load(db).store;
+  for (NodeIndex i = 1; i < s.bonds.size(); ++i) EXPECT_LE(s.bonds[i - 1].curve, s.bonds[i].curve);
+  // Trades lie in the order their books read them.
+  auto in_member_order = [](const auto& books, std::size_t trades) {
+    std::vector<bool> seen(trades);
+    NodeIndex next = 0;
+    for (const auto& b : books) {
+      for (NodeIndex m : b.members) {
+        if (seen[m]) continue;
+        seen[m] = true;
+        EXPECT_EQ(m, next++);
+      }
+    }
+  };
+  in_member_order(s.outright_books, s.outright_trades.size());
+  in_member_order(s.repo_books, s.repo_trades.size());
+  // Every id names the node that holds it, and each reference the row it was read from.
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < s.ids[k].size(); ++i) {
+      const NodeRef* n = s.by_id.find(s.ids[k][i]);
+      ASSERT_TRUE(n);
+      EXPECT_EQ(*n, ref(static_cast<Kind>(k), i));
+    }
+  }
+  base::Statement trades = db.prepare("SELECT id, bond_id FROM outright_trade");
+  while (trades.step()) {
+    const NodeRef t = *s.by_id.find(trades.integer(0));
+    EXPECT_EQ(s.id(ref(Kind::bond, s.outright_trades[t.index].bond)), trades.integer(1));
+  }
+  base::Statement members = db.prepare("SELECT book_id, trade_id FROM outright_book_trade ORDER BY book_id, trade_id");
+  std::map<std::int64_t, std::vector<std::int64_t>> expected, got;
+  while (members.step()) expected[members.integer(0)].push_back(members.integer(1));
+  for (NodeIndex b = 0; b < s.outright_books.size(); ++b) {
+    for (NodeIndex m : s.outright_books[b].members) {
+      got[s.id(ref(Kind::outright_book, b))].push_back(s.id(ref(Kind::outright_trade, m)));
+    }
+  }
+  EXPECT_EQ(got, expected);  // the same members, in the same order (the order of the sums)
 }

@@ -15,13 +15,17 @@ namespace bond_risk {
 
 using Clock = std::chrono::steady_clock;
 
-Series in_process(const std::string& name, LiveModel& model, const std::vector<Change>& changes, std::size_t* nodes) {
+Series in_process(const std::string& name, LiveModel& model, const std::vector<Change>& changes, std::size_t* nodes,
+                  Series* recalculation) {
   Series s{name, {}};
   for (const Change& change : changes) {
     const engine::Stopwatch w;
     model.apply(change, nullptr);
+    const double applied = w.seconds();
     const LiveModel::Recalculation r = model.recalculate();
-    s.micros.push_back(w.seconds() * 1e6);
+    const double done = w.seconds();
+    s.micros.push_back(done * 1e6);
+    if (recalculation) recalculation->micros.push_back((done - applied) * 1e6);
     if (nodes) {
       *nodes = 0;
       for (std::size_t n : r.nodes) *nodes += n;

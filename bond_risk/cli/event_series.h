@@ -20,9 +20,12 @@ struct Series {
   std::vector<double> micros;
 };
 
-// Applies and recalculates each change in turn; also counts the nodes the
-// last one recalculated into `nodes`.
-Series in_process(const std::string& name, LiveModel& model, const std::vector<Change>& changes, std::size_t* nodes = nullptr);
+// Applies and recalculates each change in turn (the clock around both);
+// also counts the nodes the last one recalculated into `nodes` and, with
+// `recalculation`, times the recalculation alone (after the marking apply
+// does) into it.
+Series in_process(const std::string& name, LiveModel& model, const std::vector<Change>& changes,
+                  std::size_t* nodes = nullptr, Series* recalculation = nullptr);
 
 // `count` full flushes of the model (the yardstick of the in-process events).
 Series full_flushes(LiveModel& model, std::size_t count);

@@ -6,6 +6,7 @@
 
 #include "bond_risk/db/table_rows.h"
 #include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/layout.h"
 #include "bond_risk/model/trade_fields.h"
 
 namespace bond_risk {
@@ -96,6 +97,7 @@ class Loader {
     s().bond_values.resize(s().bonds.size());
     s().outright_values.resize(s().outright_trades.size());
     s().repo_values.resize(s().repo_trades.size());
+    group_by_dependency(s());
     return std::move(out_);
   }
 

@@ -27,4 +27,12 @@ const engine::NodeRef* IdIndex::find(std::int64_t id) const {
   return slot < direct_.size() && direct_[slot].type != kFree ? &direct_[slot] : nullptr;
 }
 
+void IdIndex::replace(std::int64_t id, engine::NodeRef node) {
+  if (is_direct(id)) {
+    direct_.at(static_cast<std::size_t>(id)) = node;
+  } else {
+    sparse_.at(id) = node;
+  }
+}
+
 }  // namespace bond_risk

@@ -20,6 +20,8 @@ class IdIndex {
   // Inserts id -> node; returns false (and changes nothing) if id is present.
   bool insert(std::int64_t id, engine::NodeRef node);
   const engine::NodeRef* find(std::int64_t id) const;
+  // Points a present id at another node (the node moved).
+  void replace(std::int64_t id, engine::NodeRef node);
 
  private:
   static constexpr engine::TypeId kFree = ~engine::TypeId{0};  // type of an empty direct slot

@@ -1,6 +1,8 @@
 #include "bond_risk/model/published_values.h"
 
 #include <algorithm>
+#include <numeric>
+#include <vector>
 
 namespace bond_risk {
 
@@ -67,12 +69,20 @@ class Fnv1a {
 }  // namespace
 
 std::uint64_t results_digest(const Store& store) {
+  // In id order, which is the database's: node indices are the process's own (model/layout.h).
+  std::array<std::vector<NodeIndex>, kKindCount> by_id;
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    by_id[k].resize(store.size(static_cast<Kind>(k)));
+    std::iota(by_id[k].begin(), by_id[k].end(), NodeIndex{0});
+    std::stable_sort(by_id[k].begin(), by_id[k].end(),
+                     [&](NodeIndex a, NodeIndex b) { return store.ids[k][a] < store.ids[k][b]; });
+  }
   Fnv1a h;
-  for (const auto& states : store.states) {
-    for (const NodeState& s : states) h.add(Status{s.status});
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i : by_id[k]) h.add(Status{store.states[k][i].status});
   }
   for (std::size_t k = 0; k < kKindCount; ++k) {
-    for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
+    for (NodeIndex i : by_id[k]) {
       const PublishedValues values = published_values(store, ref(static_cast<Kind>(k), i));
       for (double v : values.span()) h.add(v);
     }
