@@ -7,6 +7,7 @@
 
 #include "bond_risk/db/generator.h"
 #include "bond_risk/db/loader.h"
+#include "bond_risk/model/flush_bytes.h"
 #include "base/sqlite.h"
 #include "tests/test_support.h"
 
@@ -207,4 +208,30 @@ TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
     }
   }
   EXPECT_EQ(got, expected);  // the same members, in the same order (the order of the sums)
+}
+
+TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
+  // One bond with 3 coupon dates, two outright trades in one book, no curve arrays built.
+  Store s;
+  s.add(Kind::bond, 1);
+  s.bonds.resize(1);
+  s.bond_values.resize(1);
+  s.coupon_dates = {30, 20, 10};
+  for (std::int64_t id : {2, 3}) s.add(Kind::outright_trade, id);
+  s.outright_trades.resize(2);
+  s.outright_values.resize(2);
+  s.add(Kind::outright_book, 4);
+  s.outright_books.resize(1);
+  s.outright_books[0].members = {0, 1};
+  const FlushBytes b = full_flush_bytes(s);
+  const std::size_t nodes = 4, state = sizeof(NodeState), index = sizeof(NodeIndex);
+  const std::size_t read = nodes * (state + index)                        // states and dirty lists
+                           + sizeof(Bond) + 3 * sizeof(Date)              // the bond and its schedule
+                           + sizeof(BondValue)                            // its price, read by its trades
+                           + 2 * sizeof(OutrightTrade)                    // the trades
+                           + 2 * (index + sizeof(OutrightValue) + state);  // the book's members
+  const std::size_t written = nodes * state + sizeof(BondValue) + 2 * sizeof(OutrightValue) + sizeof(OutrightBook);
+  EXPECT_EQ(b.read, read);
+  EXPECT_EQ(b.written, written);
+  EXPECT_EQ(b.traffic(), read + 2 * written);
 }

@@ -58,6 +58,19 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
     out << "Full flush repeated " << f.size() << " times: median " << fixed(base::median(f)) << ", min "
         << fixed(*std::min_element(f.begin(), f.end())) << ", mean " << fixed(sum / f.size()) << " seconds.\n";
   }
+  const double mb = 1e6;
+  char bytes[200];
+  std::snprintf(bytes, sizeof bytes, "A full flush moves %.1f MB: %.1f MB read, %.1f MB written (%.1f MB of traffic with write-allocate).\n",
+                (r.bytes.read + r.bytes.written) / mb, r.bytes.read / mb, r.bytes.written / mb, r.bytes.traffic() / mb);
+  out << bytes;
+  if (r.bandwidth > 0) {
+    const double floor = static_cast<double>(r.bytes.traffic()) / r.bandwidth;
+    char line[200];
+    std::snprintf(line, sizeof line, "Memory bandwidth (triad, %zu thread%s): %.1f GB/s; memory floor %.6f seconds; "
+                  "flush median / floor %.2f.\n", r.bandwidth_threads, r.bandwidth_threads == 1 ? "" : "s",
+                  r.bandwidth / 1e9, floor, base::median(r.flush_seconds) / floor);
+    out << line;
+  }
   out << "Context switches during the flush: " << r.flush.counters.voluntary_switches << " voluntary, "
       << r.flush.counters.involuntary_switches << " involuntary; " << r.flush.counters.minor_faults
       << " minor page faults. Peak RSS " << r.flush.counters.peak_rss_kb / 1024
@@ -86,7 +99,7 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
                      {"wait_seconds", micro(t.wait_seconds)},
                      {"seconds", micro(t.seconds)}});
   }
-  const base::Json report = {
+  base::Json report = {
       {"db", r.db},
       {"threads", r.scheduler.threads},
       {"scheduler", engine::to_string(r.scheduler.kind)},
@@ -104,8 +117,16 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
       {"minor_page_faults", r.flush.counters.minor_faults},
       {"peak_rss_kb", r.flush.counters.peak_rss_kb},
       {"results_digest", hex(r.digest)},
+      {"flush_bytes_read", r.bytes.read},
+      {"flush_bytes_written", r.bytes.written},
+      {"flush_traffic_bytes", r.bytes.traffic()},
       {"counts", status_counts_json(store)},
   };
+  if (r.bandwidth > 0) {
+    report["bandwidth_bytes_per_second"] = std::round(r.bandwidth);
+    report["bandwidth_threads"] = r.bandwidth_threads;
+    report["memory_floor_seconds"] = static_cast<double>(r.bytes.traffic()) / r.bandwidth;
+  }
   std::ofstream out(path);
   out << report.dump(2, ' ', false, base::Json::error_handler_t::replace) << "\n";
   if (!out) throw std::runtime_error("cannot write JSON to " + path);

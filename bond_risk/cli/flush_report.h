@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bond_risk/model/flush_bytes.h"
 #include "bond_risk/model/store.h"
 #include "engine/flush.h"
 #include "engine/scheduler.h"
@@ -20,11 +21,16 @@ struct RunReport {
   engine::FlushStats flush;                // the start-up flush
   std::vector<double> flush_seconds;       // it and its repeats (FLUSHES), in order
   std::uint64_t digest = 0;  // results_digest() of the flushed store
+  FlushBytes bytes;          // what a full flush moves (model/flush_bytes.h)
+  double bandwidth = 0;      // bytes a second measured with as many threads as calculate; 0 = not measured
+  std::size_t bandwidth_threads = 0;
 };
 
 // "Tier 3 ran 400000 objects in 0.012345 seconds." per tier, then
 // "All tiers ran N objects in S seconds.", with repeats "Full flush repeated
-// N times: median S, min S, mean S seconds.", then counts per type and status.
+// N times: median S, min S, mean S seconds.", the bytes a flush moves and,
+// when measured, the bandwidth, the memory floor and the flush's ratio to
+// it, then counts per type and status.
 // `detail` adds a line per tier: chunks, workers taking part, barrier wait.
 void print_report(std::ostream& out, const RunReport& report, const Store& store, bool detail);
 

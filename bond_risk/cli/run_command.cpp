@@ -1,8 +1,11 @@
 #include <csignal>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
+#include "base/bandwidth.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/flush_report.h"
 #include "bond_risk/cli/settings.h"
@@ -22,7 +25,8 @@ base::CommandSpec spec() {
   return {
       "run",
       "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N] [--flushes K]\n"
-      "                     [--scheduler S] [--wait W] [--spin-us N] [--affinity CPUS] [--master-cpu N]",
+      "                     [--scheduler S] [--wait W] [--spin-us N] [--affinity CPUS] [--master-cpu N]\n"
+      "                     [--memory-floor]",
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
       "With --batch it then writes every node's status and results to the results database beside it\n"
@@ -42,6 +46,7 @@ base::CommandSpec spec() {
           {"json", "PATH", "also write the run's figures as JSON to PATH"},
           {"grain", "N", "work per chunk in outright-trade units; less than this runs on the master (GRAIN)"},
           {"flushes", "K", "run the full flush K times and print their median, min and mean (FLUSHES)"},
+          {"memory-floor", "", "measure the memory bandwidth; print the flush's floor (bytes / bandwidth) and ratio"},
           {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
           {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
           {"spin-us", "N", "hybrid wait: microseconds to spin before parking (SPIN_US)"},
@@ -85,6 +90,12 @@ int run_command(std::span<char* const> args) {
   report.flush_seconds.push_back(report.flush.seconds);
   for (std::size_t k = 1; k < settings.flushes; ++k) report.flush_seconds.push_back(model.flush_all().seconds);
   report.digest = results_digest(model.store());
+  report.bytes = full_flush_bytes(model.store());
+  if (a.has("memory-floor")) {
+    report.bandwidth_threads = std::max<std::size_t>(1, std::min<std::size_t>(settings.scheduler.threads,
+                                                                                std::thread::hardware_concurrency()));
+    report.bandwidth = base::measure_bandwidth(report.bandwidth_threads);
+  }
   print_report(std::cout, report, model.store(), settings.timing_debug);
   if (a.has("json")) write_json(a.get("json", ""), report, model.store());
 

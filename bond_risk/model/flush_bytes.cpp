@@ -1,0 +1,43 @@
+#include "bond_risk/model/flush_bytes.h"
+
+namespace bond_risk {
+
+namespace {
+
+template <class T>
+std::size_t bytes_of(const std::vector<T>& v) {
+  return v.size() * sizeof(T);
+}
+
+}  // namespace
+
+FlushBytes full_flush_bytes(const Store& s) {
+  FlushBytes b;
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const std::size_t n = s.size(static_cast<Kind>(k));
+    b.read += n * (sizeof(NodeState) + sizeof(NodeIndex));  // its state and its entry in the dirty list
+    b.written += n * sizeof(NodeState);
+  }
+  for (const IrCurve& c : s.curves) {
+    const auto size = static_cast<std::size_t>(c.arrays.r.size() + c.arrays.df.size() + c.arrays.df_up.size() +
+                                               c.arrays.df_dn.size() + c.arrays.cum_df.size());
+    b.written += size * sizeof(double);
+    b.read += size * sizeof(double) - static_cast<std::size_t>(c.arrays.r.size()) * sizeof(double);  // read by bonds, repos
+  }
+  b.read += bytes_of(s.bonds) + bytes_of(s.coupon_dates);
+  b.written += bytes_of(s.bond_values);
+  b.read += bytes_of(s.bond_values);  // prices for the trades
+  b.read += bytes_of(s.outright_trades) + bytes_of(s.repo_trades);
+  b.written += bytes_of(s.outright_values) + bytes_of(s.repo_values);
+  for (const OutrightBook& book : s.outright_books) {
+    b.read += bytes_of(book.members) + book.members.size() * (sizeof(OutrightValue) + sizeof(NodeState));
+    b.written += sizeof(OutrightBook);
+  }
+  for (const RepoBook& book : s.repo_books) {
+    b.read += bytes_of(book.members) + book.members.size() * (sizeof(RepoValue) + sizeof(NodeState));
+    b.written += sizeof(RepoBook);
+  }
+  return b;
+}
+
+}  // namespace bond_risk

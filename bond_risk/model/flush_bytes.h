@@ -1,0 +1,24 @@
+// The bytes a full flush must move through memory, counted from the data
+// structures: what each tier reads (static data, states, input values,
+// coupon schedules, book member lists, the dirty index lists) and writes
+// (published values, states). Inputs a tier reads at random from a small
+// array (a bond's price for its trades, a curve's daily arrays) are counted
+// once, as one pass over that array. With write-allocate caches a written
+// line is read first, so the traffic is read + 2 x written; divided by the
+// memory bandwidth, that is the floor no flush can beat.
+#pragma once
+
+#include <cstddef>
+
+#include "bond_risk/model/store.h"
+
+namespace bond_risk {
+
+struct FlushBytes {
+  std::size_t read = 0, written = 0;
+  std::size_t traffic() const { return read + 2 * written; }
+};
+
+FlushBytes full_flush_bytes(const Store& store);
+
+}  // namespace bond_risk
