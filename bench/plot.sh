@@ -100,6 +100,24 @@ gnuplot -e "dir='$dir'; cores=$cores" "$here/plots.gp"
       if (best == "") exit
       printf "**Best:** %s s mean with NUM_THREADS=%s (%s), a speedup of %.2fx over the %s single-threaded mean of %s s, on %s cores.\n", best, t, s, st[v] / best, v, st[v], cores
     }' "$dir/single_threaded.txt" "$dir/summary.csv"
+  # The flush against its memory floor (bytes moved / bandwidth), when host.txt has them.
+  awk -F': ' -v cores="$cores" 'FNR == NR {
+      if ($1 == "flush traffic MB") mb = $2
+      if ($1 == "bandwidth GB/s 1 threads") bw1 = $2
+      if ($1 == "bandwidth GB/s " cores " threads") bwn = $2
+      next
+    }
+    FNR > 1 {
+      split($0, f, ","); if (f[1] ~ /single-threaded$/ && (st == "" || f[10] < st)) st = f[10]
+      if (f[2] > 0 && (best == "" || f[10] < best)) best = f[10]
+    }
+    END {
+      if (mb == "" || bw1 == "" || st == "") exit
+      floor1 = mb / 1000 / bw1
+      printf "\n**Memory floor:** a flush moves %s MB (read + twice written); at %s GB/s on one thread that takes %.6f s: the best single-threaded median is %.2fx the floor.", mb, bw1, floor1, st / floor1
+      if (bwn != "" && best != "") printf " At %s GB/s on %s cores the floor is %.6f s: the best median is %.2fx it.", bwn, cores, mb / 1000 / bwn, best / (mb / 1000 / bwn)
+      printf "\n"
+    }' "$dir/host.txt" "$dir/summary.csv"
   if [ -s "$dir/notes.txt" ]; then
     echo
     echo "## Notes"

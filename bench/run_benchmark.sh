@@ -121,6 +121,12 @@ cp "$db" "$work/bench.db"  # --batch writes results: never into the caller's dat
   echo "gnuplot: $(gnuplot --version)"
   echo "flushes per run: $flushes (a run's duration is their median; the first is the start-up flush)"
   echo "database: $db ($(sqlite3 "$db" 'SELECT (SELECT count(*) FROM bond) || " bonds, " || (SELECT count(*) FROM outright_trade) || " outright trades, " || (SELECT count(*) FROM repo_trade) || " repo trades"'))"
+  # The memory floor: the bytes a flush moves over the bandwidth of a triad on 1 and on all cores.
+  for t in 0 "$(nproc)"; do
+    "$first_bin" run --batch --db "$work/bench.db" --threads "$t" --memory-floor |
+      sed -n 's/^A full flush moves .*(\([0-9.]*\) MB of traffic.*/flush traffic MB: \1/p;
+               s/^Memory bandwidth (triad, \([0-9]*\) threads*): \([0-9.]*\) GB\/s.*/bandwidth GB\/s \1 threads: \2/p'
+  done | sort -u
 } > "$out/host.txt"
 
 system_cs() { awk '/^ctxt/ { print $2 }' /proc/stat; }
