@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 # Install missing Debian packages before anything else is evaluated.
-DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json && test -f /usr/include/gtest/gtest.h && test -f /usr/include/asio.hpp && command -v gnuplot && command -v sqlite3
+DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/asio.hpp && command -v gnuplot && command -v sqlite3
 ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
   $(info make: some dependencies are missing; running scripts/install-deps.sh)
   ifneq ($(shell scripts/install-deps.sh >&2; echo $$?),0)
@@ -69,7 +69,7 @@ TEST_BIN := $(BUILD)/tests/bond_risk_tests
 CONF := conf/bond_risk.conf
 DATA_440K := data/bond_risk_440k.db
 
-.PHONY: all run test bench clean fuzz fuzz-targets
+.PHONY: all run test bench bench-kernels clean fuzz fuzz-targets
 all: $(BIN)
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
@@ -125,6 +125,14 @@ fuzz-targets: $(FUZZ_TARGETS:%=$(BUILD)/%)
 
 $(BUILD)/%_fuzz: $(LIB_OBJ) $(BUILD)/fuzz/%_fuzz.o
 	$(CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+# Microbenchmarks of the flush's kernels (Google Benchmark), on the 440k set.
+KERNELS := $(BUILD)/bench/kernels
+bench-kernels: $(KERNELS) $(DATA_440K)
+	$(KERNELS) $(DATA_440K) --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+
+$(KERNELS): $(LIB_OBJ) $(BUILD)/bench/kernels.o
+	$(CXX) $(LDFLAGS) -o $@ $^ -lbenchmark $(LDLIBS)
 
 clean:
 	rm -rf build bin

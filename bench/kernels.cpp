@@ -1,0 +1,71 @@
+// Microbenchmarks of the flush's per-type kernels (Google Benchmark): each
+// type's batch calculation over all of its nodes, in index order, on a data
+// set loaded as the engine loads it. `make bench-kernels` runs them on the
+// 440k set; by hand, pass Google Benchmark's flags after the database:
+//   build/release/bench/kernels data/bond_risk_440k.db --benchmark_repetitions=5
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "base/sqlite.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/model/calculations.h"
+#include "engine/flush.h"
+#include "engine/scheduler.h"
+
+namespace {
+
+using bond_risk::Kind;
+
+// A loaded and fully flushed data set.
+struct DataSet {
+  bond_risk::Store store;
+  engine::Graph graph;
+
+  explicit DataSet(const std::string& path) {
+    base::Database db(path, base::Database::Mode::read_only);
+    store = bond_risk::load(db).store;
+    bond_risk::build_graph(store, graph);
+    const std::unique_ptr<engine::Scheduler> master = engine::make_scheduler(engine::SchedulerOptions{.threads = 0});
+    engine::flush(graph, *master, 4096);
+  }
+};
+
+void kernel(benchmark::State& state, DataSet& data, Kind kind) {
+  std::vector<engine::NodeIndex> nodes(data.store.size(kind));
+  std::iota(nodes.begin(), nodes.end(), engine::NodeIndex{0});
+  const engine::Graph::BatchFn& calculate = data.graph.calculation(static_cast<engine::TypeId>(kind));
+  // Books ask the graph for their changed inputs, which it answers during a
+  // flush: hold one open, with every node to be calculated whole.
+  data.graph.mark_all_dirty();
+  data.graph.prepare_flush();
+  for (auto _ : state) calculate(nodes);
+  data.graph.finish_flush();
+  for (engine::TypeId t = 0; t < data.graph.type_count(); ++t) data.graph.clear_dirty(t);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * nodes.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: %s DB [Google Benchmark flags]\n", argv[0]);
+    return 2;
+  }
+  DataSet data(argv[1]);
+  for (Kind kind : {Kind::ir_curve, Kind::bond, Kind::outright_trade, Kind::repo_trade, Kind::outright_book,
+                    Kind::repo_book}) {
+    benchmark::RegisterBenchmark(std::string(bond_risk::kind_name(kind)).c_str(),
+                                 [&data, kind](benchmark::State& state) { kernel(state, data, kind); })
+        ->Unit(benchmark::kMicrosecond);
+  }
+  argv[1] = argv[0];  // Google Benchmark's flags follow the database
+  int rest = argc - 1;
+  benchmark::Initialize(&rest, argv + 1);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
