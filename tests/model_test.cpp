@@ -2,8 +2,11 @@
 // checked against closed forms, and every kind of bad row of MODEL.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "bond_risk/db/generator.h"
 #include "bond_risk/db/loader.h"
@@ -234,4 +237,54 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   EXPECT_EQ(b.read, read);
   EXPECT_EQ(b.written, written);
   EXPECT_EQ(b.traffic(), read + 2 * written);
+}
+
+TEST(Model, ALoadReadsOneSnapshotWhileAnotherProgramWrites) {
+  // Another program books a trade into a book and takes it out again, each in one transaction,
+  // over and over. Every load must see the trade with its membership or neither: the trade
+  // without its book, or the membership without the trade (a FAILED book), is a torn read.
+  test::TempDir dir;
+  const std::string path = dir.path("50k.db");
+  bond_risk::generate(bond_risk::find_preset("50k"), bond_risk::GenerateOptions{5, 10}, path);
+  std::int64_t trade = 0, book = 0, bond = 0;
+  {
+    base::Database db(path, base::Database::Mode::read_write);
+    db.exec("PRAGMA journal_mode = WAL");
+    auto integer = [&](const std::string& sql) {
+      base::Statement st = db.prepare(sql);
+      st.step();
+      return st.integer(0);
+    };
+    trade = integer("SELECT max(id) FROM (SELECT id FROM outright_trade UNION ALL SELECT id FROM repo_trade UNION ALL "
+                    "SELECT id FROM outright_book UNION ALL SELECT id FROM repo_book UNION ALL SELECT id FROM bond)") + 1000;
+    book = integer("SELECT min(id) FROM outright_book");
+    bond = integer("SELECT min(id) FROM bond");
+  }
+  std::atomic<bool> stop = false;
+  std::atomic<int> toggles = 0;
+  std::jthread writer([&] {
+    base::Database db(path, base::Database::Mode::read_write);
+    db.exec("PRAGMA synchronous = OFF");
+    const std::string t = std::to_string(trade), b = std::to_string(book);
+    while (!stop) {
+      db.exec("BEGIN IMMEDIATE; INSERT INTO outright_trade VALUES (" + t + ", 'TORN', " + std::to_string(bond) +
+              ", '2025-01-02', 100, 10, 'BUY'); INSERT INTO outright_book_trade VALUES (" + b + ", " + t + "); COMMIT");
+      db.exec("BEGIN IMMEDIATE; DELETE FROM outright_book_trade WHERE trade_id = " + t +
+              "; DELETE FROM outright_trade WHERE id = " + t + "; COMMIT");
+      ++toggles;
+    }
+  });
+  for (int k = 0; k < 12; ++k) {
+    base::Database db(path, base::Database::Mode::read_only);
+    const Store s = load(db).store;
+    const NodeRef* t = s.by_id.find(trade);
+    const NodeRef b = *s.by_id.find(book);
+    const auto& members = s.outright_books[b.index].members;
+    const bool member = t && std::find(members.begin(), members.end(), t->index) != members.end();
+    EXPECT_EQ(s.state(b).error, 0u) << "load " << k << ": book " << book << " names a trade that is not loaded";
+    EXPECT_EQ(t != nullptr, member) << "load " << k << ": trade " << trade << " loaded without its membership";
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(toggles, 0);
 }

@@ -82,6 +82,8 @@ class Loader {
   explicit Loader(base::Database& db) : db_(db) {}
 
   Loaded run() {
+    // One read transaction: every table as of one moment, whatever other programs commit meanwhile.
+    base::Savepoint snapshot(db_);
     check_input_schema(db_);
     std::size_t nodes = 0;
     for (std::size_t k = 0; k < kKindCount; ++k) nodes += row_count(db_, kind_name(static_cast<Kind>(k)));
@@ -97,6 +99,7 @@ class Loader {
     s().bond_values.resize(s().bonds.size());
     s().outright_values.resize(s().outright_trades.size());
     s().repo_values.resize(s().repo_trades.size());
+    snapshot.release();
     group_by_dependency(s());
     return std::move(out_);
   }

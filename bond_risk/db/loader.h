@@ -17,7 +17,8 @@ struct Loaded {
 };
 
 // Reads every input table, selecting the columns of its descriptor
-// (model/input_tables.h). Throws std::runtime_error if a table or column is
+// (model/input_tables.h), all in one read transaction (a savepoint, so also
+// inside the caller's transaction): the tables as of one moment. Throws std::runtime_error if a table or column is
 // missing. A row with bad data becomes a FAILED node with the reason (see
 // Store::fail); it never stops the load.
 Loaded load(base::Database& db);
