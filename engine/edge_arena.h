@@ -33,6 +33,26 @@ class EdgeArena {
     edges_[slices_[node].offset + slices_[node].size++] = edge;
   }
 
+  // Lays every slice out again in node order with room for extra[node]
+  // more edges, so that pushing them moves nothing: for building a graph,
+  // one pass to count and one to push instead of a growth per slice.
+  void reserve(std::span<const std::uint32_t> extra) {
+    std::size_t total = 0;
+    for (std::size_t n = 0; n < slices_.size(); ++n) total += slices_[n].size + extra[n];
+    std::vector<NodeRef> packed(total);
+    std::uint32_t offset = 0;
+    for (std::size_t n = 0; n < slices_.size(); ++n) {
+      Slice& s = slices_[n];
+      std::copy_n(edges_.begin() + s.offset, s.size, packed.begin() + offset);
+      s.offset = offset;
+      s.capacity = s.size + extra[n];
+      offset += s.capacity;
+    }
+    edges_ = std::move(packed);
+    garbage_ = 0;
+    sorted_ = true;
+  }
+
   // Removes the first edge equal to `edge`, keeping the order of the rest.
   void erase_one(NodeIndex node, NodeRef edge) {
     Slice& s = slices_[node];

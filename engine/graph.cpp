@@ -66,9 +66,9 @@ NodeIndex Graph::add_nodes(TypeId type, std::size_t count) {
   return first;
 }
 
-void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
-  Type& sub = at(subscriber.type);
-  Type& pub = at(publisher.type);
+void Graph::check_edge(NodeRef subscriber, NodeRef publisher) const {
+  const Type& sub = at(subscriber.type);
+  const Type& pub = at(publisher.type);
   if (pub.tier >= sub.tier) {
     throw std::logic_error(sub.name + " (tier " + std::to_string(sub.tier) + ") cannot subscribe to " +
                            pub.name + " (tier " + std::to_string(pub.tier) + ")");
@@ -79,10 +79,41 @@ void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
   if (sub.retired.test(subscriber.index) || pub.retired.test(publisher.index)) {
     throw std::logic_error("subscribe: a retired node takes no edges");
   }
+}
+
+void Graph::add_subscriber_type(TypeId publisher, TypeId subscriber) {
+  std::vector<TypeId>& types = types_[publisher].subscriber_types;
+  if (std::find(types.begin(), types.end(), subscriber) == types.end()) types.push_back(subscriber);
+}
+
+void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
+  check_edge(subscriber, publisher);
+  Type& sub = types_[subscriber.type];
+  Type& pub = types_[publisher.type];
   pub.downstream.push_back(publisher.index, subscriber);
   sub.upstream.push_back(subscriber.index, publisher);
-  if (std::find(pub.subscriber_types.begin(), pub.subscriber_types.end(), subscriber.type) == pub.subscriber_types.end()) {
-    pub.subscriber_types.push_back(subscriber.type);
+  add_subscriber_type(publisher.type, subscriber.type);
+}
+
+void Graph::subscribe_all(std::span<const std::pair<NodeRef, NodeRef>> edges) {
+  std::vector<std::vector<std::uint32_t>> down(types_.size()), up(types_.size());  // new edges per node
+  for (std::size_t t = 0; t < types_.size(); ++t) {
+    down[t].resize(types_[t].size);
+    up[t].resize(types_[t].size);
+  }
+  for (const auto& [subscriber, publisher] : edges) {
+    check_edge(subscriber, publisher);
+    ++down[publisher.type][publisher.index];
+    ++up[subscriber.type][subscriber.index];
+  }
+  for (std::size_t t = 0; t < types_.size(); ++t) {
+    types_[t].downstream.reserve(down[t]);
+    types_[t].upstream.reserve(up[t]);
+  }
+  for (const auto& [subscriber, publisher] : edges) {
+    types_[publisher.type].downstream.push_back(publisher.index, subscriber);
+    types_[subscriber.type].upstream.push_back(subscriber.index, publisher);
+    add_subscriber_type(publisher.type, subscriber.type);
   }
 }
 

@@ -84,6 +84,11 @@ class Graph {
   // std::logic_error unless publisher's tier is below subscriber's.
   void subscribe(NodeRef subscriber, NodeRef publisher);
 
+  // subscribe() for many (subscriber, publisher) pairs at once, in order:
+  // what a graph's initial build should use. Checks every pair first and
+  // throws, adding none, if one is invalid.
+  void subscribe_all(std::span<const std::pair<NodeRef, NodeRef>> edges);
+
   // Removes one subscribe(subscriber, publisher) edge, if present.
   void unsubscribe(NodeRef subscriber, NodeRef publisher);
 
@@ -175,6 +180,9 @@ class Graph {
 
   Type& at(TypeId type);
   const Type& at(TypeId type) const;
+  // Throws unless subscriber may subscribe to publisher.
+  void check_edge(NodeRef subscriber, NodeRef publisher) const;
+  void add_subscriber_type(TypeId publisher, TypeId subscriber);
   // Sets one node dirty, reached from `cause` (the node itself for a root).
   void set_dirty(Type& t, NodeIndex n, NodeRef cause);
   // Sets every live node of `t` dirty, to be recalculated whole; `fresh`:

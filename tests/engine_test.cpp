@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "engine/affinity.h"
@@ -467,4 +468,36 @@ TEST(Bitmap, SetsFillsCountsAndListsBitsInOrderWithNothingPastItsSize) {
   EXPECT_EQ(b.count(), 130u);
   b.clear();
   EXPECT_EQ(b.count(), 0u);
+}
+
+TEST(Graph, SubscribeAllGivesTheEdgesOfSubscribeOneByOneOrNoneIfOneIsInvalid) {
+  auto make = [] {
+    auto g = std::make_unique<engine::Graph>();
+    g->add_type("a", 1, [](std::span<const NodeIndex>) {});
+    g->add_type("b", 2, [](std::span<const NodeIndex>) {});
+    g->add_nodes(0, 5);
+    g->add_nodes(1, 4);
+    return g;
+  };
+  std::vector<std::pair<NodeRef, NodeRef>> edges;
+  for (NodeIndex s = 0; s < 4; ++s) {
+    for (NodeIndex p = 0; p < 5; p += 1 + s) edges.push_back({{1, s}, {0, p}});
+  }
+  const auto one_by_one = make(), at_once = make();
+  one_by_one->subscribe({1, 3}, {0, 4});  // an edge already there before the bulk
+  at_once->subscribe({1, 3}, {0, 4});
+  for (const auto& [s, p] : edges) one_by_one->subscribe(s, p);
+  at_once->subscribe_all(edges);
+  for (NodeIndex i = 0; i < 5; ++i) {
+    const auto a = one_by_one->subscribers({0, i}), b = at_once->subscribers({0, i});
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "subscribers of a" << i;
+  }
+  for (NodeIndex i = 0; i < 4; ++i) {
+    const auto a = one_by_one->publishers({1, i}), b = at_once->publishers({1, i});
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "publishers of b" << i;
+  }
+  const auto refused = make();
+  const std::vector<std::pair<NodeRef, NodeRef>> bad = {{{1, 0}, {0, 0}}, {{0, 1}, {1, 1}}};  // the second goes down a tier
+  EXPECT_THROW(refused->subscribe_all(bad), std::logic_error);
+  EXPECT_TRUE(refused->subscribers({0, 0}).empty());
 }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <span>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "bond_risk/model/end_date.h"
 
@@ -232,8 +234,10 @@ void build_graph(Store& store, engine::Graph& graph) {
   }
 
   auto valid = [&](Kind kind, NodeIndex i) { return store.states[static_cast<std::size_t>(kind)][i].error == 0; };
+  std::vector<std::pair<NodeRef, NodeRef>> edges;  // (subscriber, publisher), subscribed at once
+  edges.reserve(2 * store.bonds.size() + store.outright_trades.size() + 3 * store.repo_trades.size() + members);
   auto link = [&](Kind sub_kind, NodeIndex sub, Kind pub_kind, NodeIndex pub) {
-    graph.subscribe(ref(sub_kind, sub), ref(pub_kind, pub));
+    edges.emplace_back(ref(sub_kind, sub), ref(pub_kind, pub));
   };
   for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
     if (!valid(Kind::bond, i)) continue;
@@ -256,7 +260,7 @@ void build_graph(Store& store, engine::Graph& graph) {
   for (NodeIndex i = 0; i < store.repo_books.size(); ++i) {
     for (NodeIndex m : store.repo_books[i].members) link(Kind::repo_book, i, Kind::repo_trade, m);
   }
-  graph.compact_edges();
+  graph.subscribe_all(edges);
 }
 
 }  // namespace bond_risk
