@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 #include <stdexcept>
+#include <thread>
 
 namespace engine {
 
@@ -25,6 +26,8 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     graph.calculation(chunks[i].type)(chunks[i].nodes);
   };
 
+  // Threads that can run at once: more chunks than they can take only add hand-offs.
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   graph.prepare_flush();
   for (unsigned tier = 1; tier <= graph.max_tier(); ++tier) {
     const Stopwatch watch;
@@ -34,7 +37,10 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     for (TypeId type = 0; type < graph.type_count(); ++type) {
       if (graph.tier(type) != tier) continue;
       const std::span<const NodeIndex> dirty = graph.dirty(type);
-      const std::size_t size = std::max<std::size_t>(1, grain / graph.cost(type));
+      const std::size_t threads = std::min<std::size_t>(scheduler.workers() + 1, cores);
+      const std::size_t full = std::max<std::size_t>(1, grain / graph.cost(type));
+      const std::size_t even = (dirty.size() + kChunksPerThread * threads - 1) / (kChunksPerThread * threads);
+      const std::size_t size = std::max({std::size_t{1}, full / 8, std::min(full, even)});
       t.nodes += dirty.size();
       work += dirty.size() * graph.cost(type);
       for (std::size_t at = 0; at < dirty.size(); at += size) {

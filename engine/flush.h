@@ -31,7 +31,12 @@ struct FlushStats {
 // Graph::add_type) is below `grain` is calculated by the master itself;
 // otherwise each type's dirty nodes are cut into chunks of about grain / cost
 // nodes that `scheduler` runs in parallel, and the next tier starts when the
-// last chunk is done. Results do not depend on the scheduler or the grain.
+// last chunk is done. Chunks are made smaller, down to an eighth of that, as
+// long as a type has fewer than kChunksPerThread of them per thread that can
+// run at once (workers and master, at most the CPUs), so that many cores
+// share a tier evenly. Results do not depend on the scheduler
+// or the grain.
+inline constexpr std::size_t kChunksPerThread = 4;
 FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain);
 
 }  // namespace engine
