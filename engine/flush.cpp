@@ -38,9 +38,11 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
       if (graph.tier(type) != tier) continue;
       const std::span<const NodeIndex> dirty = graph.dirty(type);
       const std::size_t threads = std::min<std::size_t>(scheduler.workers() + 1, cores);
-      const std::size_t full = std::max<std::size_t>(1, grain / graph.cost(type));
-      const std::size_t even = (dirty.size() + kChunksPerThread * threads - 1) / (kChunksPerThread * threads);
-      const std::size_t size = std::max({std::size_t{1}, full / 8, std::min(full, even)});
+      std::size_t size = std::max<std::size_t>(1, grain / graph.cost(type));
+      if (threads > 1 && size >= 8) {
+        const std::size_t even = (dirty.size() + kChunksPerThread * threads - 1) / (kChunksPerThread * threads);
+        size = std::max(size / 8, std::min(size, even));
+      }
       t.nodes += dirty.size();
       work += dirty.size() * graph.cost(type);
       for (std::size_t at = 0; at < dirty.size(); at += size) {
