@@ -26,8 +26,9 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     graph.calculation(chunks[i].type)(chunks[i].nodes);
   };
 
-  // Threads that can run at once: more chunks than they can take only add hand-offs.
-  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  // Threads that can run at once: more chunks than they can take only add hand-offs. (Asked once:
+  // the C library reads it from /sys, which would cost a one-trade change half its time.)
+  static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   graph.prepare_flush();
   for (unsigned tier = 1; tier <= graph.max_tier(); ++tier) {
     const Stopwatch watch;
