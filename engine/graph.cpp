@@ -332,6 +332,13 @@ void Graph::prepare_flush() {
 
 void Graph::group_causes(Type& t) {
   // A counting sort of the log by node, each node's causes in marking order.
+  // The counts are taken from the log itself, so that they always describe
+  // this flush's causes (even after a flush that stopped half way).
+  auto logged = [&](NodeIndex n) { return !t.whole[n] && !t.retired.test(n); };
+  for (NodeIndex i : t.dirty_list) t.cause_count[i] = 0;
+  for (const auto& entry : t.cause_log) {
+    if (logged(entry.first)) ++t.cause_count[entry.first];
+  }
   std::uint32_t end = 0;
   for (NodeIndex i : t.dirty_list) {
     if (t.whole[i]) continue;
@@ -340,7 +347,7 @@ void Graph::group_causes(Type& t) {
   }
   t.causes.resize(end);
   for (const auto& [n, cause] : t.cause_log) {
-    if (!t.whole[n] && !t.retired.test(n)) t.causes[t.cause_end[n]++] = cause;
+    if (logged(n)) t.causes[t.cause_end[n]++] = cause;
   }
   t.cause_log.clear();
 }

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "base/json.h"
+#include "base/sqlite.h"
 #include "base/unix_socket.h"
 #include "tests/test_support.h"
 
@@ -87,6 +88,37 @@ TEST(LiveServer, AWatcherGetsALineEachTimeItsBookChanges) {
   EXPECT_TRUE(contains(s.send("get 1"), "\"ok\":true"));  // a read changes nothing: no update follows
   base::write_all(watcher.get(), "unwatch\n");
   EXPECT_TRUE(contains(read_line(watcher.get(), pending), "\"unwatched\":0"));
+}
+
+TEST(LiveServer, AWatchFollowsItsNodeThroughAReloadThatMovesIt) {
+  // A trade booked live sits at the end of the arrays; a reload lays it out in its book's order,
+  // which moves every trade after it (OT_2, id 11, of the second book among them).
+  Served s;
+  base::UniqueFd watcher = base::connect_unix(s.sock);
+  std::string pending;
+  base::write_all(watcher.get(), "watch 11\n");
+  EXPECT_EQ(base::Json::parse(read_line(watcher.get(), pending))["ok"], true);
+  const base::Json first = base::Json::parse(read_line(watcher.get(), pending));
+  ASSERT_EQ(first["update"]["id"], 11) << first.dump();
+  EXPECT_TRUE(contains(s.send("add-outright bond_id=4 trade_price=99.5 quantity=100 buy_sell=BUY book=OB_GBP-GILT_1"),
+                       "\"ok\":true"));
+  {
+    // Another program edits a bond: not a row the engine re-reads alone, so it reloads the model.
+    base::Database other(s.db, base::Database::Mode::read_write);
+    other.exec("UPDATE bond SET coupon = coupon WHERE id = 4");
+  }
+  EXPECT_TRUE(contains(s.send("reload"), "\"ok\":true"));
+  EXPECT_TRUE(contains(s.send("amend-trade 11 quantity=777"), "\"ok\":true"));
+  const base::Json got = base::Json::parse(s.send("get 11"));
+  for (;;) {  // every update is trade 11's, and the last one has its amended values
+    const base::Json update = base::Json::parse(read_line(watcher.get(), pending));
+    ASSERT_TRUE(update.contains("update")) << update.dump();
+    ASSERT_EQ(update["update"]["id"], 11) << update.dump();
+    if (update["update"]["pv"] == got["pv"]) break;
+  }
+  EXPECT_TRUE(contains(s.send("remove-trade 11"), "\"ok\":true"));
+  const base::Json gone = base::Json::parse(read_line(watcher.get(), pending));
+  EXPECT_EQ(gone["update"], (base::Json{{"id", 11}, {"status", "REMOVED"}})) << gone.dump();
 }
 
 TEST(LiveServer, TheSocketPathNeverDeletesAFileThatIsNotAStaleSocket) {

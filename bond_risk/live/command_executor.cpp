@@ -38,7 +38,7 @@ struct CommandExecutor::Batch {
     if (awaiting.empty()) return;
     LiveModel::Recalculation r = ex.model_.recalculate();
     const base::Json recalculation = recalculation_json(r);
-    ex.unpublished_.push_back(std::move(r));
+    ex.unpublished(std::move(r));
     for (const auto& [i, applied] : awaiting) {
       replies[i].update(recalculation);
       replies[i].update(changed_values_json(ex.model_, applied));
@@ -61,13 +61,13 @@ struct CommandExecutor::Batch {
       settle();
       base::Json ids = base::Json::array();
       for (const std::string& key : watch->keys) {
-        out[i].watch.push_back(ex.model_.find(key, &ex.db_));
-        ids.push_back(ex.model_.store().id(out[i].watch.back()));
+        out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
+        ids.push_back(out[i].watch.back());
       }
       replies[i] = {{"watching", ids}, {"event", ex.served_event_}};
     } else if (const Unwatch* unwatch = std::get_if<Unwatch>(&command)) {
       out[i].unwatch_all = unwatch->keys.empty();
-      for (const std::string& key : unwatch->keys) out[i].unwatch.push_back(ex.model_.find(key, &ex.db_));
+      for (const std::string& key : unwatch->keys) out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
       replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
       settle();  // a read sees every change before it
@@ -170,17 +170,27 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
   if (!model_changed) return;  // refused before anything was applied (the write lock was not to be had)
   try {
     // The model goes back to what the database holds.
-    unpublished_.clear();
-    published_kind_ = published_offset_ = 0;
-    unpublished_.push_back(model_.reload(load(db_).store));
+    unpublished(model_.reload(load(db_).store));
     served_event_ = last_event(db_);
   } catch (const std::runtime_error& e) {
     degraded_ += "; reading it back failed too: " + std::string(e.what());
   }
 }
 
-std::string CommandExecutor::update_line(NodeRef node) const {
-  return base::dump_line({{"update", node_json(model_, node)}, {"event", served_event_}});
+void CommandExecutor::unpublished(LiveModel::Recalculation r) {
+  if (r.whole) {
+    unpublished_.clear();
+    published_kind_ = published_offset_ = 0;
+  }
+  unpublished_.push_back(std::move(r));
+}
+
+std::string CommandExecutor::update_line(std::int64_t id) const {
+  const NodeRef* node = model_.store().by_id.find(id);
+  const base::Json values = node && model_.store().state(*node).status != Status::removed
+                                ? node_json(model_, *node)
+                                : base::Json{{"id", id}, {"status", "REMOVED"}};
+  return base::dump_line({{"update", values}, {"event", served_event_}});
 }
 
 void CommandExecutor::sync_external(bool signalled) {
@@ -225,7 +235,7 @@ base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
   LiveModel::Recalculation r = apply_external(model_, changes, db_);
   const base::Json recalculation = recalculation_json(r);
-  unpublished_.push_back(std::move(r));
+  unpublished(std::move(r));
   changes_.consume();
   std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
   return recalculation;

@@ -32,8 +32,9 @@ namespace bond_risk {
 // One line's reply, and for watch and unwatch what the connection follows.
 struct Reply {
   std::string line;              // JSON, without a newline
-  std::vector<NodeRef> watch;    // nodes to follow from now on
-  std::vector<NodeRef> unwatch;  // nodes to stop following
+  // Nodes by id (ids, unlike indices, survive a reload of the model).
+  std::vector<std::int64_t> watch;    // nodes to follow from now on
+  std::vector<std::int64_t> unwatch;  // nodes to stop following
   bool unwatch_all = false;
 };
 
@@ -59,8 +60,9 @@ class CommandExecutor {
   // in.
   bool publish_results(std::size_t budget = SIZE_MAX);
 
-  // A watched node's update line: {"update":{...node...},"event":N}.
-  std::string update_line(NodeRef node) const;
+  // A watched node's update line: {"update":{...node...},"event":N}, or
+  // {"update":{"id":ID,"status":"REMOVED"},"event":N} once it is gone.
+  std::string update_line(std::int64_t id) const;
 
   // Applies the changes other programs committed since the last call, if
   // any, and publishes the results; `signalled` looks even when SQLite saw no
@@ -86,6 +88,10 @@ class CommandExecutor {
   base::Database& db_;
   ChangeLog changes_;
   ResultPublisher publisher_;
+  // Queues a recalculation's rows; a whole one (a reload, whose node
+  // indices may all have moved) replaces those still queued.
+  void unpublished(LiveModel::Recalculation r);
+
   std::deque<LiveModel::Recalculation> unpublished_;
   std::size_t published_kind_ = 0, published_offset_ = 0;  // how far into unpublished_.front()
   std::int64_t served_event_ = 0;

@@ -31,10 +31,6 @@ constexpr std::size_t kLinesPerTurn = 64;        // a client's lines in one batc
 constexpr auto kExternalPoll = std::chrono::milliseconds(100);
 constexpr std::size_t kPublishSlice = 16384;     // result rows copied between two looks at the sockets
 
-struct NodeLess {
-  bool operator()(NodeRef a, NodeRef b) const { return a.type != b.type ? a.type < b.type : a.index < b.index; }
-};
-
 // One client connection: its unread bytes, its queued replies and the
 // nodes it watches. Replies are written when the socket can take them, so
 // a slow reader delays nobody but itself.
@@ -45,8 +41,8 @@ struct Session {
   std::string unread;                          // bytes after the last complete line
   std::deque<std::string> queued;              // reply lines, in order
   std::size_t queued_bytes = 0;                // of queued and writing
-  std::map<NodeRef, std::string, NodeLess> watched;  // node -> its last values sent
-  std::map<NodeRef, std::string, NodeLess> updates;  // the latest unsent update per node
+  std::map<std::int64_t, std::string> watched;  // node id -> its last values sent
+  std::map<std::int64_t, std::string> updates;  // the latest unsent update per node id
   std::string writing;                         // the bytes of the write in flight
   bool reading = false, read_closed = false, closed = false;
   bool backlog = false;                        // complete lines wait in `unread` for a later batch
@@ -173,8 +169,8 @@ class Server {
       Session& s = *batch[i].session;
       if (s.closed) continue;
       if (replies[i].unwatch_all) s.watched.clear();
-      for (NodeRef n : replies[i].unwatch) s.watched.erase(n);
-      for (NodeRef n : replies[i].watch) s.watched.emplace(n, std::string());
+      for (std::int64_t id : replies[i].unwatch) s.watched.erase(id);
+      for (std::int64_t id : replies[i].watch) s.watched.emplace(id, std::string());
       enqueue(batch[i].session, replies[i].line);
       if (s.watched.size() > kMaxWatched) drop(batch[i].session, "more than 10000 watched nodes; connection closed");
     }
@@ -205,12 +201,12 @@ class Server {
   // Queues an update for every watched node whose values changed.
   void notify_watchers() {
     for (const auto& s : sessions_) {
-      for (auto& [node, last] : s->watched) {
-        std::string update = executor_.update_line(node);
+      for (auto& [id, last] : s->watched) {
+        std::string update = executor_.update_line(id);
         const std::string values = update.substr(0, update.rfind(",\"event\":"));
         if (values == last) continue;
         last = values;
-        s->updates[node] = std::move(update);  // only the latest per node waits
+        s->updates[id] = std::move(update);  // only the latest per node waits
       }
       write(s);
     }
@@ -226,7 +222,7 @@ class Server {
   void write(const std::shared_ptr<Session>& s) {
     if (s->closed || !s->writing.empty()) return;
     if (s->queued.empty()) {
-      for (auto& [node, update] : s->updates) s->queued.push_back(update + "\n"), s->queued_bytes += update.size() + 1;
+      for (auto& [id, update] : s->updates) s->queued.push_back(update + "\n"), s->queued_bytes += update.size() + 1;
       s->updates.clear();
     }
     if (s->queued.empty()) {
