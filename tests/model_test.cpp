@@ -175,6 +175,15 @@ TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
   base::Database db(path, base::Database::Mode::read_only);
   const Store s = bond_risk::load(db).store;
   for (NodeIndex i = 1; i < s.bonds.size(); ++i) EXPECT_LE(s.bonds[i - 1].curve, s.bonds[i].curve);
+  // Each bond's schedule lies after the one before, and is still its own.
+  std::uint32_t next_schedule = 0;
+  for (const Bond& b : s.bonds) {
+    EXPECT_EQ(b.schedule_begin, next_schedule);
+    next_schedule += b.schedule_size;
+    const std::vector<Date> own(s.coupon_dates.begin() + b.schedule_begin,
+                                s.coupon_dates.begin() + b.schedule_begin + b.schedule_size);
+    EXPECT_EQ(own, coupon_schedule(b.start, b.maturity, b.coupons_per_year));
+  }
   // Trades lie in the order their books read them.
   auto in_member_order = [](const auto& books, std::size_t trades) {
     std::vector<bool> seen(trades);
