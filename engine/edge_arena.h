@@ -3,8 +3,9 @@
 // grow moves to the end of the array with twice the room, and the array is
 // compacted (slices laid out again in node order, no gaps) when moved-out
 // space passes half of it. A graph of hundreds of thousands of nodes thus
-// has no allocation per node, and walking the edges of consecutive nodes
-// reads memory in order.
+// has no allocation per node; built by reserve() and then push_back(), its
+// slices lie in node order, so walking the edges of consecutive nodes reads
+// memory in order.
 #pragma once
 
 #include <algorithm>
@@ -36,22 +37,7 @@ class EdgeArena {
   // Lays every slice out again in node order with room for extra[node]
   // more edges, so that pushing them moves nothing: for building a graph,
   // one pass to count and one to push instead of a growth per slice.
-  void reserve(std::span<const std::uint32_t> extra) {
-    std::size_t total = 0;
-    for (std::size_t n = 0; n < slices_.size(); ++n) total += slices_[n].size + extra[n];
-    std::vector<NodeRef> packed(total);
-    std::uint32_t offset = 0;
-    for (std::size_t n = 0; n < slices_.size(); ++n) {
-      Slice& s = slices_[n];
-      std::copy_n(edges_.begin() + s.offset, s.size, packed.begin() + offset);
-      s.offset = offset;
-      s.capacity = s.size + extra[n];
-      offset += s.capacity;
-    }
-    edges_ = std::move(packed);
-    garbage_ = 0;
-    sorted_ = true;
-  }
+  void reserve(std::span<const std::uint32_t> extra) { relayout([&](std::size_t n) { return extra[n]; }); }
 
   // Removes the first edge equal to `edge`, keeping the order of the rest.
   void erase_one(NodeIndex node, NodeRef edge) {
@@ -63,33 +49,32 @@ class EdgeArena {
     --s.size;
   }
 
-  // Lays every slice out again in node order, each with its size as capacity
-  // (after a graph is built: growth leaves slices out of order).
-  void compact() {
-    if (garbage_ == 0 && sorted_) return;
-    std::vector<NodeRef> packed;
-    std::size_t total = 0;
-    for (const Slice& s : slices_) total += s.size;
-    packed.reserve(total);
-    for (Slice& s : slices_) {
-      const auto offset = static_cast<std::uint32_t>(packed.size());
-      packed.insert(packed.end(), edges_.begin() + s.offset, edges_.begin() + s.offset + s.size);
-      s.offset = offset;
-      s.capacity = s.size;
-    }
-    edges_ = std::move(packed);
-    garbage_ = 0;
-    sorted_ = true;
-  }
-
  private:
   struct Slice {
     std::uint32_t offset = 0, size = 0, capacity = 0;
   };
 
+  // Lays every slice out again in node order, with room for extra(node)
+  // more edges.
+  template <class Extra>
+  void relayout(Extra extra) {
+    std::size_t total = 0;
+    for (std::size_t n = 0; n < slices_.size(); ++n) total += slices_[n].size + extra(n);
+    std::vector<NodeRef> packed(total);
+    std::uint32_t offset = 0;
+    for (std::size_t n = 0; n < slices_.size(); ++n) {
+      Slice& s = slices_[n];
+      std::copy_n(edges_.begin() + s.offset, s.size, packed.begin() + offset);
+      s.offset = offset;
+      s.capacity = s.size + static_cast<std::uint32_t>(extra(n));
+      offset += s.capacity;
+    }
+    edges_ = std::move(packed);
+    garbage_ = 0;
+  }
+
   void grow(NodeIndex node) {
-    if (2 * garbage_ > edges_.size()) compact();
-    sorted_ = false;
+    if (2 * garbage_ > edges_.size()) relayout([](std::size_t) { return 0u; });  // growth left too many gaps
     Slice& s = slices_[node];
     const std::uint32_t capacity = std::max<std::uint32_t>(2, 2 * s.capacity);
     const auto offset = static_cast<std::uint32_t>(edges_.size());
@@ -103,7 +88,6 @@ class EdgeArena {
   std::vector<NodeRef> edges_;
   std::vector<Slice> slices_;
   std::size_t garbage_ = 0;  // edges_ slots no slice uses any more
-  bool sorted_ = true;       // the slices lie in node order
 };
 
 }  // namespace engine

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <span>
 #include <stdexcept>
-#include <thread>
 
 namespace engine {
 
@@ -26,9 +25,6 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     graph.calculation(chunks[i].type)(chunks[i].nodes);
   };
 
-  // Threads that can run at once: more chunks than they can take only add hand-offs. (Asked once:
-  // the C library reads it from /sys, which would cost a one-trade change half its time.)
-  static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   graph.prepare_flush();
   for (unsigned tier = 1; tier <= graph.max_tier(); ++tier) {
     const Stopwatch watch;
@@ -38,7 +34,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     for (TypeId type = 0; type < graph.type_count(); ++type) {
       if (graph.tier(type) != tier) continue;
       const std::span<const NodeIndex> dirty = graph.dirty(type);
-      const std::size_t threads = std::min<std::size_t>(scheduler.workers() + 1, cores);
+      const std::size_t threads = scheduler.parallelism();  // more chunks than these can take only add hand-offs
       std::size_t size = std::max<std::size_t>(1, grain / graph.cost(type));
       if (threads > 1 && size >= 8) {
         const std::size_t even = (dirty.size() + kChunksPerThread * threads - 1) / (kChunksPerThread * threads);

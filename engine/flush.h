@@ -33,8 +33,8 @@ struct FlushStats {
 // nodes that `scheduler` runs in parallel, and the next tier starts when the
 // last chunk is done. Chunks are made smaller, down to an eighth of that, as
 // long as a type has fewer than kChunksPerThread of them per thread that can
-// run at once (workers and master, at most the CPUs), so that many cores
-// share a tier evenly. Results do not depend on the scheduler
+// run at once (Scheduler::parallelism), so that many cores share a tier
+// evenly. Results do not depend on the scheduler
 // or the grain.
 inline constexpr std::size_t kChunksPerThread = 4;
 FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain);

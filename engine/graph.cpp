@@ -174,12 +174,15 @@ void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
 
 void Graph::set_all_dirty(Type& t, bool fresh) {
   std::vector<Bitmap::Word>& d = t.dirty.words();
-  const std::vector<Bitmap::Word>& r = t.retired.words();
   std::vector<Bitmap::Word>& f = t.fresh.words();
+  const std::vector<Bitmap::Word>& r = t.retired.words();
+  if (fresh) {
+    for (std::size_t k = 0; k < d.size(); ++k) f[k] |= ~d[k];  // the newly dirty (masked below)
+  }
+  t.dirty.fill();
   for (std::size_t k = 0; k < d.size(); ++k) {
-    const Bitmap::Word all = k + 1 == d.size() && t.size % 64 ? (Bitmap::Word{1} << (t.size % 64)) - 1 : ~Bitmap::Word{0};
-    if (fresh) f[k] |= all & ~r[k] & ~d[k];
-    d[k] = all & ~r[k];
+    d[k] &= ~r[k];
+    f[k] &= d[k];
   }
   t.counted = false;
   if (t.live == t.size) {
@@ -233,13 +236,6 @@ void Graph::propagate() {
     }
     t.fresh_count = 0;
     t.walked = t.dirty_list.size();
-  }
-}
-
-void Graph::compact_edges() {
-  for (Type& t : types_) {
-    t.downstream.compact();
-    t.upstream.compact();
   }
 }
 

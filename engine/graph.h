@@ -135,9 +135,6 @@ class Graph {
   void clear_dirty(TypeId type);
   std::size_t dirty_count() const;
 
-  // Lays each type's edges out again in node order; call after building.
-  void compact_edges();
-
   std::size_t type_count() const { return types_.size(); }
   unsigned tier(TypeId type) const;
   unsigned max_tier() const;

@@ -1,5 +1,6 @@
 #include "engine/scheduler.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "engine/affinity.h"
@@ -17,6 +18,12 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options) {
   if (options.master_cpu) check_cpus_allowed({*options.master_cpu}, "MASTER_CPU");
   if (options.kind == SchedulerKind::tbb) return std::make_unique<TbbScheduler>(options.threads);
   return std::make_unique<WorkerPool>(options);
+}
+
+std::size_t runnable_threads(std::size_t workers, const std::vector<int>& cpus) {
+  // Pinned workers share their CPUs; the master may run on one more.
+  const std::size_t usable = cpus.empty() ? allowed_cpus().size() : cpus.size() + 1;
+  return std::max<std::size_t>(1, std::min(workers + 1, usable));
 }
 
 std::string to_string(SchedulerKind kind) { return kind == SchedulerKind::tbb ? "tbb" : "pthreads"; }

@@ -23,6 +23,9 @@ class Scheduler {
   virtual ~Scheduler() = default;
   // Worker threads besides the master (0: the master runs every job itself).
   virtual std::size_t workers() const = 0;
+  // Threads that can run jobs at the same moment: the workers and the
+  // master, at most the CPUs they may run on (see runnable_threads).
+  virtual std::size_t parallelism() const = 0;
   // Runs job(0) .. job(count-1), possibly in parallel, and returns once all
   // have finished; their writes are then visible to the caller. Called by
   // one thread at a time. Jobs must not throw.
@@ -53,6 +56,10 @@ inline constexpr std::size_t kMaxThreads = 4096;
 // process may not use) and std::runtime_error if threads cannot be started;
 // the messages say what to change.
 std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options);
+
+// How many of `workers` workers and their master can run at once on `cpus`
+// (empty: the CPUs this process may use); asked once, when a scheduler starts.
+std::size_t runnable_threads(std::size_t workers, const std::vector<int>& cpus);
 
 std::string to_string(SchedulerKind kind);
 std::string to_string(WaitPolicy policy);

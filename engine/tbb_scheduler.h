@@ -18,10 +18,12 @@ class TbbScheduler final : public Scheduler {
   explicit TbbScheduler(std::size_t threads);
 
   std::size_t workers() const override { return threads_; }
+  std::size_t parallelism() const override { return runnable_; }
   BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) override;
 
  private:
   std::size_t threads_;
+  std::size_t runnable_;
   // TBB caps its thread pool at the core count unless told otherwise.
   tbb::global_control parallelism_;
   tbb::task_arena arena_;

@@ -30,7 +30,10 @@ constexpr unsigned kPausesPerYield = 64;
 }  // namespace
 
 WorkerPool::WorkerPool(const SchedulerOptions& options)
-    : policy_(options.wait), spin_(options.spin), master_pin_(options.master_cpu) {
+    : policy_(options.wait),
+      parallelism_(runnable_threads(options.threads, options.cpus)),
+      spin_(options.spin),
+      master_pin_(options.master_cpu) {
   threads_.reserve(options.threads);
   try {
     for (std::size_t i = 0; i < options.threads; ++i) {

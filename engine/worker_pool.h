@@ -28,6 +28,7 @@ class WorkerPool final : public Scheduler {
   ~WorkerPool() override;
 
   std::size_t workers() const override { return threads_.size(); }
+  std::size_t parallelism() const override { return parallelism_; }
   BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) override;
 
  private:
@@ -39,6 +40,7 @@ class WorkerPool final : public Scheduler {
   void stop();
 
   const WaitPolicy policy_;
+  const std::size_t parallelism_;
   const std::chrono::microseconds spin_;
 
   std::mutex mutex_;

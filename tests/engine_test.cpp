@@ -386,7 +386,6 @@ TEST(Graph, DirtyNodesAreCalculatedInIndexOrderAndABigMarkDirtiesWholeTypes) {
   graph.add_nodes(0, 64);
   graph.add_nodes(1, 65);  // sum 64 subscribes to nothing
   for (NodeIndex i = 0; i < 64; ++i) graph.subscribe({1, i}, {0, i});
-  graph.compact_edges();
   engine::WorkerPool pool(engine::SchedulerOptions{});
   engine::flush(graph, pool, 1000);
   order.clear();
@@ -421,7 +420,6 @@ TEST(Graph, AManyNodeMarkThenSmallMarksAndARetirementCalculateExactlyTheDirtyNod
   graph.add_nodes(2, 1);
   for (NodeIndex i = 0; i < 200; ++i) graph.subscribe({1, i % 100}, {0, i});
   for (NodeIndex s = 0; s < 100; ++s) graph.subscribe({2, 0}, {1, s});
-  graph.compact_edges();
   engine::WorkerPool pool(engine::SchedulerOptions{.threads = 2});  // less than a grain: one thread appends
   engine::flush(graph, pool, 100000);
   for (auto& c : calls) c.clear();
@@ -500,4 +498,30 @@ TEST(Graph, SubscribeAllGivesTheEdgesOfSubscribeOneByOneOrNoneIfOneIsInvalid) {
   const std::vector<std::pair<NodeRef, NodeRef>> bad = {{{1, 0}, {0, 0}}, {{0, 1}, {1, 1}}};  // the second goes down a tier
   EXPECT_THROW(refused->subscribe_all(bad), std::logic_error);
   EXPECT_TRUE(refused->subscribers({0, 0}).empty());
+}
+
+TEST(Flush, ATierGetsAtLeastFourChunksPerThreadThatCanRunDownToAnEighthOfAGrain) {
+  // A scheduler that runs every job on the caller but says how many threads could run them.
+  struct Serial final : engine::Scheduler {
+    std::size_t threads;
+    explicit Serial(std::size_t t) : threads(t) {}
+    std::size_t workers() const override { return threads - 1; }
+    std::size_t parallelism() const override { return threads; }
+    engine::BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) override {
+      for (std::size_t i = 0; i < count; ++i) job(i);
+      return {};
+    }
+  };
+  auto chunks = [](std::size_t threads, std::size_t nodes) {
+    engine::Graph graph;
+    graph.add_type("bond", 1, [](std::span<const NodeIndex>) {}, {.cost = 2});
+    graph.add_nodes(0, nodes);
+    Serial scheduler(threads);
+    return engine::flush(graph, scheduler, 4096).tiers.at(0).chunks;
+  };
+  // 40,000 nodes of cost 2 at grain 4096: 2048 a chunk makes 20 chunks.
+  EXPECT_EQ(chunks(1, 40000), 20u);
+  EXPECT_EQ(chunks(2, 40000), 20u);   // 20 >= 4 x 2 already
+  EXPECT_EQ(chunks(16, 40000), 64u);  // 4 x 16: 625 nodes each
+  EXPECT_EQ(chunks(4096, 40000), 157u);  // never below 2048 / 8 = 256 nodes: 157 chunks
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <thread>
 
 #include "base/bandwidth.h"
 #include "bond_risk/cli/commands.h"
@@ -16,6 +15,7 @@
 #include "bond_risk/live/control_server.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/model/published_values.h"
+#include "engine/scheduler.h"
 
 namespace bond_risk {
 
@@ -92,8 +92,9 @@ int run_command(std::span<char* const> args) {
   report.digest = results_digest(model.store());
   report.bytes = full_flush_bytes(model.store());
   if (a.has("memory-floor")) {
-    report.bandwidth_threads = std::max<std::size_t>(1, std::min<std::size_t>(settings.scheduler.threads,
-                                                                                std::thread::hardware_concurrency()));
+    // As many threads as calculate at once (with workers, the master only waits).
+    report.bandwidth_threads = std::max<std::size_t>(
+        1, std::min(settings.scheduler.threads, engine::runnable_threads(settings.scheduler.threads, settings.scheduler.cpus)));
     report.bandwidth = base::measure_bandwidth(report.bandwidth_threads);
   }
   print_report(std::cout, report, model.store(), settings.timing_debug);

@@ -1,6 +1,7 @@
 #include "bond_risk/db/result_writer.h"
 
 #include "bond_risk/db/schema.h"
+#include "bond_risk/model/layout.h"
 
 namespace bond_risk {
 
@@ -74,7 +75,7 @@ void write_all_results(base::Database& results, const Store& store, const engine
   clear_results(results);
   base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
+    for (NodeIndex i : in_id_order(store, static_cast<Kind>(k))) {  // rows in key order: appends to the b-tree
       const NodeRef node = ref(static_cast<Kind>(k), i);
       if (store.state(node).status == Status::removed) continue;
       write_row(results, result_row(store, graph, node));

@@ -70,6 +70,11 @@ void by_book(Store& s, Kind kind, std::vector<Book>& books, std::vector<Trade>& 
 
 }  // namespace
 
+std::vector<NodeIndex> in_id_order(const Store& s, Kind kind) {
+  const std::vector<std::int64_t>& ids = s.ids[static_cast<std::size_t>(kind)];
+  return sorted_order(ids.size(), [&](NodeIndex i) { return ids[i]; });
+}
+
 void group_by_dependency(Store& s) {
   const std::vector<NodeIndex> bonds =
       reorder(s, Kind::bond, sorted_order(s.bonds.size(), [&](NodeIndex i) { return s.bonds[i].curve; }), s.bonds,

@@ -19,4 +19,8 @@ namespace bond_risk {
 // remapping every index that refers to them. Call before the graph is built.
 void group_by_dependency(Store& store);
 
+// The nodes of `kind` in id order (the database's), for what must not
+// depend on the layout: digests, rows written in key order.
+std::vector<NodeIndex> in_id_order(const Store& store, Kind kind);
+
 }  // namespace bond_risk

@@ -1,8 +1,9 @@
 #include "bond_risk/model/published_values.h"
 
 #include <algorithm>
-#include <numeric>
 #include <vector>
+
+#include "bond_risk/model/layout.h"
 
 namespace bond_risk {
 
@@ -69,14 +70,9 @@ class Fnv1a {
 }  // namespace
 
 std::uint64_t results_digest(const Store& store) {
-  // In id order, which is the database's: node indices are the process's own (model/layout.h).
+  // In id order: node indices are the process's own (model/layout.h).
   std::array<std::vector<NodeIndex>, kKindCount> by_id;
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    by_id[k].resize(store.size(static_cast<Kind>(k)));
-    std::iota(by_id[k].begin(), by_id[k].end(), NodeIndex{0});
-    std::stable_sort(by_id[k].begin(), by_id[k].end(),
-                     [&](NodeIndex a, NodeIndex b) { return store.ids[k][a] < store.ids[k][b]; });
-  }
+  for (std::size_t k = 0; k < kKindCount; ++k) by_id[k] = in_id_order(store, static_cast<Kind>(k));
   Fnv1a h;
   for (std::size_t k = 0; k < kKindCount; ++k) {
     for (NodeIndex i : by_id[k]) h.add(Status{store.states[k][i].status});
