@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 # Install missing Debian packages before anything else is evaluated.
-DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/asio.hpp && command -v gnuplot && command -v sqlite3
+DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/asio.hpp && test -f /usr/include/ql/quantlib.hpp && command -v gnuplot && command -v sqlite3
 ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
   $(info make: some dependencies are missing; running scripts/install-deps.sh)
   ifneq ($(shell scripts/install-deps.sh >&2; echo $$?),0)
@@ -92,7 +92,7 @@ $(BUILD)/gen/schema_sql.o: $(SCHEMA_SRC)
 
 $(TEST_BIN): $(LIB_OBJ) $(TEST_OBJ)
 	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $^ -lgtest $(LDLIBS)
+	$(CXX) $(LDFLAGS) -o $@ $^ -lgtest -lQuantLib $(LDLIBS)
 
 $(DATA_440K): | $(BIN)
 	$(BIN) generate --preset 440k --out $@

@@ -1,6 +1,6 @@
 // Microbenchmarks of the flush's per-type kernels (Google Benchmark): each
 // type's batch calculation over all of its nodes, in index order, on a data
-// set loaded as the engine loads it. `make bench-kernels` runs them on the
+// set loaded as the engine loads it, each without and with key-rate ladders. `make bench-kernels` runs them on the
 // 440k set; by hand, pass Google Benchmark's flags after the database:
 //   build/release/bench/kernels data/bond_risk_440k.db --benchmark_repetitions=5
 #include <benchmark/benchmark.h>
@@ -34,7 +34,8 @@ struct DataSet {
   }
 };
 
-void kernel(benchmark::State& state, DataSet& data, Kind kind) {
+void kernel(benchmark::State& state, DataSet& data, Kind kind, bool key_rates) {
+  data.store.with_key_rates = key_rates;
   std::vector<engine::NodeIndex> nodes(data.store.size(kind));
   std::iota(nodes.begin(), nodes.end(), engine::NodeIndex{0});
   const engine::Graph::BatchFn& calculate = data.graph.calculation(static_cast<engine::TypeId>(kind));
@@ -58,9 +59,12 @@ int main(int argc, char** argv) {
   DataSet data(argv[1]);
   for (Kind kind : {Kind::ir_curve, Kind::bond, Kind::outright_trade, Kind::repo_trade, Kind::outright_book,
                     Kind::repo_book}) {
-    benchmark::RegisterBenchmark(std::string(bond_risk::kind_name(kind)).c_str(),
-                                 [&data, kind](benchmark::State& state) { kernel(state, data, kind); })
-        ->Unit(benchmark::kMicrosecond);
+    for (bool key_rates : {false, true}) {
+      const std::string name = std::string(bond_risk::kind_name(kind)) + (key_rates ? "+key_rates" : "");
+      benchmark::RegisterBenchmark(name.c_str(), [&data, kind, key_rates](benchmark::State& state) {
+        kernel(state, data, kind, key_rates);
+      })->Unit(benchmark::kMicrosecond);
+    }
   }
   argv[1] = argv[0];  // Google Benchmark's flags follow the database
   int rest = argc - 1;

@@ -10,6 +10,7 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/external_changes.h"
+#include "bond_risk/model/ladders.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/result_row.h"
 
@@ -60,6 +61,31 @@ double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std
 
 }  // namespace
 
+namespace {
+
+// A node's key-rate ladder equals the fresh one: bit for bit, a book's to
+// 1e-9 of its largest entry (a book may hold its members in another order).
+void expect_same_ladder(const Store& a, NodeRef n, const Store& b, NodeRef m, bool book) {
+  const std::vector<KeyRate> mine = key_rate_ladder(a, n), theirs = key_rate_ladder(b, m);
+  const std::string what = std::string(kind_name(kind_of(n))) + " " + std::to_string(a.id(n)) + " key rate ";
+  ASSERT_EQ(mine.size(), theirs.size()) << what;
+  double largest = 0;
+  for (const KeyRate& kr : theirs) largest = std::max({largest, std::abs(kr.kr01[0]), std::abs(kr.kr01[1])});
+  for (std::size_t p = 0; p < mine.size(); ++p) {
+    ASSERT_EQ(a.curves[mine[p].curve].point_idx[mine[p].point], b.curves[theirs[p].curve].point_idx[theirs[p].point]);
+    ASSERT_EQ(a.ids[1][mine[p].curve], b.ids[1][theirs[p].curve]) << what;
+    for (std::size_t v = 0; v < 2; ++v) {
+      if (book) {
+        EXPECT_NEAR(mine[p].kr01[v], theirs[p].kr01[v], 1e-9 * largest) << what << p;
+      } else {
+        EXPECT_EQ(mine[p].kr01[v], theirs[p].kr01[v]) << what << p;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void expect_same_as_fresh(const Live& live) {
   const auto fresh = calculate(live.path, 0);
   const Store& a = live.store();
@@ -86,6 +112,7 @@ void expect_same_as_fresh(const Live& live) {
           EXPECT_EQ(mine.values[v], theirs.values[v]) << what;
         }
       }
+      expect_same_ladder(a, n, b, *m, book);
       if (k == static_cast<std::size_t>(Kind::outright_book)) {
         EXPECT_EQ(a.outright_books[i].members.size(), b.outright_books[m->index].members.size());
       }

@@ -26,7 +26,7 @@ base::CommandSpec spec() {
       "run",
       "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N] [--flushes K]\n"
       "                     [--scheduler S] [--wait W] [--spin-us N] [--affinity CPUS] [--master-cpu N]\n"
-      "                     [--memory-floor]",
+      "                     [--key-rates 0|1] [--memory-floor]",
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
       "With --batch it then writes every node's status and results to the results database beside it\n"
@@ -46,6 +46,7 @@ base::CommandSpec spec() {
           {"json", "PATH", "also write the run's figures as JSON to PATH"},
           {"grain", "N", "work per chunk in outright-trade units; less than this runs on the master (GRAIN)"},
           {"flushes", "K", "run the full flush K times and print their median, min and mean (FLUSHES)"},
+          {"key-rates", "0|1", "1: flushes also compute key-rate ladders of bonds and books (default); 0: not (KEY_RATES)"},
           {"memory-floor", "", "measure the memory bandwidth; print the flush's floor (bytes / bandwidth) and ratio"},
           {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
           {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
@@ -82,6 +83,7 @@ int run_command(std::span<char* const> args) {
   report.grain = settings.grain;
   const engine::Stopwatch load_watch;
   Loaded loaded = load(db);
+  loaded.store.with_key_rates = settings.key_rates;
   LiveModel model(std::move(loaded.store), settings.scheduler, settings.grain);
   report.load_seconds = load_watch.seconds();
   for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";

@@ -92,6 +92,8 @@ const std::vector<SettingSpec>& specs() {
        [](Settings& s, std::string_view v, const std::string& what) {
          s.grain = static_cast<std::size_t>(base::parse_integer(v, 1, 1'000'000'000, what));
        }},
+      {"KEY_RATES", "key-rates", "1 = flushes compute key-rate ladders for bonds and books (default), 0 = not",
+       [](Settings& s, std::string_view v, const std::string& what) { s.key_rates = parse_bool(v, what); }},
       {"FLUSHES", "flushes",
        "full flushes at start-up, 1..1000: the start-up flush and its repeats, timed each (benchmarks take their "
        "median, away from a noisy moment)",

@@ -25,6 +25,7 @@ struct Settings {
   std::string socket;         // CONTROL_SOCKET, --socket; default: the database path + ".sock"
   bool timing_debug = true;   // TIMING_DEBUG: per-tier scheduling statistics in the text output
   std::size_t grain = 4096;   // GRAIN, --grain: work per chunk, in outright-trade units
+  bool key_rates = true;      // KEY_RATES, --key-rates: flushes compute key-rate ladders
   std::size_t flushes = 1;    // FLUSHES, --flushes: full flushes at start-up (the first and its repeats)
 };
 

@@ -101,6 +101,7 @@ class Loader {
     s().repo_values.resize(s().repo_trades.size());
     snapshot.release();
     group_by_dependency(s());
+    s().size_key_rates();
     return std::move(out_);
   }
 
@@ -242,11 +243,12 @@ bool reread(base::Database& db, Store& store, NodeRef node) {
                                   (curve ? " ORDER BY idx" : ""));
   st.bind(1, store.id(node));
   if (curve) {
+    const std::size_t points = store.curves[node.index].points.size();
     store.curves[node.index].points.clear();
     store.curves[node.index].point_idx.clear();
     while (st.step()) add_rate(store, node.index, Row(st, table));
     check_curve(store, node.index);
-    return true;
+    return store.curves[node.index].points.size() == points;  // else every ladder is laid out again
   }
   if (!st.step()) return false;
   switch (kind_of(node)) {

@@ -26,7 +26,8 @@ Loaded load(base::Database& db);
 // Reads a trade's, calendar's or curve's input row(s) again after another
 // program changed them, replacing its static data and static error in
 // `store` (its status stays as last calculated until the next flush); false
-// if its row is gone.
+// if its row is gone or a curve's number of points changed (the key-rate
+// axis is laid out at load): the caller loads everything again.
 bool reread(base::Database& db, Store& store, NodeRef node);
 
 // Throws std::runtime_error naming the first missing input table or column.

@@ -272,6 +272,7 @@ bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {
 }
 
 LiveModel::Recalculation LiveModel::reload(Store store) {
+  store.with_key_rates = store_.with_key_rates;
   store_ = std::move(store);
   graph_ = engine::Graph();
   build_graph(store_, graph_);

@@ -9,12 +9,14 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/id_index.h"
+#include "bond_risk/model/key_rates.h"
 #include "bond_risk/model/kind.h"
 #include "bond_risk/model/status.h"
 #include "bond_risk/model/pricing.h"
@@ -35,6 +37,7 @@ struct IrCurve {
   std::vector<CurvePoint> points;
   std::vector<std::int64_t> point_idx;  // each point's idx in ir_curve_input_rate
   CurveArrays arrays;
+  KeyRateArrays key_rates;  // when the store computes key rates
 };
 
 struct Bond {
@@ -68,6 +71,9 @@ struct Book {
   std::uint32_t excluded = 0;       // members left out of the sums (not OK)
   std::uint32_t broken = 0;         // members FAILED or STALE: the book is STALE
   std::uint32_t since_full_sum = 0;  // updates from changes since the last full sum
+  // Key-rate ladder over Store::key_rate_axis, summed afresh at each update:
+  // an outright book's pv; a repo book's margin, then its mtm_pnl.
+  std::vector<double> kr01;
 };
 using OutrightBook = Book<OutrightValue>;
 using RepoBook = Book<RepoValue>;
@@ -93,6 +99,14 @@ struct Store {
   std::vector<RepoBook> repo_books;
 
   std::vector<Date> coupon_dates;  // every bond's schedule, latest date first
+
+  // Key-rate ladders (model/key_rates.h), computed by flushes when
+  // with_key_rates. The axis is laid out for the curves' point counts at
+  // load; a curve whose count changes is loaded again with everything else.
+  bool with_key_rates = true;
+  KeyRateAxis key_rate_axis;
+  std::vector<double> bond_kr01;  // a bond's ladder at key_rate_axis.stride * its index
+
   std::array<std::vector<NodeState>, kKindCount> states;
   std::array<std::vector<std::int64_t>, kKindCount> ids;  // database id per node
   IdIndex by_id;
@@ -114,6 +128,16 @@ struct Store {
   // flush published, which books update from.
   void fail(NodeRef node, std::string reason);
   const std::string& error(NodeRef node) const { return errors[state(node).error]; }
+
+  // Lays out key_rate_axis for the curves' point counts and sizes the
+  // bonds' and books' ladders; once the nodes are loaded.
+  void size_key_rates();
+  std::span<double> bond_ladder(NodeIndex bond) {
+    return {bond_kr01.data() + std::size_t{key_rate_axis.stride} * bond, key_rate_axis.stride};
+  }
+  std::span<const double> bond_ladder(NodeIndex bond) const {
+    return {bond_kr01.data() + std::size_t{key_rate_axis.stride} * bond, key_rate_axis.stride};
+  }
 };
 
 }  // namespace bond_risk

@@ -1,0 +1,69 @@
+// Key-rate risk (MODEL.md "Key-rate risk"): how a value moves with each
+// input point of a curve, as pure functions on plain values.
+//
+// Model. Day i of a curve lies in the segment k of its input days with
+// p_k <= i < p_(k+1). There point k weighs w = (p_(k+1) - i) / (p_(k+1) - p_k)
+// in the interpolation and point k+1 weighs 1 - w; no other point moves
+// day i. Moving point j by +-BUMP multiplies df[i] by exp(-+BUMP w_j(i) t_i)
+// (t_i = i / YEAR_BASIS), so a cash flow CF on day i contributes exactly
+// -CF df[i] sinh(BUMP w_j(i) t_i) to kr01_j = (V_up - V_dn) / 2. A curve
+// publishes those products per day, for the point at each end of the day's
+// segment, and their running sums as ladders; a ladder is then a sum over
+// cash flows (a bond) or one look-up (a discounted sum, as a repo's), never
+// one revaluation per point.
+//
+// Since the weights of a day sum to 1, a value's kr01s sum to its pv01 up to
+// the non-linearity of sinh: |sum - pv01| <= (BUMP t)^2 / 8 |pv01| for cash
+// flows up to t years, at most 5e-7 of pv01 on a 20-year curve.
+//
+// Ladders are indexed by a curve's points k = 0..n-1 (ir_curve_input_rate's
+// idx in order); a book's ladder covers every curve's points, curve after
+// curve, as a KeyRateAxis lays them out.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bond_risk/model/pricing.h"
+
+namespace bond_risk {
+
+// Per day of a curve, df[i] sinh(BUMP w t_i) for the point at the start of
+// the day's segment (lo) and at its end (hi); and for d = 0 .. kNumForwardDays
+// the ladder of the discounted sum df[0] + ... + df[d-1] (a repo's mtm_pnl
+// subtracts one), n values per d from sum_ladder[n * d] for n points: a
+// repo's ladder is one row's look-up.
+// segment[i] is day i's segment k.
+struct KeyRateArrays {
+  Eigen::ArrayXd lo, hi;
+  std::vector<double> sum_ladder;
+  std::vector<std::uint16_t> segment;  // a curve has at most kNumForwardDays + 1 points
+};
+
+// Fills `out` for valid points (check_curve_points returned "") and the
+// arrays build_curve made from them.
+void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out);
+
+// Sets ladder[0 .. points.size()) to a bond's kr01 per 100 nominal, one per
+// point of its curve; the other arguments as for value_bond.
+void bond_key_rates(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
+                    Date today, std::span<const CurvePoint> points, const KeyRateArrays& curve,
+                    std::span<double> ladder);
+
+// The kr01 ladder of df[0] + ... + df[days-1], days in 0 .. kNumForwardDays.
+inline std::span<const double> discount_sum_key_rates(const KeyRateArrays& curve, std::size_t points, int days) {
+  return {curve.sum_ladder.data() + points * static_cast<std::size_t>(days), points};
+}
+
+// Where each curve's points lie in a book's ladder: curve c's point k at
+// offset[c] + k. `stride` is the largest number of points of any curve, the
+// width of a bond's ladder.
+struct KeyRateAxis {
+  std::vector<std::uint32_t> offset;
+  std::uint32_t size = 0, stride = 0;
+};
+KeyRateAxis key_rate_axis_for(std::span<const std::size_t> points_per_curve);
+
+}  // namespace bond_risk

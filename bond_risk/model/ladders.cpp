@@ -1,0 +1,89 @@
+#include "bond_risk/model/ladders.h"
+
+#include <algorithm>
+
+#include "bond_risk/model/result_row.h"
+
+namespace bond_risk {
+
+namespace {
+
+std::span<double> curve_part(const Store& s, std::span<double> ladder, NodeIndex curve, std::size_t from = 0) {
+  return ladder.subspan(from + s.key_rate_axis.offset[curve], s.curves[curve].points.size());
+}
+
+void add_scaled(std::span<double> to, std::span<const double> from, double scale) {
+  for (std::size_t k = 0; k < to.size(); ++k) to[k] += scale * from[k];
+}
+
+}  // namespace
+
+void add_key_rates(const Store& s, const OutrightTrade& t, std::span<double> ladder) {
+  add_scaled(curve_part(s, ladder, s.bonds[t.bond].curve), s.bond_ladder(t.bond), static_cast<double>(t.quantity) * t.dir);
+}
+
+void add_key_rates(const Store& s, const RepoTrade& t, std::span<double> ladder) {
+  add_scaled(curve_part(s, ladder, s.bonds[t.bond].curve), s.bond_ladder(t.bond), -static_cast<double>(t.notional));
+  const IrCurve& curve = s.curves[t.curve];
+  const int days = t.end - s.calendars[t.calendar].today;
+  add_scaled(curve_part(s, ladder, t.curve, s.key_rate_axis.size),
+             discount_sum_key_rates(curve.key_rates, curve.points.size(), days), -t.start_cash / kYearBasis);
+}
+
+std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
+  const Kind kind = kind_of(node);
+  if (!s.with_key_rates || !publishes_values(kind, s.state(node).status)) return {};
+  const std::size_t width = s.key_rate_axis.size;
+  std::vector<double> dense(2 * width, 0.0);  // over the axis: the first value's ladder, then the second's
+  std::vector<bool> used(s.curves.size(), false);
+  const NodeIndex i = node.index;
+  switch (kind) {
+    case Kind::bond: {
+      const NodeIndex c = s.bonds[i].curve;
+      std::copy_n(s.bond_ladder(i).begin(), s.curves[c].points.size(), curve_part(s, dense, c).begin());
+      used[c] = true;
+      break;
+    }
+    case Kind::outright_trade:
+      if (s.state(node).status == Status::ok) add_key_rates(s, s.outright_trades[i], dense);
+      used[s.bonds[s.outright_trades[i].bond].curve] = true;
+      break;
+    case Kind::repo_trade:
+      if (s.state(node).status == Status::ok) add_key_rates(s, s.repo_trades[i], dense);
+      used[s.bonds[s.repo_trades[i].bond].curve] = used[s.repo_trades[i].curve] = true;
+      break;
+    case Kind::outright_book:
+      std::copy(s.outright_books[i].kr01.begin(), s.outright_books[i].kr01.end(), dense.begin());
+      used.assign(used.size(), true);
+      break;
+    case Kind::repo_book:
+      std::copy(s.repo_books[i].kr01.begin(), s.repo_books[i].kr01.end(), dense.begin());
+      used.assign(used.size(), true);
+      break;
+    default: return {};
+  }
+  std::vector<KeyRate> out;
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    if (!used[c]) continue;
+    for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
+      const std::size_t at = s.key_rate_axis.offset[c] + k;
+      out.push_back({c, k, {dense[at], dense[width + at]}});
+    }
+  }
+  return out;
+}
+
+std::span<const std::string_view> key_rate_names(Kind kind) {
+  static constexpr std::string_view one[] = {"kr01"};
+  static constexpr std::string_view repo[] = {"margin_kr01", "mtm_pnl_kr01"};
+  switch (kind) {
+    case Kind::bond:
+    case Kind::outright_trade:
+    case Kind::outright_book: return one;
+    case Kind::repo_trade:
+    case Kind::repo_book: return repo;
+    default: return {};
+  }
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,250 @@
+// Key-rate ladders (MODEL.md "Key-rate risk") against independent sources:
+// QuantLib bump-and-reprice for bonds, a curve rebuilt from bumped points
+// for discounted sums, the bound on how far buckets may sum from pv01, and
+// full revaluations of a generated graph with each point bumped for books.
+#include <gtest/gtest.h>
+
+#include <ql/cashflows/cashflows.hpp>
+#include <ql/instruments/bonds/fixedratebond.hpp>
+#include <ql/pricingengines/bond/discountingbondengine.hpp>
+#include <ql/settings.hpp>
+#include <ql/termstructures/yield/discountcurve.hpp>
+#include <ql/time/calendars/nullcalendar.hpp>
+#include <ql/time/daycounters/actual365fixed.hpp>
+#include <ql/time/daycounters/actualactual.hpp>
+#include <ql/time/schedule.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "base/sqlite.h"
+#include "bond_risk/db/generator.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/model/calculations.h"
+#include "bond_risk/model/key_rates.h"
+#include "bond_risk/model/status.h"
+#include "tests/test_support.h"
+
+using namespace bond_risk;
+
+namespace {
+
+// The shape of the generated curves: twelve points from 0 to 20 years.
+std::vector<CurvePoint> sample_points() {
+  return {{0, 0.02133},    {30, 0.02481},   {91, 0.02963},   {182, 0.0313},   {365, 0.03296},  {730, 0.03654},
+          {1095, 0.04081}, {1826, 0.04294}, {2557, 0.04366}, {3652, 0.04742}, {5479, 0.04885}, {7305, 0.05148}};
+}
+
+// Discount factors of MODEL.md for `points` with point `bumped` moved by
+// `shift`, written out here from the formulas (not with build_curve).
+std::vector<double> bumped_discount_factors(std::vector<CurvePoint> points, std::size_t bumped, double shift) {
+  points[bumped].value += shift;
+  std::vector<double> df(kNumForwardDays);
+  std::size_t k = 0;
+  for (int i = 0; i < kNumForwardDays; ++i) {
+    while (i >= points[k + 1].days_forward) ++k;
+    const CurvePoint a = points[k], b = points[k + 1];
+    const double r = a.value + (b.value - a.value) * (i - a.days_forward) / (b.days_forward - a.days_forward);
+    df[static_cast<std::size_t>(i)] = std::exp(-r * i / kYearBasis);
+  }
+  return df;
+}
+
+QuantLib::Date ql_date(Date d) { return QuantLib::Date(static_cast<QuantLib::Date::serial_type>(d + 25569)); }
+
+// The bond of MODEL.md in QuantLib: a FixedRateBond on a backward,
+// unadjusted schedule whose first period starts a whole number of periods
+// before maturity, so that every coupon is a full period's (ActualActual
+// ISMA on regular periods), priced off a curve of daily discount factors.
+class QuantLibBond {
+ public:
+  QuantLibBond(Date start, Date maturity, int coupons_per_year, double coupon, Date today)
+      : today_(ql_date(today)) {
+    QuantLib::Settings::instance().evaluationDate() = today_;
+    QuantLib::Settings::instance().includeReferenceDateEvents() = true;  // a coupon paid today counts (MODEL.md: t >= today)
+    const QuantLib::Period period(12 / coupons_per_year, QuantLib::Months);
+    int periods = 0;  // coupon dates strictly after start, counted as QuantLib steps back from maturity
+    while (ql_date(maturity) - (periods + 1) * period > ql_date(start)) ++periods;
+    const QuantLib::Date first = ql_date(maturity) - (periods + 1) * period;
+    const QuantLib::Schedule schedule(first, ql_date(maturity), period, QuantLib::NullCalendar(),
+                                      QuantLib::Unadjusted, QuantLib::Unadjusted,
+                                      QuantLib::DateGeneration::Backward, false);
+    bond_ = std::make_unique<QuantLib::FixedRateBond>(
+        0, 100.0, schedule, std::vector<QuantLib::Rate>{coupon},
+        QuantLib::ActualActual(QuantLib::ActualActual::ISMA, schedule), QuantLib::Unadjusted, 100.0, first);
+  }
+
+  double price(const std::vector<double>& df) const {
+    std::vector<QuantLib::Date> dates;
+    for (int i = 0; i < kNumForwardDays; ++i) dates.push_back(today_ + i);
+    const QuantLib::Handle<QuantLib::YieldTermStructure> curve(
+        QuantLib::ext::make_shared<QuantLib::DiscountCurve>(dates, df, QuantLib::Actual365Fixed()));
+    bond_->setPricingEngine(QuantLib::ext::make_shared<QuantLib::DiscountingBondEngine>(curve));
+    return bond_->NPV();
+  }
+
+ private:
+  QuantLib::Date today_;
+  std::unique_ptr<QuantLib::FixedRateBond> bond_;
+};
+
+struct SampleBond {
+  const char* start;
+  const char* maturity;
+  int coupons_per_year;
+  double coupon;
+};
+
+Date d(const char* text) { return parse_date(text).value(); }
+
+}  // namespace
+
+TEST(KeyRates, BondLaddersAgreeWithQuantLibBumpAndReprice) {
+  const std::vector<CurvePoint> points = sample_points();
+  CurveArrays curve;
+  build_curve(points, curve);
+  KeyRateArrays key_rates;
+  build_key_rates(points, curve, key_rates);
+  const Date today = d("2025-01-01");
+  // Frequencies 1, 2, 4; maturities from weeks to 19.9 years, one on a
+  // curve point, month ends, a coupon due today, a first period shorter than a period.
+  const SampleBond bonds[] = {
+      {"2024-06-30", "2025-01-20", 2, 0.03},  {"2020-03-31", "2031-03-31", 4, 0.045}, {"2019-01-01", "2027-01-01", 1, 0.02},
+      {"2024-12-15", "2044-11-15", 2, 0.051}, {"2023-02-28", "2035-02-28", 4, 0.0},   {"2010-07-01", "2030-01-01", 2, 0.06},
+      {"2024-11-01", "2026-01-01", 1, 0.035}, {"2021-08-31", "2029-08-31", 2, 0.028},
+  };
+  for (const SampleBond& b : bonds) {
+    SCOPED_TRACE(std::string(b.maturity) + " paying " + std::to_string(b.coupons_per_year) + " a year");
+    const std::vector<Date> schedule = coupon_schedule(d(b.start), d(b.maturity), b.coupons_per_year);
+    const BondValue value = value_bond(schedule, d(b.maturity), b.coupon, b.coupons_per_year, today, curve);
+    std::vector<double> ladder(points.size());
+    bond_key_rates(schedule, d(b.maturity), b.coupon, b.coupons_per_year, today, points, key_rates, ladder);
+
+    const QuantLibBond oracle(d(b.start), d(b.maturity), b.coupons_per_year, b.coupon, today);
+    EXPECT_NEAR(value.price, oracle.price(bumped_discount_factors(points, 0, 0.0)), 1e-12 * value.price);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const double up = oracle.price(bumped_discount_factors(points, k, kBump));
+      const double down = oracle.price(bumped_discount_factors(points, k, -kBump));
+      // Relative to the bond's pv01: bump-and-reprice of a price near 100
+      // cancels to ~1e-14 absolute, more than 1e-9 of the smallest buckets.
+      EXPECT_NEAR(ladder[k], (up - down) / 2, 1e-9 * std::abs(value.pv01)) << "point " << k;
+    }
+  }
+}
+
+TEST(KeyRates, BucketsSumToPv01UpToTheCurvatureOfSinh) {
+  const std::vector<CurvePoint> points = sample_points();
+  CurveArrays curve;
+  build_curve(points, curve);
+  KeyRateArrays key_rates;
+  build_key_rates(points, curve, key_rates);
+  const Date today = d("2025-01-01");
+  for (const char* maturity : {"2025-03-01", "2029-06-30", "2044-12-01"}) {
+    const std::vector<Date> schedule = coupon_schedule(d("2024-01-01"), d(maturity), 2);
+    const BondValue value = value_bond(schedule, d(maturity), 0.04, 2, today, curve);
+    std::vector<double> ladder(points.size());
+    bond_key_rates(schedule, d(maturity), 0.04, 2, today, points, key_rates, ladder);
+    double sum = 0;
+    for (double kr : ladder) sum += kr;
+    const double years = (d(maturity) - today) / kYearBasis;
+    const double bound = std::pow(kBump * years, 2) / 8 * std::abs(value.pv01);
+    EXPECT_LE(std::abs(sum - value.pv01), bound + 1e-13) << maturity;
+    // ... and the bound is not loose by orders of magnitude: the buckets are not pv01 itself.
+    if (years > 1) {
+      EXPECT_GT(std::abs(sum - value.pv01), bound / 100) << maturity;
+    }
+  }
+}
+
+TEST(KeyRates, DiscountSumLadderIsTheRevaluedSumWithEachPointBumped) {
+  const std::vector<CurvePoint> points = sample_points();
+  CurveArrays curve;
+  build_curve(points, curve);
+  KeyRateArrays key_rates;
+  build_key_rates(points, curve, key_rates);
+  for (int days : {0, 1, 29, 30, 31, 200, 365, 4000, kNumForwardDays}) {
+    const std::span<const double> ladder = discount_sum_key_rates(key_rates, points.size(), days);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      const std::vector<double> up = bumped_discount_factors(points, k, kBump);
+      const std::vector<double> down = bumped_discount_factors(points, k, -kBump);
+      double sum_up = 0, sum_down = 0;
+      for (int i = 0; i < days; ++i) sum_up += up[static_cast<std::size_t>(i)], sum_down += down[static_cast<std::size_t>(i)];
+      // The naive sums cancel to ~1e-16 * days of a sum near `days`.
+      EXPECT_NEAR(ladder[k], (sum_up - sum_down) / 2, 1e-13 * (days + 1)) << days << " days, point " << k;
+    }
+  }
+}
+
+// ---- Ladders of a loaded graph: books against a full revaluation ----
+
+namespace {
+
+struct BookValues {
+  std::vector<double> outright_pv, repo_margin, repo_mtm;
+};
+
+// A fresh load of `db`, with curve `curve`'s point `point` moved by `shift`, flushed in full.
+BookValues books_with_point_moved(const std::string& db, NodeIndex curve, std::size_t point, double shift) {
+  test::Model m;
+  base::Database conn(db, base::Database::Mode::read_only);
+  m.store = load(conn).store;
+  m.store.curves[curve].points[point].value += shift;
+  build_graph(m.store, m.graph);
+  m.graph.mark_all_dirty();
+  engine::flush(m.graph, *engine::make_scheduler({.threads = 0}), 4096);
+  BookValues v;
+  for (const OutrightBook& b : m.store.outright_books) v.outright_pv.push_back(b.total.pv);
+  for (const RepoBook& b : m.store.repo_books) {
+    v.repo_margin.push_back(b.total.margin);
+    v.repo_mtm.push_back(b.total.mtm_pnl);
+  }
+  return v;
+}
+
+void expect_bumped_difference(double kr01, double up, double down, const std::string& what) {
+  // Revaluing a sum of |V| cancels to ~1e-16 |V|; the ladder must match that.
+  EXPECT_NEAR(kr01, (up - down) / 2, 1e-12 * (std::abs(up) + std::abs(down)) + 1e-9 * std::abs(kr01)) << what;
+}
+
+}  // namespace
+
+TEST(Ladders, BookLaddersAreTheBooksRevaluedWithEachPointBumped) {
+  test::TempDir dir;
+  const std::string db = dir.path("ladders.db");
+  generate(find_preset("100"), {.seed = 7, .book_size = 10}, db);
+  const auto base = test::calculate(db, 2);
+  const Store& s = base->store;
+  ASSERT_FALSE(s.outright_books.empty());
+  ASSERT_FALSE(s.repo_books.empty());
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
+      const BookValues up = books_with_point_moved(db, c, k, kBump), down = books_with_point_moved(db, c, k, -kBump);
+      const std::size_t at = s.key_rate_axis.offset[c] + k, width = s.key_rate_axis.size;
+      const std::string where = "curve " + std::to_string(s.ids[1][c]) + " point " + std::to_string(k);
+      for (std::size_t b = 0; b < s.outright_books.size(); ++b) {
+        expect_bumped_difference(s.outright_books[b].kr01[at], up.outright_pv[b], down.outright_pv[b], where + " pv");
+      }
+      for (std::size_t b = 0; b < s.repo_books.size(); ++b) {
+        expect_bumped_difference(s.repo_books[b].kr01[at], up.repo_margin[b], down.repo_margin[b], where + " margin");
+        expect_bumped_difference(s.repo_books[b].kr01[width + at], up.repo_mtm[b], down.repo_mtm[b], where + " mtm_pnl");
+      }
+    }
+  }
+}
+
+TEST(Ladders, LaddersAreTheSameForEveryThreadCount) {
+  test::TempDir dir;
+  const std::string db = dir.path("ladders.db");
+  generate(find_preset("100"), {.seed = 3, .book_size = 7}, db);
+  const auto one = test::calculate(db, 0);
+  for (std::size_t threads : {1, 3}) {
+    const auto many = test::calculate(db, threads, 1);  // grain 1: many chunks
+    EXPECT_EQ(one->store.bond_kr01, many->store.bond_kr01) << threads;
+    for (std::size_t b = 0; b < one->store.outright_books.size(); ++b) {
+      EXPECT_EQ(one->store.outright_books[b].kr01, many->store.outright_books[b].kr01) << threads;
+    }
+    for (std::size_t b = 0; b < one->store.repo_books.size(); ++b) {
+      EXPECT_EQ(one->store.repo_books[b].kr01, many->store.repo_books[b].kr01) << threads;
+    }
+  }
+}
