@@ -53,6 +53,36 @@ CREATE TABLE IF NOT EXISTS repo_book_result (
   excluded INTEGER
 );
 
+-- Key-rate ladders (MODEL.md "Key-rate risk"): one row per input point of
+-- each curve a bond or book depends on (idx as in ir_curve_input_rate), for
+-- the nodes that publish values; none when the engine runs with KEY_RATES=0.
+-- A bond's kr01 is per 100 nominal; a repo book's margin and mtm_pnl each
+-- have a ladder. Trades' ladders are not stored (the engine's `get` gives them).
+CREATE TABLE IF NOT EXISTS bond_key_rate (
+  id          INTEGER NOT NULL,
+  ir_curve_id INTEGER NOT NULL,
+  idx         INTEGER NOT NULL,
+  kr01        REAL NOT NULL,
+  PRIMARY KEY (id, ir_curve_id, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS outright_book_key_rate (
+  id          INTEGER NOT NULL,
+  ir_curve_id INTEGER NOT NULL,
+  idx         INTEGER NOT NULL,
+  kr01        REAL NOT NULL,
+  PRIMARY KEY (id, ir_curve_id, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS repo_book_key_rate (
+  id           INTEGER NOT NULL,
+  ir_curve_id  INTEGER NOT NULL,
+  idx          INTEGER NOT NULL,
+  margin_kr01  REAL NOT NULL,
+  mtm_pnl_kr01 REAL NOT NULL,
+  PRIMARY KEY (id, ir_curve_id, idx)
+) WITHOUT ROWID;
+
 -- The event (event_log.seq in the input database) that the result tables
 -- reflect: every command up to it, none after. One row; 0 before any event.
 CREATE TABLE IF NOT EXISTS results_as_of (

@@ -14,6 +14,7 @@
 #include <ql/time/daycounters/actualactual.hpp>
 #include <ql/time/schedule.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -247,4 +248,54 @@ TEST(Ladders, LaddersAreTheSameForEveryThreadCount) {
       EXPECT_EQ(one->store.repo_books[b].kr01, many->store.repo_books[b].kr01) << threads;
     }
   }
+}
+
+// ---- Stored ladders, `show` and `plot ladder` ----
+
+TEST(Ladders, ABatchRunStoresLaddersThatSumToPv01AndPlotDrawsABook) {
+  test::TempDir dir;
+  const std::string db = dir.path("stored.db");
+  generate(find_preset("100"), {.seed = 5, .book_size = 10}, db);
+  ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + db).exit_code, 0);
+  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  // Buckets sum to pv01 up to the curvature bound for 20-year cash flows (key_rates.h), for bonds and books.
+  const double curvature = std::pow(kBump * 20, 2) / 8;
+  base::Statement bonds = results.prepare(
+      "SELECT r.id, r.pv01, sum(k.kr01), count(k.idx) FROM bond_result r JOIN bond_key_rate k ON k.id = r.id "
+      "WHERE r.status = 'OK' GROUP BY r.id");
+  std::size_t checked = 0;
+  while (bonds.step()) {
+    EXPECT_EQ(bonds.integer(3), 12) << "bond " << bonds.integer(0);
+    EXPECT_NEAR(bonds.real(2), bonds.real(1), curvature * std::abs(bonds.real(1)) + 1e-13) << "bond " << bonds.integer(0);
+    ++checked;
+  }
+  EXPECT_GE(checked, 5u);
+  base::Statement books = results.prepare(
+      "SELECT r.id, r.pv01, (SELECT sum(kr01) FROM outright_book_key_rate k WHERE k.id = r.id) FROM outright_book_result r");
+  std::string a_book;
+  while (books.step()) {
+    a_book = std::to_string(books.integer(0));
+    EXPECT_NEAR(books.real(2), books.real(1), 1e-6 * std::abs(books.real(1))) << "book " << a_book;
+  }
+  ASSERT_FALSE(a_book.empty());
+
+  const test::CliResult shown = test::run_cli("show --db " + db + " " + a_book);
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("key rate: ir_curve"), std::string::npos) << shown.out;
+
+  const std::string png = dir.path("ladder.png");
+  const test::CliResult plotted = test::run_cli("plot ladder " + a_book + " --db " + db + " --out " + png);
+  ASSERT_EQ(plotted.exit_code, 0) << plotted.err;
+  EXPECT_EQ(test::slurp(png).substr(0, 4), "\x89PNG");
+  const std::string numbers = test::slurp(png + ".dat");
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), '\n'), 13) << numbers;  // a header and 12 points
+
+  // Without key rates nothing is stored, and the plot says why it has nothing to draw.
+  ASSERT_EQ(test::run_cli("run --batch --threads 2 --key-rates 0 --db " + db).exit_code, 0);
+  base::Statement none = results.prepare("SELECT count(*) FROM bond_key_rate");
+  ASSERT_TRUE(none.step());
+  EXPECT_EQ(none.integer(0), 0);
+  const test::CliResult empty = test::run_cli("plot ladder " + a_book + " --db " + db + " --out " + png);
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.err.find("KEY_RATES=0"), std::string::npos) << empty.err;
 }

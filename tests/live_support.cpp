@@ -72,8 +72,8 @@ void expect_same_ladder(const Store& a, NodeRef n, const Store& b, NodeRef m, bo
   double largest = 0;
   for (const KeyRate& kr : theirs) largest = std::max({largest, std::abs(kr.kr01[0]), std::abs(kr.kr01[1])});
   for (std::size_t p = 0; p < mine.size(); ++p) {
-    ASSERT_EQ(a.curves[mine[p].curve].point_idx[mine[p].point], b.curves[theirs[p].curve].point_idx[theirs[p].point]);
-    ASSERT_EQ(a.ids[1][mine[p].curve], b.ids[1][theirs[p].curve]) << what;
+    ASSERT_EQ(mine[p].ir_curve_id, theirs[p].ir_curve_id) << what;
+    ASSERT_EQ(mine[p].idx, theirs[p].idx) << what;
     for (std::size_t v = 0; v < 2; ++v) {
       if (book) {
         EXPECT_NEAR(mine[p].kr01[v], theirs[p].kr01[v], 1e-9 * largest) << what << p;
@@ -125,6 +125,42 @@ void expect_same_as_fresh(const Live& live) {
 }
 
 
+namespace {
+
+// The stored ladders are those of a fresh flush: bonds' bit for bit, books'
+// to 1e-9 of their largest entry (see expect_same_ladder).
+void expect_key_rate_tables_fresh(base::Database& results, const Model& fresh) {
+  for (Kind kind : {Kind::bond, Kind::outright_book, Kind::repo_book}) {
+    std::size_t stored = 0, expected = 0;
+    for (NodeIndex i = 0; i < fresh.store.size(kind); ++i) {
+      const NodeRef n = ref(kind, i);
+      const std::vector<KeyRate> ladder = key_rate_ladder(fresh.store, n);
+      expected += ladder.size();
+      double largest = 0;
+      for (const KeyRate& kr : ladder) largest = std::max({largest, std::abs(kr.kr01[0]), std::abs(kr.kr01[1])});
+      for (const KeyRate& kr : ladder) {
+        base::Statement st = results.prepare("SELECT * FROM " + std::string(kind_name(kind)) +
+                                             "_key_rate WHERE id = ? AND ir_curve_id = ? AND idx = ?");
+        st.bind(1, fresh.store.id(n)).bind(2, kr.ir_curve_id).bind(3, kr.idx);
+        ASSERT_TRUE(st.step()) << kind_name(kind) << " " << fresh.store.id(n) << " has no key rate row " << kr.idx;
+        for (std::size_t v = 0; v < key_rate_names(kind).size(); ++v) {
+          if (kind == Kind::bond) {
+            EXPECT_EQ(st.real(3 + static_cast<int>(v)), kr.kr01[v]);
+          } else {
+            EXPECT_NEAR(st.real(3 + static_cast<int>(v)), kr.kr01[v], 1e-9 * largest);
+          }
+        }
+      }
+    }
+    base::Statement count = results.prepare("SELECT count(*) FROM " + std::string(kind_name(kind)) + "_key_rate");
+    count.step();
+    stored = static_cast<std::size_t>(count.integer(0));
+    EXPECT_EQ(stored, expected) << kind_name(kind) << "_key_rate rows";
+  }
+}
+
+}  // namespace
+
 void expect_result_tables_fresh(Live& live) {
   const std::int64_t as_of = live.executor->results().wait_written();
   EXPECT_EQ(live.executor->results().last_error(), "");
@@ -157,6 +193,7 @@ void expect_result_tables_fresh(Live& live) {
     }
   }
   EXPECT_EQ(rows, fresh->store.size() - fresh->store.size(Kind::calendar) - fresh->store.size(Kind::ir_curve));
+  expect_key_rate_tables_fresh(results, *fresh);
 }
 
 }  // namespace test

@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <cstdlib>
 #include <iostream>
 
@@ -19,13 +17,33 @@ const base::CommandSpec kSpec = {
     "[--db PATH] [--conf PATH] ID|NAME...",
     "Prints the stored results of the named nodes (ids or names from any node table): type, status,\n"
     "the reason when not OK, and the values in the results database beside DB (DB.results.db), as the\n"
-    "running engine or the last 'bond_risk run --batch' wrote them, and the event they reflect.\n"
+    "running engine or the last 'bond_risk run --batch' wrote them, and the event they reflect; for a\n"
+    "bond or book also its key-rate ladder, a line per curve input point (kr01 per point moved 1bp).\n"
     "Exits 1 if any id or name is unknown.",
     {
         {"db", "PATH", "database to read (APP_DB; default from the conf file)"},
         kConfOption,
     },
 };
+
+// Prints a bond's or book's stored key-rate ladder, a line per point with its tenor.
+void show_key_rates(base::Database& db, const std::string& table, std::int64_t id) {
+  base::Statement exists = db.prepare("SELECT 1 FROM results.sqlite_schema WHERE name = ?");
+  exists.bind(1, table + "_key_rate");
+  if (!exists.step()) return;  // written before ladders were stored
+  base::Statement ladder = db.prepare(
+      "SELECT k.*, p.days_forward FROM results." + table + "_key_rate k LEFT JOIN ir_curve_input_rate p "
+      "ON p.ir_curve_id = k.ir_curve_id AND p.idx = k.idx WHERE k.id = ? ORDER BY k.ir_curve_id, k.idx");
+  ladder.bind(1, id);
+  while (ladder.step()) {
+    std::string line = "  key rate: ir_curve " + ladder.value_text(1) + " idx " + ladder.value_text(2) + " (" +
+                       ladder.value_text(ladder.column_count() - 1) + " days)";
+    for (int c = 3; c + 1 < ladder.column_count(); ++c) {
+      line.append(" ").append(ladder.column_name(c)).append("=").append(ladder.value_text(c));
+    }
+    std::cout << line << "\n";
+  }
+}
 
 // Prints the node called `key` (an id or a name); false if there is none.
 // The results database is attached as `results` when it exists.
@@ -63,6 +81,7 @@ bool show_node(base::Database& db, const std::string& key, bool results) {
       line.append(" ").append(result.column_name(c)).append("=").append(result.value_text(c));
     }
     std::cout << line << "\n";
+    show_key_rates(db, table, id);
     return true;
   }
   return false;
@@ -77,10 +96,8 @@ int show_command(std::span<char* const> args) {
   if (a.positional.empty()) throw base::UsageError("show: give at least one node id or name (see --help)");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   base::Database db(settings.db, base::Database::Mode::read_only);
-  const std::string results = results_path(settings.db);
-  const bool has_results = access(results.c_str(), F_OK) == 0;
+  const bool has_results = attach_results(db);
   if (has_results) {
-    db.cached("ATTACH DATABASE ? AS results").bind(1, std::string_view(results)).run();
     base::Statement as_of = db.prepare("SELECT event_seq, written_at FROM results.results_as_of");
     if (as_of.step()) {
       std::cout << "results as of event " << as_of.integer(0) << " (written " << as_of.text(1) << ")\n";

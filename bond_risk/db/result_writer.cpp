@@ -1,5 +1,7 @@
 #include "bond_risk/db/result_writer.h"
 
+#include <filesystem>
+
 #include "bond_risk/db/schema.h"
 #include "bond_risk/model/layout.h"
 
@@ -15,8 +17,27 @@ base::Statement& insert_statement(base::Database& results, Kind kind) {
                         ") VALUES (" + params + ")");
 }
 
+std::string key_rate_table(Kind kind) { return std::string(kind_name(kind)) + "_key_rate"; }
+
+// Replaces a bond's or book's ladder rows.
+void write_key_rates(base::Database& results, const ResultRow& row) {
+  const std::string table = key_rate_table(row.kind);
+  results.cached("DELETE FROM " + table + " WHERE id = ?").bind(1, row.id).run();
+  if (row.key_rates.empty()) return;
+  std::string columns = "id, ir_curve_id, idx", params = "?, ?, ?";
+  const auto names = key_rate_names(row.kind);
+  for (std::string_view name : names) columns.append(", ").append(name), params += ", ?";
+  base::Statement& insert = results.cached("INSERT INTO " + table + " (" + columns + ") VALUES (" + params + ")");
+  for (const KeyRate& kr : row.key_rates) {
+    insert.bind(1, row.id).bind(2, kr.ir_curve_id).bind(3, kr.idx);
+    for (std::size_t v = 0; v < names.size(); ++v) insert.bind(4 + static_cast<int>(v), kr.kr01[v]);
+    insert.run();
+  }
+}
+
 void write_row(base::Database& results, const ResultRow& row) {
   const std::string table = std::string(kind_name(row.kind)) + "_result";
+  if (stores_key_rates(row.kind)) write_key_rates(results, row);
   if (row.status == Status::removed) {
     results.cached("DELETE FROM " + table + " WHERE id = ?").bind(1, row.id).run();
     return;
@@ -45,6 +66,13 @@ std::string results_path(const std::string& db_path) {
   return db_path + ".results.db";
 }
 
+bool attach_results(base::Database& db) {
+  const std::string path = results_path(db.path());
+  if (!std::filesystem::exists(path)) return false;
+  db.cached("ATTACH DATABASE ? AS results").bind(1, std::string_view(path)).run();
+  return true;
+}
+
 void create_result_tables(base::Database& results) { results.exec(kResultsSchemaSql); }
 
 void write_rows(base::Database& results, std::span<const ResultRow> rows) {
@@ -53,7 +81,9 @@ void write_rows(base::Database& results, std::span<const ResultRow> rows) {
 
 void clear_results(base::Database& results) {
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    results.exec("DELETE FROM " + std::string(kind_name(static_cast<Kind>(k))) + "_result");
+    const Kind kind = static_cast<Kind>(k);
+    results.exec("DELETE FROM " + std::string(kind_name(kind)) + "_result");
+    if (stores_key_rates(kind)) results.exec("DELETE FROM " + key_rate_table(kind));
   }
 }
 

@@ -21,6 +21,10 @@ namespace bond_risk {
 // DB.results.db for DB.db; PATH.results.db for any other PATH.
 std::string results_path(const std::string& db_path);
 
+// Attaches the results database of `db` (an input database) to it as
+// schema `results`; false when there is none yet.
+bool attach_results(base::Database& db);
+
 // Creates the result tables of a results database if missing.
 void create_result_tables(base::Database& results);
 

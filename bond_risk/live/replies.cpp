@@ -1,6 +1,7 @@
 #include "bond_risk/live/replies.h"
 
 #include "base/percentile.h"
+#include "bond_risk/model/ladders.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/reason.h"
 #include "bond_risk/model/status_counts.h"
@@ -73,6 +74,17 @@ base::Json node_json(const LiveModel& model, NodeRef n) {
   for (std::size_t k = 0; k < values.count; ++k) out[std::string(names[k])] = values.values[k];
   if (kind_of(n) == Kind::outright_book) out["members"] = s.outright_books[n.index].members.size();
   if (kind_of(n) == Kind::repo_book) out["members"] = s.repo_books[n.index].members.size();
+  const std::vector<KeyRate> ladder = key_rate_ladder(s, n);
+  if (!ladder.empty()) {
+    base::Json points = base::Json::array();
+    const auto kr_names = key_rate_names(kind_of(n));
+    for (const KeyRate& kr : ladder) {
+      base::Json point = {{"ir_curve_id", kr.ir_curve_id}, {"idx", kr.idx}, {"days_forward", kr.days_forward}};
+      for (std::size_t v = 0; v < kr_names.size(); ++v) point[std::string(kr_names[v])] = kr.kr01[v];
+      points.push_back(std::move(point));
+    }
+    out["key_rates"] = std::move(points);
+  }
   return out;
 }
 

@@ -31,7 +31,9 @@ base::Json changed_values_json(const LiveModel& model, const Applied& applied);
 base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
 
 // A node's id, type, status, reason and published values (a calendar's
-// today, a curve's number of points, a book's member count).
+// today, a curve's number of points, a book's member count), and for a
+// bond, trade or book its key-rate ladder: "key_rates":[{"ir_curve_id",
+// "idx","days_forward", then kr01, or margin_kr01 and mtm_pnl_kr01}, ...].
 base::Json node_json(const LiveModel& model, NodeRef node);
 
 // Counts per kind and status, changes applied, commands answered per name

@@ -54,20 +54,28 @@ std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
       break;
     case Kind::outright_book:
       std::copy(s.outright_books[i].kr01.begin(), s.outright_books[i].kr01.end(), dense.begin());
-      used.assign(used.size(), true);
       break;
     case Kind::repo_book:
       std::copy(s.repo_books[i].kr01.begin(), s.repo_books[i].kr01.end(), dense.begin());
-      used.assign(used.size(), true);
       break;
     default: return {};
+  }
+  if (is_book(kind)) {  // the curves its members are exposed to
+    for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+      const auto exposed = [&](std::size_t from) {
+        const auto part = curve_part(s, dense, c, from);
+        return std::ranges::any_of(part, [](double v) { return v != 0; });
+      };
+      used[c] = exposed(0) || exposed(width);
+    }
   }
   std::vector<KeyRate> out;
   for (NodeIndex c = 0; c < s.curves.size(); ++c) {
     if (!used[c]) continue;
     for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
       const std::size_t at = s.key_rate_axis.offset[c] + k;
-      out.push_back({c, k, {dense[at], dense[width + at]}});
+      out.push_back({s.ids[static_cast<std::size_t>(Kind::ir_curve)][c], s.curves[c].point_idx[k],
+                     s.curves[c].points[k].days_forward, {dense[at], dense[width + at]}});
     }
   }
   return out;

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "bond_risk/model/ladders.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/store.h"
 #include "engine/graph.h"
@@ -18,6 +20,7 @@ struct ResultRow {
   Status status = Status::ok;  // removed: the node's row is to be deleted
   PublishedValues values;      // stored as NULL when the status publishes none (see publishes_values)
   std::string reason;
+  std::vector<KeyRate> key_rates;  // a bond's or book's ladder (see stores_key_rates)
 };
 
 ResultRow result_row(const Store& store, const engine::Graph& graph, NodeRef node);
