@@ -163,3 +163,31 @@ TEST(LiveEngine, EveryLineGetsOneValidJsonReplyWhateverItsBytes) {
   EXPECT_NE(error.find(std::string("a\0b", 3)), std::string::npos) << "a NUL cut the message short";
   EXPECT_NE(error.find("\xef\xbf\xbd\"c"), std::string::npos) << "a byte that is not UTF-8 is not replaced";
 }
+
+// A book's ladder updates from the one member an amendment changed (old part
+// out, new part in); the part taken out must be the one the book holds, not
+// one made from the trade's amended row (which names another bond or curve).
+TEST(LiveEngine, ABooksLadderFollowsAMemberAmendedToAnotherBondOrCurve) {
+  Live live("100", 20);
+  const Store& s = live.store();
+  const std::string ot = id_text(s, Kind::outright_trade), rt = id_text(s, Kind::repo_trade);
+  const auto other_curve_bond = [&](NodeIndex bond) {
+    for (NodeIndex b = 0; b < s.bonds.size(); ++b) {
+      if (s.bonds[b].curve != s.bonds[bond].curve && s.state(ref(Kind::bond, b)).status == Status::ok) {
+        return std::to_string(s.ids[static_cast<std::size_t>(Kind::bond)][b]);
+      }
+    }
+    return std::string("none");
+  };
+  const std::string other_curve =
+      std::to_string(s.ids[static_cast<std::size_t>(Kind::ir_curve)][1 - s.repo_trades[0].curve]);
+  for (const std::string& line :
+       {"amend-trade " + ot + " bond_id=" + other_curve_bond(s.outright_trades[0].bond) + " quantity=700",
+        "amend-trade " + ot + " quantity=-300 buy_sell=SELL",
+        "amend-trade " + rt + " bond_id=" + other_curve_bond(s.repo_trades[0].bond) + " notional=90000",
+        "amend-trade " + rt + " ir_curve_id=" + other_curve + " end_date=2026-03-02 start_cash=8000000"}) {
+    ASSERT_EQ(live.run(line)["ok"], true) << line;
+    test::expect_same_as_fresh(live);
+  }
+  test::expect_result_tables_fresh(live);
+}

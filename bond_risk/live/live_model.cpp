@@ -7,6 +7,7 @@
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/model/calculations.h"
+#include "bond_risk/model/ladders.h"
 #include "bond_risk/model/trade_fields.h"
 #include "bond_risk/model/trade_links.h"
 
@@ -148,12 +149,14 @@ struct LiveModel::Apply {
       OutrightTrade amended = m.store_.outright_trades[t.index];
       set_fields(m.store_, amended, input_table(kind), a.fields);
       persist_or_refuse(db, write);
+      hold_ladder_part(m.store_, t);
       m.store_.outright_trades[t.index] = amended;
     } else {
       RepoTrade amended = m.store_.repo_trades[t.index];
       set_fields(m.store_, amended, input_table(kind), a.fields);
       check_dates(a.fields, id);
       persist_or_refuse(db, write);
+      hold_ladder_part(m.store_, t);
       m.store_.repo_trades[t.index] = amended;
     }
     // A FAILED trade's row holds a value the store could not take: read the
@@ -265,6 +268,7 @@ bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {
   } else {
     return false;  // an id reused across tables, a new calendar or curve, ...
   }
+  if (is_trade(kind)) hold_ladder_part(store_, node);
   if (!bond_risk::reread(db, store_, node)) return false;  // a deleted row: its books' memberships decide, so reload
   if (is_trade(kind)) link_trade(store_, graph_, node);
   graph_.mark_dirty(node);
@@ -284,7 +288,9 @@ LiveModel::Recalculation LiveModel::reload(Store store) {
 
 engine::FlushStats LiveModel::flush_all() {
   graph_.mark_all_dirty();
-  return engine::flush(graph_, *scheduler_, grain_);
+  const engine::FlushStats stats = engine::flush(graph_, *scheduler_, grain_);
+  store_.held_parts.clear();  // the flush took them away (see hold_ladder_part)
+  return stats;
 }
 
 LiveModel::Recalculation LiveModel::recalculate() {
@@ -299,6 +305,7 @@ LiveModel::Recalculation LiveModel::recalculate() {
     r.changed[k].insert(r.changed[k].end(), dirty.begin(), dirty.end());
   }
   engine::flush(graph_, *scheduler_, grain_);
+  store_.held_parts.clear();  // the flush took them away (see hold_ladder_part)
   r.seconds = watch.seconds();
   latencies_us_.push_back(r.seconds * 1e6);
   return r;

@@ -16,6 +16,15 @@ namespace {
 
 using Indices = std::span<const NodeIndex>;
 
+// A trade's published value, status and ladder part before the flush in
+// progress, as the engine saves it for the trade's books.
+template <class Value>
+struct Previous {
+  Value value;
+  Status status;
+  LadderPart part;
+};
+
 struct Calculator {
   Store& s;
   const engine::Graph& g;
@@ -53,9 +62,10 @@ struct Calculator {
   void curves(Indices nodes) const {
     for (NodeIndex i : nodes) {
       NodeState& st = own(Kind::ir_curve, i);
+      IrCurve& c = s.curves[i];
+      ++c.key_rate_version;
       st.status = from_inputs(st, {});
       if (st.status != Status::ok) continue;
-      IrCurve& c = s.curves[i];
       build_curve(c.points, c.arrays);
       if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
     }
@@ -67,6 +77,7 @@ struct Calculator {
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
       value = {};
+      if (s.with_key_rates) ++s.bond_ladder_version[i];
       st.status = from_inputs(st, {ref(Kind::calendar, b.calendar), ref(Kind::ir_curve, b.curve)});
       if (st.status != Status::ok) continue;  // publishes no ladder either
       const Date today = s.calendars[b.calendar].today;
@@ -121,9 +132,12 @@ struct Calculator {
   // Brings a book up to date: from its members' changes when the graph has
   // them (a few members changed; see engine/graph.h), otherwise by summing
   // all members afresh, and at least every kFullSumEvery updates so that
-  // rounding never drifts from a fresh sum.
-  template <class Value>
-  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values) const {
+  // rounding never drifts from a fresh sum. Its ladder follows the same
+  // way, and is summed afresh when a changed member's previous part read a
+  // ladder this flush rewrote (see model/ladders.h).
+  template <class Value, class Trade>
+  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
+                   const std::vector<Trade>& trades) const {
     constexpr std::uint32_t kFullSumEvery = 1000;
     const auto changed = g.changed_inputs(ref(kind, i));
     bool from_changes = changed && book.since_full_sum < kFullSumEvery;
@@ -131,16 +145,28 @@ struct Calculator {
       from_changes = g.previous<Previous<Value>>((*changed)[k]).has_value();
     }
     if (from_changes) {
+      bool ladder_from_changes = true;
       for (NodeRef m : *changed) {
         const Previous<Value> before = *g.previous<Previous<Value>>(m);
         add_member(book, before.status, before.value, -1.0);
         add_member(book, status_of(member_kind, m.index), values[m.index], 1.0);
+        ladder_from_changes = ladder_from_changes && (before.status != Status::ok || still_current(s, before.part));
+      }
+      if (s.with_key_rates && ladder_from_changes) {
+        for (NodeRef m : *changed) {
+          const Previous<Value> before = *g.previous<Previous<Value>>(m);
+          if (before.status == Status::ok) add_key_rates(s, before.part, book.kr01, -1.0);
+          if (status_of(member_kind, m.index) == Status::ok) add_key_rates(s, ladder_part(s, trades[m.index]), book.kr01);
+        }
+      } else {
+        sum_ladder(book, member_kind, trades);
       }
       ++book.since_full_sum;
     } else {
       book.total = {};
       book.excluded = book.broken = book.since_full_sum = 0;
       for (NodeIndex m : book.members) add_member(book, status_of(member_kind, m), values[m], 1.0);
+      sum_ladder(book, member_kind, trades);
     }
     NodeState& st = own(kind, i);
     st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
@@ -170,8 +196,8 @@ struct Calculator {
     sum.mtm_pnl += sign * v.mtm_pnl;
   }
 
-  // A book's ladder, summed afresh from its OK members (bit for bit what a
-  // full flush gives; a member's part costs a few multiply-adds per point).
+  // A book's ladder, summed afresh from its OK members (a member's part
+  // costs a few multiply-adds per point).
   template <class Value, class Trade>
   void sum_ladder(Book<Value>& book, Kind member_kind, const std::vector<Trade>& trades) const {
     if (!s.with_key_rates) return;
@@ -187,21 +213,20 @@ struct Calculator {
         __builtin_prefetch(s.bond_ladder(b).data() + 8);
       }
       const NodeIndex m = book.members[k];
-      if (states[m].status == Status::ok) add_key_rates(s, trades[m], book.kr01);
+      if (states[m].status == Status::ok) add_key_rates(s, ladder_part(s, trades[m]), book.kr01);
     }
   }
 
   void outright_books(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values);
-      sum_ladder(s.outright_books[i], Kind::outright_trade, s.outright_trades);
+      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values,
+                  s.outright_trades);
     }
   }
 
   void repo_books(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values);
-      sum_ladder(s.repo_books[i], Kind::repo_trade, s.repo_trades);
+      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values, s.repo_trades);
     }
   }
 };
@@ -242,7 +267,10 @@ void build_graph(Store& store, engine::Graph& graph) {
         .cost = kind == Kind::outright_trade ? 1u : 2u,
         .value_bytes = sizeof(Saved),
         .save_value = [&store, kind, &values](NodeIndex i, std::byte* out) {
-          const Saved saved{values[i], store.states[static_cast<std::size_t>(kind)][i].status};
+          const Status status = store.states[static_cast<std::size_t>(kind)][i].status;
+          const Saved saved{values[i], status,
+                            store.with_key_rates && status == Status::ok ? books_ladder_part(store, ref(kind, i))
+                                                                         : LadderPart{}};
           std::memcpy(out, &saved, sizeof saved);
         }};
   };

@@ -16,18 +16,43 @@ void add_scaled(std::span<double> to, std::span<const double> from, double scale
   for (std::size_t k = 0; k < to.size(); ++k) to[k] += scale * from[k];
 }
 
+std::uint64_t key_of(NodeRef node) { return std::uint64_t{node.type} << 32 | node.index; }
+
 }  // namespace
 
-void add_key_rates(const Store& s, const OutrightTrade& t, std::span<double> ladder) {
-  add_scaled(curve_part(s, ladder, s.bonds[t.bond].curve), s.bond_ladder(t.bond), static_cast<double>(t.quantity) * t.dir);
+LadderPart ladder_part(const Store& s, const OutrightTrade& t) {
+  return {.bond = t.bond, .bond_version = s.bond_ladder_version[t.bond],
+          .weight = static_cast<double>(t.quantity) * t.dir};
 }
 
-void add_key_rates(const Store& s, const RepoTrade& t, std::span<double> ladder) {
-  add_scaled(curve_part(s, ladder, s.bonds[t.bond].curve), s.bond_ladder(t.bond), -static_cast<double>(t.notional));
-  const IrCurve& curve = s.curves[t.curve];
-  const int days = t.end - s.calendars[t.calendar].today;
-  add_scaled(curve_part(s, ladder, t.curve, s.key_rate_axis.size),
-             discount_sum_key_rates(curve.key_rates, curve.points.size(), days), -t.start_cash / kYearBasis);
+LadderPart ladder_part(const Store& s, const RepoTrade& t) {
+  return {.bond = t.bond, .curve = t.curve, .bond_version = s.bond_ladder_version[t.bond],
+          .curve_version = s.curves[t.curve].key_rate_version, .days = t.end - s.calendars[t.calendar].today,
+          .weight = -static_cast<double>(t.notional), .cash = -t.start_cash / kYearBasis};
+}
+
+void hold_ladder_part(Store& s, NodeRef trade) {
+  if (!s.with_key_rates || s.state(trade).status != Status::ok) return;
+  s.held_parts.try_emplace(key_of(trade), books_ladder_part(s, trade));
+}
+
+LadderPart books_ladder_part(const Store& s, NodeRef trade) {
+  if (const auto held = s.held_parts.find(key_of(trade)); held != s.held_parts.end()) return held->second;
+  return kind_of(trade) == Kind::outright_trade ? ladder_part(s, s.outright_trades[trade.index])
+                                                : ladder_part(s, s.repo_trades[trade.index]);
+}
+
+bool still_current(const Store& s, const LadderPart& p) {
+  return s.bond_ladder_version[p.bond] == p.bond_version &&
+         (p.cash == 0 || s.curves[p.curve].key_rate_version == p.curve_version);
+}
+
+void add_key_rates(const Store& s, const LadderPart& p, std::span<double> ladder, double sign) {
+  add_scaled(curve_part(s, ladder, s.bonds[p.bond].curve), s.bond_ladder(p.bond), sign * p.weight);
+  if (p.cash == 0) return;
+  const IrCurve& curve = s.curves[p.curve];
+  add_scaled(curve_part(s, ladder, p.curve, s.key_rate_axis.size),
+             discount_sum_key_rates(curve.key_rates, curve.points.size(), p.days), sign * p.cash);
 }
 
 std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
@@ -45,11 +70,11 @@ std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
       break;
     }
     case Kind::outright_trade:
-      if (s.state(node).status == Status::ok) add_key_rates(s, s.outright_trades[i], dense);
+      if (s.state(node).status == Status::ok) add_key_rates(s, ladder_part(s, s.outright_trades[i]), dense);
       used[s.bonds[s.outright_trades[i].bond].curve] = true;
       break;
     case Kind::repo_trade:
-      if (s.state(node).status == Status::ok) add_key_rates(s, s.repo_trades[i], dense);
+      if (s.state(node).status == Status::ok) add_key_rates(s, ladder_part(s, s.repo_trades[i]), dense);
       used[s.bonds[s.repo_trades[i].bond].curve] = used[s.repo_trades[i].curve] = true;
       break;
     case Kind::outright_book:

@@ -1,10 +1,18 @@
 // The key-rate ladders nodes publish (MODEL.md "Key-rate risk"), from the
 // bonds' ladders and the curves' key-rate arrays a flush computed: a trade's
-// on demand, a book's as the sum of its OK members' (the book kernel calls
-// add_key_rates per member).
+// on demand, a book's as the sum of its OK members' parts.
+//
+// A trade's part of a book's ladder is linear in the ladders it reads (its
+// bond's, and for a repo a row of its own curve's discounted-sum ladder),
+// so it is described by a LadderPart: what it reads, with what weight, and
+// the versions of those ladders it saw. A book updates from a changed
+// member by taking its previous part away and adding its new one, as long
+// as the ladders the previous part read are unchanged (same versions);
+// otherwise it sums afresh.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -14,10 +22,24 @@
 
 namespace bond_risk {
 
-// Adds an OK trade's ladder to `ladder`, laid out over store.key_rate_axis
-// (a repo's margin ladder, then its mtm_pnl ladder at offset axis.size).
-void add_key_rates(const Store& store, const OutrightTrade& trade, std::span<double> ladder);
-void add_key_rates(const Store& store, const RepoTrade& trade, std::span<double> ladder);
+// A trade's part of its books' ladders (store.h), as of the ladders it reads now.
+LadderPart ladder_part(const Store& store, const OutrightTrade& trade);
+LadderPart ladder_part(const Store& store, const RepoTrade& trade);
+
+// A trade's static data is about to change: keeps the part its books hold
+// now (when it is OK), for the next flush to take away from them. Called
+// by whatever changes a trade's row; the first call between flushes wins.
+void hold_ladder_part(Store& store, NodeRef trade);
+
+// The part `trade`'s books hold: the held one, else the trade's own.
+LadderPart books_ladder_part(const Store& store, NodeRef trade);
+
+// Whether the ladders `part` read are unchanged since it was taken.
+bool still_current(const Store& store, const LadderPart& part);
+
+// Adds sign * part to `ladder`, laid out over store.key_rate_axis (a repo's
+// margin ladder, then its mtm_pnl ladder at offset axis.size).
+void add_key_rates(const Store& store, const LadderPart& part, std::span<double> ladder, double sign = 1.0);
 
 // One point of a published ladder, named as the database names it: the
 // kr01 of each of the node's key_rate_names (one for bonds and outrights,

@@ -38,6 +38,7 @@ void Store::size_key_rates() {
   for (const IrCurve& c : curves) counts.push_back(c.points.size());
   key_rate_axis = key_rate_axis_for(counts);
   bond_kr01.assign(std::size_t{key_rate_axis.stride} * bonds.size(), 0.0);
+  bond_ladder_version.assign(bonds.size(), 0);
   for (OutrightBook& b : outright_books) b.kr01.assign(key_rate_axis.size, 0.0);
   for (RepoBook& b : repo_books) b.kr01.assign(2 * std::size_t{key_rate_axis.size}, 0.0);
 }

@@ -38,6 +38,7 @@ struct IrCurve {
   std::vector<std::int64_t> point_idx;  // each point's idx in ir_curve_input_rate
   CurveArrays arrays;
   KeyRateArrays key_rates;  // when the store computes key rates
+  std::uint32_t key_rate_version = 0;  // counts the flushes that rebuilt key_rates
 };
 
 struct Bond {
@@ -75,16 +76,17 @@ struct Book {
   // an outright book's pv; a repo book's margin, then its mtm_pnl.
   std::vector<double> kr01;
 };
+// A trade's part of its books' key-rate ladders (see model/ladders.h).
+struct LadderPart {
+  NodeIndex bond = 0, curve = 0;                       // curve: a repo's own (mtm_pnl); unused for outrights
+  std::uint32_t bond_version = 0, curve_version = 0;  // Store::bond_ladder_version, IrCurve::key_rate_version
+  int days = 0;                                        // a repo's days to its end (its curve's ladder row)
+  double weight = 0;  // of the bond's ladder: quantity * dir, or -notional
+  double cash = 0;    // a repo's of its discounted-sum ladder: -start_cash / YEAR_BASIS; 0 for outrights
+};
+
 using OutrightBook = Book<OutrightValue>;
 using RepoBook = Book<RepoValue>;
-
-// A trade's published value and status before the flush in progress, as
-// the engine saves it for the trade's books.
-template <class Value>
-struct Previous {
-  Value value;
-  Status status;
-};
 
 struct Store {
   std::vector<Calendar> calendars;
@@ -106,6 +108,10 @@ struct Store {
   bool with_key_rates = true;
   KeyRateAxis key_rate_axis;
   std::vector<double> bond_kr01;  // a bond's ladder at key_rate_axis.stride * its index
+  std::vector<std::uint32_t> bond_ladder_version;  // per bond: the flushes that wrote its ladder
+  // Parts trades' books hold, kept when a trade's static data changed
+  // since the last flush (hold_ladder_part), by NodeRef as type << 32 | index.
+  std::unordered_map<std::uint64_t, LadderPart> held_parts;
 
   std::array<std::vector<NodeState>, kKindCount> states;
   std::array<std::vector<std::int64_t>, kKindCount> ids;  // database id per node
