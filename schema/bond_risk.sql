@@ -100,3 +100,26 @@ CREATE TABLE IF NOT EXISTS event_log (
 -- running engine serving it or a batch run writing its results. The holder
 -- also holds an flock on the database file itself; the table is created by
 -- bond_risk/db/database_lock.cpp when it takes the lock.
+
+-- Scenario sets (MODEL.md "Scenarios"): a set is a list of scenarios, each
+-- a list of shifts in basis points to curve input points (ir_curve_id, idx
+-- as in ir_curve_input_rate). kind 'historical' sets (one day's moves per
+-- scenario) also get VaR and expected shortfall; 'stress' sets do not.
+CREATE TABLE IF NOT EXISTS scenario_set (
+  name TEXT PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('historical', 'stress'))
+);
+
+CREATE TABLE IF NOT EXISTS scenario (
+  id       INTEGER PRIMARY KEY,
+  name     TEXT UNIQUE NOT NULL,
+  set_name TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS scenario_shift (
+  scenario_id INTEGER NOT NULL,
+  ir_curve_id INTEGER NOT NULL,
+  idx         INTEGER NOT NULL,
+  shift_bp    REAL NOT NULL,
+  PRIMARY KEY (scenario_id, ir_curve_id, idx)
+);

@@ -83,6 +83,32 @@ CREATE TABLE IF NOT EXISTS repo_book_key_rate (
   PRIMARY KEY (id, ir_curve_id, idx)
 ) WITHOUT ROWID;
 
+-- Scenario P&L (MODEL.md "Scenarios"), written by `bond_risk scenarios`:
+-- per scenario of a set, each book's P&L (an outright book's pv change, a
+-- repo book's mtm_pnl change) and a repo book's margin change (NULL for
+-- outright books); book_id NULL is the total over every book. A run
+-- replaces its set's rows.
+CREATE TABLE IF NOT EXISTS scenario_pnl (
+  set_name      TEXT NOT NULL,
+  scenario_id   INTEGER NOT NULL,
+  book_id       INTEGER,
+  pnl           REAL NOT NULL,
+  margin_change REAL
+);
+CREATE INDEX IF NOT EXISTS scenario_pnl_by_set ON scenario_pnl (set_name, book_id, scenario_id);
+
+-- For a historical set: 1-day VaR at 99% and expected shortfall at 97.5% of
+-- each book's P&L and of the total (book_id NULL), positive for a loss,
+-- over `scenarios` scenarios.
+CREATE TABLE IF NOT EXISTS scenario_var (
+  set_name  TEXT NOT NULL,
+  book_id   INTEGER,
+  scenarios INTEGER NOT NULL,
+  var_99    REAL NOT NULL,
+  es_975    REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS scenario_var_by_set ON scenario_var (set_name, book_id);
+
 -- The event (event_log.seq in the input database) that the result tables
 -- reflect: every command up to it, none after. One row; 0 before any event.
 CREATE TABLE IF NOT EXISTS results_as_of (

@@ -11,6 +11,7 @@ int generate_command(std::span<char* const> args);
 int run_command(std::span<char* const> args);
 int show_command(std::span<char* const> args);
 int plot_command(std::span<char* const> args);
+int scenarios_command(std::span<char* const> args);
 int send_command(std::span<char* const> args);
 int bench_events_command(std::span<char* const> args);
 

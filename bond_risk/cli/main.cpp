@@ -34,7 +34,8 @@ commands:
   run        load a database and run the full flush; then serve commands (--batch: write the results and exit)
   send       send commands to a running engine (see bond_risk send --help)
   show       print the stored results of nodes by id or name
-  plot       draw stored results with gnuplot (a book's key-rate ladder)
+  scenarios  revalue every book under a scenario set; P&L per scenario, VaR and expected shortfall
+  plot       draw stored results with gnuplot (a book's key-rate ladder, a P&L distribution)
   bench-events  latency percentiles of events on a running engine
 
 Run 'bond_risk COMMAND --help' for a command's options.
@@ -57,8 +58,9 @@ int main(int argc, char** argv) {
     if (command == "show") return bond_risk::show_command(args);
     if (command == "send") return bond_risk::send_command(args);
     if (command == "plot") return bond_risk::plot_command(args);
+    if (command == "scenarios") return bond_risk::scenarios_command(args);
     if (command == "bench-events") return bond_risk::bench_events_command(args);
-    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, plot, bench-events; see bond_risk --help)\n";
+    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, scenarios, plot, bench-events; see bond_risk --help)\n";
     return 2;
   } catch (const base::UsageError& e) {
     std::cerr << "bond_risk: " << one_line(e.what()) << "\n";

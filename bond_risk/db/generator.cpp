@@ -14,6 +14,8 @@
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/status.h"
 #include "base/progress.h"
+#include "bond_risk/db/random.h"
+#include "bond_risk/db/scenario_generator.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/db/table_rows.h"
 #include "bond_risk/model/input_tables.h"
@@ -44,28 +46,6 @@ const Preset& find_preset(const std::string& name) {
 
 namespace {
 
-// SplitMix64: a small generator whose sequence is the same on every platform
-// and standard library, unlike std:: distributions.
-class Random {
- public:
-  explicit Random(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  std::int64_t between(std::int64_t lo, std::int64_t hi) {  // inclusive
-    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  // `x` rounded to a multiple of `step`.
-  static double round_to(double x, double step) { return std::round(x / step) * step; }
-
- private:
-  std::uint64_t state_;
-};
-
 constexpr std::array<int, 12> kCurveDays = {0, 30, 91, 182, 365, 730, 1095, 1826, 2557, 3652, 5479, kNumForwardDays};
 
 struct CurveDef {
@@ -89,6 +69,7 @@ class Writer {
     repo_trades();
     books(Kind::outright_book, "OB", outright_by_curve_);
     books(Kind::repo_book, "RB", repo_by_curve_);
+    generate_scenario_sets(db_, options_.seed);
   }
 
  private:

@@ -68,6 +68,8 @@ class LiveModel {
 
   const Store& store() const { return store_; }
   const engine::Graph& graph() const { return graph_; }
+  // The workers, for batch work between recalculations (scenarios).
+  engine::Scheduler& scheduler() { return *scheduler_; }
   std::size_t events() const { return events_; }                                // changes applied
   std::span<const double> latencies_us() const { return latencies_us_; }         // of each recalculation
 

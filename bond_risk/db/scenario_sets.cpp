@@ -1,0 +1,163 @@
+#include "bond_risk/db/scenario_sets.h"
+
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+namespace bond_risk {
+
+namespace {
+
+void require_tables(base::Database& db) {
+  if (!db.has_table("scenario") || !db.has_table("scenario_shift")) {
+    throw std::runtime_error(db.path() + " has no scenario tables; create them with: sqlite3 " + db.path() +
+                             " < schema/bond_risk.sql (or generate a data set with bond_risk generate)");
+  }
+}
+
+// The position of `idx` among the curve's points, if it is one.
+std::optional<std::size_t> point_of(const IrCurve& curve, std::int64_t idx) {
+  for (std::size_t k = 0; k < curve.point_idx.size(); ++k) {
+    if (curve.point_idx[k] == idx) return k;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> scenario_set_names(base::Database& db) {
+  require_tables(db);
+  std::vector<std::string> names;
+  base::Statement st = db.prepare("SELECT DISTINCT set_name FROM scenario ORDER BY set_name");
+  while (st.step()) names.push_back(st.value_text(0));
+  return names;
+}
+
+ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name) {
+  require_tables(db);
+  ScenarioSet set;
+  set.name = name;
+  if (db.has_table("scenario_set")) {
+    base::Statement kind = db.prepare("SELECT kind FROM scenario_set WHERE name = ?");
+    kind.bind(1, name);
+    set.historical = kind.step() && kind.text(0) == "historical";
+  }
+  base::Statement st = db.prepare(
+      "SELECT s.id, s.name, h.ir_curve_id, h.idx, h.shift_bp, typeof(h.shift_bp) FROM scenario s "
+      "LEFT JOIN scenario_shift h ON h.scenario_id = s.id WHERE s.set_name = ? ORDER BY s.id, h.ir_curve_id, h.idx");
+  st.bind(1, name);
+  std::string bad;  // why the scenario being read is left out
+  auto finish = [&] {
+    if (set.scenarios.empty()) return;
+    if (!bad.empty()) {
+      set.problems.push_back("scenario " + set.scenarios.back().name + " (id " + std::to_string(set.scenarios.back().id) +
+                             ") left out: " + bad);
+      set.scenarios.pop_back();
+    }
+    bad.clear();
+  };
+  std::int64_t current = 0;
+  bool any = false;
+  while (st.step()) {
+    const std::int64_t id = st.integer(0);
+    if (!any || id != current) {
+      finish();
+      set.scenarios.push_back({id, st.value_text(1), {}});
+      current = id;
+      any = true;
+    }
+    if (st.column_type(2) == SQLITE_NULL) continue;  // a scenario without shifts: P&L 0
+    if (!bad.empty()) continue;
+    const std::int64_t curve_id = st.integer(2), idx = st.integer(3);
+    const NodeRef* curve = store.by_id.find(curve_id);
+    if (!curve || kind_of(*curve) != Kind::ir_curve) {
+      bad = "ir_curve_id " + std::to_string(curve_id) + " is not a curve";
+      continue;
+    }
+    const std::optional<std::size_t> point = point_of(store.curves[curve->index], idx);
+    const double bp = st.real(4);
+    if (!point) {
+      bad = "ir_curve " + std::to_string(curve_id) + " has no input point idx " + std::to_string(idx);
+    } else if ((st.text(5) != "real" && st.text(5) != "integer") || !std::isfinite(bp)) {
+      bad = "shift_bp '" + st.value_text(4) + "' of ir_curve " + std::to_string(curve_id) + " idx " +
+            std::to_string(idx) + " is not a finite number";
+    } else {
+      set.scenarios.back().shifts.push_back({curve->index, *point, bp});
+    }
+  }
+  finish();
+  if (!any) {
+    std::string known;
+    for (const std::string& n : scenario_set_names(db)) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("no scenario set '" + name + "' in " + db.path() + " (sets: " +
+                                (known.empty() ? "none" : known) + ")");
+  }
+  return set;
+}
+
+void write_scenario_results(base::Database& results, const ScenarioSet& set, const ScenarioBase& base,
+                            const std::vector<ScenarioPnl>& pnl) {
+  const Store& s = base.store();
+  base::Transaction tx(results);
+  for (const char* table : {"scenario_pnl", "scenario_var"}) {
+    base::Statement clear = results.prepare("DELETE FROM " + std::string(table) + " WHERE set_name = ?");
+    clear.bind(1, set.name).run();
+  }
+  base::Statement row = results.prepare(
+      "INSERT INTO scenario_pnl (set_name, scenario_id, book_id, pnl, margin_change) VALUES (?, ?, ?, ?, ?)");
+  const std::size_t books = base.books();
+  std::vector<std::vector<double>> by_book(books + 1);  // the total last
+  for (std::size_t k = 0; k < set.scenarios.size(); ++k) {
+    if (!pnl[k].error.empty()) continue;
+    for (std::size_t b = 0; b <= books; ++b) {
+      row.bind(1, set.name).bind(2, set.scenarios[k].id);
+      if (b < books) {
+        const NodeRef book = base.book(b);
+        row.bind(3, s.id(book)).bind(4, pnl[k].pnl[b]);
+        if (kind_of(book) == Kind::repo_book) {
+          row.bind(5, pnl[k].margin[b]);
+        } else {
+          row.bind_null(5);
+        }
+        by_book[b].push_back(pnl[k].pnl[b]);
+      } else {
+        row.bind_null(3).bind(4, pnl[k].total).bind_null(5);
+        by_book[b].push_back(pnl[k].total);
+      }
+      row.run();
+    }
+  }
+  if (set.historical) {
+    base::Statement var = results.prepare(
+        "INSERT INTO scenario_var (set_name, book_id, scenarios, var_99, es_975) VALUES (?, ?, ?, ?, ?)");
+    for (std::size_t b = 0; b <= books; ++b) {
+      if (by_book[b].empty()) continue;
+      const TailRisk risk = tail_risk(by_book[b]);
+      var.bind(1, set.name);
+      if (b < books) {
+        var.bind(2, s.id(base.book(b)));
+      } else {
+        var.bind_null(2);
+      }
+      var.bind(3, static_cast<std::int64_t>(by_book[b].size())).bind(4, risk.var_99).bind(5, risk.es_975).run();
+    }
+  }
+  tx.commit();
+}
+
+std::vector<double> stored_scenario_pnl(base::Database& results, const std::string& set,
+                                        std::optional<std::int64_t> book_id) {
+  base::Statement st = results.prepare(
+      "SELECT pnl FROM scenario_pnl WHERE set_name = ?1 AND book_id IS ?2 ORDER BY scenario_id");
+  st.bind(1, set);
+  if (book_id) {
+    st.bind(2, *book_id);
+  } else {
+    st.bind_null(2);
+  }
+  std::vector<double> out;
+  while (st.step()) out.push_back(st.real(0));
+  return out;
+}
+
+}  // namespace bond_risk

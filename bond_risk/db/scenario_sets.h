@@ -1,0 +1,43 @@
+// Scenario sets in the database (schema/bond_risk.sql: scenario_set,
+// scenario, scenario_shift) and their results (schema/results.sql:
+// scenario_pnl, scenario_var).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/sqlite.h"
+#include "bond_risk/model/scenarios.h"
+#include "bond_risk/model/store.h"
+
+namespace bond_risk {
+
+struct ScenarioSet {
+  std::string name;
+  bool historical = false;  // scenario_set.kind = 'historical': VaR and ES apply
+  std::vector<Scenario> scenarios;
+  // Scenarios left out, each with why (a shift naming an unknown curve or
+  // point, a shift that is not a finite number): one bad row never stops the set.
+  std::vector<std::string> problems;
+};
+
+// The names of the sets in `db`, in name order.
+std::vector<std::string> scenario_set_names(base::Database& db);
+
+// Reads set `name`, its shifts resolved against `store`'s curves. Throws
+// std::invalid_argument naming the sets there are when `name` has no
+// scenarios, and std::runtime_error when the database has no scenario tables.
+ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name);
+
+// Replaces `set`'s rows in the results database with `pnl` (one per
+// scenario of the set, in order; those with an error are left out) and,
+// for a historical set, the VaR and ES of each book and of the total. One
+// transaction.
+void write_scenario_results(base::Database& results, const ScenarioSet& set, const ScenarioBase& base,
+                            const std::vector<ScenarioPnl>& pnl);
+
+// The P&L of `book_id` (nullopt: the total) under each scenario of `set` as stored.
+std::vector<double> stored_scenario_pnl(base::Database& results, const std::string& set, std::optional<std::int64_t> book_id);
+
+}  // namespace bond_risk

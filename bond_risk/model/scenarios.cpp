@@ -1,0 +1,158 @@
+#include "bond_risk/model/scenarios.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "bond_risk/model/status.h"
+
+namespace bond_risk {
+
+namespace {
+
+// Sorts `positions` by key and adds up the weights of equal keys.
+template <class Position, class Key>
+void merge_equal(std::vector<Position>& positions, std::size_t from, Key key) {
+  const auto first = positions.begin() + static_cast<std::ptrdiff_t>(from);
+  std::sort(first, positions.end(), [&](const Position& a, const Position& b) { return key(a) < key(b); });
+  auto out = first;
+  for (auto in = first; in != positions.end(); ++in) {
+    if (out != first && key(*(out - 1)) == key(*in)) {
+      (out - 1)->weight += in->weight;
+    } else {
+      *out++ = *in;
+    }
+  }
+  positions.erase(out, positions.end());
+}
+
+}  // namespace
+
+ScenarioBase::ScenarioBase(const Store& s) : store_(s) {
+  const auto ok = [&s](Kind kind, NodeIndex i) { return s.states[static_cast<std::size_t>(kind)][i].status == Status::ok; };
+  const auto bond_key = [](const BondPosition& p) { return p.bond; };
+  const auto cash_key = [](const CashPosition& p) { return std::pair(p.curve, p.days); };
+  for (const OutrightBook& book : s.outright_books) {
+    bond_begin_.push_back(static_cast<std::uint32_t>(bond_positions_.size()));
+    cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
+    const std::size_t from = bond_positions_.size();
+    for (NodeIndex m : book.members) {
+      const OutrightTrade& t = s.outright_trades[m];
+      if (ok(Kind::outright_trade, m)) bond_positions_.push_back({t.bond, static_cast<double>(t.quantity) * t.dir});
+    }
+    merge_equal(bond_positions_, from, bond_key);
+  }
+  for (const RepoBook& book : s.repo_books) {
+    bond_begin_.push_back(static_cast<std::uint32_t>(bond_positions_.size()));
+    cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
+    const std::size_t bonds_from = bond_positions_.size(), cash_from = cash_positions_.size();
+    for (NodeIndex m : book.members) {
+      if (!ok(Kind::repo_trade, m)) continue;
+      const RepoTrade& t = s.repo_trades[m];
+      bond_positions_.push_back({t.bond, -static_cast<double>(t.notional)});
+      cash_positions_.push_back({t.curve, t.end - s.calendars[t.calendar].today, -t.start_cash / kYearBasis});
+    }
+    merge_equal(bond_positions_, bonds_from, bond_key);
+    merge_equal(cash_positions_, cash_from, cash_key);
+  }
+  bond_begin_.push_back(static_cast<std::uint32_t>(bond_positions_.size()));
+  cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
+}
+
+NodeRef ScenarioBase::book(std::size_t b) const {
+  const std::size_t outright = store_.outright_books.size();
+  return b < outright ? ref(Kind::outright_book, static_cast<NodeIndex>(b))
+                      : ref(Kind::repo_book, static_cast<NodeIndex>(b - outright));
+}
+
+ScenarioRevaluer::ScenarioRevaluer(const ScenarioBase& base)
+    : base_(base),
+      curves_(base.store().curves.size()),
+      shifted_(base.store().curves.size()),
+      price_change_(base.store().bonds.size()) {}
+
+ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
+  const Store& s = base_.store();
+  ScenarioPnl out;
+  // The shifted curves, built again from their points.
+  std::ranges::fill(shifted_, 0);
+  std::vector<std::vector<CurvePoint>> points(s.curves.size());
+  for (const Shift& shift : scenario.shifts) {
+    if (s.state(ref(Kind::ir_curve, shift.curve)).status != Status::ok) continue;  // nothing on it is OK
+    std::vector<CurvePoint>& p = points[shift.curve];
+    if (p.empty()) p = s.curves[shift.curve].points;
+    p[shift.point].value += shift.bp * kBump;
+    shifted_[shift.curve] = 1;
+  }
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    if (!shifted_[c]) continue;
+    if (const std::string problem = check_curve_points(points[c]); !problem.empty()) {
+      out.error = "ir_curve " + std::to_string(s.ids[static_cast<std::size_t>(Kind::ir_curve)][c]) + " shifted: " + problem;
+      return out;
+    }
+    build_curve(points[c], curves_[c]);
+  }
+  // Every OK bond on a shifted curve repriced; the others do not move.
+  for (NodeIndex b = 0; b < s.bonds.size(); ++b) {
+    const Bond& bond = s.bonds[b];
+    price_change_[b] = 0;
+    if (!shifted_[bond.curve] || s.state(ref(Kind::bond, b)).status != Status::ok) continue;
+    const std::span<const Date> schedule(s.coupon_dates.data() + bond.schedule_begin, bond.schedule_size);
+    const BondValue v = value_bond(schedule, bond.maturity, bond.coupon, bond.coupons_per_year,
+                                   s.calendars[bond.calendar].today, curves_[bond.curve]);
+    price_change_[b] = v.price - s.bond_values[b].price;
+  }
+  const std::size_t books = base_.books(), outright = s.outright_books.size();
+  out.pnl.assign(books, 0.0);
+  out.margin.assign(books, 0.0);
+  for (std::size_t k = 0; k < books; ++k) {
+    double bonds = 0, cash = 0;
+    for (std::uint32_t p = base_.bond_begin_[k]; p < base_.bond_begin_[k + 1]; ++p) {
+      const ScenarioBase::BondPosition& pos = base_.bond_positions_[p];
+      bonds += pos.weight * price_change_[pos.bond];
+    }
+    for (std::uint32_t p = base_.cash_begin_[k]; p < base_.cash_begin_[k + 1]; ++p) {
+      const ScenarioBase::CashPosition& pos = base_.cash_positions_[p];
+      if (!shifted_[pos.curve]) continue;
+      cash += pos.weight * (curves_[pos.curve].cum_df[pos.days] - s.curves[pos.curve].arrays.cum_df[pos.days]);
+    }
+    if (k < outright) {
+      out.pnl[k] = bonds;
+    } else {
+      out.pnl[k] = cash;
+      out.margin[k] = bonds;
+    }
+    out.total += out.pnl[k];
+  }
+  return out;
+}
+
+std::vector<ScenarioPnl> revalue_all(const ScenarioBase& base, std::span<const Scenario> scenarios,
+                                     engine::Scheduler& scheduler, const std::function<void(std::size_t)>& progress) {
+  std::vector<ScenarioPnl> out(scenarios.size());
+  const std::size_t jobs = std::max<std::size_t>(1, scheduler.parallelism());
+  std::vector<ScenarioRevaluer> revaluers(jobs, ScenarioRevaluer(base));
+  // Rounds of a few scenarios per job, so that progress shows between them.
+  const std::size_t round = 4 * jobs;
+  for (std::size_t first = 0; first < scenarios.size(); first += round) {
+    const std::size_t last = std::min(scenarios.size(), first + round);
+    scheduler.run(jobs, [&](std::size_t j) {
+      for (std::size_t k = first + j; k < last; k += jobs) out[k] = revaluers[j].revalue(scenarios[k]);
+    });
+    if (progress) progress(last);
+  }
+  return out;
+}
+
+TailRisk tail_risk(std::span<const double> pnl) {
+  if (pnl.empty()) return {};
+  std::vector<double> sorted(pnl.begin(), pnl.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  const std::size_t j = (n + 99) / 100;  // ceil(0.01 n)
+  const std::size_t m = (n + 39) / 40;   // ceil(0.025 n)
+  double worst = 0;
+  for (std::size_t k = 0; k < m; ++k) worst += sorted[k];
+  return {-sorted[j - 1], -worst / static_cast<double>(m)};
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,113 @@
+// Scenarios (MODEL.md "Scenarios"): the P&L of every book when input points
+// of curves move, revalued in full, and historical VaR and expected
+// shortfall from those P&Ls.
+//
+// Model. A scenario shifts some input points by a number of basis points;
+// each shifted curve is built again from its points and every bond on it
+// repriced with the engine's own formulas. A book's value is linear in what
+// a scenario changes: an outright book's pv in its bonds' prices, a repo
+// book's margin in its bonds' prices and its mtm_pnl in its curves'
+// discounted sums. So a book is reduced once to positions over its OK
+// members (base statuses, as MODEL.md says): weight per bond, and per
+// (curve, days to end) for repos. A scenario's P&L is the sum over a book's
+// positions of weight times the change of what the position reads: zero
+// for what the scenario leaves alone, exactly. Positions are summed in a
+// fixed order, so results do not depend on threads.
+//
+// Threading: a ScenarioBase reads the store it was made from, which must
+// not change while scenarios are revalued; revaluations of different
+// scenarios may run concurrently (each has its own curves and prices).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bond_risk/model/store.h"
+#include "engine/scheduler.h"
+
+namespace bond_risk {
+
+struct Shift {
+  NodeIndex curve = 0;
+  std::size_t point = 0;  // index into the curve's points (idx order)
+  double bp = 0;
+};
+
+struct Scenario {
+  std::int64_t id = 0;
+  std::string name;
+  std::vector<Shift> shifts;
+};
+
+// The books' positions over their OK members, gathered from a flushed store.
+class ScenarioBase {
+ public:
+  explicit ScenarioBase(const Store& store);
+
+  const Store& store() const { return store_; }
+  // Books in result order: every outright book, then every repo book.
+  std::size_t books() const { return store_.outright_books.size() + store_.repo_books.size(); }
+  NodeRef book(std::size_t b) const;
+
+ private:
+  friend class ScenarioRevaluer;
+  struct BondPosition {
+    NodeIndex bond;
+    double weight;  // outright: quantity * dir; repo margin: -notional
+  };
+  struct CashPosition {
+    NodeIndex curve;
+    int days;       // the discounted sum df[0] + ... + df[days-1]
+    double weight;  // -start_cash / YEAR_BASIS
+  };
+  const Store& store_;
+  // Book b's positions are [begin[b], begin[b + 1]) of each list (repo books
+  // have no outright positions and outright books no cash positions).
+  std::vector<BondPosition> bond_positions_;
+  std::vector<std::uint32_t> bond_begin_;
+  std::vector<CashPosition> cash_positions_;
+  std::vector<std::uint32_t> cash_begin_;
+};
+
+// One scenario's result: per book (in ScenarioBase order) its P&L (the
+// change of pv for outright books, of mtm_pnl for repo books) and its
+// margin change (0 for outright books); the total P&L over every book.
+// `error` says why the scenario could not be revalued (a shifted rate out
+// of range); the numbers are then empty.
+struct ScenarioPnl {
+  std::vector<double> pnl, margin;
+  double total = 0;
+  std::string error;
+};
+
+// Revalues `scenario` against `base`; one revaluer per thread.
+class ScenarioRevaluer {
+ public:
+  explicit ScenarioRevaluer(const ScenarioBase& base);
+  ScenarioPnl revalue(const Scenario& scenario);
+
+ private:
+  const ScenarioBase& base_;
+  std::vector<CurveArrays> curves_;     // shifted curves
+  std::vector<unsigned char> shifted_;  // per curve
+  std::vector<double> price_change_;    // per bond
+};
+
+// Revalues every scenario, in parallel on `scheduler`; results in the
+// scenarios' order, the same for any scheduler. `progress` is called on the
+// calling thread with the number done so far (may be empty).
+std::vector<ScenarioPnl> revalue_all(const ScenarioBase& base, std::span<const Scenario> scenarios,
+                                     engine::Scheduler& scheduler,
+                                     const std::function<void(std::size_t)>& progress = {});
+
+// 1-day VaR at 99% and expected shortfall at 97.5% of a historical set's
+// P&Ls (MODEL.md): positive numbers for a loss.
+struct TailRisk {
+  double var_99 = 0, es_975 = 0;
+};
+TailRisk tail_risk(std::span<const double> pnl);
+
+}  // namespace bond_risk
