@@ -4,15 +4,6 @@
 // full revaluations of a generated graph with each point bumped for books.
 #include <gtest/gtest.h>
 
-#include <ql/cashflows/cashflows.hpp>
-#include <ql/instruments/bonds/fixedratebond.hpp>
-#include <ql/pricingengines/bond/discountingbondengine.hpp>
-#include <ql/settings.hpp>
-#include <ql/termstructures/yield/discountcurve.hpp>
-#include <ql/time/calendars/nullcalendar.hpp>
-#include <ql/time/daycounters/actual365fixed.hpp>
-#include <ql/time/daycounters/actualactual.hpp>
-#include <ql/time/schedule.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -24,9 +15,12 @@
 #include "bond_risk/model/calculations.h"
 #include "bond_risk/model/key_rates.h"
 #include "bond_risk/model/status.h"
+#include "tests/quantlib_support.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
+using test::bumped_discount_factors;
+using test::QuantLibBond;
 
 namespace {
 
@@ -35,59 +29,6 @@ std::vector<CurvePoint> sample_points() {
   return {{0, 0.02133},    {30, 0.02481},   {91, 0.02963},   {182, 0.0313},   {365, 0.03296},  {730, 0.03654},
           {1095, 0.04081}, {1826, 0.04294}, {2557, 0.04366}, {3652, 0.04742}, {5479, 0.04885}, {7305, 0.05148}};
 }
-
-// Discount factors of MODEL.md for `points` with point `bumped` moved by
-// `shift`, written out here from the formulas (not with build_curve).
-std::vector<double> bumped_discount_factors(std::vector<CurvePoint> points, std::size_t bumped, double shift) {
-  points[bumped].value += shift;
-  std::vector<double> df(kNumForwardDays);
-  std::size_t k = 0;
-  for (int i = 0; i < kNumForwardDays; ++i) {
-    while (i >= points[k + 1].days_forward) ++k;
-    const CurvePoint a = points[k], b = points[k + 1];
-    const double r = a.value + (b.value - a.value) * (i - a.days_forward) / (b.days_forward - a.days_forward);
-    df[static_cast<std::size_t>(i)] = std::exp(-r * i / kYearBasis);
-  }
-  return df;
-}
-
-QuantLib::Date ql_date(Date d) { return QuantLib::Date(static_cast<QuantLib::Date::serial_type>(d + 25569)); }
-
-// The bond of MODEL.md in QuantLib: a FixedRateBond on a backward,
-// unadjusted schedule whose first period starts a whole number of periods
-// before maturity, so that every coupon is a full period's (ActualActual
-// ISMA on regular periods), priced off a curve of daily discount factors.
-class QuantLibBond {
- public:
-  QuantLibBond(Date start, Date maturity, int coupons_per_year, double coupon, Date today)
-      : today_(ql_date(today)) {
-    QuantLib::Settings::instance().evaluationDate() = today_;
-    QuantLib::Settings::instance().includeReferenceDateEvents() = true;  // a coupon paid today counts (MODEL.md: t >= today)
-    const QuantLib::Period period(12 / coupons_per_year, QuantLib::Months);
-    int periods = 0;  // coupon dates strictly after start, counted as QuantLib steps back from maturity
-    while (ql_date(maturity) - (periods + 1) * period > ql_date(start)) ++periods;
-    const QuantLib::Date first = ql_date(maturity) - (periods + 1) * period;
-    const QuantLib::Schedule schedule(first, ql_date(maturity), period, QuantLib::NullCalendar(),
-                                      QuantLib::Unadjusted, QuantLib::Unadjusted,
-                                      QuantLib::DateGeneration::Backward, false);
-    bond_ = std::make_unique<QuantLib::FixedRateBond>(
-        0, 100.0, schedule, std::vector<QuantLib::Rate>{coupon},
-        QuantLib::ActualActual(QuantLib::ActualActual::ISMA, schedule), QuantLib::Unadjusted, 100.0, first);
-  }
-
-  double price(const std::vector<double>& df) const {
-    std::vector<QuantLib::Date> dates;
-    for (int i = 0; i < kNumForwardDays; ++i) dates.push_back(today_ + i);
-    const QuantLib::Handle<QuantLib::YieldTermStructure> curve(
-        QuantLib::ext::make_shared<QuantLib::DiscountCurve>(dates, df, QuantLib::Actual365Fixed()));
-    bond_->setPricingEngine(QuantLib::ext::make_shared<QuantLib::DiscountingBondEngine>(curve));
-    return bond_->NPV();
-  }
-
- private:
-  QuantLib::Date today_;
-  std::unique_ptr<QuantLib::FixedRateBond> bond_;
-};
 
 struct SampleBond {
   const char* start;

@@ -1,4 +1,8 @@
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <optional>
+#include <sstream>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -10,6 +14,7 @@
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/db/result_writer.h"
+#include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/model/kind.h"
 
 namespace bond_risk {
@@ -18,14 +23,18 @@ namespace {
 
 const base::CommandSpec kSpec = {
     "plot",
-    "ladder BOOK [--db PATH] [--out FILE.png] [--conf PATH]",
+    "ladder BOOK | pnl --set NAME [BOOK] [--db PATH] [--out FILE.png] [--conf PATH]",
     "Draws stored results with gnuplot into a PNG (and writes the numbers drawn beside it, FILE.dat).\n"
     "  ladder BOOK   a book's key-rate ladder (id or name) as bars by tenor of its curves' input points:\n"
     "                kr01 for an outright book, margin_kr01 and mtm_pnl_kr01 side by side for a repo book,\n"
-    "                as the running engine or the last 'bond_risk run --batch' stored them.",
+    "                as the running engine or the last 'bond_risk run --batch' stored them.\n"
+    "  pnl --set NAME [BOOK]\n"
+    "                the distribution of the total's P&L (or a book's) over the scenarios of a set, as the\n"
+    "                last 'bond_risk scenarios' stored it, with the 99% VaR and 97.5% expected shortfall marked.",
     {
         {"db", "PATH", "database whose results to draw (APP_DB; default from the conf file)"},
-        {"out", "FILE.png", "picture to write (default: BOOK-ladder.png in the current directory)"},
+        {"set", "NAME", "pnl: the scenario set"},
+        {"out", "FILE.png", "picture to write (default: BOOK-ladder.png, or SET-pnl.png / SET-BOOK-pnl.png)"},
         kConfOption,
     },
 };
@@ -103,6 +112,44 @@ int plot_ladder(base::Database& db, const std::string& book, const std::string& 
   return 0;
 }
 
+int plot_pnl(base::Database& db, const std::string& set, const std::optional<std::string>& book, const std::string& out) {
+  std::optional<std::int64_t> book_id;
+  if (book) book_id = find_book(db, *book).second;
+  if (!attach_results(db)) {
+    throw std::runtime_error("no results stored for " + db.path() + " (run: bond_risk scenarios --db " + db.path() + ")");
+  }
+  const std::vector<double> pnl = stored_scenario_pnl(db, "results", set, book_id);
+  const std::string whose = book ? "book " + *book : std::string("the total");
+  if (pnl.empty()) {
+    throw std::runtime_error("no P&L of " + whose + " stored for scenario set '" + set +
+                             "' (run: bond_risk scenarios --set " + set + " --db " + db.path() + ")");
+  }
+  const TailRisk risk = tail_risk(pnl);
+  const std::string data = out + ".dat";
+  std::ofstream file(data);
+  if (!file) throw std::runtime_error("cannot write " + data);
+  file << "# pnl\n" << std::setprecision(17);
+  for (double v : pnl) file << v << "\n";
+  file.close();
+  const auto [lo, hi] = std::minmax_element(pnl.begin(), pnl.end());
+  const double width = *hi > *lo ? (*hi - *lo) / 40 : 1.0;
+  std::ostringstream script;
+  script << std::setprecision(17) << base::png_terminal(1100, 600) << "set termoption noenhanced\nset output "
+         << base::gnuplot_quoted(out) << "\nset title " << base::gnuplot_quoted("P&L of " + whose + " over scenario set " + set +
+                                                                                 " (" + std::to_string(pnl.size()) + " scenarios)")
+         << "\nset style fill solid 0.6 border -1\nset grid ytics\nset key top right\n"
+            "set xlabel 'P&L'\nset ylabel 'scenarios'\nw = " << width << "\nset boxwidth w absolute\nbin(x) = w * floor(x / w) + w / 2\n"
+         << "set arrow 1 from " << -risk.var_99 << ", graph 0 to " << -risk.var_99 << ", graph 1 nohead lw 2 lc rgb 'red'\n"
+         << "set arrow 2 from " << -risk.es_975 << ", graph 0 to " << -risk.es_975 << ", graph 1 nohead lw 2 dt 2 lc rgb 'dark-red'\n"
+         << "set label 1 " << base::gnuplot_quoted("VaR 99%") << " at " << -risk.var_99 << ", graph 0.95 right offset -0.5,0\n"
+         << "set label 2 " << base::gnuplot_quoted("ES 97.5%") << " at " << -risk.es_975 << ", graph 0.88 right offset -0.5,0\n"
+         << "plot " << base::gnuplot_quoted(data) << " using (bin($1)):(1.0) smooth frequency with boxes title 'scenarios'\n";
+  base::run_gnuplot(script.str());
+  std::cout << "Wrote " << out << " (" << pnl.size() << " scenarios; VaR 99% " << risk.var_99 << ", ES 97.5% "
+            << risk.es_975 << "; numbers in " << data << ")\n";
+  return 0;
+}
+
 }  // namespace
 
 int plot_command(std::span<char* const> args) {
@@ -117,7 +164,14 @@ int plot_command(std::span<char* const> args) {
     if (a.positional.size() != 2) throw base::UsageError("plot ladder: give one book id or name (see --help)");
     return plot_ladder(db, a.positional[1], a.get("out", a.positional[1] + "-ladder.png"));
   }
-  throw base::UsageError("plot: unknown plot '" + what + "' (plots: ladder; see --help)");
+  if (what == "pnl") {
+    if (!a.has("set")) throw base::UsageError("plot pnl: say which scenario set: --set NAME (see --help)");
+    if (a.positional.size() > 2) throw base::UsageError("plot pnl: give at most one book id or name (see --help)");
+    const std::string set = a.get("set", "");
+    const std::optional<std::string> book = a.positional.size() == 2 ? std::optional(a.positional[1]) : std::nullopt;
+    return plot_pnl(db, set, book, a.get("out", set + (book ? "-" + *book : "") + "-pnl.png"));
+  }
+  throw base::UsageError("plot: unknown plot '" + what + "' (plots: ladder, pnl; see --help)");
 }
 
 }  // namespace bond_risk

@@ -145,10 +145,12 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
   tx.commit();
 }
 
-std::vector<double> stored_scenario_pnl(base::Database& results, const std::string& set,
+std::vector<double> stored_scenario_pnl(base::Database& db, const std::string& schema, const std::string& set,
                                         std::optional<std::int64_t> book_id) {
-  base::Statement st = results.prepare(
-      "SELECT pnl FROM scenario_pnl WHERE set_name = ?1 AND book_id IS ?2 ORDER BY scenario_id");
+  base::Statement has = db.prepare("SELECT 1 FROM " + schema + ".sqlite_schema WHERE name = 'scenario_pnl'");
+  if (!has.step()) return {};
+  base::Statement st = db.prepare("SELECT pnl FROM " + schema +
+                                  ".scenario_pnl WHERE set_name = ?1 AND book_id IS ?2 ORDER BY scenario_id");
   st.bind(1, set);
   if (book_id) {
     st.bind(2, *book_id);

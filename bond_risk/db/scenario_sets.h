@@ -37,7 +37,10 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
 void write_scenario_results(base::Database& results, const ScenarioSet& set, const ScenarioBase& base,
                             const std::vector<ScenarioPnl>& pnl);
 
-// The P&L of `book_id` (nullopt: the total) under each scenario of `set` as stored.
-std::vector<double> stored_scenario_pnl(base::Database& results, const std::string& set, std::optional<std::int64_t> book_id);
+// The P&L of `book_id` (nullopt: the total) under each scenario of `set` as
+// stored, in scenario id order; `schema` names the results database in `db`
+// ("main" when `db` is the results database, "results" when attached).
+std::vector<double> stored_scenario_pnl(base::Database& db, const std::string& schema, const std::string& set,
+                                        std::optional<std::int64_t> book_id);
 
 }  // namespace bond_risk

@@ -1,0 +1,242 @@
+// Scenarios and VaR (MODEL.md "Scenarios") against independent sources:
+// QuantLib repricing each bond off curves rebuilt from the shifted points,
+// a running engine's own bump-curve, and VaR and ES recomputed from the
+// stored P&L vectors by a few lines here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "base/sqlite.h"
+#include "bond_risk/db/generator.h"
+#include "bond_risk/db/scenario_generator.h"
+#include "bond_risk/model/scenarios.h"
+#include "bond_risk/model/status.h"
+#include "tests/live_support.h"
+#include "tests/quantlib_support.h"
+#include "tests/test_support.h"
+
+using namespace bond_risk;
+
+namespace {
+
+std::string generated(const test::TempDir& dir, const char* preset = "100", std::size_t book_size = 10) {
+  const std::string db = dir.path("scenarios.db");
+  generate(find_preset(preset), {.seed = 11, .book_size = book_size}, db);
+  return db;
+}
+
+// `expected` within 1e-9 of the gross size of what was summed.
+void expect_close(double got, double expected, double gross, const std::string& what) {
+  EXPECT_NEAR(got, expected, 1e-9 * gross + 1e-12) << what;
+}
+
+}  // namespace
+
+TEST(Scenarios, BookPnlIsQuantLibsRepricedBondsSummedOverTheBook) {
+  test::TempDir dir;
+  const auto base_model = test::calculate(generated(dir), 2);
+  const Store& s = base_model->store;
+  ASSERT_EQ(s.curves.size(), 2u);
+  // A twist of curve 0 at two points, and curve 1 moved in parallel.
+  Scenario scenario{1, "test", {{0, 3, 25.0}, {0, 7, -40.0}}};
+  for (std::size_t k = 0; k < s.curves[1].points.size(); ++k) scenario.shifts.push_back({1, k, 15.0});
+  const ScenarioBase base(s);
+  const ScenarioPnl pnl = ScenarioRevaluer(base).revalue(scenario);
+  ASSERT_EQ(pnl.error, "");
+
+  // The oracle: daily discount factors from the shifted points, QuantLib prices.
+  std::vector<std::vector<double>> df_base, df_moved;
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    std::vector<CurvePoint> moved = s.curves[c].points;
+    for (const Shift& sh : scenario.shifts) {
+      if (sh.curve == c) moved[sh.point].value += sh.bp * kBump;
+    }
+    df_base.push_back(test::discount_factors(s.curves[c].points));
+    df_moved.push_back(test::discount_factors(moved));
+  }
+  std::map<NodeIndex, double> price_change;
+  for (NodeIndex b = 0; b < s.bonds.size(); ++b) {
+    if (s.state(ref(Kind::bond, b)).status != Status::ok) continue;
+    const Bond& bond = s.bonds[b];
+    const test::QuantLibBond ql(bond.start, bond.maturity, bond.coupons_per_year, bond.coupon,
+                                s.calendars[bond.calendar].today);
+    price_change[b] = ql.price(df_moved[bond.curve]) - ql.price(df_base[bond.curve]);
+  }
+  ASSERT_GE(price_change.size(), 8u);
+  std::size_t checked = 0;
+  for (std::size_t k = 0; k < base.books(); ++k) {
+    const NodeRef book = base.book(k);
+    double expected = 0, margin = 0, gross = 0;
+    if (kind_of(book) == Kind::outright_book) {
+      for (NodeIndex m : s.outright_books[book.index].members) {
+        if (s.state(ref(Kind::outright_trade, m)).status != Status::ok) continue;
+        const OutrightTrade& t = s.outright_trades[m];
+        expected += static_cast<double>(t.quantity) * t.dir * price_change.at(t.bond);
+        gross += std::abs(static_cast<double>(t.quantity) * price_change.at(t.bond));
+      }
+    } else {
+      for (NodeIndex m : s.repo_books[book.index].members) {
+        if (s.state(ref(Kind::repo_trade, m)).status != Status::ok) continue;
+        const RepoTrade& t = s.repo_trades[m];
+        margin -= static_cast<double>(t.notional) * price_change.at(t.bond);
+        double moved = 0;
+        for (int i = 0; i < t.end - s.calendars[t.calendar].today; ++i) {
+          moved += df_moved[t.curve][static_cast<std::size_t>(i)] - df_base[t.curve][static_cast<std::size_t>(i)];
+        }
+        expected -= t.start_cash * moved / kYearBasis;
+        gross += std::abs(t.start_cash * moved / kYearBasis) + std::abs(static_cast<double>(t.notional) * price_change.at(t.bond));
+      }
+    }
+    const std::string what = std::string(kind_name(kind_of(book))) + " " + std::to_string(s.id(book));
+    expect_close(pnl.pnl[k], expected, gross, what + " pnl");
+    expect_close(pnl.margin[k], margin, gross, what + " margin");
+    EXPECT_NE(pnl.pnl[k], 0.0) << what;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4u);
+}
+
+TEST(Scenarios, AParallelTenBasisPointsIsWhatBumpCurveDoesToARunningEngine) {
+  test::Live live("100", 10);
+  const Store& s = live.store();
+  Scenario up10{1, "parallel+10bp", {}};
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) up10.shifts.push_back({c, k, 10.0});
+  }
+  ScenarioPnl pnl;
+  std::vector<double> before_value, before_margin;
+  {
+    const ScenarioBase base(s);
+    pnl = ScenarioRevaluer(base).revalue(up10);
+    for (std::size_t k = 0; k < base.books(); ++k) {
+      const NodeRef b = base.book(k);
+      before_value.push_back(kind_of(b) == Kind::outright_book ? s.outright_books[b.index].total.pv
+                                                                : s.repo_books[b.index].total.mtm_pnl);
+      before_margin.push_back(kind_of(b) == Kind::outright_book ? 0.0 : s.repo_books[b.index].total.margin);
+    }
+  }
+  for (const char* curve : {"GBP-GILT", "EUR-BUND"}) {
+    ASSERT_EQ(live.run(std::string("bump-curve ") + curve + " 10")["ok"], true);
+  }
+  const ScenarioBase after(live.store());
+  double total = 0;
+  for (std::size_t k = 0; k < after.books(); ++k) {
+    const NodeRef b = after.book(k);
+    const bool outright = kind_of(b) == Kind::outright_book;
+    const double value = outright ? s.outright_books[b.index].total.pv : s.repo_books[b.index].total.mtm_pnl;
+    const double margin = outright ? 0.0 : s.repo_books[b.index].total.margin;
+    const double gross = std::abs(value) + std::abs(before_value[k]) + std::abs(margin);
+    expect_close(pnl.pnl[k], value - before_value[k], gross, "book " + std::to_string(s.id(b)));
+    expect_close(pnl.margin[k], margin - before_margin[k], gross, "book " + std::to_string(s.id(b)) + " margin");
+    total += pnl.pnl[k];
+  }
+  EXPECT_EQ(pnl.total, total);
+}
+
+TEST(Scenarios, ResultsAreTheSameBitsForEveryThreadCountAndNoShiftIsNoPnl) {
+  test::TempDir dir;
+  const auto model = test::calculate(generated(dir), 0);
+  const ScenarioBase base(model->store);
+  std::vector<Scenario> scenarios;
+  for (int k = 0; k < 13; ++k) {
+    scenarios.push_back({k, "s" + std::to_string(k), {{static_cast<NodeIndex>(k % 2), static_cast<std::size_t>(k % 12), 3.0 * k - 20}}});
+  }
+  scenarios.push_back({99, "none", {}});
+  std::vector<std::vector<double>> runs;
+  for (std::size_t threads : {0, 1, 3}) {
+    const auto scheduler = engine::make_scheduler({.threads = threads});
+    const std::vector<ScenarioPnl> out = revalue_all(base, scenarios, *scheduler);
+    std::vector<double> flat;
+    for (const ScenarioPnl& p : out) {
+      flat.insert(flat.end(), p.pnl.begin(), p.pnl.end());
+      flat.insert(flat.end(), p.margin.begin(), p.margin.end());
+      flat.push_back(p.total);
+    }
+    runs.push_back(flat);
+    const ScenarioPnl& none = out.back();
+    EXPECT_TRUE(std::all_of(none.pnl.begin(), none.pnl.end(), [](double v) { return v == 0.0; }));
+    EXPECT_EQ(none.total, 0.0);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(runs[0], runs[2]);
+}
+
+TEST(Scenarios, TheCommandStoresPnlAndVarAndEsAreThoseOfTheStoredPnl) {
+  test::TempDir dir;
+  const std::string db = generated(dir);
+  const test::CliResult run = test::run_cli("scenarios --threads 2 --db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("Set historical (historical): 500 scenarios"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Set ladder (stress): 20 scenarios"), std::string::npos) << run.out;
+  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  base::Statement keys = results.prepare("SELECT book_id, scenarios, var_99, es_975 FROM scenario_var WHERE set_name = 'historical'");
+  std::size_t checked = 0;
+  while (keys.step()) {
+    const bool total = keys.column_type(0) == SQLITE_NULL;
+    base::Statement pnl = results.prepare("SELECT pnl FROM scenario_pnl WHERE set_name = 'historical' AND book_id IS ?");
+    if (total) {
+      pnl.bind_null(1);
+    } else {
+      pnl.bind(1, keys.integer(0));
+    }
+    std::vector<double> losses;
+    while (pnl.step()) losses.push_back(pnl.real(0));
+    ASSERT_EQ(losses.size(), 500u);
+    EXPECT_EQ(keys.integer(1), 500);
+    // MODEL.md: VaR_99 = -L_j, j = ceil(0.01 N); ES_97.5 = -(L_1 + ... + L_m) / m, m = ceil(0.025 N).
+    std::sort(losses.begin(), losses.end());
+    const auto j = static_cast<std::size_t>(std::ceil(0.01 * 500)), m = static_cast<std::size_t>(std::ceil(0.025 * 500));
+    double tail = 0;
+    for (std::size_t k = 0; k < m; ++k) tail += losses[k];
+    EXPECT_DOUBLE_EQ(keys.real(2), -losses[j - 1]);
+    EXPECT_DOUBLE_EQ(keys.real(3), -tail / static_cast<double>(m));
+    ++checked;
+  }
+  base::Statement books = results.prepare("SELECT count(DISTINCT book_id) FROM scenario_pnl WHERE set_name = 'ladder'");
+  ASSERT_TRUE(books.step());
+  EXPECT_EQ(checked, static_cast<std::size_t>(books.integer(0)) + 1);  // every book and the total
+  // The total is the sum of the books' P&L in every scenario.
+  base::Statement sums = results.prepare(
+      "SELECT t.pnl, (SELECT sum(b.pnl) FROM scenario_pnl b WHERE b.set_name = t.set_name AND b.scenario_id = "
+      "t.scenario_id AND b.book_id IS NOT NULL), (SELECT sum(abs(b.pnl)) FROM scenario_pnl b WHERE b.set_name = "
+      "t.set_name AND b.scenario_id = t.scenario_id AND b.book_id IS NOT NULL) FROM scenario_pnl t WHERE t.book_id IS NULL");
+  while (sums.step()) EXPECT_NEAR(sums.real(0), sums.real(1), 1e-12 * sums.real(2));
+
+  const std::string png = dir.path("pnl.png");
+  const test::CliResult plotted = test::run_cli("plot pnl --set historical --db " + db + " --out " + png);
+  ASSERT_EQ(plotted.exit_code, 0) << plotted.err;
+  EXPECT_EQ(test::slurp(png).substr(0, 4), "\x89PNG");
+  EXPECT_NE(plotted.out.find("VaR 99%"), std::string::npos) << plotted.out;
+}
+
+TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
+  test::TempDir dir;
+  const std::string db = generated(dir, "tiny", 5);
+  {
+    base::Database conn(db, base::Database::Mode::read_write);
+    conn.exec(
+        "INSERT INTO scenario (id, name, set_name) VALUES (9001, 'bad-curve', 'mine'), (9002, 'bad-idx', 'mine'),"
+        " (9003, 'bad-text', 'mine'), (9004, 'too-big', 'mine'), (9005, 'good', 'mine');"
+        "INSERT INTO scenario_shift VALUES (9001, 99999, 0, 1), (9002, 2, 77, 1), (9003, 2, 0, 'abc'),"
+        " (9004, 2, 0, 1e6), (9005, 2, 0, 1), (9005, 3, 4, -2);");
+  }
+  const test::CliResult run = test::run_cli("scenarios --set mine --threads 2 --db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* why : {"bad-curve (id 9001) left out: ir_curve_id 99999 is not a curve",
+                          "bad-idx (id 9002) left out: ir_curve 2 has no input point idx 77",
+                          "bad-text (id 9003) left out: shift_bp 'abc'", "scenario too-big left out: ir_curve 2 shifted"}) {
+    EXPECT_NE(run.err.find(why), std::string::npos) << why << "\n" << run.err;
+  }
+  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  base::Statement ids = results.prepare("SELECT DISTINCT scenario_id FROM scenario_pnl WHERE set_name = 'mine'");
+  std::vector<std::int64_t> stored;
+  while (ids.step()) stored.push_back(ids.integer(0));
+  EXPECT_EQ(stored, std::vector<std::int64_t>{9005});
+
+  const test::CliResult unknown = test::run_cli("scenarios --set nosuch --db " + db);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no scenario set 'nosuch'"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("historical, ladder, mine"), std::string::npos) << unknown.err;
+}
