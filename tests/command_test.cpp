@@ -34,6 +34,8 @@ std::vector<Command> examples() {
       ShowBook{"OB_1"},
       Watch{{"OB_1", "42"}},
       Unwatch{{}},
+      RunScenario{"parallel+10bp"},
+      ValueAtRisk{"historical"},
       Stats{},
       Reload{},
       Shutdown{},

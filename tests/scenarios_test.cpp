@@ -11,6 +11,7 @@
 #include "base/sqlite.h"
 #include "bond_risk/db/generator.h"
 #include "bond_risk/db/scenario_generator.h"
+#include "bond_risk/model/published_values.h"
 #include "bond_risk/model/scenarios.h"
 #include "bond_risk/model/status.h"
 #include "tests/live_support.h"
@@ -239,4 +240,54 @@ TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no scenario set 'nosuch'"), std::string::npos) << unknown.err;
   EXPECT_NE(unknown.err.find("historical, ladder, mine"), std::string::npos) << unknown.err;
+}
+
+TEST(Scenarios, TheRunningEngineAnswersScenarioAndVarFromItsStateWithoutChangingIt) {
+  test::Live live("100", 10);
+  ASSERT_EQ(live.run("amend-trade " + std::to_string(test::first_id(live.store(), Kind::outright_trade)) +
+                     " quantity=12345")["ok"],
+            true);
+  const std::uint64_t digest = results_digest(live.store());
+  const base::Json var = live.run("var");
+  ASSERT_EQ(var["ok"], true) << var.dump();
+  ASSERT_EQ(var["scenarios"], kHistoricalDays);
+  EXPECT_EQ(results_digest(live.store()), digest) << "var changed the engine's state";
+  // VaR and ES of the total recomputed here (MODEL.md) from each day's `scenario` reply.
+  std::vector<double> totals;
+  for (int day = 1; day <= kHistoricalDays; ++day) {
+    char name[32];
+    std::snprintf(name, sizeof name, "day-%03d", day);
+    const base::Json reply = live.run(std::string("scenario ") + name);
+    ASSERT_EQ(reply["ok"], true) << reply.dump();
+    totals.push_back(reply["total"].get<double>());
+  }
+  std::sort(totals.begin(), totals.end());
+  double tail = 0;
+  for (std::size_t k = 0; k < 13; ++k) tail += totals[k];  // ceil(0.025 * 500) worst days
+  EXPECT_DOUBLE_EQ(var["total"]["var_99"].get<double>(), -totals[4]);  // ceil(0.01 * 500) = 5th worst
+  EXPECT_DOUBLE_EQ(var["total"]["es_975"].get<double>(), -tail / 13);
+  EXPECT_EQ(var["books"].size(), live.store().outright_books.size() + live.store().repo_books.size());
+  EXPECT_EQ(results_digest(live.store()), digest);
+
+  // A parallel +10bp scenario is what bump-curve does to the books.
+  const base::Json up = live.run("scenario parallel+10bp");
+  ASSERT_EQ(up["ok"], true) << up.dump();
+  std::map<std::int64_t, double> before;
+  for (const base::Json& b : up["books"]) before[b["id"]] = live.run("book " + std::to_string(b["id"].get<std::int64_t>()))[b.contains("margin_change") ? "mtm_pnl" : "pv"];
+  for (const char* curve : {"GBP-GILT", "EUR-BUND"}) ASSERT_EQ(live.run(std::string("bump-curve ") + curve + " 10")["ok"], true);
+  for (const base::Json& b : up["books"]) {
+    const base::Json now = live.run("book " + std::to_string(b["id"].get<std::int64_t>()));
+    const double after = now[b.contains("margin_change") ? "mtm_pnl" : "pv"];
+    const double was = before[b["id"]];
+    EXPECT_NEAR(b["pnl"].get<double>(), after - was, 1e-9 * (std::abs(after) + std::abs(was)) + 1e-9) << b.dump();
+  }
+  // Asked again after the bump, var reflects the new state.
+  const base::Json again = live.run("var");
+  EXPECT_NE(again["total"]["var_99"], var["total"]["var_99"]);
+
+  for (const char* bad : {"scenario nosuch", "var ladder", "var nosuch"}) {
+    const base::Json reply = live.run(bad);
+    EXPECT_EQ(reply["ok"], false) << bad;
+    EXPECT_FALSE(reply.value("error", "").empty()) << bad;
+  }
 }

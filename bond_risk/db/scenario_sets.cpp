@@ -9,7 +9,7 @@ namespace bond_risk {
 namespace {
 
 void require_tables(base::Database& db) {
-  if (!db.has_table("scenario") || !db.has_table("scenario_shift")) {
+  if (!db.has_table("scenario_set") || !db.has_table("scenario_shift")) {
     throw std::runtime_error(db.path() + " has no scenario tables; create them with: sqlite3 " + db.path() +
                              " < schema/bond_risk.sql (or generate a data set with bond_risk generate)");
   }
@@ -93,6 +93,26 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
                                 (known.empty() ? "none" : known) + ")");
   }
   return set;
+}
+
+std::optional<std::string> set_of_scenario(base::Database& db, const std::string& name) {
+  require_tables(db);
+  base::Statement st = db.prepare("SELECT set_name FROM scenario WHERE name = ?");
+  st.bind(1, name);
+  if (!st.step()) return std::nullopt;
+  return st.value_text(0);
+}
+
+std::string scenario_set_fingerprint(base::Database& db, const std::string& name) {
+  require_tables(db);
+  base::Statement st = db.prepare(
+      "SELECT count(*), total(h.scenario_id), total(h.ir_curve_id * 1000003 + h.idx), total(h.shift_bp), "
+      "(SELECT group_concat(kind) FROM scenario_set WHERE name = ?1) "
+      "FROM scenario s JOIN scenario_shift h ON h.scenario_id = s.id WHERE s.set_name = ?1");
+  st.bind(1, name);
+  st.step();
+  return st.value_text(0) + "/" + st.value_text(1) + "/" + st.value_text(2) + "/" + st.value_text(3) + "/" +
+         st.value_text(4);
 }
 
 void write_scenario_results(base::Database& results, const ScenarioSet& set, const ScenarioBase& base,

@@ -30,6 +30,13 @@ std::vector<std::string> scenario_set_names(base::Database& db);
 // scenarios, and std::runtime_error when the database has no scenario tables.
 ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name);
 
+// The set scenario `name` belongs to, if there is one.
+std::optional<std::string> set_of_scenario(base::Database& db, const std::string& name);
+
+// A fingerprint of set `name`'s rows (scenarios, shifts and their sum), to
+// tell whether a result computed from them still stands.
+std::string scenario_set_fingerprint(base::Database& db, const std::string& name);
+
 // Replaces `set`'s rows in the results database with `pnl` (one per
 // scenario of the set, in order; those with an error are left out) and,
 // for a historical set, the VaR and ES of each book and of the total. One

@@ -28,6 +28,11 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::watch, "watch", "ID|NAME...",
      "stream a line on this connection each time a node's values change: {\"update\":{...},\"event\":N}", false},
     {CommandId::unwatch, "unwatch", "[ID|NAME...]", "stop following those nodes, or every node", false},
+    {CommandId::scenario, "scenario", "NAME",
+     "every book's P&L (and repo margin change) under a stored scenario, revalued from the current state", false},
+    {CommandId::var, "var", "[SET]",
+     "1-day VaR 99% and expected shortfall 97.5% per book and in total over a historical set (default historical)",
+     false},
     {CommandId::stats, "stats", "", "counts per type and status, commands applied, recalculation latency percentiles",
      false},
     {CommandId::reload, "reload", "",
@@ -152,6 +157,8 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
     case CommandId::watch: expect_words(w, info, 2, SIZE_MAX); return Watch{std::vector<std::string>(w.begin() + 1, w.end())};
     case CommandId::unwatch: return Unwatch{std::vector<std::string>(w.begin() + 1, w.end())};
+    case CommandId::scenario: expect_words(w, info, 2, 2); return RunScenario{text_of(w[1])};
+    case CommandId::var: expect_words(w, info, 1, 2); return w.size() == 2 ? ValueAtRisk{text_of(w[1])} : ValueAtRisk{};
     case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};
     case CommandId::reload: expect_words(w, info, 1, 1); return Reload{};
     case CommandId::shutdown: expect_words(w, info, 1, 1); return Shutdown{};
@@ -189,6 +196,8 @@ struct Arguments {
   void operator()(const RemoveTrade& c) { word(c.trade); }
   void operator()(const Get& c) { word(c.key); }
   void operator()(const ShowBook& c) { word(c.key); }
+  void operator()(const RunScenario& c) { word(c.name); }
+  void operator()(const ValueAtRisk& c) { word(c.set); }
   void operator()(const Watch& c) {
     for (const std::string& k : c.keys) word(k);
   }
@@ -237,6 +246,8 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const ShowBook&) const { return CommandId::book; }
     CommandId operator()(const Watch&) const { return CommandId::watch; }
     CommandId operator()(const Unwatch&) const { return CommandId::unwatch; }
+    CommandId operator()(const RunScenario&) const { return CommandId::scenario; }
+    CommandId operator()(const ValueAtRisk&) const { return CommandId::var; }
     CommandId operator()(const Stats&) const { return CommandId::stats; }
     CommandId operator()(const Reload&) const { return CommandId::reload; }
     CommandId operator()(const Shutdown&) const { return CommandId::shutdown; }

@@ -27,19 +27,25 @@ struct Watch {
 struct Unwatch {
   std::vector<std::string> keys;  // none: every node followed
 };
+struct RunScenario {
+  std::string name;  // a scenario's name (table scenario)
+};
+struct ValueAtRisk {
+  std::string set = "historical";  // a scenario set
+};
 struct Stats {};
 struct Reload {};
 struct Shutdown {};
 
 // A state-changing command is a Change (model/changes.h); the rest read or
 // steer the engine.
-using Command = std::variant<Change, Get, ShowBook, Watch, Unwatch, Stats, Reload, Shutdown>;
+using Command = std::variant<Change, Get, ShowBook, Watch, Unwatch, RunScenario, ValueAtRisk, Stats, Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
   bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, watch,
-  unwatch, stats, reload, shutdown
+  unwatch, scenario, var, stats, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 15;
+inline constexpr std::size_t kCommandCount = 17;
 
 struct CommandInfo {
   CommandId id;

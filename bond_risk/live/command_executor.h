@@ -97,6 +97,7 @@ class CommandExecutor {
   std::int64_t served_event_ = 0;
   std::string degraded_;  // why the last batch could not be written; "" once one is
   std::array<std::size_t, kCommandCount> answered_{};
+  std::pair<std::string, base::Json> var_cache_;  // the last var reply, by set, state and the set's rows
   bool shutdown_ = false;
 };
 

@@ -1,5 +1,7 @@
 #include "bond_risk/live/replies.h"
 
+#include <map>
+
 #include "base/percentile.h"
 #include "bond_risk/model/ladders.h"
 #include "bond_risk/model/published_values.h"
@@ -86,6 +88,58 @@ base::Json node_json(const LiveModel& model, NodeRef n) {
     out["key_rates"] = std::move(points);
   }
   return out;
+}
+
+namespace {
+
+// Each book's {"id","name"}, in ScenarioBase order.
+std::vector<base::Json> book_heads(const ScenarioBase& base) {
+  const Store& s = base.store();
+  std::map<std::pair<engine::TypeId, NodeIndex>, const std::string*> name_of;
+  for (const auto& [name, node] : s.names) name_of[{node.type, node.index}] = &name;
+  std::vector<base::Json> heads;
+  for (std::size_t b = 0; b < base.books(); ++b) {
+    const NodeRef book = base.book(b);
+    heads.push_back({{"id", s.id(book)}});
+    if (const auto found = name_of.find({book.type, book.index}); found != name_of.end()) heads.back()["name"] = *found->second;
+  }
+  return heads;
+}
+
+}  // namespace
+
+base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, const std::string& set, const ScenarioPnl& pnl) {
+  std::vector<base::Json> heads = book_heads(base);
+  base::Json books = base::Json::array();
+  for (std::size_t b = 0; b < base.books(); ++b) {
+    base::Json& book = heads[b];
+    book["pnl"] = pnl.pnl[b];
+    if (kind_of(base.book(b)) == Kind::repo_book) book["margin_change"] = pnl.margin[b];
+    books.push_back(std::move(book));
+  }
+  return {{"name", scenario.name}, {"id", scenario.id}, {"set", set}, {"total", pnl.total}, {"books", std::move(books)}};
+}
+
+base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl) {
+  std::vector<double> total;
+  std::vector<std::vector<double>> by_book(base.books());
+  for (const ScenarioPnl& p : pnl) {
+    if (!p.error.empty()) continue;
+    total.push_back(p.total);
+    for (std::size_t b = 0; b < base.books(); ++b) by_book[b].push_back(p.pnl[b]);
+  }
+  auto risk_json = [](std::span<const double> values) {
+    const TailRisk risk = tail_risk(values);
+    return base::Json{{"var_99", risk.var_99}, {"es_975", risk.es_975}};
+  };
+  std::vector<base::Json> heads = book_heads(base);
+  base::Json books = base::Json::array();
+  for (std::size_t b = 0; b < base.books(); ++b) {
+    base::Json& book = heads[b];
+    book.update(risk_json(by_book[b]));
+    books.push_back(std::move(book));
+  }
+  return {{"set", set}, {"scenarios", total.size()}, {"total", risk_json(total)}, {"books", std::move(books)}};
 }
 
 base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered) {

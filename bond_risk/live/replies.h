@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/model/scenarios.h"
 
 namespace bond_risk {
 
@@ -35,6 +36,14 @@ base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
 // bond, trade or book its key-rate ladder: "key_rates":[{"ir_curve_id",
 // "idx","days_forward", then kr01, or margin_kr01 and mtm_pnl_kr01}, ...].
 base::Json node_json(const LiveModel& model, NodeRef node);
+
+// A scenario's P&L: {"name","id","set","total","books":[{"id","name","pnl"
+// and, for repo books, "margin_change"}, ...]}.
+base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, const std::string& set, const ScenarioPnl& pnl);
+
+// VaR and ES of a historical set: {"set","scenarios","total":{"var_99",
+// "es_975"},"books":[{"id","name","var_99","es_975"}, ...]}.
+base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl);
 
 // Counts per kind and status, changes applied, commands answered per name
 // (`answered`, indexed by CommandId), recalculation latency percentiles.
