@@ -159,14 +159,14 @@ struct Calculator {
           if (status_of(member_kind, m.index) == Status::ok) add_key_rates(s, ladder_part(s, trades[m.index]), book.kr01);
         }
       } else {
-        sum_ladder(book, member_kind, trades);
+        sum_ladder(book);
       }
       ++book.since_full_sum;
     } else {
       book.total = {};
       book.excluded = book.broken = book.since_full_sum = 0;
       for (NodeIndex m : book.members) add_member(book, status_of(member_kind, m), values[m], 1.0);
-      sum_ladder(book, member_kind, trades);
+      sum_ladder(book);
     }
     NodeState& st = own(kind, i);
     st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
@@ -196,25 +196,10 @@ struct Calculator {
     sum.mtm_pnl += sign * v.mtm_pnl;
   }
 
-  // A book's ladder, summed afresh from its OK members (a member's part
-  // costs a few multiply-adds per point).
-  template <class Value, class Trade>
-  void sum_ladder(Book<Value>& book, Kind member_kind, const std::vector<Trade>& trades) const {
-    if (!s.with_key_rates) return;
-    std::ranges::fill(book.kr01, 0.0);
-    const std::vector<NodeState>& states = s.states[static_cast<std::size_t>(member_kind)];
-    const std::size_t n = book.members.size();
-    constexpr std::size_t kAhead = 8;  // members whose bond ladders are fetched ahead (random rows)
-    for (std::size_t k = 0; k < n; ++k) {
-      if (k + kAhead < n) {
-        const NodeIndex b = trades[book.members[k + kAhead]].bond;
-        __builtin_prefetch(&s.bonds[b]);
-        __builtin_prefetch(s.bond_ladder(b).data());
-        __builtin_prefetch(s.bond_ladder(b).data() + 8);
-      }
-      const NodeIndex m = book.members[k];
-      if (states[m].status == Status::ok) add_key_rates(s, ladder_part(s, trades[m]), book.kr01);
-    }
+  // A book's ladder, summed afresh from its OK members (model/ladders.h).
+  template <class Value>
+  void sum_ladder(Book<Value>& book) const {
+    if (s.with_key_rates) sum_key_rates(s, book, book.kr01);
   }
 
   void outright_books(Indices nodes) const {

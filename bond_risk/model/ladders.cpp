@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bond_risk/model/result_row.h"
+#include "bond_risk/model/status.h"
 
 namespace bond_risk {
 
@@ -12,8 +13,36 @@ std::span<double> curve_part(const Store& s, std::span<double> ladder, NodeIndex
   return ladder.subspan(from + s.key_rate_axis.offset[curve], s.curves[curve].points.size());
 }
 
+// to[k] += scale * from[k] for k < n; unrolled for the common point count.
+inline void add_row(double* to, const double* from, std::size_t n, double scale) {
+  constexpr std::size_t kCommon = 12;  // the generated curves' points
+  if (n == kCommon) {
+    for (std::size_t k = 0; k < kCommon; ++k) to[k] += scale * from[k];
+  } else {
+    for (std::size_t k = 0; k < n; ++k) to[k] += scale * from[k];
+  }
+}
+
 void add_scaled(std::span<double> to, std::span<const double> from, double scale) {
-  for (std::size_t k = 0; k < to.size(); ++k) to[k] += scale * from[k];
+  add_row(to.data(), from.data(), to.size(), scale);
+}
+
+// Calls add(trade) for each OK member of `book`, fetching the bond ladders
+// of members a few places ahead (random rows of Store::bond_kr01).
+template <class Trade, class Add>
+void for_ok_members(const Store& s, std::span<const NodeIndex> members, Kind kind, const std::vector<Trade>& trades, Add add) {
+  const std::vector<NodeState>& states = s.states[static_cast<std::size_t>(kind)];
+  constexpr std::size_t kAhead = 8;
+  const std::size_t n = members.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) {
+      const NodeIndex b = trades[members[k + kAhead]].bond;
+      __builtin_prefetch(&s.bonds[b]);
+      __builtin_prefetch(s.bond_ladder(b).data());
+      __builtin_prefetch(s.bond_ladder(b).data() + 8);
+    }
+    if (states[members[k]].status == Status::ok) add(trades[members[k]]);
+  }
 }
 
 std::uint64_t key_of(NodeRef node) { return std::uint64_t{node.type} << 32 | node.index; }
@@ -53,6 +82,30 @@ void add_key_rates(const Store& s, const LadderPart& p, std::span<double> ladder
   const IrCurve& curve = s.curves[p.curve];
   add_scaled(curve_part(s, ladder, p.curve, s.key_rate_axis.size),
              discount_sum_key_rates(curve.key_rates, curve.points.size(), p.days), sign * p.cash);
+}
+
+void sum_key_rates(const Store& s, const OutrightBook& book, std::span<double> ladder) {
+  std::ranges::fill(ladder, 0.0);
+  for_ok_members(s, book.members, Kind::outright_trade, s.outright_trades, [&](const OutrightTrade& t) {
+    const NodeIndex c = s.bonds[t.bond].curve;
+    add_row(ladder.data() + s.key_rate_axis.offset[c], s.bond_ladder(t.bond).data(), s.curves[c].points.size(),
+            static_cast<double>(t.quantity) * t.dir);
+  });
+}
+
+void sum_key_rates(const Store& s, const RepoBook& book, std::span<double> ladder) {
+  std::ranges::fill(ladder, 0.0);
+  const std::size_t width = s.key_rate_axis.size;
+  for_ok_members(s, book.members, Kind::repo_trade, s.repo_trades, [&](const RepoTrade& t) {
+    const NodeIndex c = s.bonds[t.bond].curve;
+    add_row(ladder.data() + s.key_rate_axis.offset[c], s.bond_ladder(t.bond).data(), s.curves[c].points.size(),
+            -static_cast<double>(t.notional));
+    const IrCurve& own = s.curves[t.curve];
+    const std::size_t n = own.points.size();
+    add_row(ladder.data() + width + s.key_rate_axis.offset[t.curve],
+            discount_sum_key_rates(own.key_rates, n, t.end - s.calendars[t.calendar].today).data(), n,
+            -t.start_cash / kYearBasis);
+  });
 }
 
 std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {

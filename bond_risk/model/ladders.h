@@ -37,6 +37,12 @@ LadderPart books_ladder_part(const Store& store, NodeRef trade);
 // Whether the ladders `part` read are unchanged since it was taken.
 bool still_current(const Store& store, const LadderPart& part);
 
+// Sets `ladder` to the sum of `book`'s OK members' parts (a book summed
+// afresh): the same sums add_key_rates gives member by member, in a loop
+// made for the flush.
+void sum_key_rates(const Store& store, const OutrightBook& book, std::span<double> ladder);
+void sum_key_rates(const Store& store, const RepoBook& book, std::span<double> ladder);
+
 // Adds sign * part to `ladder`, laid out over store.key_rate_axis (a repo's
 // margin ladder, then its mtm_pnl ladder at offset axis.size).
 void add_key_rates(const Store& store, const LadderPart& part, std::span<double> ladder, double sign = 1.0);
