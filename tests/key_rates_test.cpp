@@ -58,9 +58,13 @@ TEST(KeyRates, BondLaddersAgreeWithQuantLibBumpAndReprice) {
   for (const SampleBond& b : bonds) {
     SCOPED_TRACE(std::string(b.maturity) + " paying " + std::to_string(b.coupons_per_year) + " a year");
     const std::vector<Date> schedule = coupon_schedule(d(b.start), d(b.maturity), b.coupons_per_year);
-    const BondValue value = value_bond(schedule, d(b.maturity), b.coupon, b.coupons_per_year, today, curve);
     std::vector<double> ladder(points.size());
-    bond_key_rates(schedule, d(b.maturity), b.coupon, b.coupons_per_year, today, points, key_rates, ladder);
+    const BondValue value = value_bond_with_key_rates(schedule, d(b.maturity), b.coupon, b.coupons_per_year, today,
+                                                      points, key_rates, ladder);
+    // The one-pass value is value_bond's, bit for bit.
+    const BondValue plain = value_bond(schedule, d(b.maturity), b.coupon, b.coupons_per_year, today, curve);
+    EXPECT_EQ(value.price, plain.price);
+    EXPECT_EQ(value.pv01, plain.pv01);
 
     const QuantLibBond oracle(d(b.start), d(b.maturity), b.coupons_per_year, b.coupon, today);
     EXPECT_NEAR(value.price, oracle.price(bumped_discount_factors(points, 0, 0.0)), 1e-12 * value.price);
@@ -83,9 +87,8 @@ TEST(KeyRates, BucketsSumToPv01UpToTheCurvatureOfSinh) {
   const Date today = d("2025-01-01");
   for (const char* maturity : {"2025-03-01", "2029-06-30", "2044-12-01"}) {
     const std::vector<Date> schedule = coupon_schedule(d("2024-01-01"), d(maturity), 2);
-    const BondValue value = value_bond(schedule, d(maturity), 0.04, 2, today, curve);
     std::vector<double> ladder(points.size());
-    bond_key_rates(schedule, d(maturity), 0.04, 2, today, points, key_rates, ladder);
+    const BondValue value = value_bond_with_key_rates(schedule, d(maturity), 0.04, 2, today, points, key_rates, ladder);
     double sum = 0;
     for (double kr : ladder) sum += kr;
     const double years = (d(maturity) - today) / kYearBasis;

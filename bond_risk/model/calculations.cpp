@@ -85,12 +85,10 @@ struct Calculator {
       if (st.status == Status::ok) {
         const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
         const IrCurve& curve = s.curves[b.curve];
-        value = value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
+        value = s.with_key_rates ? value_bond_with_key_rates(schedule, b.maturity, b.coupon, b.coupons_per_year, today,
+                                                             curve.points, curve.key_rates, s.bond_ladder(i))
+                                 : value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
         keep_finite(st, value);
-        if (s.with_key_rates) {
-          bond_key_rates(schedule, b.maturity, b.coupon, b.coupons_per_year, today, curve.points, curve.key_rates,
-                         s.bond_ladder(i));
-        }
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
       }

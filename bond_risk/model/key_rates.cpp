@@ -21,17 +21,18 @@ Eigen::ArrayXd sinh_small(const Eigen::ArrayXd& x) {
 void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out) {
   static_assert(kBump * kNumForwardDays / kYearBasis < 2.1e-3, "sinh_small's series is exact only for small moves");
   constexpr int n = kNumForwardDays;
-  out.lo.resize(n);
-  out.hi.resize(n);
+  Eigen::ArrayXd lo(n), hi(n);
   for (std::size_t k = 0; k + 1 < points.size(); ++k) {
     const int from = points[k].days_forward;
     const int len = points[k + 1].days_forward - from;
     const Eigen::ArrayXd steps = Eigen::ArrayXd::LinSpaced(len, 0, len - 1);  // i - p_k
     const Eigen::ArrayXd t = (from + steps) / kYearBasis;
     const auto df = curve.df.segment(from, len);
-    out.lo.segment(from, len) = df * sinh_small(kBump * (len - steps) / len * t);
-    out.hi.segment(from, len) = df * sinh_small(kBump * steps / len * t);
+    lo.segment(from, len) = df * sinh_small(kBump * (len - steps) / len * t);
+    hi.segment(from, len) = df * sinh_small(kBump * steps / len * t);
   }
+  out.days.resize(n);
+  for (int i = 0; i < n; ++i) out.days[static_cast<std::size_t>(i)] = {curve.df[i], curve.df_up[i], curve.df_dn[i], lo[i], hi[i]};
   // Row d + 1 is row d with day d's two shares taken away (kr01 = -df sinh).
   const std::size_t width = points.size();
   out.sum_ladder.assign(width * (n + 1), 0.0);
@@ -43,38 +44,45 @@ void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curv
     const double* row = out.sum_ladder.data() + width * static_cast<std::size_t>(i);
     double* next = out.sum_ladder.data() + width * static_cast<std::size_t>(i + 1);
     std::copy_n(row, width, next);
-    next[k] -= out.lo[i];
-    next[k + 1] -= out.hi[i];
+    next[k] -= lo[i];
+    next[k + 1] -= hi[i];
   }
 }
 
-void bond_key_rates(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
-                    Date today, std::span<const CurvePoint> points, const KeyRateArrays& curve,
-                    std::span<double> ladder) {
+BondValue value_bond_with_key_rates(std::span<const Date> coupon_dates, Date maturity, double coupon,
+                                    int coupons_per_year, Date today, std::span<const CurvePoint> points,
+                                    const KeyRateArrays& curve, std::span<double> ladder) {
   std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points.size()), 0.0);
-  // Cash flows come latest first: sum each segment's in two registers, then
-  // hand the sums to the segment's two points.
+  // Cash flows come latest first: sum each segment's ladder shares in two
+  // registers, then hand the sums to the segment's two points.
   const int m = maturity - today;  // < p_(n-1) = kNumForwardDays, so k + 1 is a point
   std::size_t k = curve.segment[static_cast<std::size_t>(m)];
   double lo = 0, hi = 0;
-  auto cash_flow = [&](int i, double amount) {
+  auto cash_flow = [&](int i, double amount, const KeyRateDay& day) {
     while (i < points[k].days_forward) {  // p_0 = 0 <= i ends the walk
       ladder[k] -= lo;
       ladder[k + 1] -= hi;
       lo = hi = 0;
       --k;
     }
-    lo += amount * curve.lo[i];
-    hi += amount * curve.hi[i];
+    lo += amount * day.lo;
+    hi += amount * day.hi;
   };
-  cash_flow(m, 100.0);
+  const KeyRateDay& at_maturity = curve.days[static_cast<std::size_t>(m)];
+  cash_flow(m, 100.0, at_maturity);
   const double c100 = 100.0 * coupon / coupons_per_year;
+  CouponSums sums;
   for (Date d : coupon_dates) {
     if (d < today) break;  // latest first: the rest are past
-    cash_flow(d - today, c100);
+    const KeyRateDay& day = curve.days[static_cast<std::size_t>(d - today)];
+    sums.df += day.df;
+    sums.df_up += day.df_up;
+    sums.df_dn += day.df_dn;
+    cash_flow(d - today, c100, day);
   }
   ladder[k] -= lo;
   ladder[k + 1] -= hi;
+  return bond_value(c100, sums, {at_maturity.df, at_maturity.df_up, at_maturity.df_dn});
 }
 
 KeyRateAxis key_rate_axis_for(std::span<const std::size_t> points_per_curve) {

@@ -30,14 +30,20 @@
 
 namespace bond_risk {
 
-// Per day of a curve, df[i] sinh(BUMP w t_i) for the point at the start of
-// the day's segment (lo) and at its end (hi); and for d = 0 .. kNumForwardDays
-// the ladder of the discounted sum df[0] + ... + df[d-1] (a repo's mtm_pnl
-// subtracts one), n values per d from sum_ladder[n * d] for n points: a
-// repo's ladder is one row's look-up.
-// segment[i] is day i's segment k.
+// What a cash flow on one day of a curve reads: its discount factors
+// (CurveArrays' df, df_up, df_dn) and df sinh(BUMP w t) for the point at
+// the start of the day's segment (lo) and at its end (hi), side by side so
+// that a bond's pass over its cash flows reads one cache line per flow.
+struct KeyRateDay {
+  double df, df_up, df_dn, lo, hi;
+};
+
+// Per day i of a curve, days[i]; segment[i] is day i's segment k; and for
+// d = 0 .. kNumForwardDays the ladder of the discounted sum df[0] + ... +
+// df[d-1] (a repo's mtm_pnl subtracts one), n values per d from
+// sum_ladder[n * d] for n points: a repo's ladder is one row's look-up.
 struct KeyRateArrays {
-  Eigen::ArrayXd lo, hi;
+  std::vector<KeyRateDay> days;
   std::vector<double> sum_ladder;
   std::vector<std::uint16_t> segment;  // a curve has at most kNumForwardDays + 1 points
 };
@@ -46,11 +52,12 @@ struct KeyRateArrays {
 // arrays build_curve made from them.
 void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out);
 
-// Sets ladder[0 .. points.size()) to a bond's kr01 per 100 nominal, one per
-// point of its curve; the other arguments as for value_bond.
-void bond_key_rates(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
-                    Date today, std::span<const CurvePoint> points, const KeyRateArrays& curve,
-                    std::span<double> ladder);
+// value_bond (the same bits), and ladder[0 .. points.size()) set to the
+// bond's kr01 per 100 nominal, one per point of its curve, in one pass over
+// its cash flows; the other arguments as for value_bond.
+BondValue value_bond_with_key_rates(std::span<const Date> coupon_dates, Date maturity, double coupon,
+                                    int coupons_per_year, Date today, std::span<const CurvePoint> points,
+                                    const KeyRateArrays& curve, std::span<double> ladder);
 
 // The kr01 ladder of df[0] + ... + df[days-1], days in 0 .. kNumForwardDays.
 inline std::span<const double> discount_sum_key_rates(const KeyRateArrays& curve, std::size_t points, int days) {

@@ -63,20 +63,16 @@ std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_yea
 
 BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
                      Date today, const CurveArrays& curve) {
-  double sum = 0, sum_up = 0, sum_dn = 0;
+  CouponSums sums;
   for (Date d : coupon_dates) {
     if (d < today) break;  // latest first: the rest are past
     const int i = d - today;
-    sum += curve.df[i];
-    sum_up += curve.df_up[i];
-    sum_dn += curve.df_dn[i];
+    sums.df += curve.df[i];
+    sums.df_up += curve.df_up[i];
+    sums.df_dn += curve.df_dn[i];
   }
-  const double c100 = 100.0 * coupon / coupons_per_year;
   const int m = maturity - today;
-  const double price = c100 * sum + 100.0 * curve.df[m];
-  const double price_up = c100 * sum_up + 100.0 * curve.df_up[m];
-  const double price_dn = c100 * sum_dn + 100.0 * curve.df_dn[m];
-  return {price, (price_up - price_dn) / 2};
+  return bond_value(100.0 * coupon / coupons_per_year, sums, {curve.df[m], curve.df_up[m], curve.df_dn[m]});
 }
 
 OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond) {

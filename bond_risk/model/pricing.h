@@ -39,6 +39,21 @@ struct BondValue {
   double price = 0, pv01 = 0;
 };
 
+// A bond's discount factors summed over its coupons (or taken at its
+// maturity), on the curve and its two bumped copies.
+struct CouponSums {
+  double df = 0, df_up = 0, df_dn = 0;
+};
+
+// Price per 100 nominal and pv01 from a bond's coupon sums, its coupon per
+// period per 100 (c100) and the discount factors at its maturity.
+inline BondValue bond_value(double c100, const CouponSums& coupons, const CouponSums& maturity) {
+  const double price = c100 * coupons.df + 100.0 * maturity.df;
+  const double price_up = c100 * coupons.df_up + 100.0 * maturity.df_up;
+  const double price_dn = c100 * coupons.df_dn + 100.0 * maturity.df_dn;
+  return {price, (price_up - price_dn) / 2};
+}
+
 // Price per 100 nominal and pv01 on `today`; requires
 // 0 <= maturity - today < kNumForwardDays and coupon_dates latest first.
 BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
