@@ -291,3 +291,28 @@ TEST(Scenarios, TheRunningEngineAnswersScenarioAndVarFromItsStateWithoutChanging
     EXPECT_FALSE(reply.value("error", "").empty()) << bad;
   }
 }
+
+TEST(Scenarios, GenerateAddsTheTwoSetsToAnExistingDatabaseOnceWhateverItHeld) {
+  test::TempDir dir;
+  const std::string db = generated(dir, "tiny", 5);
+  {
+    base::Database conn(db, base::Database::Mode::read_write);
+    conn.exec("DROP TABLE scenario; DROP TABLE scenario_shift; DROP TABLE scenario_set;");  // an older database
+  }
+  const test::CliResult none = test::run_cli("scenarios --set historical --db " + db);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("has no scenario tables"), std::string::npos) << none.err;
+  for (int twice = 0; twice < 2; ++twice) {
+    const test::CliResult added = test::run_cli("generate --scenarios " + db);
+    ASSERT_EQ(added.exit_code, 0) << added.err;
+  }
+  base::Database conn(db, base::Database::Mode::read_only);
+  base::Statement counts = conn.prepare(
+      "SELECT (SELECT count(*) FROM scenario WHERE set_name = 'historical'), (SELECT count(*) FROM scenario WHERE "
+      "set_name = 'ladder'), (SELECT count(*) FROM scenario_shift), (SELECT count(*) FROM ir_curve_input_rate)");
+  ASSERT_TRUE(counts.step());
+  EXPECT_EQ(counts.integer(0), kHistoricalDays);
+  EXPECT_EQ(counts.integer(1), 20);
+  EXPECT_EQ(counts.integer(2), (kHistoricalDays + 20) * counts.integer(3));  // every point of every curve
+  EXPECT_EQ(test::run_cli("scenarios --db " + db).exit_code, 0);
+}

@@ -3,6 +3,7 @@
 #include "base/cli_args.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/db/generator.h"
+#include "bond_risk/db/scenario_generator.h"
 #include "engine/timing.h"
 
 namespace bond_risk {
@@ -11,16 +12,19 @@ namespace {
 
 const base::CommandSpec kSpec = {
     "generate",
-    "--preset NAME --out PATH [--seed N] [--book-size N]",
+    "--preset NAME --out PATH [--seed N] [--book-size N]  |  --scenarios PATH [--seed N]",
     "Writes a synthetic data set to a new SQLite database. Presets: tiny (a handful of each type), 100, 50k,\n"
     "220k, 440k (40,000 bonds, 200,000 outright and 200,000 repo trades) and 1M (80,000 bonds, 460,000 of\n"
     "each trade); each has one calendar and two curves. The same preset, seed and book size always give\n"
-    "the same database.",
+    "the same database. Every data set also gets two scenario sets (see bond_risk scenarios --help):\n"
+    "'ladder' (parallel shifts, twists and butterflies) and 'historical' (500 synthetic correlated days);\n"
+    "--scenarios PATH adds them to an existing database instead, replacing sets of those names.",
     {
         {"preset", "NAME", "tiny, 100, 50k, 220k, 440k or 1M (required)"},
         {"out", "PATH", "database to create; must not exist (required)"},
         {"seed", "N", "random seed (default 1)"},
         {"book-size", "N", "trades per book; books are grouped by curve (default 1000)"},
+        {"scenarios", "PATH", "add the ladder and historical scenario sets to this existing database and exit"},
     },
 };
 
@@ -31,10 +35,18 @@ int generate_command(std::span<char* const> args) {
   if (!parsed) return 0;
   const base::ParsedArgs& a = *parsed;
   if (!a.positional.empty()) throw base::UsageError("generate: unexpected argument '" + a.positional[0] + "'");
+  const auto seed = static_cast<std::uint64_t>(base::parse_integer(a.get("seed", "1"), 0, INT64_MAX, "--seed"));
+  if (a.has("scenarios")) {
+    if (a.has("preset") || a.has("out")) throw base::UsageError("generate: --scenarios PATH takes no --preset or --out");
+    const std::string path = a.get("scenarios", "");
+    add_scenario_sets(path, seed);
+    std::cout << "Added the scenario sets ladder and historical to " << path << ".\n";
+    return 0;
+  }
   if (!a.has("preset") || !a.has("out")) throw base::UsageError("generate: --preset and --out are required (see --help)");
   const Preset& preset = base::usage_checked([&]() -> const Preset& { return find_preset(a.get("preset", "")); });
   GenerateOptions options;
-  options.seed = static_cast<std::uint64_t>(base::parse_integer(a.get("seed", "1"), 0, INT64_MAX, "--seed"));
+  options.seed = seed;
   options.book_size = static_cast<std::size_t>(base::parse_integer(a.get("book-size", "1000"), 1, 100'000'000, "--book-size"));
   const std::string out = a.get("out", "");
   const engine::Stopwatch watch;

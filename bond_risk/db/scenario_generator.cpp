@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bond_risk/db/random.h"
+#include "bond_risk/db/schema.h"
 
 namespace bond_risk {
 
@@ -124,6 +125,17 @@ void historical_set(SetWriter& w, std::uint64_t seed) {
 }
 
 }  // namespace
+
+void add_scenario_sets(const std::string& path, std::uint64_t seed) {
+  base::Database db(path, base::Database::Mode::read_write);
+  db.exec(kSchemaSql);
+  base::Transaction tx(db, true);
+  db.exec(
+      "DELETE FROM scenario_shift WHERE scenario_id IN (SELECT id FROM scenario WHERE set_name IN ('ladder', 'historical'));"
+      "DELETE FROM scenario WHERE set_name IN ('ladder', 'historical');");
+  generate_scenario_sets(db, seed);
+  tx.commit();
+}
 
 void generate_scenario_sets(base::Database& db, std::uint64_t seed) {
   SetWriter writer(db, curves_of(db));

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "base/sqlite.h"
 
@@ -21,5 +22,10 @@ inline constexpr int kHistoricalDays = 500;
 // Writes both sets into `db` (whose curves are loaded), in the caller's
 // transaction; scenario ids continue after the largest one there.
 void generate_scenario_sets(base::Database& db, std::uint64_t seed);
+
+// Adds both sets to the existing database at `path` (the scenario tables
+// are created if missing), replacing sets of those names, in one
+// transaction; the other tables are not touched.
+void add_scenario_sets(const std::string& path, std::uint64_t seed);
 
 }  // namespace bond_risk

@@ -90,7 +90,10 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
     std::string known;
     for (const std::string& n : scenario_set_names(db)) known += (known.empty() ? "" : ", ") + n;
     throw std::invalid_argument("no scenario set '" + name + "' in " + db.path() + " (sets: " +
-                                (known.empty() ? "none" : known) + ")");
+                                (known.empty() ? "none; bond_risk generate --scenarios " + db.path() +
+                                                     " adds 'ladder' and 'historical'"
+                                               : known) +
+                                ")");
   }
   return set;
 }
