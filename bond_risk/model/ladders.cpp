@@ -45,6 +45,46 @@ void for_ok_members(const Store& s, std::span<const NodeIndex> members, Kind kin
   }
 }
 
+// A book's running sum of rows on one curve's part of its ladder, kept in
+// registers while consecutive members stay on that curve (they do in a
+// book of one curve) and added to the ladder when the curve changes.
+class RowSum {
+ public:
+  explicit RowSum(const Store& s, std::span<double> ladder, std::size_t from = 0) : s_(s), ladder_(ladder), from_(from) {}
+  ~RowSum() { flush(); }
+  RowSum(const RowSum&) = delete;
+  RowSum& operator=(const RowSum&) = delete;
+
+  void add(NodeIndex curve, const double* row, double scale) {
+    if (curve != curve_) {
+      flush();
+      curve_ = curve;
+      n_ = s_.curves[curve].points.size();
+    }
+    if (n_ == kCommon) {
+      for (std::size_t k = 0; k < kCommon; ++k) sum_[k] += scale * row[k];
+    } else {
+      add_row(ladder_.data() + from_ + s_.key_rate_axis.offset[curve], row, n_, scale);
+    }
+  }
+
+ private:
+  static constexpr std::size_t kCommon = 12;  // the generated curves' points
+  void flush() {
+    if (n_ != kCommon) return;
+    double* to = ladder_.data() + from_ + s_.key_rate_axis.offset[curve_];
+    for (std::size_t k = 0; k < kCommon; ++k) to[k] += sum_[k];
+    sum_.fill(0.0);
+  }
+
+  const Store& s_;
+  std::span<double> ladder_;
+  std::size_t from_;
+  NodeIndex curve_ = ~NodeIndex{0};
+  std::size_t n_ = 0;
+  std::array<double, kCommon> sum_{};
+};
+
 std::uint64_t key_of(NodeRef node) { return std::uint64_t{node.type} << 32 | node.index; }
 
 }  // namespace
@@ -86,25 +126,20 @@ void add_key_rates(const Store& s, const LadderPart& p, std::span<double> ladder
 
 void sum_key_rates(const Store& s, const OutrightBook& book, std::span<double> ladder) {
   std::ranges::fill(ladder, 0.0);
+  RowSum sum(s, ladder);
   for_ok_members(s, book.members, Kind::outright_trade, s.outright_trades, [&](const OutrightTrade& t) {
-    const NodeIndex c = s.bonds[t.bond].curve;
-    add_row(ladder.data() + s.key_rate_axis.offset[c], s.bond_ladder(t.bond).data(), s.curves[c].points.size(),
-            static_cast<double>(t.quantity) * t.dir);
+    sum.add(s.bonds[t.bond].curve, s.bond_ladder(t.bond).data(), static_cast<double>(t.quantity) * t.dir);
   });
 }
 
 void sum_key_rates(const Store& s, const RepoBook& book, std::span<double> ladder) {
   std::ranges::fill(ladder, 0.0);
-  const std::size_t width = s.key_rate_axis.size;
+  RowSum margin(s, ladder), mtm_pnl(s, ladder, s.key_rate_axis.size);
   for_ok_members(s, book.members, Kind::repo_trade, s.repo_trades, [&](const RepoTrade& t) {
-    const NodeIndex c = s.bonds[t.bond].curve;
-    add_row(ladder.data() + s.key_rate_axis.offset[c], s.bond_ladder(t.bond).data(), s.curves[c].points.size(),
-            -static_cast<double>(t.notional));
+    margin.add(s.bonds[t.bond].curve, s.bond_ladder(t.bond).data(), -static_cast<double>(t.notional));
     const IrCurve& own = s.curves[t.curve];
-    const std::size_t n = own.points.size();
-    add_row(ladder.data() + width + s.key_rate_axis.offset[t.curve],
-            discount_sum_key_rates(own.key_rates, n, t.end - s.calendars[t.calendar].today).data(), n,
-            -t.start_cash / kYearBasis);
+    mtm_pnl.add(t.curve, discount_sum_key_rates(own.key_rates, own.points.size(), t.end - s.calendars[t.calendar].today).data(),
+                -t.start_cash / kYearBasis);
   });
 }
 
