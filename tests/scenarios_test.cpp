@@ -221,7 +221,9 @@ TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
         "INSERT INTO scenario (id, name, set_name) VALUES (9001, 'bad-curve', 'mine'), (9002, 'bad-idx', 'mine'),"
         " (9003, 'bad-text', 'mine'), (9004, 'too-big', 'mine'), (9005, 'good', 'mine');"
         "INSERT INTO scenario_shift VALUES (9001, 99999, 0, 1), (9002, 2, 77, 1), (9003, 2, 0, 'abc'),"
-        " (9004, 2, 0, 1e6), (9005, 2, 0, 1), (9005, 3, 4, -2);");
+        " (9004, 2, 0, 1e6), (9005, 2, 0, 1), (9005, 3, 4, -2);"
+        // A book naming a trade that does not exist is FAILED: it publishes no P&L either.
+        "INSERT INTO outright_book_trade (book_id, trade_id) SELECT min(id), 999999 FROM outright_book;");
   }
   const test::CliResult run = test::run_cli("scenarios --set mine --threads 2 --db " + db);
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -235,6 +237,15 @@ TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
   std::vector<std::int64_t> stored;
   while (ids.step()) stored.push_back(ids.integer(0));
   EXPECT_EQ(stored, std::vector<std::int64_t>{9005});
+  base::Database input(db, base::Database::Mode::read_only);
+  base::Statement first_book = input.prepare("SELECT min(id) FROM outright_book");
+  ASSERT_TRUE(first_book.step());
+  base::Statement failed = results.prepare("SELECT count(*) FROM scenario_pnl WHERE book_id = ?");
+  failed.bind(1, first_book.integer(0));
+  base::Statement books = results.prepare("SELECT count(*) FROM scenario_pnl WHERE set_name = 'mine' AND book_id IS NOT NULL");
+  ASSERT_TRUE(failed.step() && books.step());
+  EXPECT_EQ(failed.integer(0), 0) << "a FAILED book has a P&L";
+  EXPECT_GT(books.integer(0), 0);
 
   const test::CliResult unknown = test::run_cli("scenarios --set nosuch --db " + db);
   EXPECT_EQ(unknown.exit_code, 2);

@@ -133,6 +133,7 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
   for (std::size_t k = 0; k < set.scenarios.size(); ++k) {
     if (!pnl[k].error.empty()) continue;
     for (std::size_t b = 0; b <= books; ++b) {
+      if (b < books && !base.publishes(b)) continue;
       row.bind(1, set.name).bind(2, set.scenarios[k].id);
       if (b < books) {
         const NodeRef book = base.book(b);

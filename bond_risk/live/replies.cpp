@@ -112,6 +112,7 @@ base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, con
   std::vector<base::Json> heads = book_heads(base);
   base::Json books = base::Json::array();
   for (std::size_t b = 0; b < base.books(); ++b) {
+    if (!base.publishes(b)) continue;
     base::Json& book = heads[b];
     book["pnl"] = pnl.pnl[b];
     if (kind_of(base.book(b)) == Kind::repo_book) book["margin_change"] = pnl.margin[b];
@@ -135,6 +136,7 @@ base::Json var_json(const ScenarioBase& base, const std::string& set, const std:
   std::vector<base::Json> heads = book_heads(base);
   base::Json books = base::Json::array();
   for (std::size_t b = 0; b < base.books(); ++b) {
+    if (!base.publishes(b)) continue;
     base::Json& book = heads[b];
     book.update(risk_json(by_book[b]));
     books.push_back(std::move(book));

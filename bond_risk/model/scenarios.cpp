@@ -31,21 +31,26 @@ ScenarioBase::ScenarioBase(const Store& s) : store_(s) {
   const auto ok = [&s](Kind kind, NodeIndex i) { return s.states[static_cast<std::size_t>(kind)][i].status == Status::ok; };
   const auto bond_key = [](const BondPosition& p) { return p.bond; };
   const auto cash_key = [](const CashPosition& p) { return std::pair(p.curve, p.days); };
-  for (const OutrightBook& book : s.outright_books) {
+  const auto failed = [&s](Kind kind, std::size_t b) {
+    return s.state(ref(kind, static_cast<NodeIndex>(b))).status == Status::failed;
+  };
+  for (std::size_t b = 0; b < s.outright_books.size(); ++b) {
     bond_begin_.push_back(static_cast<std::uint32_t>(bond_positions_.size()));
     cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
+    if (failed(Kind::outright_book, b)) continue;
     const std::size_t from = bond_positions_.size();
-    for (NodeIndex m : book.members) {
+    for (NodeIndex m : s.outright_books[b].members) {
       const OutrightTrade& t = s.outright_trades[m];
       if (ok(Kind::outright_trade, m)) bond_positions_.push_back({t.bond, static_cast<double>(t.quantity) * t.dir});
     }
     merge_equal(bond_positions_, from, bond_key);
   }
-  for (const RepoBook& book : s.repo_books) {
+  for (std::size_t b = 0; b < s.repo_books.size(); ++b) {
     bond_begin_.push_back(static_cast<std::uint32_t>(bond_positions_.size()));
     cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
+    if (failed(Kind::repo_book, b)) continue;
     const std::size_t bonds_from = bond_positions_.size(), cash_from = cash_positions_.size();
-    for (NodeIndex m : book.members) {
+    for (NodeIndex m : s.repo_books[b].members) {
       if (!ok(Kind::repo_trade, m)) continue;
       const RepoTrade& t = s.repo_trades[m];
       bond_positions_.push_back({t.bond, -static_cast<double>(t.notional)});

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bond_risk/model/status.h"
 #include "bond_risk/model/store.h"
 #include "engine/scheduler.h"
 
@@ -51,6 +52,9 @@ class ScenarioBase {
   // Books in result order: every outright book, then every repo book.
   std::size_t books() const { return store_.outright_books.size() + store_.repo_books.size(); }
   NodeRef book(std::size_t b) const;
+  // Whether book b publishes values in the base state: a FAILED book has no
+  // P&L (0 in ScenarioPnl, left out of the total; its results are not shown).
+  bool publishes(std::size_t b) const { return store_.state(book(b)).status != Status::failed; }
 
  private:
   friend class ScenarioRevaluer;
