@@ -162,7 +162,9 @@ int bench_events_command(std::span<char* const> args) {
   std::vector<Change> amend_a, amend_b, bump, roll, tick;
   {
     base::Database db(copy, base::Database::Mode::read_only);
-    LiveModel model(load(db).store, settings.scheduler, settings.grain);
+    Store store = load(db).store;
+    store.with_key_rates = settings.key_rates;  // KEY_RATES, as the engine it starts below reads it too
+    LiveModel model(std::move(store), settings.scheduler, settings.grain);
     model.flush_all();
     const Store& s = model.store();
     std::string first_curve;
