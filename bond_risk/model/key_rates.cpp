@@ -72,14 +72,13 @@ BondValue value_bond_with_key_rates(std::span<const Date> coupon_dates, Date mat
   cash_flow(m, 100.0, at_maturity);
   const double c100 = 100.0 * coupon / coupons_per_year;
   CouponSums sums;
-  for (Date d : coupon_dates) {
-    if (d < today) break;  // latest first: the rest are past
-    const KeyRateDay& day = curve.days[static_cast<std::size_t>(d - today)];
+  for_each_coupon(coupon_dates, today, [&](int i) {
+    const KeyRateDay& day = curve.days[static_cast<std::size_t>(i)];
     sums.df += day.df;
     sums.df_up += day.df_up;
     sums.df_dn += day.df_dn;
-    cash_flow(d - today, c100, day);
-  }
+    cash_flow(i, c100, day);
+  });
   ladder[k] -= lo;
   ladder[k + 1] -= hi;
   return bond_value(c100, sums, {at_maturity.df, at_maturity.df_up, at_maturity.df_dn});

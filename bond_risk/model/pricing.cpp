@@ -32,6 +32,13 @@ std::string check_curve_points(std::span<const CurvePoint> points) {
 }
 
 void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
+  build_discount_factors(points, out);
+  const Eigen::ArrayXd t = Eigen::ArrayXd::LinSpaced(kNumForwardDays, 0, kNumForwardDays - 1) / kYearBasis;
+  out.df_up = (-(out.r + kBump) * t).exp();
+  out.df_dn = (-(out.r - kBump) * t).exp();
+}
+
+void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out) {
   constexpr int n = kNumForwardDays;
   out.r.resize(n);
   for (std::size_t k = 0; k + 1 < points.size(); ++k) {
@@ -43,8 +50,6 @@ void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
   }
   const Eigen::ArrayXd t = Eigen::ArrayXd::LinSpaced(n, 0, n - 1) / kYearBasis;
   out.df = (-out.r * t).exp();
-  out.df_up = (-(out.r + kBump) * t).exp();
-  out.df_dn = (-(out.r - kBump) * t).exp();
   out.cum_df.resize(n + 1);
   out.cum_df[0] = 0;
   for (int i = 0; i < n; ++i) out.cum_df[i + 1] = out.cum_df[i] + out.df[i];
@@ -64,15 +69,20 @@ std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_yea
 BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
                      Date today, const CurveArrays& curve) {
   CouponSums sums;
-  for (Date d : coupon_dates) {
-    if (d < today) break;  // latest first: the rest are past
-    const int i = d - today;
+  for_each_coupon(coupon_dates, today, [&](int i) {
     sums.df += curve.df[i];
     sums.df_up += curve.df_up[i];
     sums.df_dn += curve.df_dn[i];
-  }
+  });
   const int m = maturity - today;
   return bond_value(100.0 * coupon / coupons_per_year, sums, {curve.df[m], curve.df_up[m], curve.df_dn[m]});
+}
+
+double bond_price(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year, Date today,
+                  const CurveArrays& curve) {
+  double sum = 0;
+  for_each_coupon(coupon_dates, today, [&](int i) { sum += curve.df[i]; });
+  return bond_value(100.0 * coupon / coupons_per_year, {sum, 0, 0}, {curve.df[maturity - today], 0, 0}).price;
 }
 
 OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond) {

@@ -31,6 +31,20 @@ std::string check_curve_points(std::span<const CurvePoint> points);
 // Fills `out` from valid points (check_curve_points returned "").
 void build_curve(std::span<const CurvePoint> points, CurveArrays& out);
 
+// Fills out.r, out.df and out.cum_df only (a curve revalued under a
+// scenario needs no bumped copies); the same bits as build_curve's.
+void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out);
+
+// Calls flow(i) for each coupon of a bond paid on day i >= 0 from `today`,
+// latest first (coupon_dates is latest first).
+template <class Flow>
+void for_each_coupon(std::span<const Date> coupon_dates, Date today, Flow flow) {
+  for (Date d : coupon_dates) {
+    if (d < today) break;  // latest first: the rest are past
+    flow(d - today);
+  }
+}
+
 // Coupon dates maturity, maturity - m months, ... while after `start`,
 // m = 12 / coupons_per_year; latest first.
 std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_year);
@@ -62,6 +76,10 @@ BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double c
 struct OutrightValue {
   double pv = 0, pv01 = 0, pnl = 0;
 };
+
+// value_bond's price alone, off curve.df (the same bits).
+double bond_price(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year, Date today,
+                  const CurveArrays& curve);
 
 // dir is +1 for BUY, -1 for SELL.
 OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond);

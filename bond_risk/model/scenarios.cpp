@@ -94,7 +94,7 @@ ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
       out.error = "ir_curve " + std::to_string(s.ids[static_cast<std::size_t>(Kind::ir_curve)][c]) + " shifted: " + problem;
       return out;
     }
-    build_curve(points[c], curves_[c]);
+    build_discount_factors(points[c], curves_[c]);
   }
   // Every OK bond on a shifted curve repriced; the others do not move.
   for (NodeIndex b = 0; b < s.bonds.size(); ++b) {
@@ -102,9 +102,9 @@ ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
     price_change_[b] = 0;
     if (!shifted_[bond.curve] || s.state(ref(Kind::bond, b)).status != Status::ok) continue;
     const std::span<const Date> schedule(s.coupon_dates.data() + bond.schedule_begin, bond.schedule_size);
-    const BondValue v = value_bond(schedule, bond.maturity, bond.coupon, bond.coupons_per_year,
-                                   s.calendars[bond.calendar].today, curves_[bond.curve]);
-    price_change_[b] = v.price - s.bond_values[b].price;
+    price_change_[b] = bond_price(schedule, bond.maturity, bond.coupon, bond.coupons_per_year,
+                                  s.calendars[bond.calendar].today, curves_[bond.curve]) -
+                       s.bond_values[b].price;
   }
   const std::size_t books = base_.books(), outright = s.outright_books.size();
   out.pnl.assign(books, 0.0);
