@@ -191,3 +191,18 @@ TEST(LiveEngine, ABooksLadderFollowsAMemberAmendedToAnotherBondOrCurve) {
   }
   test::expect_result_tables_fresh(live);
 }
+
+// A repo's row of its curve's discounted-sum ladder is picked by its
+// calendar's today: a date roll of that calendar alone (its bond's calendar
+// unchanged) moves the repo's part of its book's ladder, which the book must
+// not take as unchanged.
+TEST(LiveEngine, ABooksLadderFollowsARollOfOneRepoCalendar) {
+  Live live("100", 10, 2,
+            "INSERT INTO calendar (id, name, today) VALUES (99999, 'OTHER', '2025-11-21');"
+            "UPDATE repo_trade SET calendar_id = 99999, end_date = '2026-06-30' WHERE id = (SELECT min(id) FROM repo_trade);");
+  for (const char* date : {"2025-11-24", "2025-12-31"}) {
+    ASSERT_EQ(live.run(std::string("roll-date ") + date + " OTHER")["ok"], true);
+    test::expect_same_as_fresh(live);
+  }
+  test::expect_result_tables_fresh(live);
+}

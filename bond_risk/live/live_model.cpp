@@ -268,7 +268,7 @@ bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {
   } else {
     return false;  // an id reused across tables, a new calendar or curve, ...
   }
-  if (is_trade(kind)) hold_ladder_part(store_, node);
+  if (found && is_trade(kind)) hold_ladder_part(store_, node);
   if (!bond_risk::reread(db, store_, node)) return false;  // a deleted row: its books' memberships decide, so reload
   if (is_trade(kind)) link_trade(store_, graph_, node);
   graph_.mark_dirty(node);

@@ -56,7 +56,10 @@ struct Calculator {
   NodeState& own(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i]; }
 
   void calendars(Indices nodes) const {
-    for (NodeIndex i : nodes) own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), {});
+    for (NodeIndex i : nodes) {
+      ++s.calendars[i].version;
+      own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), {});
+    }
   }
 
   void curves(Indices nodes) const {

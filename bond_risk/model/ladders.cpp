@@ -95,8 +95,9 @@ LadderPart ladder_part(const Store& s, const OutrightTrade& t) {
 }
 
 LadderPart ladder_part(const Store& s, const RepoTrade& t) {
-  return {.bond = t.bond, .curve = t.curve, .bond_version = s.bond_ladder_version[t.bond],
-          .curve_version = s.curves[t.curve].key_rate_version, .days = t.end - s.calendars[t.calendar].today,
+  return {.bond = t.bond, .curve = t.curve, .calendar = t.calendar, .bond_version = s.bond_ladder_version[t.bond],
+          .curve_version = s.curves[t.curve].key_rate_version, .calendar_version = s.calendars[t.calendar].version,
+          .days = t.end - s.calendars[t.calendar].today,
           .weight = -static_cast<double>(t.notional), .cash = -t.start_cash / kYearBasis};
 }
 
@@ -113,7 +114,8 @@ LadderPart books_ladder_part(const Store& s, NodeRef trade) {
 
 bool still_current(const Store& s, const LadderPart& p) {
   return s.bond_ladder_version[p.bond] == p.bond_version &&
-         (p.cash == 0 || s.curves[p.curve].key_rate_version == p.curve_version);
+         (p.cash == 0 || (s.curves[p.curve].key_rate_version == p.curve_version &&
+                          s.calendars[p.calendar].version == p.calendar_version));
 }
 
 void add_key_rates(const Store& s, const LadderPart& p, std::span<double> ladder, double sign) {

@@ -7,8 +7,10 @@
 // so it is described by a LadderPart: what it reads, with what weight, and
 // the versions of those ladders it saw. A book updates from a changed
 // member by taking its previous part away and adding its new one, as long
-// as the ladders the previous part read are unchanged (same versions);
-// otherwise it sums afresh.
+// as the ladders the previous part read are unchanged (same versions; for
+// a repo also its calendar, whose today picks its row); otherwise it sums
+// afresh. A part saved when a flush starts is taken after the changes it
+// follows (a new today, say): any it reads wrongly is not current then.
 #pragma once
 
 #include <array>
@@ -38,8 +40,9 @@ LadderPart books_ladder_part(const Store& store, NodeRef trade);
 bool still_current(const Store& store, const LadderPart& part);
 
 // Sets `ladder` to the sum of `book`'s OK members' parts (a book summed
-// afresh): the same sums add_key_rates gives member by member, in a loop
-// made for the flush.
+// afresh), in a loop made for the flush: the rows of consecutive members on
+// one curve are summed first, so for a book that mixes curves the last bits
+// may differ from adding the parts one by one.
 void sum_key_rates(const Store& store, const OutrightBook& book, std::span<double> ladder);
 void sum_key_rates(const Store& store, const RepoBook& book, std::span<double> ladder);
 

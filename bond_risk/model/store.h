@@ -31,6 +31,7 @@ struct NodeState {
 
 struct Calendar {
   Date today = 0;
+  std::uint32_t version = 0;  // counts the flushes that recalculated it (see model/ladders.h)
 };
 
 struct IrCurve {
@@ -78,8 +79,9 @@ struct Book {
 };
 // A trade's part of its books' key-rate ladders (see model/ladders.h).
 struct LadderPart {
-  NodeIndex bond = 0, curve = 0;                       // curve: a repo's own (mtm_pnl); unused for outrights
-  std::uint32_t bond_version = 0, curve_version = 0;  // Store::bond_ladder_version, IrCurve::key_rate_version
+  NodeIndex bond = 0, curve = 0, calendar = 0;  // curve, calendar: a repo's own (mtm_pnl); unused for outrights
+  // Store::bond_ladder_version, IrCurve::key_rate_version, Calendar::version
+  std::uint32_t bond_version = 0, curve_version = 0, calendar_version = 0;
   int days = 0;                                        // a repo's days to its end (its curve's ladder row)
   double weight = 0;  // of the bond's ladder: quantity * dir, or -notional
   double cash = 0;    // a repo's of its discounted-sum ladder: -start_cash / YEAR_BASIS; 0 for outrights
