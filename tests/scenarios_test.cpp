@@ -296,6 +296,13 @@ TEST(Scenarios, TheRunningEngineAnswersScenarioAndVarFromItsStateWithoutChanging
   const base::Json again = live.run("var");
   EXPECT_NE(again["total"]["var_99"], var["total"]["var_99"]);
 
+  // The kept reply does not outlive a change to the set's rows: a day moved 300bp down becomes its worst.
+  live.db->exec("UPDATE scenario_shift SET shift_bp = -300 WHERE scenario_id = (SELECT id FROM scenario WHERE name = 'day-001')");
+  const base::Json edited = live.run("var");
+  const double worst_day = live.run("scenario day-001")["total"];
+  EXPECT_NE(edited["total"]["es_975"], again["total"]["es_975"]);
+  EXPECT_LT(worst_day, -again["total"]["es_975"].get<double>());
+
   for (const char* bad : {"scenario nosuch", "var ladder", "var nosuch"}) {
     const base::Json reply = live.run(bad);
     EXPECT_EQ(reply["ok"], false) << bad;

@@ -30,7 +30,8 @@ const base::CommandSpec kSpec = {
     "                as the running engine or the last 'bond_risk run --batch' stored them.\n"
     "  pnl --set NAME [BOOK]\n"
     "                the distribution of the total's P&L (or a book's) over the scenarios of a set, as the\n"
-    "                last 'bond_risk scenarios' stored it, with the 99% VaR and 97.5% expected shortfall marked.",
+    "                last 'bond_risk scenarios' stored it, with the 99% VaR and 97.5% expected shortfall marked\n"
+    "                for a historical set.",
     {
         {"db", "PATH", "database whose results to draw (APP_DB; default from the conf file)"},
         {"set", "NAME", "pnl: the scenario set"},
@@ -124,6 +125,13 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
     throw std::runtime_error("no P&L of " + whose + " stored for scenario set '" + set +
                              "' (run: bond_risk scenarios --set " + set + " --db " + db.path() + ")");
   }
+  // VaR and ES are marked for a historical set only (a stress set's P&Ls are not a distribution of days).
+  bool historical = false;
+  if (db.has_table("scenario_set")) {
+    base::Statement kind = db.prepare("SELECT kind FROM main.scenario_set WHERE name = ?");
+    kind.bind(1, set);
+    historical = kind.step() && kind.text(0) == "historical";
+  }
   const TailRisk risk = tail_risk(pnl);
   const std::string data = out + ".dat";
   std::ofstream file(data);
@@ -138,15 +146,18 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
          << base::gnuplot_quoted(out) << "\nset title " << base::gnuplot_quoted("P&L of " + whose + " over scenario set " + set +
                                                                                  " (" + std::to_string(pnl.size()) + " scenarios)")
          << "\nset style fill solid 0.6 border -1\nset grid ytics\nset key top right\n"
-            "set xlabel 'P&L'\nset ylabel 'scenarios'\nw = " << width << "\nset boxwidth w absolute\nbin(x) = w * floor(x / w) + w / 2\n"
-         << "set arrow 1 from " << -risk.var_99 << ", graph 0 to " << -risk.var_99 << ", graph 1 nohead lw 2 lc rgb 'red'\n"
-         << "set arrow 2 from " << -risk.es_975 << ", graph 0 to " << -risk.es_975 << ", graph 1 nohead lw 2 dt 2 lc rgb 'dark-red'\n"
-         << "set label 1 " << base::gnuplot_quoted("VaR 99%") << " at " << -risk.var_99 << ", graph 0.95 right offset -0.5,0\n"
-         << "set label 2 " << base::gnuplot_quoted("ES 97.5%") << " at " << -risk.es_975 << ", graph 0.88 right offset -0.5,0\n"
-         << "plot " << base::gnuplot_quoted(data) << " using (bin($1)):(1.0) smooth frequency with boxes title 'scenarios'\n";
+            "set xlabel 'P&L'\nset ylabel 'scenarios'\nw = " << width << "\nset boxwidth w absolute\nbin(x) = w * floor(x / w) + w / 2\n";
+  if (historical) {
+    script << "set arrow 1 from " << -risk.var_99 << ", graph 0 to " << -risk.var_99 << ", graph 1 nohead lw 2 lc rgb 'red'\n"
+           << "set arrow 2 from " << -risk.es_975 << ", graph 0 to " << -risk.es_975 << ", graph 1 nohead lw 2 dt 2 lc rgb 'dark-red'\n"
+           << "set label 1 " << base::gnuplot_quoted("VaR 99%") << " at " << -risk.var_99 << ", graph 0.95 right offset -0.5,0\n"
+           << "set label 2 " << base::gnuplot_quoted("ES 97.5%") << " at " << -risk.es_975 << ", graph 0.88 right offset -0.5,0\n";
+  }
+  script << "plot " << base::gnuplot_quoted(data) << " using (bin($1)):(1.0) smooth frequency with boxes title 'scenarios'\n";
   base::run_gnuplot(script.str());
-  std::cout << "Wrote " << out << " (" << pnl.size() << " scenarios; VaR 99% " << risk.var_99 << ", ES 97.5% "
-            << risk.es_975 << "; numbers in " << data << ")\n";
+  std::cout << "Wrote " << out << " (" << pnl.size() << " scenarios";
+  if (historical) std::cout << "; VaR 99% " << risk.var_99 << ", ES 97.5% " << risk.es_975;
+  std::cout << "; numbers in " << data << ")\n";
   return 0;
 }
 

@@ -9,7 +9,8 @@ namespace bond_risk {
 namespace {
 
 void require_tables(base::Database& db) {
-  if (!db.has_table("scenario_set") || !db.has_table("scenario_shift")) {
+  base::Statement scenarios = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'scenario'");
+  if (!scenarios.step() || !db.has_table("scenario_set") || !db.has_table("scenario_shift")) {
     throw std::runtime_error(db.path() + " has no scenario tables; create them with: sqlite3 " + db.path() +
                              " < schema/bond_risk.sql (or generate a data set with bond_risk generate)");
   }
@@ -33,7 +34,8 @@ std::vector<std::string> scenario_set_names(base::Database& db) {
   return names;
 }
 
-ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name) {
+ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name,
+                              const std::optional<std::string>& only) {
   require_tables(db);
   ScenarioSet set;
   set.name = name;
@@ -44,8 +46,10 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
   }
   base::Statement st = db.prepare(
       "SELECT s.id, s.name, h.ir_curve_id, h.idx, h.shift_bp, typeof(h.shift_bp) FROM scenario s "
-      "LEFT JOIN scenario_shift h ON h.scenario_id = s.id WHERE s.set_name = ? ORDER BY s.id, h.ir_curve_id, h.idx");
+      "LEFT JOIN scenario_shift h ON h.scenario_id = s.id WHERE s.set_name = ?1 AND (?2 IS NULL OR s.name = ?2) "
+      "ORDER BY s.id, h.ir_curve_id, h.idx");
   st.bind(1, name);
+  if (only) st.bind(2, *only);
   std::string bad;  // why the scenario being read is left out
   auto finish = [&] {
     if (set.scenarios.empty()) return;
@@ -104,18 +108,6 @@ std::optional<std::string> set_of_scenario(base::Database& db, const std::string
   st.bind(1, name);
   if (!st.step()) return std::nullopt;
   return st.value_text(0);
-}
-
-std::string scenario_set_fingerprint(base::Database& db, const std::string& name) {
-  require_tables(db);
-  base::Statement st = db.prepare(
-      "SELECT count(*), total(h.scenario_id), total(h.ir_curve_id * 1000003 + h.idx), total(h.shift_bp), "
-      "(SELECT group_concat(kind) FROM scenario_set WHERE name = ?1) "
-      "FROM scenario s JOIN scenario_shift h ON h.scenario_id = s.id WHERE s.set_name = ?1");
-  st.bind(1, name);
-  st.step();
-  return st.value_text(0) + "/" + st.value_text(1) + "/" + st.value_text(2) + "/" + st.value_text(3) + "/" +
-         st.value_text(4);
 }
 
 void write_scenario_results(base::Database& results, const ScenarioSet& set, const ScenarioBase& base,

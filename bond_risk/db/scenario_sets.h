@@ -20,22 +20,21 @@ struct ScenarioSet {
   // Scenarios left out, each with why (a shift naming an unknown curve or
   // point, a shift that is not a finite number): one bad row never stops the set.
   std::vector<std::string> problems;
+  friend bool operator==(const ScenarioSet&, const ScenarioSet&) = default;
 };
 
 // The names of the sets in `db`, in name order.
 std::vector<std::string> scenario_set_names(base::Database& db);
 
-// Reads set `name`, its shifts resolved against `store`'s curves. Throws
-// std::invalid_argument naming the sets there are when `name` has no
-// scenarios, and std::runtime_error when the database has no scenario tables.
-ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name);
+// Reads set `name` (only its scenario `only`, when given), its shifts
+// resolved against `store`'s curves. Throws std::invalid_argument naming the
+// sets there are when `name` has no scenarios, and std::runtime_error when
+// the database has no scenario tables.
+ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name,
+                              const std::optional<std::string>& only = std::nullopt);
 
 // The set scenario `name` belongs to, if there is one.
 std::optional<std::string> set_of_scenario(base::Database& db, const std::string& name);
-
-// A fingerprint of set `name`'s rows (scenarios, shifts and their sum), to
-// tell whether a result computed from them still stands.
-std::string scenario_set_fingerprint(base::Database& db, const std::string& name);
 
 // Replaces `set`'s rows in the results database with `pnl` (one per
 // scenario of the set, in order; those with an error are left out) and,

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "base/json.h"
 #include "base/sqlite.h"
 #include "bond_risk/db/change_log.h"
+#include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/result_publisher.h"
@@ -97,7 +99,14 @@ class CommandExecutor {
   std::int64_t served_event_ = 0;
   std::string degraded_;  // why the last batch could not be written; "" once one is
   std::array<std::size_t, kCommandCount> answered_{};
-  std::pair<std::string, base::Json> var_cache_;  // the last var reply, by set, state and the set's rows
+  // The last var reply of each set, with the state (event, recalculations)
+  // and the set's rows it was computed from.
+  struct KeptVar {
+    std::string state;
+    ScenarioSet set;
+    base::Json reply;
+  };
+  std::map<std::string, KeptVar> var_cache_;
   bool shutdown_ = false;
 };
 

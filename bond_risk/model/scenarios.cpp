@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "bond_risk/model/status.h"
 
@@ -140,8 +141,14 @@ std::vector<ScenarioPnl> revalue_all(const ScenarioBase& base, std::span<const S
   const std::size_t round = 4 * jobs;
   for (std::size_t first = 0; first < scenarios.size(); first += round) {
     const std::size_t last = std::min(scenarios.size(), first + round);
-    scheduler.run(jobs, [&](std::size_t j) {
-      for (std::size_t k = first + j; k < last; k += jobs) out[k] = revaluers[j].revalue(scenarios[k]);
+    scheduler.run(jobs, [&](std::size_t j) {  // jobs must not throw: a failure is the scenario's error
+      for (std::size_t k = first + j; k < last; k += jobs) {
+        try {
+          out[k] = revaluers[j].revalue(scenarios[k]);
+        } catch (const std::exception& e) {
+          out[k].error = e.what();
+        }
+      }
     });
     if (progress) progress(last);
   }

@@ -35,12 +35,14 @@ struct Shift {
   NodeIndex curve = 0;
   std::size_t point = 0;  // index into the curve's points (idx order)
   double bp = 0;
+  friend bool operator==(const Shift&, const Shift&) = default;
 };
 
 struct Scenario {
   std::int64_t id = 0;
   std::string name;
   std::vector<Shift> shifts;
+  friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
 // The books' positions over their OK members, gathered from a flushed store.
