@@ -160,6 +160,21 @@ TEST(Model, ABadCalendarMakesEverythingOnItStale) {
   for (std::int64_t id : {10, 100, 200, 1000, 2000}) EXPECT_EQ(m->status(id), Status::stale) << id;
 }
 
+TEST(Model, ABadCalendarLeavesTheCalendarsAfterItTheirOwnToday) {
+  // Calendar 1's today is bad; calendar 5 is good: a bond on 5 reads 5's today, not whatever lies after 1.
+  test::TempDir dir;
+  make_db(dir.path("two.db"),
+          "INSERT INTO calendar VALUES (1, 'BAD', '2025-02-30'), (5, 'GOOD', '2025-01-01');"
+          "INSERT INTO ir_curve VALUES (2, 'FLAT3', 'GBP');"
+          "INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.03);"
+          "INSERT INTO bond VALUES (10, 'ZERO', 5, 2, '2020-01-01', '2030-01-01', 1, 0.0);");
+  const auto m = calculate(dir.path("two.db"));
+  EXPECT_EQ(m->status(1), Status::failed);
+  ASSERT_EQ(m->status(10), Status::ok) << m->reason(10);
+  // A zero-coupon bond's price is 100 discount factors of its maturity: 1826 days at a flat 3%.
+  expect_close(m->node(10, m->store.bond_values).price, 100 * std::exp(-0.03 * 1826 / 365.25));
+}
+
 TEST(Model, AnEmptyDatabaseLoadsAndFlushes) {
   test::TempDir dir;
   make_db(dir.path("empty.db"), "");

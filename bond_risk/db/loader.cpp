@@ -88,7 +88,11 @@ class Loader {
     std::size_t nodes = 0;
     for (std::size_t k = 0; k < kKindCount; ++k) nodes += row_count(db_, kind_name(static_cast<Kind>(k)));
     s().by_id.reserve(nodes);
-    named_nodes(Kind::calendar, [&](const Row& row, NodeIndex) { s().calendars.push_back({std::get<Date>(row["today"])}); });
+    // The calendar's entry first: one whose today is bad keeps its index (and fails), as every node does.
+    named_nodes(Kind::calendar, [&](const Row& row, NodeIndex) {
+      Calendar& calendar = s().calendars.emplace_back();
+      calendar.today = std::get<Date>(row["today"]);
+    });
     named_nodes(Kind::ir_curve, [&](const Row&, NodeIndex) { s().curves.emplace_back(); });
     curve_rates();
     bonds();
