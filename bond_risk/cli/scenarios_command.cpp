@@ -56,25 +56,17 @@ void run_set(base::Database& db, base::Database& results, LiveModel& model, cons
     pnl = revalue_all(base, set.scenarios, model.scheduler(), [&](std::size_t done) { progress.update(done); });
   }
   const double seconds = watch.seconds();
-  std::size_t failed = 0;
-  for (std::size_t k = 0; k < pnl.size(); ++k) {
-    if (pnl[k].error.empty()) continue;
-    std::cerr << "bond_risk: warning: set " << name << ": scenario " << set.scenarios[k].name << " left out: " << pnl[k].error << "\n";
-    ++failed;
-  }
+  const std::vector<std::string> failed = left_out(set.scenarios, pnl);
+  for (const std::string& why : failed) std::cerr << "bond_risk: warning: set " << name << ": " << why << "\n";
   std::cout << "Set " << name << " (" << (set.historical ? "historical" : "stress") << "): "
-            << set.scenarios.size() - failed << " scenarios of " << base.books() << " books revalued in " << seconds
+            << set.scenarios.size() - failed.size() << " scenarios of " << base.books() << " books revalued in " << seconds
             << " seconds (" << seconds / std::max<std::size_t>(1, set.scenarios.size()) * 1e3 << " ms a scenario).\n";
   const engine::Stopwatch write_watch;
   write_scenario_results(results, set, base, pnl);
   if (set.historical) {
-    std::vector<double> total;
-    for (const ScenarioPnl& p : pnl) {
-      if (p.error.empty()) total.push_back(p.total);
-    }
-    const TailRisk risk = tail_risk(total);
-    std::cout << "Total: 1-day VaR 99% " << money(risk.var_99) << ", expected shortfall 97.5% " << money(risk.es_975)
-              << " (over " << total.size() << " days).\n";
+    const SetRisk risk = set_risk(base, pnl);
+    std::cout << "Total: 1-day VaR 99% " << money(risk.total.var_99) << ", expected shortfall 97.5% "
+              << money(risk.total.es_975) << " (over " << risk.scenarios << " days).\n";
   } else {
     std::vector<std::pair<double, std::string>> worst;
     for (std::size_t k = 0; k < pnl.size(); ++k) {

@@ -121,10 +121,9 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
   base::Statement row = results.prepare(
       "INSERT INTO scenario_pnl (set_name, scenario_id, book_id, pnl, margin_change) VALUES (?, ?, ?, ?, ?)");
   const std::size_t books = base.books();
-  std::vector<std::vector<double>> by_book(books + 1);  // the total last
   for (std::size_t k = 0; k < set.scenarios.size(); ++k) {
     if (!pnl[k].error.empty()) continue;
-    for (std::size_t b = 0; b <= books; ++b) {
+    for (std::size_t b = 0; b <= books; ++b) {  // every book that publishes, then the total (book_id NULL)
       if (b < books && !base.publishes(b)) continue;
       row.bind(1, set.name).bind(2, set.scenarios[k].id);
       if (b < books) {
@@ -135,27 +134,26 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
         } else {
           row.bind_null(5);
         }
-        by_book[b].push_back(pnl[k].pnl[b]);
       } else {
         row.bind_null(3).bind(4, pnl[k].total).bind_null(5);
-        by_book[b].push_back(pnl[k].total);
       }
       row.run();
     }
   }
   if (set.historical) {
+    const SetRisk risk = set_risk(base, pnl);
     base::Statement var = results.prepare(
         "INSERT INTO scenario_var (set_name, book_id, scenarios, var_99, es_975) VALUES (?, ?, ?, ?, ?)");
-    for (std::size_t b = 0; b <= books; ++b) {
-      if (by_book[b].empty()) continue;
-      const TailRisk risk = tail_risk(by_book[b]);
+    for (std::size_t b = 0; risk.scenarios > 0 && b <= books; ++b) {
+      if (b < books && !base.publishes(b)) continue;
+      const TailRisk& r = b < books ? risk.books[b] : risk.total;
       var.bind(1, set.name);
       if (b < books) {
         var.bind(2, s.id(base.book(b)));
       } else {
         var.bind_null(2);
       }
-      var.bind(3, static_cast<std::int64_t>(by_book[b].size())).bind(4, risk.var_99).bind(5, risk.es_975).run();
+      var.bind(3, static_cast<std::int64_t>(risk.scenarios)).bind(4, r.var_99).bind(5, r.es_975).run();
     }
   }
   tx.commit();

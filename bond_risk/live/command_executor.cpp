@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include "bond_risk/db/event_log.h"
@@ -117,7 +118,7 @@ struct CommandExecutor::Batch {
     if (!set.historical) {
       throw CommandError("scenario set '" + v.set + "' is not historical (scenario_set.kind); VaR needs one day's moves per scenario");
     }
-    const std::string state = std::to_string(ex.served_event_) + "/" + std::to_string(ex.model_.latencies_us().size());
+    const std::string state = std::to_string(ex.served_event_) + "/" + std::to_string(ex.model_.recalculations());
     if (const auto kept = ex.var_cache_.find(v.set);
         kept != ex.var_cache_.end() && kept->second.state == state && kept->second.set == set) {
       return kept->second.reply;
@@ -125,11 +126,9 @@ struct CommandExecutor::Batch {
     const ScenarioBase base(ex.model_.store());
     const std::vector<ScenarioPnl> pnl = revalue_all(base, set.scenarios, ex.model_.scheduler());
     base::Json reply = var_json(base, v.set, pnl);
-    std::vector<std::string> left_out = set.problems;
-    for (std::size_t k = 0; k < pnl.size(); ++k) {
-      if (!pnl[k].error.empty()) left_out.push_back("scenario " + set.scenarios[k].name + " left out: " + pnl[k].error);
-    }
-    if (!left_out.empty()) reply["left_out"] = left_out;
+    std::vector<std::string> problems = set.problems;
+    std::ranges::copy(left_out(set.scenarios, pnl), std::back_inserter(problems));
+    if (!problems.empty()) reply["left_out"] = problems;
     reply["event"] = ex.served_event_;
     ex.var_cache_[v.set] = {state, set, reply};
     return reply;

@@ -145,18 +145,17 @@ struct LiveModel::Apply {
                          "); only an engine with its database can amend it");
     }
     const TradeRow write{kind, id, a.fields, false, std::nullopt};
+    hold_ladder_part(m.store_, t);  // before the row changes (kept as it is if the change is refused)
     if (kind == Kind::outright_trade) {
       OutrightTrade amended = m.store_.outright_trades[t.index];
       set_fields(m.store_, amended, input_table(kind), a.fields);
       persist_or_refuse(db, write);
-      hold_ladder_part(m.store_, t);
       m.store_.outright_trades[t.index] = amended;
     } else {
       RepoTrade amended = m.store_.repo_trades[t.index];
       set_fields(m.store_, amended, input_table(kind), a.fields);
       check_dates(a.fields, id);
       persist_or_refuse(db, write);
-      hold_ladder_part(m.store_, t);
       m.store_.repo_trades[t.index] = amended;
     }
     // A FAILED trade's row holds a value the store could not take: read the
@@ -288,6 +287,10 @@ LiveModel::Recalculation LiveModel::reload(Store store) {
 
 engine::FlushStats LiveModel::flush_all() {
   graph_.mark_all_dirty();
+  return flush();
+}
+
+engine::FlushStats LiveModel::flush() {
   const engine::FlushStats stats = engine::flush(graph_, *scheduler_, grain_);
   store_.held_parts.clear();  // the flush took them away (see hold_ladder_part)
   return stats;
@@ -304,8 +307,7 @@ LiveModel::Recalculation LiveModel::recalculate() {
     r.nodes[k] = dirty.size();
     r.changed[k].insert(r.changed[k].end(), dirty.begin(), dirty.end());
   }
-  engine::flush(graph_, *scheduler_, grain_);
-  store_.held_parts.clear();  // the flush took them away (see hold_ladder_part)
+  flush();
   r.seconds = watch.seconds();
   latencies_us_.push_back(r.seconds * 1e6);
   return r;

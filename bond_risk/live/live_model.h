@@ -72,11 +72,14 @@ class LiveModel {
   engine::Scheduler& scheduler() { return *scheduler_; }
   std::size_t events() const { return events_; }                                // changes applied
   std::span<const double> latencies_us() const { return latencies_us_; }         // of each recalculation
+  std::size_t recalculations() const { return latencies_us_.size(); }            // since start: a state version
 
  private:
   struct Apply;  // applies each kind of change (live_model.cpp)
 
   NodeRef find_kind(std::string_view key, Kind kind, base::Database* db) const;
+  // engine::flush, then drops the ladder parts held for it (model/ladders.h).
+  engine::FlushStats flush();
   NodeRef find_trade(std::string_view key, base::Database* db) const;
 
   Store store_;

@@ -122,26 +122,17 @@ base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, con
 }
 
 base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl) {
-  std::vector<double> total;
-  std::vector<std::vector<double>> by_book(base.books());
-  for (const ScenarioPnl& p : pnl) {
-    if (!p.error.empty()) continue;
-    total.push_back(p.total);
-    for (std::size_t b = 0; b < base.books(); ++b) by_book[b].push_back(p.pnl[b]);
-  }
-  auto risk_json = [](std::span<const double> values) {
-    const TailRisk risk = tail_risk(values);
-    return base::Json{{"var_99", risk.var_99}, {"es_975", risk.es_975}};
-  };
+  const SetRisk risk = set_risk(base, pnl);
+  auto risk_json = [](const TailRisk& r) { return base::Json{{"var_99", r.var_99}, {"es_975", r.es_975}}; };
   std::vector<base::Json> heads = book_heads(base);
   base::Json books = base::Json::array();
   for (std::size_t b = 0; b < base.books(); ++b) {
     if (!base.publishes(b)) continue;
     base::Json& book = heads[b];
-    book.update(risk_json(by_book[b]));
+    book.update(risk_json(risk.books[b]));
     books.push_back(std::move(book));
   }
-  return {{"set", set}, {"scenarios", total.size()}, {"total", risk_json(total)}, {"books", std::move(books)}};
+  return {{"set", set}, {"scenarios", risk.scenarios}, {"total", risk_json(risk.total)}, {"books", std::move(books)}};
 }
 
 base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered) {

@@ -13,14 +13,9 @@ std::span<double> curve_part(const Store& s, std::span<double> ladder, NodeIndex
   return ladder.subspan(from + s.key_rate_axis.offset[curve], s.curves[curve].points.size());
 }
 
-// to[k] += scale * from[k] for k < n; unrolled for the common point count.
+// to[k] += scale * from[k] for k < n.
 inline void add_row(double* to, const double* from, std::size_t n, double scale) {
-  constexpr std::size_t kCommon = 12;  // the generated curves' points
-  if (n == kCommon) {
-    for (std::size_t k = 0; k < kCommon; ++k) to[k] += scale * from[k];
-  } else {
-    for (std::size_t k = 0; k < n; ++k) to[k] += scale * from[k];
-  }
+  for (std::size_t k = 0; k < n; ++k) to[k] += scale * from[k];
 }
 
 void add_scaled(std::span<double> to, std::span<const double> from, double scale) {

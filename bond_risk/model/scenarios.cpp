@@ -32,13 +32,11 @@ ScenarioBase::ScenarioBase(const Store& s) : store_(s) {
   const auto ok = [&s](Kind kind, NodeIndex i) { return s.states[static_cast<std::size_t>(kind)][i].status == Status::ok; };
   const auto bond_key = [](const BondPosition& p) { return p.bond; };
   const auto cash_key = [](const CashPosition& p) { return std::pair(p.curve, p.days); };
-  const auto failed = [&s](Kind kind, std::size_t b) {
-    return s.state(ref(kind, static_cast<NodeIndex>(b))).status == Status::failed;
-  };
-  for (std::size_t b = 0; b < s.outright_books.size(); ++b) {
+  const std::size_t outright = s.outright_books.size();
+  for (std::size_t b = 0; b < outright; ++b) {
     bond_begin_.push_back(static_cast<std::uint32_t>(bond_positions_.size()));
     cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
-    if (failed(Kind::outright_book, b)) continue;
+    if (!publishes(b)) continue;
     const std::size_t from = bond_positions_.size();
     for (NodeIndex m : s.outright_books[b].members) {
       const OutrightTrade& t = s.outright_trades[m];
@@ -49,7 +47,7 @@ ScenarioBase::ScenarioBase(const Store& s) : store_(s) {
   for (std::size_t b = 0; b < s.repo_books.size(); ++b) {
     bond_begin_.push_back(static_cast<std::uint32_t>(bond_positions_.size()));
     cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
-    if (failed(Kind::repo_book, b)) continue;
+    if (!publishes(outright + b)) continue;
     const std::size_t bonds_from = bond_positions_.size(), cash_from = cash_positions_.size();
     for (NodeIndex m : s.repo_books[b].members) {
       if (!ok(Kind::repo_trade, m)) continue;
@@ -72,6 +70,7 @@ NodeRef ScenarioBase::book(std::size_t b) const {
 
 ScenarioRevaluer::ScenarioRevaluer(const ScenarioBase& base)
     : base_(base),
+      points_(base.store().curves.size()),
       curves_(base.store().curves.size()),
       shifted_(base.store().curves.size()),
       price_change_(base.store().bonds.size()) {}
@@ -81,21 +80,19 @@ ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
   ScenarioPnl out;
   // The shifted curves, built again from their points.
   std::ranges::fill(shifted_, 0);
-  std::vector<std::vector<CurvePoint>> points(s.curves.size());
   for (const Shift& shift : scenario.shifts) {
     if (s.state(ref(Kind::ir_curve, shift.curve)).status != Status::ok) continue;  // nothing on it is OK
-    std::vector<CurvePoint>& p = points[shift.curve];
-    if (p.empty()) p = s.curves[shift.curve].points;
-    p[shift.point].value += shift.bp * kBump;
+    if (!shifted_[shift.curve]) points_[shift.curve] = s.curves[shift.curve].points;
+    points_[shift.curve][shift.point].value += shift.bp * kBump;
     shifted_[shift.curve] = 1;
   }
   for (NodeIndex c = 0; c < s.curves.size(); ++c) {
     if (!shifted_[c]) continue;
-    if (const std::string problem = check_curve_points(points[c]); !problem.empty()) {
+    if (const std::string problem = check_curve_points(points_[c]); !problem.empty()) {
       out.error = "ir_curve " + std::to_string(s.ids[static_cast<std::size_t>(Kind::ir_curve)][c]) + " shifted: " + problem;
       return out;
     }
-    build_discount_factors(points[c], curves_[c]);
+    build_discount_factors(points_[c], curves_[c]);
   }
   // Every OK bond on a shifted curve repriced; the others do not move.
   for (NodeIndex b = 0; b < s.bonds.size(); ++b) {
@@ -165,6 +162,28 @@ TailRisk tail_risk(std::span<const double> pnl) {
   double worst = 0;
   for (std::size_t k = 0; k < m; ++k) worst += sorted[k];
   return {-sorted[j - 1], -worst / static_cast<double>(m)};
+}
+
+
+SetRisk set_risk(const ScenarioBase& base, std::span<const ScenarioPnl> pnl) {
+  std::vector<std::vector<double>> by_book(base.books());
+  std::vector<double> total;
+  for (const ScenarioPnl& p : pnl) {
+    if (!p.error.empty()) continue;
+    total.push_back(p.total);
+    for (std::size_t b = 0; b < by_book.size(); ++b) by_book[b].push_back(p.pnl[b]);
+  }
+  SetRisk risk{{}, tail_risk(total), total.size()};
+  for (const std::vector<double>& book : by_book) risk.books.push_back(tail_risk(book));
+  return risk;
+}
+
+std::vector<std::string> left_out(std::span<const Scenario> scenarios, std::span<const ScenarioPnl> pnl) {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < pnl.size(); ++k) {
+    if (!pnl[k].error.empty()) out.push_back("scenario " + scenarios[k].name + " left out: " + pnl[k].error);
+  }
+  return out;
 }
 
 }  // namespace bond_risk

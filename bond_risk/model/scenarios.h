@@ -97,6 +97,7 @@ class ScenarioRevaluer {
 
  private:
   const ScenarioBase& base_;
+  std::vector<std::vector<CurvePoint>> points_;  // shifted curves' points
   std::vector<CurveArrays> curves_;     // shifted curves
   std::vector<unsigned char> shifted_;  // per curve
   std::vector<double> price_change_;    // per bond
@@ -115,5 +116,17 @@ struct TailRisk {
   double var_99 = 0, es_975 = 0;
 };
 TailRisk tail_risk(std::span<const double> pnl);
+
+// Each book's (in ScenarioBase order) and the total's VaR and ES over the
+// scenarios revalued without an error, and how many those were.
+struct SetRisk {
+  std::vector<TailRisk> books;
+  TailRisk total;
+  std::size_t scenarios = 0;
+};
+SetRisk set_risk(const ScenarioBase& base, std::span<const ScenarioPnl> pnl);
+
+// "scenario NAME left out: why" for each scenario whose revaluation failed.
+std::vector<std::string> left_out(std::span<const Scenario> scenarios, std::span<const ScenarioPnl> pnl);
 
 }  // namespace bond_risk
