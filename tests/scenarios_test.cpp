@@ -296,12 +296,20 @@ TEST(Scenarios, TheRunningEngineAnswersScenarioAndVarFromItsStateWithoutChanging
   const base::Json again = live.run("var");
   EXPECT_NE(again["total"]["var_99"], var["total"]["var_99"]);
 
-  // The kept reply does not outlive a change to the set's rows: a day moved 300bp down becomes its worst.
-  live.db->exec("UPDATE scenario_shift SET shift_bp = -300 WHERE scenario_id = (SELECT id FROM scenario WHERE name = 'day-001')");
-  const base::Json edited = live.run("var");
-  const double worst_day = live.run("scenario day-001")["total"];
-  EXPECT_NE(edited["total"]["es_975"], again["total"]["es_975"]);
-  EXPECT_LT(worst_day, -again["total"]["es_975"].get<double>());
+  // The kept reply does not outlive a change to the set's rows, even one that leaves their count and
+  // their sums as they were: day-001 becomes a 600bp twist of both curves' 6-month and 10-year points,
+  // then the opposite twist (the same values on swapped points). One of the two is among the worst
+  // days, the other is not.
+  const auto twist = [&](double short_end, double long_end) {
+    live.db->exec("UPDATE scenario_shift SET shift_bp = CASE idx WHEN 3 THEN " + std::to_string(short_end) +
+                  " ELSE " + std::to_string(long_end) + " END WHERE idx IN (3, 9) AND scenario_id = "
+                  "(SELECT id FROM scenario WHERE name = 'day-001')");
+    return live.run("var");
+  };
+  const base::Json steepener = twist(-300, 300), flattener = twist(300, -300);
+  EXPECT_NE(steepener["total"]["es_975"], flattener["total"]["es_975"]);
+  EXPECT_TRUE(steepener["total"]["es_975"] != again["total"]["es_975"] ||
+              flattener["total"]["es_975"] != again["total"]["es_975"]);
 
   for (const char* bad : {"scenario nosuch", "var ladder", "var nosuch"}) {
     const base::Json reply = live.run(bad);
