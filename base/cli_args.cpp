@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <iostream>
+#include <sstream>
 
 namespace base {
 
@@ -72,6 +73,25 @@ long long parse_integer(std::string_view text, long long min, long long max, con
                      " to " + std::to_string(max));
   }
   return value;
+}
+
+double parse_number(std::string_view text, double min, double max, const std::string& what) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(value >= min && value <= max)) {
+    std::ostringstream range;
+    range << min << " to " << max;
+    throw UsageError(what + " is '" + std::string(text) + "'; it must be a number from " + range.str());
+  }
+  return value;
+}
+
+std::vector<long long> parse_integers(std::string_view text, long long min, long long max, const std::string& what) {
+  std::vector<long long> out;
+  std::istringstream words{std::string(text)};
+  for (std::string word; words >> word;) out.push_back(parse_integer(word, min, max, what));
+  if (out.empty()) throw UsageError(what + " is empty; give whole numbers separated by spaces");
+  return out;
 }
 
 }  // namespace base

@@ -63,5 +63,9 @@ std::optional<ParsedArgs> parse_command(const CommandSpec& spec, std::span<char*
 // Strict whole-number parsing: all of `text`, within [min, max]; throws
 // UsageError naming `what` otherwise.
 long long parse_integer(std::string_view text, long long min, long long max, const std::string& what);
+// The same for a decimal number, and for a list of whole numbers separated
+// by spaces ("1000 5000 10000").
+double parse_number(std::string_view text, double min, double max, const std::string& what);
+std::vector<long long> parse_integers(std::string_view text, long long min, long long max, const std::string& what);
 
 }  // namespace base

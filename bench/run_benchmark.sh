@@ -104,18 +104,12 @@ work=$(mktemp -d)
 cp "$db" "$work/bench.db"  # --batch writes results: never into the caller's database
 
 {
-  echo "date: $(date -Is)"
-  echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
-  echo "cores: $(nproc)"
-  echo "ghz: $(awk -F': ' '/^cpu MHz/ { printf "%.2f", $2 / 1000; exit }' /proc/cpuinfo)"
-  echo "kernel: $(uname -sr)"
-  echo "compiler: $("${CXX:-g++}" --version | head -1)"
+  bench/host_info.sh
   for v in "${variants[@]}"; do
     if [ "$v" = custom ]; then echo "flags $v: (BOND_RISK_BIN=$BOND_RISK_BIN)"
     elif [ "$v" = O3 ] && [ -z "$opts" ]; then echo "flags $v: $(make -s print-cxxflags | cut -d' ' -f2-)"
     else echo "flags $v: $(make -s OPT_LEVEL="$v" print-cxxflags | cut -d' ' -f2-)"; fi
   done
-  echo "sqlite: $(pkg-config --modversion sqlite3)"
   echo "eigen: $(pkg-config --modversion eigen3)"
   echo "onetbb: $(pkg-config --modversion tbb)"
   echo "gnuplot: $(gnuplot --version)"

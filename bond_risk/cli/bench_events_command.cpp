@@ -9,13 +9,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <random>
+#include <functional>
 
 #include "base/cli_args.h"
 #include "base/percentile.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/event_series.h"
 #include "bond_risk/cli/settings.h"
+#include "bond_risk/cli/workloads.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/live/command.h"
 
@@ -45,20 +46,7 @@ const base::CommandSpec kSpec = {
     },
 };
 
-// `n` random amendments of outright trades' quantities.
-std::vector<Change> amendments(const Store& s, std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const auto& ids = s.ids[static_cast<std::size_t>(Kind::outright_trade)];
-  std::vector<Change> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string trade = std::to_string(ids[rng() % ids.size()]);
-    out.push_back(AmendTrade{trade, {{"quantity", static_cast<std::int64_t>(1 + rng() % 5000)}}});
-  }
-  return out;
-}
-
-// Alternating +1bp and -1bp bumps of the first curve; date rolls a day
-// forward and back; whole-curve ticks a fraction of a basis point apart.
+// Alternating +1bp and -1bp bumps of a curve; date rolls a day forward and back.
 std::vector<Change> bumps(const std::string& curve, std::size_t n) {
   std::vector<Change> out;
   for (std::size_t i = 0; i < n; ++i) out.push_back(BumpCurve{curve, i % 2 ? -1.0 : 1.0});
@@ -69,14 +57,10 @@ std::vector<Change> rolls(Date today, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) out.push_back(RollDate{today + (i % 2 ? 0 : 1), std::nullopt});
   return out;
 }
-std::vector<Change> ticks(const std::string& curve, const std::vector<CurvePoint>& points, std::size_t n) {
-  std::mt19937_64 rng(3);
+
+std::vector<Change> draw(std::size_t n, const std::function<Change()>& next) {
   std::vector<Change> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    SetCurve tick{curve, {}};
-    for (const CurvePoint& p : points) tick.values.push_back(p.value + 1e-5 * static_cast<double>(rng() % 100) / 100);
-    out.push_back(std::move(tick));
-  }
+  for (std::size_t i = 0; i < n; ++i) out.push_back(next());
   return out;
 }
 
@@ -166,14 +150,11 @@ int bench_events_command(std::span<char* const> args) {
     store.with_key_rates = settings.key_rates;  // KEY_RATES, as the engine it starts below reads it too
     LiveModel model(std::move(store), settings.scheduler, settings.grain);
     model.flush_all();
-    const Store& s = model.store();
-    std::string first_curve;
-    for (const auto& [name, node] : s.names) {
-      if (kind_of(node) == Kind::ir_curve && node.index == 0) first_curve = name;
-    }
-    amend_a = amendments(s, events, 1), amend_b = amendments(s, events, 2);
-    bump = bumps(first_curve, n), roll = rolls(s.calendars.at(0).today, n);
-    tick = ticks(first_curve, s.curves.at(0).points, std::max(n, tick_count));
+    Workload a_draw(model.store(), 1), b_draw(model.store(), 2);
+    const std::string first_curve = a_draw.first_curve();
+    amend_a = draw(events, [&] { return a_draw.amendment(); }), amend_b = draw(events, [&] { return b_draw.amendment(); });
+    bump = bumps(first_curve, n), roll = rolls(a_draw.today(), n);
+    tick = draw(std::max(n, tick_count), [&] { return a_draw.tick(); });
     std::size_t nodes_per_bump = 0;
     Series bump_recalc{"bump_recalculation_in_process", {}}, roll_recalc{"roll_recalculation_in_process", {}};
     series.push_back(in_process("amend_in_process", model, amend_a));
@@ -200,14 +181,15 @@ int bench_events_command(std::span<char* const> args) {
     series.push_back(client.round_trips("roll_end_to_end", lines_of(roll)));
     const std::vector<std::string> tick_lines = lines_of(tick);
     series.push_back(client.round_trips("set_curve_end_to_end", {tick_lines.begin(), tick_lines.begin() + n}));
-    double rate = 0;
-    series.push_back(client.pipelined("ticks_200_per_s_end_to_end", tick_lines, 200, &rate));
-    notes.push_back("whole-curve ticks paced at 200 a second: " + std::to_string(static_cast<long>(rate)) +
-                    " acknowledged a second");
-    series.push_back(client.pipelined("ticks_flat_out_end_to_end", tick_lines, 0, &rate));
-    notes.push_back("whole-curve ticks as fast as taken: " + std::to_string(static_cast<long>(rate)) +
+    OpenLoop paced = client.open_loop("ticks_200_per_s_end_to_end", tick_lines, 200);
+    series.push_back(std::move(paced.series));
+    notes.push_back("whole-curve ticks due at 200 a second (latency from each one's due time): " +
+                    std::to_string(static_cast<long>(paced.replies_per_second)) + " acknowledged a second");
+    OpenLoop flat = client.open_loop("ticks_flat_out_end_to_end", tick_lines, 0);
+    series.push_back(std::move(flat.series));
+    notes.push_back("whole-curve ticks as fast as taken: " + std::to_string(static_cast<long>(flat.replies_per_second)) +
                     " acknowledged a second (each reply carries the values of its tick)");
-    client.pipelined("amend_pipelined", lines_of(amend_b), 0, &rate);
+    const double rate = client.open_loop("amend_pipelined", lines_of(amend_b), 0).replies_per_second;
     notes.push_back("sustained durable amendments with group commit: " + std::to_string(static_cast<long>(rate)) +
                     " per second");
   }

@@ -1,9 +1,12 @@
 #include "bond_risk/cli/event_series.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -14,6 +17,31 @@
 namespace bond_risk {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Throws if `reply` to `line` is an error.
+void expect_ok(const std::string& line, const std::string& reply) {
+  if (!is_ok_line(reply)) throw std::runtime_error("refused: " + line.substr(0, 200) + ": " + reply);
+}
+
+// Stops the writer thread when the reader leaves early (a refused line, a
+// closed connection): `stop` is called before the writer is joined.
+class OnThrow {
+ public:
+  explicit OnThrow(std::function<void()> stop) : stop_(std::move(stop)) {}
+  ~OnThrow() {
+    if (std::uncaught_exceptions() > exceptions_) stop_();
+  }
+  OnThrow(const OnThrow&) = delete;
+  OnThrow& operator=(const OnThrow&) = delete;
+
+ private:
+  std::function<void()> stop_;
+  int exceptions_ = std::uncaught_exceptions();
+};
+
+}  // namespace
 
 Series in_process(const std::string& name, LiveModel& model, const std::vector<Change>& changes, std::size_t* nodes,
                   Series* recalculation) {
@@ -72,33 +100,110 @@ Series EngineClient::round_trips(const std::string& name, const std::vector<std:
     const engine::Stopwatch w;
     base::write_all(fd_.get(), line + "\n");
     const std::string reply = read_line();
-    if (!is_ok_line(reply)) throw std::runtime_error("refused: " + line + ": " + reply);
+    expect_ok(line, reply);
     s.micros.push_back(w.seconds() * 1e6);
   }
   return s;
 }
 
-Series EngineClient::pipelined(const std::string& name, const std::vector<std::string>& lines, double per_second,
-                               double* rate) {
-  std::vector<std::atomic<Clock::rep>> sent(lines.size());  // written by the writer, read after the reply
+std::string EngineClient::ask(const std::string& line) {
+  base::write_all(fd_.get(), line + "\n");
+  return read_line();
+}
+
+
+OpenLoop EngineClient::open_loop(const std::string& name, const std::vector<std::string>& lines, double per_second,
+                                 bool keep_replies) {
+  const std::size_t n = lines.size();
+  std::vector<std::atomic<Clock::rep>> sent(per_second > 0 ? 0 : n);  // flat out: written by the writer
   const Clock::time_point start = Clock::now();
+  const auto due = [&](std::size_t i) {
+    return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(i / per_second));
+  };
+  std::atomic<bool> stop = false;
   std::jthread writer([&] {
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (per_second > 0) std::this_thread::sleep_until(start + std::chrono::duration<double>(i / per_second));
-      sent[i].store(Clock::now().time_since_epoch().count(), std::memory_order_release);
-      base::write_all(fd_.get(), lines[i] + "\n");
+    std::string chunk;
+    for (std::size_t i = 0; i < n && !stop;) {
+      if (per_second > 0) std::this_thread::sleep_until(due(i));
+      const Clock::time_point now = Clock::now();
+      chunk.clear();
+      // Every line due by now (flat out: the next 64), in one write.
+      for (; i < n && chunk.size() < 65536 && (per_second > 0 ? due(i) <= now : chunk.empty() || i % 64); ++i) {
+        if (per_second <= 0) sent[i].store(now.time_since_epoch().count(), std::memory_order_release);
+        chunk += lines[i];
+        chunk += '\n';
+      }
+      base::write_all(fd_.get(), chunk);
     }
   });
-  Series s{name, {}};
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string reply = read_line();
+  const OnThrow stop_writer([&] {
+    stop = true;
+    ::shutdown(fd_.get(), SHUT_RDWR);
+  });
+  OpenLoop out{{name, {}}, 0, {}};
+  out.series.micros.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string reply = read_line();
     const Clock::time_point now = Clock::now();
-    if (!is_ok_line(reply)) throw std::runtime_error("refused: " + lines[i] + ": " + reply);
-    const Clock::time_point at{Clock::duration(sent[i].load(std::memory_order_acquire))};
-    s.micros.push_back(std::chrono::duration<double, std::micro>(now - at).count());
+    expect_ok(lines[i], reply);
+    const Clock::time_point from =
+        per_second > 0 ? due(i) : Clock::time_point(Clock::duration(sent[i].load(std::memory_order_acquire)));
+    out.series.micros.push_back(std::chrono::duration<double, std::micro>(now - from).count());
+    if (keep_replies) out.replies.push_back(std::move(reply));
   }
-  *rate = static_cast<double>(lines.size()) / std::chrono::duration<double>(Clock::now() - start).count();
-  return s;
+  out.replies_per_second = static_cast<double>(n) / std::chrono::duration<double>(Clock::now() - start).count();
+  return out;
+}
+
+double EngineClient::flat_out(const std::function<std::string()>& next, double seconds, std::size_t window) {
+  constexpr std::uint64_t kDone = 1ULL << 63;  // set in `posted` once the writer has stopped
+  std::atomic<std::uint64_t> posted = 0, answered = 0;
+  std::vector<std::string> lines;  // appended by the writer, read by the reader for an error's message
+  std::mutex lines_mutex;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  std::atomic<bool> stop = false;
+  std::jthread writer([&] {
+    std::string chunk;
+    for (std::uint64_t sent = 0; Clock::now() < end && !stop;) {
+      for (std::uint64_t a = answered.load(); !stop && sent - a >= window; a = answered.load()) answered.wait(a);
+      chunk.clear();
+      {
+        const std::lock_guard lock(lines_mutex);
+        for (std::uint64_t k = 0; k < 64 && sent - answered.load() < window; ++k, ++sent) {
+          lines.push_back(next());
+          chunk += lines.back() + "\n";
+        }
+      }
+      posted = sent;
+      posted.notify_all();
+      base::write_all(fd_.get(), chunk);
+    }
+    posted |= kDone;
+    posted.notify_all();
+  });
+  const OnThrow stop_writer([&] {
+    stop = true;
+    answered = kDone;  // frees a writer waiting for room in the window
+    answered.notify_all();
+    ::shutdown(fd_.get(), SHUT_RDWR);
+  });
+  std::uint64_t i = 0;
+  for (std::uint64_t p = posted.load();; p = posted.load()) {
+    if (i == (p & ~kDone)) {
+      if (p & kDone) break;
+      posted.wait(p);
+      continue;
+    }
+    const std::string reply = read_line();
+    {
+      const std::lock_guard lock(lines_mutex);
+      expect_ok(lines[i], reply);
+    }
+    answered = ++i;
+    answered.notify_all();
+  }
+  return static_cast<double>(i) / std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 }  // namespace bond_risk

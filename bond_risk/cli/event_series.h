@@ -1,11 +1,12 @@
 // The measurements of bond_risk bench-events: series of event latencies in
 // microseconds, taken in process on a LiveModel (the clock around apply and
 // recalculate) or end to end through a running engine's socket (the clock
-// from writing the line to reading its reply, which leaves only after the
-// durable commit).
+// from writing the line, or from when it was due, to reading its reply,
+// which leaves only after the durable commit).
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,16 +31,36 @@ Series in_process(const std::string& name, LiveModel& model, const std::vector<C
 // `count` full flushes of the model (the yardstick of the in-process events).
 Series full_flushes(LiveModel& model, std::size_t count);
 
+// What an open-loop run returns: the latencies, the rate of replies, and
+// the replies themselves when asked for.
+struct OpenLoop {
+  Series series;
+  double replies_per_second = 0;
+  std::vector<std::string> replies;
+};
+
 // A connection to a running engine.
 class EngineClient {
  public:
   explicit EngineClient(const std::string& socket);  // waits up to a minute for the engine to listen
   // Each line sent alone, its reply awaited; throws if one is refused.
   Series round_trips(const std::string& name, const std::vector<std::string>& lines);
-  // The lines sent as fast as the engine takes them (one writer thread) or,
-  // with `per_second`, paced; each line's latency is from its send to its
-  // reply. Returns the series; `rate` receives replies per second.
-  Series pipelined(const std::string& name, const std::vector<std::string>& lines, double per_second, double* rate);
+  // One line's reply (an error reply is returned, not thrown).
+  std::string ask(const std::string& line);
+  // The lines on a fixed schedule, open loop: line i is due at
+  // start + i / per_second (an infinite rate: every line due at the start, a
+  // burst) and its latency runs from that due time to its reply, so a stall
+  // is charged to every line it delayed (no coordinated omission). Lines
+  // that are due together go out in one write; a writer that fell behind
+  // sends what is due at once. With per_second = 0 the lines go as fast as
+  // the engine takes them and latency runs from each line's actual send.
+  // Throws if one is refused.
+  OpenLoop open_loop(const std::string& name, const std::vector<std::string>& lines, double per_second,
+                     bool keep_replies = false);
+  // Lines from `next` as fast as the engine takes them, at most `window`
+  // unanswered, for `seconds`; returns the replies per second. Throws if
+  // one is refused.
+  double flat_out(const std::function<std::string()>& next, double seconds, std::size_t window);
 
  private:
   std::string read_line();

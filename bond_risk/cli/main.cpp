@@ -37,6 +37,7 @@ commands:
   scenarios  revalue every book under a scenario set; P&L per scenario, VaR and expected shortfall
   plot       draw stored results with gnuplot (a book's key-rate ladder, a P&L distribution)
   bench-events  latency percentiles of events on a running engine
+  bench-load    one experiment of bench/run_events.sh against a serving engine (rates, bursts, memory, ...)
 
 Run 'bond_risk COMMAND --help' for a command's options.
 )";
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
     if (command == "plot") return bond_risk::plot_command(args);
     if (command == "scenarios") return bond_risk::scenarios_command(args);
     if (command == "bench-events") return bond_risk::bench_events_command(args);
-    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, scenarios, plot, bench-events; see bond_risk --help)\n";
+    if (command == "bench-load") return bond_risk::bench_load_command(args);
+    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, scenarios, plot, bench-events, bench-load; see bond_risk --help)\n";
     return 2;
   } catch (const base::UsageError& e) {
     std::cerr << "bond_risk: " << one_line(e.what()) << "\n";

@@ -26,7 +26,7 @@ base::CommandSpec spec() {
       "run",
       "[--db PATH] [--threads N] [--batch] [--conf PATH] [--json PATH] [--grain N] [--flushes K]\n"
       "                     [--scheduler S] [--wait W] [--spin-us N] [--affinity CPUS] [--master-cpu N]\n"
-      "                     [--key-rates 0|1] [--memory-floor]",
+      "                     [--key-rates 0|1] [--memory-floor] [--synchronous S]",
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
       "With --batch it then writes every node's status and results to the results database beside it\n"
@@ -54,6 +54,7 @@ base::CommandSpec spec() {
           {"affinity", "CPUS", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15, or all (CPU_AFFINITY)"},
           {"master-cpu", "N", "pthreads: pin the master thread to CPU N (MASTER_CPU)"},
           {"socket", "PATH", "control socket when serving (CONTROL_SOCKET; default DB.sock)"},
+          {"synchronous", "S", "serving: FULL (durable, default), NORMAL or OFF; see SYNCHRONOUS (SYNCHRONOUS)"},
       },
   };
 }
@@ -111,7 +112,7 @@ int run_command(std::span<char* const> args) {
               << write_watch.seconds() << " seconds.\n";
   } else {
     std::cout.flush();
-    serve(model, db, socket);
+    serve(model, db, socket, settings.synchronous);
   }
   return 0;
 }

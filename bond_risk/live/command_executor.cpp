@@ -12,14 +12,18 @@
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
+#include "engine/timing.h"
 
 namespace bond_risk {
 
 namespace {
 
-// `db` in WAL mode with synchronous=FULL and every table of the schema.
-base::Database& prepared(base::Database& db) {
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
+// `db` in WAL mode with `synchronous` and every table of the schema.
+base::Database& prepared(base::Database& db, std::string_view synchronous) {
+  if (synchronous != "FULL" && synchronous != "NORMAL" && synchronous != "OFF") {
+    throw std::invalid_argument("synchronous must be FULL, NORMAL or OFF, not '" + std::string(synchronous) + "'");
+  }
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = " + std::string(synchronous));
   db.exec(kSchemaSql);
   return db;
 }
@@ -39,6 +43,7 @@ struct CommandExecutor::Batch {
 
   void settle() {
     if (awaiting.empty()) return;
+    const engine::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
     const base::Json recalculation = recalculation_json(r);
     ex.unpublished(std::move(r));
@@ -48,18 +53,21 @@ struct CommandExecutor::Batch {
       replies[i]["event"] = ex.served_event_;
     }
     awaiting.clear();
+    ex.phases_.add(Phase::recalculate, clock.seconds());
   }
 
   // Executes command i; throws CommandError for one that cannot be applied.
   void execute(std::size_t i, const std::string& line) {
     const Command& command = *commands[i];
     if (const Change* change = std::get_if<Change>(&command)) {
+      const engine::Stopwatch clock;
       base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
       Applied applied = ex.model_.apply(*change, &ex.db_);
       replies[i] = applied_json(applied);
       ex.served_event_ = log_event(ex.db_, line, base::dump_line(replies[i]));
       savepoint.release();
       awaiting.emplace_back(i, std::move(applied));
+      ex.phases_.add(Phase::apply, clock.seconds());
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
       settle();
       base::Json ids = base::Json::array();
@@ -74,7 +82,9 @@ struct CommandExecutor::Batch {
       replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
       settle();  // a read sees every change before it
+      const engine::Stopwatch clock;
       replies[i] = std::visit(*this, command);
+      ex.phases_.add(Phase::read, clock.seconds());
     }
     ++ex.answered_[static_cast<std::size_t>(command_id(command))];
   }
@@ -134,7 +144,7 @@ struct CommandExecutor::Batch {
     return reply;
   }
   base::Json operator()(const Stats&) const {
-    base::Json stats = stats_json(ex.model_, ex.answered_);
+    base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
     stats["event"] = ex.served_event_;
     stats["results_as_of"] = ex.publisher_.written_as_of();
     if (!ex.degraded_.empty()) stats["degraded"] = "the last batch could not be written: " + ex.degraded_;
@@ -149,8 +159,8 @@ struct CommandExecutor::Batch {
   base::Json operator()(const auto&) const { throw std::logic_error("changes and watches are not visited"); }
 };
 
-CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db)
-    : model_(model), db_(db), changes_(prepared(db)), publisher_(results_path(db.path())) {
+CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, std::string_view synchronous)
+    : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
   served_event_ = last_event(db_);
   publisher_.add_all(model_.store(), model_.graph());
   publisher_.seal(served_event_);
@@ -162,6 +172,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
               std::vector<Reply>(lines.size()), {}};
   bool writes = false;
+  engine::Stopwatch clock;
   for (const std::string& line : lines) {
     try {
       batch.commands.emplace_back(parse_command(line));
@@ -172,6 +183,8 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       batch.errors[batch.commands.size() - 1] = e.message;
     }
   }
+  phases_.add(Phase::parse, clock.seconds());
+  ++phases_.batches;
   const std::size_t events_before = model_.events();
   bool external = false;
   try {
@@ -191,7 +204,9 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     batch.settle();
     if (tx) {
       changes_.consume();  // this transaction's own changes
+      clock.restart();
       tx->commit();
+      phases_.add(Phase::commit, clock.seconds());
       degraded_.clear();
     }
   } catch (const std::runtime_error& e) {
@@ -201,6 +216,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     degraded_ = e.what();
     refuse_batch(batch.errors, external || model_.events() != events_before);
   }
+  clock.restart();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (batch.errors[i].empty()) {
       batch.out[i].line = ok_line(batch.replies[i]);
@@ -208,6 +224,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       batch.out[i] = {error_line(batch.errors[i]), {}, {}, false};
     }
   }
+  phases_.add(Phase::reply, clock.seconds());
   return std::move(batch.out);
 }
 

@@ -3,7 +3,8 @@
 // program, a full disk), every line of it gets an error saying so, the model
 // is read back from the database, and `stats` shows the engine degraded
 // until a batch is written again. The state-changing commands of a batch are applied in one
-// transaction of the input database (group commit; WAL, synchronous=FULL),
+// transaction of the input database (group commit; WAL, synchronous=FULL
+// unless the engine was started with less),
 // each with an event_log row; the nodes they affect are recalculated in
 // process, and the transaction commits before any reply is built, so an
 // acknowledged change is durable. Results are persisted behind the
@@ -27,6 +28,7 @@
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/live/phase_times.h"
 #include "bond_risk/live/result_publisher.h"
 
 namespace bond_risk {
@@ -42,10 +44,11 @@ struct Reply {
 
 class CommandExecutor {
  public:
-  // Prepares `db` (WAL, synchronous=FULL, the schema and the change log's
-  // triggers) and starts persisting `model`'s results (all of them first)
-  // to the results database beside it. Both must outlive the executor.
-  CommandExecutor(LiveModel& model, base::Database& db);
+  // Prepares `db` (WAL, `synchronous` = FULL, NORMAL or OFF, the schema and
+  // the change log's triggers) and starts persisting `model`'s results (all
+  // of them first) to the results database beside it. Both must outlive the
+  // executor.
+  CommandExecutor(LiveModel& model, base::Database& db, std::string_view synchronous = "FULL");
   ~CommandExecutor();  // publishes what remains
   CommandExecutor(const CommandExecutor&) = delete;
   CommandExecutor& operator=(const CommandExecutor&) = delete;
@@ -99,6 +102,7 @@ class CommandExecutor {
   std::int64_t served_event_ = 0;
   std::string degraded_;  // why the last batch could not be written; "" once one is
   std::array<std::size_t, kCommandCount> answered_{};
+  PhaseTimes phases_;
   // The last var reply of each set, with the state (event, recalculations)
   // and the set's rows it was computed from.
   struct KeptVar {

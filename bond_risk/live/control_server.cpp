@@ -50,8 +50,8 @@ struct Session {
 
 class Server {
  public:
-  Server(LiveModel& model, base::Database& db, const std::string& path)
-      : db_(db), executor_(model, db), listener_(path), acceptor_(io_), signals_(io_), poll_(io_) {
+  Server(LiveModel& model, base::Database& db, const std::string& path, std::string_view synchronous)
+      : db_(db), executor_(model, db, synchronous), listener_(path), acceptor_(io_), signals_(io_), poll_(io_) {
     acceptor_.assign(asio::local::stream_protocol(), listener_.release_socket());
     for (int signal : {SIGINT, SIGTERM, SIGUSR1, SIGHUP}) signals_.add(signal);
   }
@@ -300,8 +300,8 @@ class Server {
 
 }  // namespace
 
-void serve(LiveModel& model, base::Database& db, const std::string& socket_path) {
-  Server(model, db, socket_path).run();
+void serve(LiveModel& model, base::Database& db, const std::string& socket_path, std::string_view synchronous) {
+  Server(model, db, socket_path, synchronous).run();
 }
 
 }  // namespace bond_risk

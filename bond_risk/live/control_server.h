@@ -19,9 +19,10 @@
 
 namespace bond_risk {
 
-// Runs until a shutdown command or SIGINT/SIGTERM. Throws
+// Runs until a shutdown command or SIGINT/SIGTERM, committing with
+// `synchronous` (FULL, NORMAL or OFF: live/command_executor.h). Throws
 // std::runtime_error if the socket is held by another engine or the
 // database cannot be written.
-void serve(LiveModel& model, base::Database& db, const std::string& socket_path);
+void serve(LiveModel& model, base::Database& db, const std::string& socket_path, std::string_view synchronous = "FULL");
 
 }  // namespace bond_risk

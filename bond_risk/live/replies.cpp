@@ -3,6 +3,7 @@
 #include <map>
 
 #include "base/percentile.h"
+#include "base/process_memory.h"
 #include "bond_risk/model/ladders.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/reason.h"
@@ -135,7 +136,8 @@ base::Json var_json(const ScenarioBase& base, const std::string& set, const std:
   return {{"set", set}, {"scenarios", risk.scenarios}, {"total", risk_json(risk.total)}, {"books", std::move(books)}};
 }
 
-base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered) {
+base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered,
+                      const PhaseTimes& phases) {
   base::Json commands = base::Json::object();
   for (const CommandInfo& c : command_table()) commands[std::string(c.name)] = answered[static_cast<std::size_t>(c.id)];
   base::Json latency = nullptr;
@@ -145,10 +147,15 @@ base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCom
                                                      {"p99", 99}, {"p99.9", 99.9}, {"max", 100}};
     for (const auto& [name, p] : points) latency[name] = base::percentile(model.latencies_us(), p);
   }
+  base::Json time_us = {{"batches", phases.batches}};
+  for (std::size_t i = 0; i < kPhaseNames.size(); ++i) time_us[std::string(kPhaseNames[i])] = phases.seconds[i] * 1e6;
+  const base::ProcessMemory memory = base::process_memory();
   return {{"counts", status_counts_json(model.store())},
           {"events", model.events()},
           {"commands", commands},
-          {"recalc_us", latency}};
+          {"recalc_us", latency},
+          {"time_us", time_us},
+          {"memory_kb", {{"vm_peak", memory.vm_peak_kb}, {"vm_rss", memory.vm_rss_kb}}}};
 }
 
 }  // namespace bond_risk

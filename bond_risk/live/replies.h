@@ -9,6 +9,7 @@
 #include "base/json.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/live/phase_times.h"
 #include "bond_risk/model/scenarios.h"
 
 namespace bond_risk {
@@ -46,7 +47,10 @@ base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, con
 base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl);
 
 // Counts per kind and status, changes applied, commands answered per name
-// (`answered`, indexed by CommandId), recalculation latency percentiles.
-base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered);
+// (`answered`, indexed by CommandId), recalculation latency percentiles,
+// microseconds spent per phase ("time_us", summed since start-up) and the
+// process's memory ("memory_kb": vm_peak, vm_rss).
+base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered,
+                      const PhaseTimes& phases);
 
 }  // namespace bond_risk

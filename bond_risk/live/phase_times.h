@@ -1,0 +1,26 @@
+// Where the running engine's time goes: seconds summed over every command
+// since start-up, by phase. A change is parsed, applied (model, input row
+// and event_log row), recalculated with the others of its batch, committed
+// with them, and replied to; a read is parsed, read and replied to. `stats`
+// reports the sums, so a benchmark divides their change by the commands it
+// sent. Owned by the executor, on the server's one thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace bond_risk {
+
+enum class Phase { parse, apply, recalculate, read, commit, reply };
+inline constexpr std::array<std::string_view, 6> kPhaseNames = {"parse",  "apply",  "recalculate",
+                                                                 "read",   "commit", "reply"};
+
+struct PhaseTimes {
+  std::array<double, kPhaseNames.size()> seconds{};
+  std::size_t batches = 0;  // transactions (or read-only batches) executed
+
+  void add(Phase p, double s) { seconds[static_cast<std::size_t>(p)] += s; }
+};
+
+}  // namespace bond_risk
