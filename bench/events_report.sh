@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # md_table's last argument is awk code: its $N are awk's fields, not the shell's
 # Draws the plots and writes report.md of a directory written by
 # bench/run_events.sh, from its CSVs and host.txt (so a report can be
 # redrawn without measuring again).

@@ -22,7 +22,8 @@ Sizes (defaults of a full run; --quick's in brackets):
   --rates LIST       offered amendments per second, open loop ("1000 5000 10000 20000 50000"; the same),
                      then doubled until the engine no longer keeps up
   --seconds S        seconds per offered rate and per capacity point (5 [2])
-  --bursts LIST      burst sizes ("1 10 100 1000 10000 100000" ["1 10 100 1000 10000"])
+  --bursts LIST      burst sizes ("1 10 100 1000 10000 100000" ["1 10 100 1000 10000"]); a size
+                     repeats until --burst-commands N commands (1000), at most 200 times
   --slow LIST        slow rates per second ("1 2 10"), --slow-events N events each (60 [5])
   --trades N         trades booked for the memory table, --step N between samples (2000000, 100000
                      [200000, 20000])
@@ -43,6 +44,7 @@ threads=2
 rates="1000 5000 10000 20000 50000"
 seconds=5
 bursts="1 10 100 1000 10000 100000"
+burst_commands=1000
 slow="1 2 10"
 slow_events=60
 trades=2000000
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
     --rates) rates=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --bursts) bursts=$2; shift 2 ;;
+    --burst-commands) burst_commands=$2; shift 2 ;;
     --slow) slow=$2; shift 2 ;;
     --slow-events) slow_events=$2; shift 2 ;;
     --trades) trades=$2; shift 2 ;;
@@ -136,7 +139,7 @@ load roundtrip block --count "$count" --rate "$rate" --repeats "$repeats"
 
 for wait in block busy; do
   start_engine --wait "$wait"
-  load patterns "$wait" --bursts "$bursts" --slow "$slow" --slow-events "$slow_events"
+  load patterns "$wait" --bursts "$bursts" --burst-commands "$burst_commands" --slow "$slow" --slow-events "$slow_events"
 done
 
 start_engine --wait block

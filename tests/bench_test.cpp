@@ -95,3 +95,154 @@ TEST(Benchmark, CompareFlagsARegressionOverTenPercent) {
   EXPECT_EQ(std::system(("cd " + src + " && bench/compare.sh " + base + " " + same + " >/dev/null").c_str()), 0);
   EXPECT_NE(std::system(("cd " + src + " && bench/compare.sh " + base + " " + slow + " >/dev/null").c_str()), 0);
 }
+
+namespace {
+
+// A CSV's rows (after its header) split into fields.
+std::vector<std::vector<std::string>> rows_of(const std::string& path, const std::string& header) {
+  const std::vector<std::string> lines = lines_of(path);
+  EXPECT_FALSE(lines.empty()) << path;
+  if (lines.empty()) return {};
+  EXPECT_EQ(lines[0], header) << path;
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) rows.push_back(fields_of(lines[i]));
+  return rows;
+}
+
+// Fields [first, last) of a row are latencies in rising order (percentiles, then max).
+void expect_rising(const std::vector<std::string>& row, std::size_t first, std::size_t last) {
+  ASSERT_GE(row.size(), last);
+  for (std::size_t i = first; i + 1 < last; ++i) {
+    EXPECT_LE(std::stod(row[i]), std::stod(row[i + 1])) << "field " << i << " of " << ::testing::PrintToString(row);
+  }
+  EXPECT_GT(std::stod(row[first]), 0.0);
+}
+
+}  // namespace
+
+// bench/run_events.sh end to end on the tiny preset, with small sizes: every
+// CSV, the report and the plots; then bench/compare.sh on event directories.
+TEST(Benchmark, EventRunWritesEveryTableThePlotsAndTheReport) {
+  test::TempDir dir;
+  const std::string db = dir.path("tiny.db"), out = dir.path("events");
+  ASSERT_EQ(test::run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  const std::string cmd = "cd '" + test::source_dir() + "' && BOND_RISK_BIN='" + std::getenv("BOND_RISK_BIN") +
+                          "' bench/run_events.sh --db " + db + " --out " + out +
+                          " --rates '200 400' --seconds 0.3 --bursts '1 10' --burst-commands 20 --slow 50"
+                          " --slow-events 3 --trades 400 --step 200 --count 300 --repeats 2 > " +
+                          dir.path("log") + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(dir.path("log"));
+
+  // Offered rates: the two asked for, then doubled until the engine no longer kept up.
+  const auto rates = rows_of(out + "/rates.csv",
+                             "label,offered_per_s,achieved_per_s,commands,p50_us,p90_us,p99_us,p99.9_us,p99.99_us,max_us");
+  ASSERT_GE(rates.size(), 3u);
+  EXPECT_EQ(rates[0][1], "200");
+  EXPECT_EQ(rates[1][1], "400");
+  EXPECT_EQ(rates[2][1], "800");
+  EXPECT_LT(std::stod(rates.back()[2]), 0.95 * std::stod(rates.back()[1])) << "the last rate is where the engine fell behind";
+  for (const auto& r : rates) {
+    EXPECT_EQ(std::stod(r[3]), std::stod(r[1]) * 0.3) << "commands = offered rate x seconds";
+    EXPECT_LE(std::stod(r[2]), std::stod(r[1]) * 1.05) << "replies cannot outrun an open-loop schedule";
+    expect_rising(r, 4, 10);
+  }
+
+  // Bursts and the slow rate, per wait policy: amendments, bookings and their removals.
+  const auto patterns = rows_of(out + "/patterns.csv", "label,pattern,command,commands,p50_us,p75_us,p90_us,p99_us,"
+                                                       "p99.9_us,p99.99_us,worst1_us,worst2_us,worst3_us");
+  ASSERT_EQ(patterns.size(), 2u * (2 * 3 + 1));
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    const auto& p = patterns[i];
+    EXPECT_EQ(p[0], i < 7 ? "block" : "busy");
+    const std::size_t k = i % 7;
+    EXPECT_EQ(p[1], k < 3 ? "burst 1" : k < 6 ? "burst 10" : "50/s");
+    const char* commands[] = {"amend", "book", "remove"};
+    EXPECT_EQ(p[2], k == 6 ? "amend" : commands[k % 3]);
+    EXPECT_EQ(p[3], k < 3 ? "20" : k < 6 ? "20" : "3");  // 20 bursts of 1, 2 of 10; 3 slow events
+    expect_rising(p, 4, 10);
+    EXPECT_GE(std::stod(p[10]), std::stod(p[11]));  // the three worst, worst first
+    EXPECT_GE(std::stod(p[11]), std::stod(p[12]));
+    EXPECT_EQ(std::stod(p[10]), std::stod(p[9])) << "the worst is the top percentile of so few";
+  }
+
+  // Memory: a row before booking and after each step; one event_log row per booking.
+  const auto memory = rows_of(out + "/memory.csv",
+                              "label,trades_booked,vm_peak_kb,vm_rss_kb,db_bytes,wal_bytes,event_log_rows,step_seconds");
+  ASSERT_EQ(memory.size(), 3u);
+  for (std::size_t i = 0; i < memory.size(); ++i) {
+    EXPECT_EQ(std::stol(memory[i][1]), 200 * static_cast<long>(i));
+    EXPECT_GT(std::stol(memory[i][3]), 1000) << "VmRSS in kB";
+    EXPECT_GE(std::stol(memory[i][2]), std::stol(memory[i][3])) << "VmPeak is at least VmRSS";
+    if (i > 0) {
+      EXPECT_EQ(std::stol(memory[i][6]) - std::stol(memory[i - 1][6]), 200);
+    }
+  }
+
+  // Round trips: the rate is the highest offered with p99 under 10 ms; each repeat's histogram sums to its count.
+  const auto trips = rows_of(out + "/roundtrip.csv",
+                             "label,repeat,offered_per_s,achieved_per_s,commands,min_us,median_us,average_us,p50_us,"
+                             "p75_us,p90_us,p99_us,p99.9_us,p99.99_us,max_us");
+  ASSERT_EQ(trips.size(), 2u);
+  double best = 0;
+  for (const auto& r : rates) {
+    if (std::stod(r[6]) < 10000) best = std::max(best, std::stod(r[1]));
+  }
+  const auto histogram = rows_of(out + "/roundtrip_histogram.csv", "label,repeat,upper_us,count");
+  for (const auto& t : trips) {
+    EXPECT_EQ(std::stod(t[2]), best == 0 ? 1000 : best);
+    EXPECT_EQ(t[4], "300");
+    expect_rising(t, 8, 15);
+    EXPECT_LE(std::stod(t[5]), std::stod(t[8]));  // min <= p50, min <= average <= max
+    EXPECT_LE(std::stod(t[5]), std::stod(t[7]));
+    EXPECT_LE(std::stod(t[7]), std::stod(t[14]));
+    long counted = 0;
+    for (const auto& h : histogram) counted += h[1] == t[1] ? std::stol(h[3]) : 0;
+    EXPECT_EQ(counted, 300);
+  }
+
+  // Capacity: six workloads per synchronous setting; the phases add up to the engine's time.
+  const auto capacity = rows_of(out + "/capacity.csv", "label,workload,commands,seconds,per_s,batches_per_1000,parse_us,"
+                                                       "apply_us,recalculate_us,read_us,commit_us,reply_us,engine_us,wall_us");
+  ASSERT_EQ(capacity.size(), 18u);
+  for (std::size_t i = 0; i < capacity.size(); ++i) {
+    const auto& c = capacity[i];
+    const char* settings[] = {"FULL", "NORMAL", "OFF"};
+    EXPECT_EQ(c[0], settings[i / 6]);
+    EXPECT_GT(std::stod(c[2]), 0) << c[1];
+    double phases = 0;
+    for (std::size_t k = 6; k < 12; ++k) phases += std::stod(c[k]);
+    EXPECT_NEAR(phases, std::stod(c[12]), 0.05) << c[1];
+    EXPECT_LE(std::stod(c[12]), std::stod(c[13]) * 1.01) << c[1] << ": the engine's phases fit in the client's wall time";
+  }
+  EXPECT_NEAR(std::stod(capacity[5][5]), 1000, 20) << "one at a time: a batch per command";
+
+  const std::string report = test::slurp(out + "/report.md");
+  for (const char* section : {"## 1. Latency at offered rates", "**Highest offered rate kept up with p99 under 1 ms:**",
+                              "## 2. Bursts", "## 3. Memory", "**Bytes per booked trade:**", "## 4. Round trips",
+                              "## 5. Capacity", "| cores | "}) {
+    EXPECT_NE(report.find(section), std::string::npos) << section;
+  }
+  for (const char* png : {"rates", "memory", "roundtrip_histogram", "capacity"}) {
+    const std::string bytes = test::slurp(out + "/" + png + ".png");
+    EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
+    EXPECT_GT(bytes.size(), 5000u) << png;
+  }
+
+  // compare.sh: a run against itself passes; a p99 20% worse in every repeat is a regression.
+  const std::string src = test::source_dir();
+  EXPECT_EQ(std::system(("cd " + src + " && bench/compare.sh " + out + " " + out + " >/dev/null").c_str()), 0);
+  const std::string worse = dir.path("worse");
+  std::system(("mkdir -p " + worse).c_str());
+  {
+    std::ofstream w(worse + "/roundtrip.csv");
+    const std::vector<std::string> lines = lines_of(out + "/roundtrip.csv");
+    w << lines[0] << "\n";
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      std::vector<std::string> f = fields_of(lines[i]);
+      f[11] = std::to_string(std::stod(f[11]) * 1.2);
+      for (std::size_t k = 0; k < f.size(); ++k) w << (k ? "," : "") << f[k];
+      w << "\n";
+    }
+  }
+  EXPECT_NE(std::system(("cd " + src + " && bench/compare.sh " + out + " " + worse + " >/dev/null").c_str()), 0);
+}

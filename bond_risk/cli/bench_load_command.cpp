@@ -44,6 +44,7 @@ const base::CommandSpec kSpec = {
         {"rates", "LIST", "rates: offered rates per second (default \"1000 5000 10000 20000 50000\")"},
         {"seconds", "S", "rates and capacity: seconds per point (default 5)"},
         {"bursts", "LIST", "patterns: burst sizes (default \"1 10 100 1000 10000 100000\")"},
+        {"burst-commands", "N", "patterns: bursts of a size repeat until about N commands, at most 200 times (default 1000)"},
         {"slow", "LIST", "patterns: slow rates per second (default \"1 2 10\")"},
         {"slow-events", "N", "patterns: events per slow rate (default 60)"},
         {"trades", "N", "memory: trades to book (default 2000000)"},
@@ -79,15 +80,18 @@ class Csv {
   std::ofstream out_;
 };
 
+// Microseconds to a tenth, as every latency of the CSVs is written.
+std::string tenths(double micros) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", micros);
+  return buf;
+}
+
 // "p50,p75,..." of `s` at kPoints[first..last).
 std::string quantiles(const Series& s, std::size_t first, std::size_t last) {
   const std::vector<double> q = base::percentiles(s.micros, kPoints);
   std::string out;
-  char buf[32];
-  for (std::size_t i = first; i < last; ++i) {
-    std::snprintf(buf, sizeof buf, "%s%.1f", i == first ? "" : ",", q[i]);
-    out += buf;
-  }
+  for (std::size_t i = first; i < last; ++i) out += (i == first ? "" : ",") + tenths(q[i]);
   return out;
 }
 
@@ -119,7 +123,8 @@ void rates(Context& c) {
     const auto n = static_cast<std::size_t>(std::max(1.0, rate * c.seconds()));
     const OpenLoop r = c.client.open_loop("amend", amendments(c.workload, n), rate);
     const std::vector<double> q = base::percentiles(r.series.micros, std::vector<double>{50, 90, 99, 99.9, 99.99, 100});
-    csv.row(c.label, offered[i], static_cast<long>(r.replies_per_second), n, q[0], q[1], q[2], q[3], q[4], q[5]);
+    csv.row(c.label, offered[i], static_cast<long>(r.replies_per_second), n, tenths(q[0]), tenths(q[1]), tenths(q[2]),
+            tenths(q[3]), tenths(q[4]), tenths(q[5]));
     std::cout << "offered " << offered[i] << "/s: achieved " << static_cast<long>(r.replies_per_second) << "/s, p50 "
               << q[0] << " us, p99 " << q[2] << " us\n";
     const bool kept_up = r.replies_per_second >= 0.95 * rate;
@@ -135,8 +140,8 @@ void patterns(Context& c) {
     const std::size_t n = s.micros.size();
     std::ranges::sort(s.micros, std::greater<>());
     s.micros.resize(std::max<std::size_t>(n, 3), std::nan(""));  // fewer than three: the missing worst are NaN
-    csv.row(c.label, pattern, command, n, q, s.micros[0], s.micros[1], s.micros[2]);
-    std::cout << pattern << " " << command << ": " << q << " us (p50 .. p99.99), worst " << s.micros[0] << " us\n";
+    csv.row(c.label, pattern, command, n, q, tenths(s.micros[0]), tenths(s.micros[1]), tenths(s.micros[2]));
+    std::cout << pattern << " " << command << ": " << q << " us (p50 .. p99.99), worst " << tenths(s.micros[0]) << " us\n";
   };
   const auto burst = [&](std::vector<std::string> batch, Series& into, std::vector<std::string>* replies) {
     OpenLoop r = c.client.open_loop("burst", batch, INFINITY, replies != nullptr);
@@ -144,9 +149,10 @@ void patterns(Context& c) {
     if (replies) std::ranges::move(r.replies, std::back_inserter(*replies));
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the engine's result writer catches up
   };
+  const auto per_size = static_cast<std::size_t>(c.integer("burst-commands", "1000", 100'000'000));
   for (const long long size : c.list("bursts", "1 10 100 1000 10000 100000")) {
     const auto n = static_cast<std::size_t>(size);
-    const std::size_t repeats = std::clamp<std::size_t>(1000 / n, 1, 200);  // about 1,000 latencies per size
+    const std::size_t repeats = std::clamp<std::size_t>(per_size / n, 1, 200);  // about --burst-commands latencies per size
     Series amend{"amend", {}}, book{"book", {}}, remove{"remove", {}};
     for (std::size_t k = 0; k < repeats; ++k) burst(amendments(c.workload, n), amend, nullptr);
     for (std::size_t k = 0; k < repeats; ++k) {
@@ -206,7 +212,7 @@ void roundtrip(Context& c) {
     double sum = 0;
     for (double v : us) sum += v;
     csv.row(c.label, k, rate, static_cast<long>(r.replies_per_second), us.size(), quantiles(r.series, 0, 1),
-            base::median(us), sum / static_cast<double>(us.size()), quantiles(r.series, 1, 8));
+            tenths(base::median(us)), tenths(sum / static_cast<double>(us.size())), quantiles(r.series, 1, 8));
     std::map<int, std::size_t> buckets;  // 10 per decade: bucket b holds (10^((b-1)/10), 10^(b/10)] us
     for (double v : us) ++buckets[static_cast<int>(std::ceil(10 * std::log10(std::max(v, 1.0))))];
     for (const auto& [b, n] : buckets) histogram.row(c.label, k, std::pow(10.0, b / 10.0), n);

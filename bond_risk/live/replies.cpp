@@ -51,8 +51,8 @@ base::Json changed_values_json(const LiveModel& model, const Applied& applied) {
   const NodeRef* trade = row ? model.store().by_id.find(row->id) : nullptr;
   if (!trade) return base::Json::object();
   base::Json books = base::Json::array();
-  for (NodeRef book : model.graph().subscribers(*trade)) books.push_back(node_json(model, book));
-  return {{"trade", node_json(model, *trade)}, {"books", books}};
+  for (NodeRef book : model.graph().subscribers(*trade)) books.push_back(node_json(model, book, Ladder::without));
+  return {{"trade", node_json(model, *trade, Ladder::without)}, {"books", books}};
 }
 
 base::Json recalculation_json(const LiveModel::Recalculation& r) {
@@ -61,7 +61,7 @@ base::Json recalculation_json(const LiveModel::Recalculation& r) {
   return {{"recalculated", nodes}, {"recalc_us", r.seconds * 1e6}};
 }
 
-base::Json node_json(const LiveModel& model, NodeRef n) {
+base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
   const Store& s = model.store();
   base::Json out = {{"id", s.id(n)},
                     {"type", kind_name(kind_of(n))},
@@ -77,6 +77,7 @@ base::Json node_json(const LiveModel& model, NodeRef n) {
   for (std::size_t k = 0; k < values.count; ++k) out[std::string(names[k])] = values.values[k];
   if (kind_of(n) == Kind::outright_book) out["members"] = s.outright_books[n.index].members.size();
   if (kind_of(n) == Kind::repo_book) out["members"] = s.repo_books[n.index].members.size();
+  if (with_ladder == Ladder::without) return out;
   const std::vector<KeyRate> ladder = key_rate_ladder(s, n);
   if (!ladder.empty()) {
     base::Json points = base::Json::array();

@@ -26,7 +26,8 @@ bool is_update_line(std::string_view line);
 base::Json applied_json(const Applied& applied);
 
 // What a trade command changed, in process: {"trade":{...},"books":[{...}]}
-// (the trade's values and its books' totals); {} for other changes.
+// (the trade's values and its books' totals, without ladders: `get`,
+// `book` and `watch` give those); {} for other changes.
 base::Json changed_values_json(const LiveModel& model, const Applied& applied);
 
 // {"recalculated":{"calendar":0,...},"recalc_us":12.5}
@@ -35,8 +36,10 @@ base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
 // A node's id, type, status, reason and published values (a calendar's
 // today, a curve's number of points, a book's member count), and for a
 // bond, trade or book its key-rate ladder: "key_rates":[{"ir_curve_id",
-// "idx","days_forward", then kr01, or margin_kr01 and mtm_pnl_kr01}, ...].
-base::Json node_json(const LiveModel& model, NodeRef node);
+// "idx","days_forward", then kr01, or margin_kr01 and mtm_pnl_kr01}, ...]
+// unless `ladder` is Ladder::without.
+enum class Ladder { with, without };
+base::Json node_json(const LiveModel& model, NodeRef node, Ladder ladder = Ladder::with);
 
 // A scenario's P&L: {"name","id","set","total","books":[{"id","name","pnl"
 // and, for repo books, "margin_change"}, ...]}.
