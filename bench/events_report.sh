@@ -20,13 +20,13 @@ awk -F, 'NR > 1 { if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } v[$2, $1]
 gnuplot -e "dir='$dir'" "$here/events.gp"
 
 # A CSV's rows as a Markdown table: md_table FILE "heading|heading|..." AWK-EXPRESSION. The
-# expression may call largest(): the name of the capacity row's largest phase (columns 7-12).
+# expression may call largest(): the name of the capacity row's largest phase (columns 7-13).
 md_table() {
   echo "| ${2//|/ | } |"
   echo "|$(echo "$2" | awk -F'|' '{ for (i = 1; i <= NF; i++) printf " --- |" }')"
   awk -F, "function largest(  i, b) {
-      split(\"parse apply recalculate read commit reply\", names, \" \"); b = 7
-      for (i = 8; i <= 12; i++) if (\$i + 0 > \$b + 0) b = i
+      split(\"parse apply recalculate read commit reply publish\", names, \" \"); b = 7
+      for (i = 8; i <= 13; i++) if (\$i + 0 > \$b + 0) b = i
       return names[b - 6]
     }
     NR > 1 { print \"| \" $3 \" |\" }" "$1"
@@ -101,12 +101,14 @@ md_table() {
   echo "the last row waits for each reply before sending the next. Microseconds per command by phase,"
   echo "from the engine's own clocks (\`stats\` before and after): parse, apply (model, input row and"
   echo "event_log row), recalculate (the batch's changes, and the values the replies carry), read (get,"
-  echo "book), commit (the batch's transaction, fsync included), reply (the JSON lines). \"wall\" is the"
-  echo "client's time per command; wall less the engine's phases is the socket, the event loop, the"
-  echo "result writer's share of the cores and, one at a time, the client's own turn."
+  echo "book), commit (the batch's transaction, fsync included), reply (the JSON lines), publish (the"
+  echo "event loop handing recalculated rows to the result writer between batches). Before each mix the"
+  echo "result writer has caught up. \"wall\" is the client's time per command; wall less the engine's"
+  echo "phases is the socket, the event loop's waits, the result writer's share of the two cores and,"
+  echo "one at a time, the client's own turn."
   echo
-  md_table "$dir/capacity.csv" "workload|synchronous|commands/s|batches per 1,000|parse|apply|recalculate|read|commit|reply|engine|wall|largest phase" \
-    '$2 " | " $1 " | " $5 " | " sprintf("%.1f", $6) " | " $7 " | " $8 " | " $9 " | " $10 " | " $11 " | " $12 " | " sprintf("%.1f", $13) " | " sprintf("%.1f", $14) " | " largest()'
+  md_table "$dir/capacity.csv" "workload|synchronous|commands/s|batches per 1,000|parse|apply|recalculate|read|commit|reply|publish|engine|wall|largest phase" \
+    '$2 " | " $1 " | " $5 " | " sprintf("%.1f", $6) " | " $7 " | " $8 " | " $9 " | " $10 " | " $11 " | " $12 " | " $13 " | " sprintf("%.1f", $14) " | " sprintf("%.1f", $15) " | " largest()'
   echo
   echo "What each setting risks (SQLite in WAL mode; the engine's SYNCHRONOUS setting):"
   echo

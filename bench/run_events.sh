@@ -18,6 +18,8 @@ usage: bench/run_events.sh [--quick] [options]
   --out DIR          output directory (default bench/out/events-<date-time>)
   --threads N        the engine's worker threads (default 2)
   --quick            the 50k preset with shorter runs (a few minutes)
+  --only LIST        run only these experiments of "rates roundtrip patterns memory capacity" (the
+                     CSVs of the others already in --out are kept; roundtrip reads rates.csv)
 Sizes (defaults of a full run; --quick's in brackets):
   --rates LIST       offered amendments per second, open loop ("1000 5000 10000 20000 50000"; the same),
                      then doubled until the engine no longer keeps up
@@ -52,6 +54,7 @@ step=100000
 count=1000000
 repeats=5
 max_rate=50000
+only="rates roundtrip patterns memory capacity"
 while [ $# -gt 0 ]; do
   case "$1" in
     --db) db=$2; shift 2 ;;
@@ -68,6 +71,7 @@ while [ $# -gt 0 ]; do
     --count) count=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --max-rate) max_rate=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
     --quick) db=data/bond_risk_50k.db; seconds=2; bursts="1 10 100 1000 10000"; slow_events=5
              trades=200000; step=20000; count=100000; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -91,8 +95,14 @@ if [ ! -f "$db" ]; then
   esac
 fi
 
+for e in $only; do
+  case "$e" in rates|roundtrip|patterns|memory|capacity) ;; *) die "unknown experiment '$e' in --only (rates, roundtrip, patterns, memory, capacity)" ;; esac
+done
+wanted() { [[ " $only " == *" $1 "* ]]; }
+
 mkdir -p "$out"
-rm -f "$out"/*.csv
+for e in $only; do rm -f "$out/$e.csv"; done
+wanted roundtrip && rm -f "$out/roundtrip_histogram.csv"
 work=$(mktemp -d)
 engine_pid=""
 stop_engine() {
@@ -121,34 +131,46 @@ load() {
     die "$experiment ($label) failed; the engine's log: $(tail -5 "$work/engine.log")"
 }
 
-{
+# The host of the whole run (kept when --only leaves rates out and a run wrote it before).
+if wanted rates || [ ! -f "$out/host.txt" ]; then {
   bench/host_info.sh
   echo "engine: $bin run --threads $threads (WAIT_POLICY and SYNCHRONOUS as each table says)"
   echo "database: $db ($(sqlite3 "$db" 'SELECT (SELECT count(*) FROM bond) || " bonds, " || (SELECT count(*) FROM outright_trade) || " outright trades, " || (SELECT count(*) FROM repo_trade) || " repo trades"'))"
   echo "disk: $(df -h "$work" | awk 'NR == 2 { print $1 " (" $2 ")" }')"
-} > "$out/host.txt"
+} > "$out/host.txt"; fi
 
-start_engine --wait block
-load rates block --rates "$rates" --seconds "$seconds"
+if wanted rates; then
+  start_engine --wait block
+  load rates block --rates "$rates" --seconds "$seconds"
+fi
 
-# The round trips at the highest offered rate whose p99 stayed under 10 ms.
-rate=$(awk -F, -v cap="$max_rate" 'NR > 1 && $7 < 10000 && $2 > best { best = $2 }
-  END { print (best == "" ? 1000 : (best > cap ? cap : best)) }' "$out/rates.csv")
-start_engine --wait block
-load roundtrip block --count "$count" --rate "$rate" --repeats "$repeats"
+if wanted roundtrip; then
+  [ -s "$out/rates.csv" ] || die "roundtrip takes its rate from $out/rates.csv: run rates first"
+  # The round trips at the highest offered rate whose p99 stayed under 10 ms.
+  rate=$(awk -F, -v cap="$max_rate" 'NR > 1 && $7 < 10000 && $2 > best { best = $2 }
+    END { print (best == "" ? 1000 : (best > cap ? cap : best)) }' "$out/rates.csv")
+  start_engine --wait block
+  load roundtrip block --count "$count" --rate "$rate" --repeats "$repeats"
+fi
 
-for wait in block busy; do
-  start_engine --wait "$wait"
-  load patterns "$wait" --bursts "$bursts" --burst-commands "$burst_commands" --slow "$slow" --slow-events "$slow_events"
-done
+if wanted patterns; then
+  for wait in block busy; do
+    start_engine --wait "$wait"
+    load patterns "$wait" --bursts "$bursts" --burst-commands "$burst_commands" --slow "$slow" --slow-events "$slow_events"
+  done
+fi
 
-start_engine --wait block
-load memory block --trades "$trades" --step "$step"
+if wanted memory; then
+  start_engine --wait block
+  load memory block --trades "$trades" --step "$step"
+fi
 
-for sync in FULL NORMAL OFF; do
-  start_engine --wait block --synchronous "$sync"
-  load capacity "$sync" --seconds "$seconds"
-done
+if wanted capacity; then
+  for sync in FULL NORMAL OFF; do
+    start_engine --wait block --synchronous "$sync"
+    load capacity "$sync" --seconds "$seconds"
+  done
+fi
 stop_engine
 
 bench/events_report.sh "$out"

@@ -110,6 +110,14 @@ struct Context {
   }
   double seconds() const { return base::parse_number(get("seconds", "5"), 0.01, 3600, "--seconds"); }
   base::Json stats() const { return base::Json::parse(client.ask(format_command(Stats{}))); }
+  // Waits, up to a minute, until the result tables reflect the last event.
+  void wait_for_results() const {
+    for (int i = 0; i < 600; ++i) {
+      const base::Json s = stats();
+      if (s.at("results_as_of") == s.at("event")) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
 };
 
 std::vector<std::string> amendments(Workload& w, std::size_t n) { return lines(n, [&] { return w.amendment(); }); }
@@ -121,12 +129,13 @@ void rates(Context& c) {
   for (std::size_t i = 0; i < offered.size(); ++i) {
     const double rate = static_cast<double>(offered[i]);
     const auto n = static_cast<std::size_t>(std::max(1.0, rate * c.seconds()));
+    std::cout << "offered " << offered[i] << "/s for " << c.seconds() << " s ..." << std::endl;
     const OpenLoop r = c.client.open_loop("amend", amendments(c.workload, n), rate);
     const std::vector<double> q = base::percentiles(r.series.micros, std::vector<double>{50, 90, 99, 99.9, 99.99, 100});
     csv.row(c.label, offered[i], static_cast<long>(r.replies_per_second), n, tenths(q[0]), tenths(q[1]), tenths(q[2]),
             tenths(q[3]), tenths(q[4]), tenths(q[5]));
     std::cout << "offered " << offered[i] << "/s: achieved " << static_cast<long>(r.replies_per_second) << "/s, p50 "
-              << q[0] << " us, p99 " << q[2] << " us\n";
+              << q[0] << " us, p99 " << q[2] << " us" << std::endl;
     const bool kept_up = r.replies_per_second >= 0.95 * rate;
     if (i + 1 == offered.size() && kept_up && offered[i] < 10'000'000) offered.push_back(offered[i] * 2);
   }
@@ -141,7 +150,7 @@ void patterns(Context& c) {
     std::ranges::sort(s.micros, std::greater<>());
     s.micros.resize(std::max<std::size_t>(n, 3), std::nan(""));  // fewer than three: the missing worst are NaN
     csv.row(c.label, pattern, command, n, q, tenths(s.micros[0]), tenths(s.micros[1]), tenths(s.micros[2]));
-    std::cout << pattern << " " << command << ": " << q << " us (p50 .. p99.99), worst " << tenths(s.micros[0]) << " us\n";
+    std::cout << pattern << " " << command << ": " << q << " us (p50 .. p99.99), worst " << tenths(s.micros[0]) << " us" << std::endl;
   };
   const auto burst = [&](std::vector<std::string> batch, Series& into, std::vector<std::string>* replies) {
     OpenLoop r = c.client.open_loop("burst", batch, INFINITY, replies != nullptr);
@@ -191,7 +200,7 @@ void memory(Context& c) {
     const base::Json s = c.stats();
     csv.row(c.label, booked, s.at("memory_kb").at("vm_peak"), s.at("memory_kb").at("vm_rss"), size_or_zero(c.db),
             size_or_zero(c.db + "-wal"), s.at("event"), seconds);
-    std::cout << "booked " << booked << ": VmRSS " << s.at("memory_kb").at("vm_rss") << " kB\n";
+    std::cout << "booked " << booked << ": VmRSS " << s.at("memory_kb").at("vm_rss") << " kB" << std::endl;
     if (booked + step > trades) break;
     const OpenLoop r = c.client.open_loop("book", lines(step, [&] { return c.workload.booking(); }), 0);
     seconds = static_cast<double>(step) / r.replies_per_second;
@@ -207,6 +216,8 @@ void roundtrip(Context& c) {
   const double rate = base::parse_number(c.get("rate", "50000"), 1, 1e7, "--rate");
   const auto repeats = c.integer("repeats", "5", 1000);
   for (long long k = 1; k <= repeats; ++k) {
+    std::cout << "repeat " << k << " of " << repeats << ": " << count << " amendments at " << rate << "/s (about "
+              << static_cast<long>(static_cast<double>(count) / rate) << " s)" << std::endl;
     const OpenLoop r = c.client.open_loop("amend", amendments(c.workload, count), rate);
     const std::vector<double>& us = r.series.micros;
     double sum = 0;
@@ -217,7 +228,7 @@ void roundtrip(Context& c) {
     for (double v : us) ++buckets[static_cast<int>(std::ceil(10 * std::log10(std::max(v, 1.0))))];
     for (const auto& [b, n] : buckets) histogram.row(c.label, k, std::pow(10.0, b / 10.0), n);
     std::cout << "repeat " << k << ": " << static_cast<long>(r.replies_per_second) << "/s, p50 "
-              << base::percentile(us, 50) << " us, p99 " << base::percentile(us, 99) << " us\n";
+              << base::percentile(us, 50) << " us, p99 " << base::percentile(us, 99) << " us" << std::endl;
   }
 }
 
@@ -238,6 +249,7 @@ void capacity(Context& c) {
       {"desk_day", [&] { return c.workload.desk_line(); }},
   };
   const auto measure = [&](const char* name, const std::function<double()>& run) {
+    c.wait_for_results();  // the result writer's backlog of the last mix is not this one's
     const base::Json before = c.stats();
     const double per_s = run();
     const base::Json after = c.stats();
@@ -262,7 +274,7 @@ void capacity(Context& c) {
     const double wall = static_cast<double>(commands) / per_s;
     csv.row(c.label, name, commands, wall, static_cast<long>(per_s), 1000 * delta("batches") / static_cast<double>(commands),
             phases, engine, 1e6 / per_s);
-    std::cout << c.label << " " << name << ": " << static_cast<long>(per_s) << " commands/s\n";
+    std::cout << c.label << " " << name << ": " << static_cast<long>(per_s) << " commands/s" << std::endl;
   };
   for (const auto& [name, next] : mixes) measure(name, [&] { return c.client.flat_out(next, seconds, 4096); });
   measure("amendments_one_at_a_time", [&] {

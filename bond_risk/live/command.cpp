@@ -33,7 +33,9 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::var, "var", "[SET]",
      "1-day VaR 99% and expected shortfall 97.5% per book and in total over a historical set (default historical)",
      false},
-    {CommandId::stats, "stats", "", "counts per type and status, commands applied, recalculation latency percentiles",
+    {CommandId::stats, "stats", "",
+     "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
+     "(time_us) and the engine's memory (memory_kb)",
      false},
     {CommandId::reload, "reload", "",
      "re-read the database after changes by other programs (also noticed within 100 ms, and on SIGUSR1)", false},

@@ -270,6 +270,13 @@ void CommandExecutor::sync_external(bool signalled) {
 }
 
 bool CommandExecutor::publish_results(std::size_t budget) {
+  const engine::Stopwatch clock;
+  const bool more = publish_rows(budget);
+  phases_.add(Phase::publish, clock.seconds());
+  return more;
+}
+
+bool CommandExecutor::publish_rows(std::size_t budget) {
   while (!unpublished_.empty() && budget > 0) {
     const LiveModel::Recalculation& r = unpublished_.front();
     if (r.whole && published_kind_ == 0 && published_offset_ == 0) {

@@ -85,6 +85,7 @@ class CommandExecutor {
   struct Batch;  // one batch's replies and pending recalculation (command_executor.cpp)
 
   base::Json apply_external_changes();
+  bool publish_rows(std::size_t budget);  // publish_results, untimed
   // After the database refused a batch: every line's error says so, and a
   // model the batch changed is read back from the database.
   void refuse_batch(std::vector<std::string>& errors, bool model_changed);

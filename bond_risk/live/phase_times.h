@@ -1,9 +1,10 @@
 // Where the running engine's time goes: seconds summed over every command
 // since start-up, by phase. A change is parsed, applied (model, input row
 // and event_log row), recalculated with the others of its batch, committed
-// with them, and replied to; a read is parsed, read and replied to. `stats`
-// reports the sums, so a benchmark divides their change by the commands it
-// sent. Owned by the executor, on the server's one thread.
+// with them, and replied to; a read is parsed, read and replied to. Between
+// batches the event loop hands recalculated rows to the result writer
+// (publish). `stats` reports the sums, so a benchmark divides their change
+// by the commands it sent. Owned by the executor, on the server's one thread.
 #pragma once
 
 #include <array>
@@ -12,9 +13,9 @@
 
 namespace bond_risk {
 
-enum class Phase { parse, apply, recalculate, read, commit, reply };
-inline constexpr std::array<std::string_view, 6> kPhaseNames = {"parse",  "apply",  "recalculate",
-                                                                 "read",   "commit", "reply"};
+enum class Phase { parse, apply, recalculate, read, commit, reply, publish };
+inline constexpr std::array<std::string_view, 7> kPhaseNames = {"parse",  "apply", "recalculate", "read",
+                                                                 "commit", "reply", "publish"};
 
 struct PhaseTimes {
   std::array<double, kPhaseNames.size()> seconds{};
