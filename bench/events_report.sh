@@ -88,7 +88,7 @@ md_table() {
   echo
   echo "## 4. Round trips, repeated"
   echo
-  awk -F, 'NR == 2 { printf "Amendments at %s/s offered (the highest offered rate of section 1 with p99 under 10 ms, at most 50,000/s), %s per repeat.\n", $3, $5 }' "$dir/roundtrip.csv"
+  awk -F, 'NR == 2 { printf "Amendments at %s/s offered (the highest offered rate of section 1 with p99 under 10 ms, at most 50,000/s, unless the run was given --rate), %s per repeat.\n", $3, $5 }' "$dir/roundtrip.csv"
   echo
   md_table "$dir/roundtrip.csv" "repeat|achieved/s|min|median|average|p50|p75|p90|p99|p99.9|p99.99|max" \
     '$2 " | " $4 " | " $6 " | " $7 " | " sprintf("%.1f", $8) " | " $9 " | " $10 " | " $11 " | " $12 " | " $13 " | " $14 " | " $15'

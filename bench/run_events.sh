@@ -19,7 +19,8 @@ usage: bench/run_events.sh [--quick] [options]
   --threads N        the engine's worker threads (default 2)
   --quick            the 50k preset with shorter runs (a few minutes)
   --only LIST        run only these experiments of "rates roundtrip patterns memory capacity" (the
-                     CSVs of the others already in --out are kept; roundtrip reads rates.csv)
+                     CSVs of the others already in --out are kept; without --rate, roundtrip reads
+                     rates.csv)
 Sizes (defaults of a full run; --quick's in brackets):
   --rates LIST       offered amendments per second, open loop ("1000 5000 10000 20000 50000"; the same),
                      then doubled until the engine no longer keeps up
@@ -30,8 +31,8 @@ Sizes (defaults of a full run; --quick's in brackets):
   --trades N         trades booked for the memory table, --step N between samples (2000000, 100000
                      [200000, 20000])
   --count N          amendments per round-trip repeat, --repeats N repeats (1000000, 5 [100000, 5]);
-                     their rate: the highest offered rate with p99 under 10 ms, at most --max-rate
-                     (default 50000)
+                     their rate: --rate R, else the highest offered rate with p99 under 10 ms, at
+                     most --max-rate (default 50000); give --rate to compare two commits alike
 
 Set BOND_RISK_BIN to benchmark a given binary instead of building one. Compare two runs (two
 commits) with bench/compare.sh OLD_DIR NEW_DIR.
@@ -54,6 +55,7 @@ step=100000
 count=1000000
 repeats=5
 max_rate=50000
+rate=""
 only="rates roundtrip patterns memory capacity"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -71,6 +73,7 @@ while [ $# -gt 0 ]; do
     --count) count=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --max-rate) max_rate=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --quick) db=data/bond_risk_50k.db; seconds=2; bursts="1 10 100 1000 10000"; slow_events=5
              trades=200000; step=20000; count=100000; shift ;;
@@ -145,10 +148,12 @@ if wanted rates; then
 fi
 
 if wanted roundtrip; then
-  [ -s "$out/rates.csv" ] || die "roundtrip takes its rate from $out/rates.csv: run rates first"
-  # The round trips at the highest offered rate whose p99 stayed under 10 ms.
-  rate=$(awk -F, -v cap="$max_rate" 'NR > 1 && $7 < 10000 && $2 > best { best = $2 }
-    END { print (best == "" ? 1000 : (best > cap ? cap : best)) }' "$out/rates.csv")
+  if [ -z "$rate" ]; then
+    [ -s "$out/rates.csv" ] || die "roundtrip takes its rate from $out/rates.csv: run rates first, or give --rate"
+    # The round trips at the highest offered rate whose p99 stayed under 10 ms.
+    rate=$(awk -F, -v cap="$max_rate" 'NR > 1 && $7 < 10000 && $2 > best { best = $2 }
+      END { print (best == "" ? 1000 : (best > cap ? cap : best)) }' "$out/rates.csv")
+  fi
   start_engine --wait block
   load roundtrip block --count "$count" --rate "$rate" --repeats "$repeats"
 fi
@@ -173,5 +178,11 @@ if wanted capacity; then
 fi
 stop_engine
 
+for e in rates roundtrip patterns memory capacity; do
+  if [ ! -s "$out/$e.csv" ]; then
+    echo "Wrote the CSVs of \"$only\" to $out; report.md needs all five experiments there ($e.csv is missing)."
+    exit 0
+  fi
+done
 bench/events_report.sh "$out"
 echo "Wrote $out: rates.csv, patterns.csv, memory.csv, roundtrip.csv, roundtrip_histogram.csv, capacity.csv, host.txt, report.md and the plots."
