@@ -74,7 +74,7 @@ md_table() {
       row[k] = row[k] sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s, %s |\n", $2, $3, $1, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) }
     END { for (i = 1; i <= n; i++) printf "%s", row[order[i]] }' "$dir/patterns.csv"
   echo
-  awk -F, 'NR > 1 && $3 == "amend" && ($2 == "burst 1" || $2 == "burst 10000") { printf "- %s amendments, %s: p50 %s, p99 %s\n", $2, $1, $5, $8 }' "$dir/patterns.csv"
+  awk -F, 'NR > 1 && $3 == "amendment" && ($2 == "burst 1" || $2 == "burst 10000") { printf "- %s amendments, %s: p50 %s, p99 %s\n", $2, $1, $5, $8 }' "$dir/patterns.csv"
   echo
   echo "## 3. Memory growth while booking outright trades"
   echo

@@ -156,8 +156,8 @@ TEST(Benchmark, EventRunWritesEveryTableThePlotsAndTheReport) {
     EXPECT_EQ(p[0], i < 7 ? "block" : "busy");
     const std::size_t k = i % 7;
     EXPECT_EQ(p[1], k < 3 ? "burst 1" : k < 6 ? "burst 10" : "50/s");
-    const char* commands[] = {"amend", "book", "remove"};
-    EXPECT_EQ(p[2], k == 6 ? "amend" : commands[k % 3]);
+    const char* commands[] = {"amendment", "booking", "removal"};
+    EXPECT_EQ(p[2], k == 6 ? "amendment" : commands[k % 3]);
     EXPECT_EQ(p[3], k < 3 ? "20" : k < 6 ? "20" : "3");  // 20 bursts of 1, 2 of 10; 3 slow events
     expect_rising(p, 4, 10);
     EXPECT_GE(std::stod(p[10]), std::stod(p[11]));  // the three worst, worst first

@@ -130,7 +130,7 @@ void rates(Context& c) {
     const double rate = static_cast<double>(offered[i]);
     const auto n = static_cast<std::size_t>(std::max(1.0, rate * c.seconds()));
     std::cout << "offered " << offered[i] << "/s for " << c.seconds() << " s ..." << std::endl;
-    const OpenLoop r = c.client.open_loop("amend", amendments(c.workload, n), rate);
+    const OpenLoop r = c.client.open_loop("amendments", amendments(c.workload, n), rate);
     const std::vector<double> q = base::percentiles(r.series.micros, std::vector<double>{50, 90, 99, 99.9, 99.99, 100});
     csv.row(c.label, offered[i], static_cast<long>(r.replies_per_second), n, tenths(q[0]), tenths(q[1]), tenths(q[2]),
             tenths(q[3]), tenths(q[4]), tenths(q[5]));
@@ -162,7 +162,7 @@ void patterns(Context& c) {
   for (const long long size : c.list("bursts", "1 10 100 1000 10000 100000")) {
     const auto n = static_cast<std::size_t>(size);
     const std::size_t repeats = std::clamp<std::size_t>(per_size / n, 1, 200);  // about --burst-commands latencies per size
-    Series amend{"amend", {}}, book{"book", {}}, remove{"remove", {}};
+    Series amend{"amendment", {}}, book{"booking", {}}, remove{"removal", {}};
     for (std::size_t k = 0; k < repeats; ++k) burst(amendments(c.workload, n), amend, nullptr);
     for (std::size_t k = 0; k < repeats; ++k) {
       std::vector<std::string> booked;
@@ -174,13 +174,13 @@ void patterns(Context& c) {
       burst(removals, remove, nullptr);
     }
     const std::string pattern = "burst " + std::to_string(size);
-    write(pattern, "amend", std::move(amend));
-    write(pattern, "book", std::move(book));
-    write(pattern, "remove", std::move(remove));
+    write(pattern, "amendment", std::move(amend));
+    write(pattern, "booking", std::move(book));
+    write(pattern, "removal", std::move(remove));
   }
   const auto events = static_cast<std::size_t>(c.integer("slow-events", "60", 1'000'000));
   for (const long long rate : c.list("slow", "1 2 10")) {
-    write(std::to_string(rate) + "/s", "amend",
+    write(std::to_string(rate) + "/s", "amendment",
           c.client.open_loop("slow", amendments(c.workload, events), static_cast<double>(rate)).series);
   }
 }
@@ -202,7 +202,7 @@ void memory(Context& c) {
             size_or_zero(c.db + "-wal"), s.at("event"), seconds);
     std::cout << "booked " << booked << ": VmRSS " << s.at("memory_kb").at("vm_rss") << " kB" << std::endl;
     if (booked + step > trades) break;
-    const OpenLoop r = c.client.open_loop("book", lines(step, [&] { return c.workload.booking(); }), 0);
+    const OpenLoop r = c.client.open_loop("bookings", lines(step, [&] { return c.workload.booking(); }), 0);
     seconds = static_cast<double>(step) / r.replies_per_second;
   }
 }
@@ -218,7 +218,7 @@ void roundtrip(Context& c) {
   for (long long k = 1; k <= repeats; ++k) {
     std::cout << "repeat " << k << " of " << repeats << ": " << count << " amendments at " << rate << "/s (about "
               << static_cast<long>(static_cast<double>(count) / rate) << " s)" << std::endl;
-    const OpenLoop r = c.client.open_loop("amend", amendments(c.workload, count), rate);
+    const OpenLoop r = c.client.open_loop("amendments", amendments(c.workload, count), rate);
     const std::vector<double>& us = r.series.micros;
     double sum = 0;
     for (double v : us) sum += v;
