@@ -42,11 +42,7 @@ md_table() {
   echo "replies, so a stall is charged to every command it delayed (no coordinated omission). Each"
   echo "experiment runs against a fresh engine on a fresh copy of the database. Microseconds throughout."
   echo
-  echo "## Host"
-  echo
-  echo "| | |"
-  echo "| --- | --- |"
-  sed 's/^\([^:]*\): \(.*\)$/| \1 | \2 |/' "$dir/host.txt"
+  "$here/host_info.sh" --table "$dir/host.txt"
   echo
   echo "## 1. Latency at offered rates (amendments, open loop)"
   echo

@@ -67,11 +67,7 @@ gnuplot -e "dir='$dir'; cores=$cores" "$here/plots.gp"
 {
   echo "# bond_risk benchmark"
   echo
-  echo "## Host"
-  echo
-  echo "| | |"
-  echo "| --- | --- |"
-  sed 's/^\([^:]*\): \(.*\)$/| \1 | \2 |/' "$dir/host.txt"
+  "$here/host_info.sh" --table "$dir/host.txt"
   echo
   echo "## Single-threaded (NUM_THREADS=0)"
   echo
