@@ -19,7 +19,7 @@ set logscale xy
 set xlabel 'offered amendments per second'
 set ylabel 'microseconds'
 set key outside right top
-plot for [c = 5:10] dir.'/rates.csv' using 2:c title columnhead(c)
+plot for [c = 6:11] dir.'/rates.csv' using 2:c title columnhead(c)
 unset logscale
 
 # The engine's memory as trades are booked.

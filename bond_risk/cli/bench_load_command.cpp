@@ -110,33 +110,38 @@ struct Context {
   }
   double seconds() const { return base::parse_number(get("seconds", "5"), 0.01, 3600, "--seconds"); }
   base::Json stats() const { return base::Json::parse(client.ask(format_command(Stats{}))); }
-  // Waits, up to a minute, until the result tables reflect the last event.
+  // Waits until the result tables reflect the last event, so that the
+  // result writer's backlog of one step is not charged to the next. Throws
+  // after a minute.
   void wait_for_results() const {
-    for (int i = 0; i < 600; ++i) {
+    for (int i = 0; i < 6000; ++i) {
       const base::Json s = stats();
       if (s.at("results_as_of") == s.at("event")) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    throw std::runtime_error("the engine's result writer did not catch up within a minute");
   }
 };
 
 std::vector<std::string> amendments(Workload& w, std::size_t n) { return lines(n, [&] { return w.amendment(); }); }
 
 void rates(Context& c) {
-  Csv csv(c.out, "rates", "label,offered_per_s,achieved_per_s,commands,p50_us,p90_us,p99_us,p99.9_us,p99.99_us,max_us");
+  Csv csv(c.out, "rates",
+          "label,offered_per_s,achieved_per_s,kept_up,commands,p50_us,p90_us,p99_us,p99.9_us,p99.99_us,max_us");
   c.client.open_loop("warm-up", amendments(c.workload, 2000), 0);
   std::vector<long long> offered = c.list("rates", "1000 5000 10000 20000 50000");
   for (std::size_t i = 0; i < offered.size(); ++i) {
     const double rate = static_cast<double>(offered[i]);
     const auto n = static_cast<std::size_t>(std::max(1.0, rate * c.seconds()));
     std::cout << "offered " << offered[i] << "/s for " << c.seconds() << " s ..." << std::endl;
+    c.wait_for_results();
     const OpenLoop r = c.client.open_loop("amendments", amendments(c.workload, n), rate);
     const std::vector<double> q = base::percentiles(r.series.micros, std::vector<double>{50, 90, 99, 99.9, 99.99, 100});
-    csv.row(c.label, offered[i], static_cast<long>(r.replies_per_second), n, tenths(q[0]), tenths(q[1]), tenths(q[2]),
-            tenths(q[3]), tenths(q[4]), tenths(q[5]));
+    const bool kept_up = r.replies_per_second >= 0.95 * rate;  // the engine answered at (nearly) the offered rate
+    csv.row(c.label, offered[i], static_cast<long>(r.replies_per_second), kept_up ? 1 : 0, n, tenths(q[0]), tenths(q[1]),
+            tenths(q[2]), tenths(q[3]), tenths(q[4]), tenths(q[5]));
     std::cout << "offered " << offered[i] << "/s: achieved " << static_cast<long>(r.replies_per_second) << "/s, p50 "
               << q[0] << " us, p99 " << q[2] << " us" << std::endl;
-    const bool kept_up = r.replies_per_second >= 0.95 * rate;
     if (i + 1 == offered.size() && kept_up && offered[i] < 10'000'000) offered.push_back(offered[i] * 2);
   }
 }
@@ -156,7 +161,7 @@ void patterns(Context& c) {
     OpenLoop r = c.client.open_loop("burst", batch, INFINITY, replies != nullptr);
     into.micros.insert(into.micros.end(), r.series.micros.begin(), r.series.micros.end());
     if (replies) std::ranges::move(r.replies, std::back_inserter(*replies));
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the engine's result writer catches up
+    c.wait_for_results();
   };
   const auto per_size = static_cast<std::size_t>(c.integer("burst-commands", "1000", 100'000'000));
   for (const long long size : c.list("bursts", "1 10 100 1000 10000 100000")) {
@@ -192,11 +197,12 @@ std::uintmax_t size_or_zero(const std::string& path) {
 }
 
 void memory(Context& c) {
-  Csv csv(c.out, "memory", "label,trades_booked,vm_peak_kb,vm_rss_kb,db_bytes,wal_bytes,event_log_rows,step_seconds");
+  Csv csv(c.out, "memory", "label,trades_booked,vm_peak_kb,vm_rss_kb,db_bytes,wal_bytes,last_event,step_seconds");
   const auto trades = static_cast<std::size_t>(c.integer("trades", "2000000", 100'000'000));
   const auto step = static_cast<std::size_t>(c.integer("step", "100000", 100'000'000));
   double seconds = 0;
   for (std::size_t booked = 0;; booked += step) {
+    c.wait_for_results();  // rows waiting for the result writer are not the trades' memory
     const base::Json s = c.stats();
     csv.row(c.label, booked, s.at("memory_kb").at("vm_peak"), s.at("memory_kb").at("vm_rss"), size_or_zero(c.db),
             size_or_zero(c.db + "-wal"), s.at("event"), seconds);
@@ -254,6 +260,7 @@ void capacity(Context& c) {
     const double per_s = run();
     const base::Json after = c.stats();
     // The commands the mix sent: every command counted since `before`, less the stats line that asked for it.
+    // (The phases include the two stats lines' own microseconds, against thousands of commands.)
     std::size_t commands = 0;
     for (const auto& [command, n] : after.at("commands").items()) {
       commands += n.get<std::size_t>() - before.at("commands").at(command).get<std::size_t>();
@@ -272,7 +279,8 @@ void capacity(Context& c) {
       phases += buf;
     }
     const double wall = static_cast<double>(commands) / per_s;
-    csv.row(c.label, name, commands, wall, static_cast<long>(per_s), 1000 * delta("batches") / static_cast<double>(commands),
+    // Batches: less the closing stats line's own.
+    csv.row(c.label, name, commands, wall, static_cast<long>(per_s), 1000 * (delta("batches") - 1) / static_cast<double>(commands),
             phases, engine, 1e6 / per_s);
     std::cout << c.label << " " << name << ": " << static_cast<long>(per_s) << " commands/s" << std::endl;
   };

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -142,42 +143,60 @@ OpenLoop EngineClient::open_loop(const std::string& name, const std::vector<std:
   });
   OpenLoop out{{name, {}}, 0, {}};
   out.series.micros.reserve(n);
+  Clock::time_point first = start, last = start;
   for (std::size_t i = 0; i < n; ++i) {
     std::string reply = read_line();
     const Clock::time_point now = Clock::now();
+    if (i == 0) first = now;
+    last = now;
     expect_ok(lines[i], reply);
     const Clock::time_point from =
         per_second > 0 ? due(i) : Clock::time_point(Clock::duration(sent[i].load(std::memory_order_acquire)));
     out.series.micros.push_back(std::chrono::duration<double, std::micro>(now - from).count());
     if (keep_replies) out.replies.push_back(std::move(reply));
   }
-  out.replies_per_second = static_cast<double>(n) / std::chrono::duration<double>(Clock::now() - start).count();
+  // The rate replies came at, from the first to the last: an engine that keeps up answers at the
+  // offered rate however late the last reply is; one that falls behind answers at its own.
+  const double span = std::chrono::duration<double>(last - first).count();
+  out.replies_per_second = n < 2 || span <= 0 ? static_cast<double>(n) / std::chrono::duration<double>(last - start).count()
+                                              : static_cast<double>(n - 1) / span;
   return out;
 }
 
 double EngineClient::flat_out(const std::function<std::string()>& next, double seconds, std::size_t window) {
+  if (window == 0) throw std::invalid_argument("flat_out needs a window of at least one line");
   constexpr std::uint64_t kDone = 1ULL << 63;  // set in `posted` once the writer has stopped
   std::atomic<std::uint64_t> posted = 0, answered = 0;
-  std::vector<std::string> lines;  // appended by the writer, read by the reader for an error's message
-  std::mutex lines_mutex;
+  std::deque<std::string> unanswered;  // lines sent and not yet answered, oldest first (for an error's message)
+  std::mutex unanswered_mutex;
+  std::exception_ptr failure;  // what stopped the writer (a line it could not make), read once it is done
   const Clock::time_point start = Clock::now();
   const Clock::time_point end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   std::atomic<bool> stop = false;
   std::jthread writer([&] {
-    std::string chunk;
-    for (std::uint64_t sent = 0; Clock::now() < end && !stop;) {
-      for (std::uint64_t a = answered.load(); !stop && sent - a >= window; a = answered.load()) answered.wait(a);
-      chunk.clear();
-      {
-        const std::lock_guard lock(lines_mutex);
-        for (std::uint64_t k = 0; k < 64 && sent - answered.load() < window; ++k, ++sent) {
-          lines.push_back(next());
-          chunk += lines.back() + "\n";
+    try {
+      std::vector<std::string> batch;
+      std::string chunk;
+      for (std::uint64_t sent = 0; Clock::now() < end && !stop;) {
+        std::uint64_t a = answered.load();
+        for (; !stop && sent - a >= window; a = answered.load()) answered.wait(a);
+        batch.clear();
+        chunk.clear();
+        for (std::uint64_t k = 0; k < 64 && sent + k - a < window; ++k) {
+          batch.push_back(next());
+          chunk += batch.back() + "\n";
         }
+        {
+          const std::lock_guard lock(unanswered_mutex);
+          std::ranges::move(batch, std::back_inserter(unanswered));
+        }
+        sent += batch.size();
+        posted = sent;
+        posted.notify_all();
+        base::write_all(fd_.get(), chunk);
       }
-      posted = sent;
-      posted.notify_all();
-      base::write_all(fd_.get(), chunk);
+    } catch (...) {
+      failure = std::current_exception();
     }
     posted |= kDone;
     posted.notify_all();
@@ -196,14 +215,20 @@ double EngineClient::flat_out(const std::function<std::string()>& next, double s
       continue;
     }
     const std::string reply = read_line();
+    std::string line;
     {
-      const std::lock_guard lock(lines_mutex);
-      expect_ok(lines[i], reply);
+      const std::lock_guard lock(unanswered_mutex);
+      line = std::move(unanswered.front());
+      unanswered.pop_front();
     }
+    expect_ok(line, reply);
     answered = ++i;
     answered.notify_all();
   }
-  return static_cast<double>(i) / std::chrono::duration<double>(Clock::now() - start).count();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  writer.join();  // `failure` is written before kDone; joined, it is read safely
+  if (failure) std::rethrow_exception(failure);
+  return static_cast<double>(i) / elapsed;
 }
 
 }  // namespace bond_risk

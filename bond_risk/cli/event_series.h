@@ -31,8 +31,9 @@ Series in_process(const std::string& name, LiveModel& model, const std::vector<C
 // `count` full flushes of the model (the yardstick of the in-process events).
 Series full_flushes(LiveModel& model, std::size_t count);
 
-// What an open-loop run returns: the latencies, the rate of replies, and
-// the replies themselves when asked for.
+// What an open-loop run returns: the latencies, the rate replies came at
+// (from the first to the last: the offered rate while the engine keeps up),
+// and the replies themselves when asked for.
 struct OpenLoop {
   Series series;
   double replies_per_second = 0;
@@ -58,8 +59,8 @@ class EngineClient {
   OpenLoop open_loop(const std::string& name, const std::vector<std::string>& lines, double per_second,
                      bool keep_replies = false);
   // Lines from `next` as fast as the engine takes them, at most `window`
-  // unanswered, for `seconds`; returns the replies per second. Throws if
-  // one is refused.
+  // (>= 1) unanswered, for `seconds`; returns the replies per second.
+  // Throws if one is refused, or what `next` threw.
   double flat_out(const std::function<std::string()>& next, double seconds, std::size_t window);
 
  private:

@@ -98,10 +98,9 @@ const std::vector<SettingSpec>& specs() {
        "serving: FULL = an acknowledged change survives a power loss (default); NORMAL = it survives the engine's "
        "crash, a power loss may take the last ones back; OFF = no fsync, a power loss may also corrupt the database",
        [](Settings& s, std::string_view v, const std::string& what) {
-         if (v != "FULL" && v != "NORMAL" && v != "OFF") {
-           throw base::UsageError(what + " must be FULL, NORMAL or OFF, not '" + std::string(v) + "'");
-         }
-         s.synchronous = v;
+         const std::optional<Synchronous> parsed = parse_synchronous(v);
+         if (!parsed) throw base::UsageError(what + " must be FULL, NORMAL or OFF, not '" + std::string(v) + "'");
+         s.synchronous = *parsed;
        }},
       {"FLUSHES", "flushes",
        "full flushes at start-up, 1..1000: the start-up flush and its repeats, timed each (benchmarks take their "

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/cli_args.h"
+#include "bond_risk/db/synchronous.h"
 #include "engine/scheduler.h"
 
 namespace bond_risk {
@@ -27,7 +28,7 @@ struct Settings {
   std::size_t grain = 4096;   // GRAIN, --grain: work per chunk, in outright-trade units
   bool key_rates = true;      // KEY_RATES, --key-rates: flushes compute key-rate ladders
   std::size_t flushes = 1;    // FLUSHES, --flushes: full flushes at start-up (the first and its repeats)
-  std::string synchronous = "FULL";  // SYNCHRONOUS, --synchronous: the serving engine's commits (FULL, NORMAL, OFF)
+  Synchronous synchronous = Synchronous::full;  // SYNCHRONOUS, --synchronous: the serving engine's commits
 };
 
 // Returns the value of an environment variable, or nullptr.

@@ -19,11 +19,8 @@ namespace bond_risk {
 namespace {
 
 // `db` in WAL mode with `synchronous` and every table of the schema.
-base::Database& prepared(base::Database& db, std::string_view synchronous) {
-  if (synchronous != "FULL" && synchronous != "NORMAL" && synchronous != "OFF") {
-    throw std::invalid_argument("synchronous must be FULL, NORMAL or OFF, not '" + std::string(synchronous) + "'");
-  }
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = " + std::string(synchronous));
+base::Database& prepared(base::Database& db, Synchronous synchronous) {
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = " + std::string(synchronous_name(synchronous)));
   db.exec(kSchemaSql);
   return db;
 }
@@ -159,7 +156,7 @@ struct CommandExecutor::Batch {
   base::Json operator()(const auto&) const { throw std::logic_error("changes and watches are not visited"); }
 };
 
-CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, std::string_view synchronous)
+CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
     : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
   served_event_ = last_event(db_);
   publisher_.add_all(model_.store(), model_.graph());

@@ -26,6 +26,7 @@
 #include "base/sqlite.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/scenario_sets.h"
+#include "bond_risk/db/synchronous.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
@@ -44,11 +45,11 @@ struct Reply {
 
 class CommandExecutor {
  public:
-  // Prepares `db` (WAL, `synchronous` = FULL, NORMAL or OFF, the schema and
+  // Prepares `db` (WAL, `synchronous` (db/synchronous.h), the schema and
   // the change log's triggers) and starts persisting `model`'s results (all
   // of them first) to the results database beside it. Both must outlive the
   // executor.
-  CommandExecutor(LiveModel& model, base::Database& db, std::string_view synchronous = "FULL");
+  CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous = Synchronous::full);
   ~CommandExecutor();  // publishes what remains
   CommandExecutor(const CommandExecutor&) = delete;
   CommandExecutor& operator=(const CommandExecutor&) = delete;

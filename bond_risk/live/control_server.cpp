@@ -50,7 +50,7 @@ struct Session {
 
 class Server {
  public:
-  Server(LiveModel& model, base::Database& db, const std::string& path, std::string_view synchronous)
+  Server(LiveModel& model, base::Database& db, const std::string& path, Synchronous synchronous)
       : db_(db), executor_(model, db, synchronous), listener_(path), acceptor_(io_), signals_(io_), poll_(io_) {
     acceptor_.assign(asio::local::stream_protocol(), listener_.release_socket());
     for (int signal : {SIGINT, SIGTERM, SIGUSR1, SIGHUP}) signals_.add(signal);
@@ -300,7 +300,7 @@ class Server {
 
 }  // namespace
 
-void serve(LiveModel& model, base::Database& db, const std::string& socket_path, std::string_view synchronous) {
+void serve(LiveModel& model, base::Database& db, const std::string& socket_path, Synchronous synchronous) {
   Server(model, db, socket_path, synchronous).run();
 }
 

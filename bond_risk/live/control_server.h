@@ -15,14 +15,16 @@
 #include <string>
 
 #include "base/sqlite.h"
+#include "bond_risk/db/synchronous.h"
 #include "bond_risk/live/live_model.h"
 
 namespace bond_risk {
 
 // Runs until a shutdown command or SIGINT/SIGTERM, committing with
-// `synchronous` (FULL, NORMAL or OFF: live/command_executor.h). Throws
+// `synchronous` (db/synchronous.h). Throws
 // std::runtime_error if the socket is held by another engine or the
 // database cannot be written.
-void serve(LiveModel& model, base::Database& db, const std::string& socket_path, std::string_view synchronous = "FULL");
+void serve(LiveModel& model, base::Database& db, const std::string& socket_path,
+           Synchronous synchronous = Synchronous::full);
 
 }  // namespace bond_risk
