@@ -284,7 +284,7 @@ void capacity(Context& c) {
             phases, engine, 1e6 / per_s);
     std::cout << c.label << " " << name << ": " << static_cast<long>(per_s) << " commands/s" << std::endl;
   };
-  for (const auto& [name, next] : mixes) measure(name, [&] { return c.client.flat_out(next, seconds, 4096); });
+  for (const auto& mix : mixes) measure(mix.first, [&] { return c.client.flat_out(mix.second, seconds, 4096); });
   measure("amendments_one_at_a_time", [&] {
     const auto n = static_cast<std::size_t>(std::max(10.0, 200 * seconds));
     const Series s = c.client.round_trips("one", amendments(c.workload, n));
