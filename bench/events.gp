@@ -9,7 +9,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 }
 set datafile separator ','
 set grid
-set key noenhanced
+set termoption noenhanced
 set style data linespoints
 
 # Latency percentiles against the offered rate (open loop, from each command's due time).
