@@ -225,3 +225,21 @@ TEST(LiveEngine, ABooksLadderFollowsARollOfOneRepoCalendar) {
   }
   test::expect_result_tables_fresh(live);
 }
+
+// `stats` takes percentiles of the last LiveModel::kLatencyWindow
+// recalculations: the engine keeps that many latencies however long it runs
+// (it kept every one, 8 bytes an event, and sorted them all at each stats),
+// while recalculations() still counts every one.
+TEST(LiveEngine, KeepsAWindowOfRecalculationLatencies) {
+  Live live("tiny", 20, 0);
+  const std::string ot = id_text(live.store(), Kind::outright_trade);
+  const std::size_t n = LiveModel::kLatencyWindow + 10, before = live.model->recalculations();
+  for (std::size_t i = 0; i < n; ++i) {
+    live.model->apply(AmendTrade{ot, {{"quantity", static_cast<std::int64_t>(1 + i % 7)}}}, nullptr);
+    live.model->recalculate();
+  }
+  EXPECT_EQ(live.model->recalculations(), before + n);
+  EXPECT_EQ(live.model->latencies_us().size(), LiveModel::kLatencyWindow);
+  const base::Json stats = live.run("stats");
+  EXPECT_GT(stats["recalc_us"]["max"].get<double>(), 0.0);
+}

@@ -87,11 +87,16 @@ std::string tenths(double micros) {
   return buf;
 }
 
-// "p50,p75,..." of `s` at kPoints[first..last).
-std::string quantiles(const Series& s, std::size_t first, std::size_t last) {
-  const std::vector<double> q = base::percentiles(s.micros, kPoints);
+// Every percentile of kPoints of `s` (one sort).
+std::vector<double> quantiles(const Series& s) { return base::percentiles(s.micros, kPoints); }
+
+// "p50,p75,..." of the quantiles q[first..last).
+std::string joined(const std::vector<double>& q, std::size_t first, std::size_t last) {
   std::string out;
-  for (std::size_t i = first; i < last; ++i) out += (i == first ? "" : ",") + tenths(q[i]);
+  for (std::size_t i = first; i < last; ++i) {
+    if (i != first) out += ',';
+    out += tenths(q[i]);
+  }
   return out;
 }
 
@@ -150,7 +155,7 @@ void patterns(Context& c) {
   Csv csv(c.out, "patterns",
           "label,pattern,command,commands,p50_us,p75_us,p90_us,p99_us,p99.9_us,p99.99_us,worst1_us,worst2_us,worst3_us");
   const auto write = [&](const std::string& pattern, const char* command, Series s) {
-    const std::string q = quantiles(s, 1, 7);
+    const std::string q = joined(quantiles(s), 1, 7);
     const std::size_t n = s.micros.size();
     std::ranges::sort(s.micros, std::greater<>());
     s.micros.resize(std::max<std::size_t>(n, 3), std::nan(""));  // fewer than three: the missing worst are NaN
@@ -226,15 +231,16 @@ void roundtrip(Context& c) {
               << static_cast<long>(static_cast<double>(count) / rate) << " s)" << std::endl;
     const OpenLoop r = c.client.open_loop("amendments", amendments(c.workload, count), rate);
     const std::vector<double>& us = r.series.micros;
+    const std::vector<double> q = quantiles(r.series);  // min, p50, p75, p90, p99, p99.9, p99.99, max
     double sum = 0;
     for (double v : us) sum += v;
-    csv.row(c.label, k, rate, static_cast<long>(r.replies_per_second), us.size(), quantiles(r.series, 0, 1),
-            tenths(base::median(us)), tenths(sum / static_cast<double>(us.size())), quantiles(r.series, 1, 8));
+    csv.row(c.label, k, rate, static_cast<long>(r.replies_per_second), us.size(), joined(q, 0, 1),
+            tenths(base::median(us)), tenths(sum / static_cast<double>(us.size())), joined(q, 1, 8));
     std::map<int, std::size_t> buckets;  // 10 per decade: bucket b holds (10^((b-1)/10), 10^(b/10)] us
     for (double v : us) ++buckets[static_cast<int>(std::ceil(10 * std::log10(std::max(v, 1.0))))];
     for (const auto& [b, n] : buckets) histogram.row(c.label, k, std::pow(10.0, b / 10.0), n);
-    std::cout << "repeat " << k << ": " << static_cast<long>(r.replies_per_second) << "/s, p50 "
-              << base::percentile(us, 50) << " us, p99 " << base::percentile(us, 99) << " us" << std::endl;
+    std::cout << "repeat " << k << ": " << static_cast<long>(r.replies_per_second) << "/s, p50 " << q[1] << " us, p99 "
+              << q[4] << " us" << std::endl;
   }
 }
 

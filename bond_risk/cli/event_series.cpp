@@ -99,9 +99,7 @@ Series EngineClient::round_trips(const std::string& name, const std::vector<std:
   Series s{name, {}};
   for (const std::string& line : lines) {
     const engine::Stopwatch w;
-    base::write_all(fd_.get(), line + "\n");
-    const std::string reply = read_line();
-    expect_ok(line, reply);
+    expect_ok(line, ask(line));
     s.micros.push_back(w.seconds() * 1e6);
   }
   return s;

@@ -309,7 +309,12 @@ LiveModel::Recalculation LiveModel::recalculate() {
   }
   flush();
   r.seconds = watch.seconds();
-  latencies_us_.push_back(r.seconds * 1e6);
+  if (latencies_us_.size() < kLatencyWindow) {
+    latencies_us_.push_back(r.seconds * 1e6);
+  } else {
+    latencies_us_[recalculations_ % kLatencyWindow] = r.seconds * 1e6;
+  }
+  ++recalculations_;
   return r;
 }
 

@@ -71,8 +71,12 @@ class LiveModel {
   // The workers, for batch work between recalculations (scenarios).
   engine::Scheduler& scheduler() { return *scheduler_; }
   std::size_t events() const { return events_; }                                // changes applied
-  std::span<const double> latencies_us() const { return latencies_us_; }         // of each recalculation
-  std::size_t recalculations() const { return latencies_us_.size(); }            // since start: a state version
+  // Microseconds of the last kLatencyWindow recalculations (in no order once
+  // the window is full): what `stats` takes percentiles of, in bounded memory
+  // and time however long the engine runs.
+  static constexpr std::size_t kLatencyWindow = 1 << 16;
+  std::span<const double> latencies_us() const { return latencies_us_; }
+  std::size_t recalculations() const { return recalculations_; }  // since start: a state version
 
  private:
   struct Apply;  // applies each kind of change (live_model.cpp)
@@ -87,7 +91,8 @@ class LiveModel {
   std::unique_ptr<engine::Scheduler> scheduler_;
   std::size_t grain_;
   std::size_t events_ = 0;
-  std::vector<double> latencies_us_;
+  std::vector<double> latencies_us_;  // a ring of kLatencyWindow once full
+  std::size_t recalculations_ = 0;
   std::vector<NodeRef> removed_;  // trades removed since the last recalculation
 };
 

@@ -50,7 +50,8 @@ base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, con
 base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl);
 
 // Counts per kind and status, changes applied, commands answered per name
-// (`answered`, indexed by CommandId), recalculation latency percentiles,
+// (`answered`, indexed by CommandId), recalculation latency percentiles (of
+// the last LiveModel::kLatencyWindow),
 // microseconds spent per phase ("time_us", summed since start-up) and the
 // process's memory ("memory_kb": vm_peak, vm_rss).
 base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered,
