@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 # Install missing Debian packages before anything else is evaluated.
-DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/asio.hpp && test -f /usr/include/ql/quantlib.hpp && command -v gnuplot && command -v sqlite3
+DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json cpp-httplib && test -f /usr/share/javascript/chart.js/chart.min.js && command -v chromedriver && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/asio.hpp && test -f /usr/include/ql/quantlib.hpp && command -v gnuplot && command -v sqlite3
 ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
   $(info make: some dependencies are missing; running scripts/install-deps.sh)
   ifneq ($(shell scripts/install-deps.sh >&2; echo $$?),0)
@@ -20,8 +20,8 @@ FUZZ ?=
 OPT_LEVEL ?=
 CXX ?= g++
 CXXFLAGS_BASE := -std=c++20 -Wall -Wextra -pthread -I. -MMD -MP \
-  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags eigen3 sqlite3 tbb))
-LDLIBS := $(shell pkg-config --libs sqlite3 tbb) -pthread
+  $(patsubst -I%,-isystem %,$(shell pkg-config --cflags eigen3 sqlite3 tbb cpp-httplib))
+LDLIBS := $(shell pkg-config --libs sqlite3 tbb cpp-httplib) -pthread
 
 ifneq ($(FUZZ),)
   CXX := clang++
@@ -60,8 +60,10 @@ BASE_SRC := $(wildcard base/*.cpp)
 APP_SRC := $(BASE_SRC) $(filter-out bond_risk/cli/main.cpp,$(wildcard bond_risk/*/*.cpp))
 TEST_SRC := $(wildcard tests/*.cpp)
 SCHEMA_SRC := $(BUILD)/gen/schema_sql.cpp
+PAGE_FILES := bond_risk/web/page/index.html bond_risk/web/page/desk.js bond_risk/web/page/desk.css
+PAGE_SRC := $(BUILD)/gen/web_page.cpp
 
-LIB_OBJ := $(ENGINE_SRC:%.cpp=$(BUILD)/%.o) $(APP_SRC:%.cpp=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
+LIB_OBJ := $(ENGINE_SRC:%.cpp=$(BUILD)/%.o) $(APP_SRC:%.cpp=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o $(BUILD)/gen/web_page.o
 MAIN_OBJ := $(BUILD)/bond_risk/cli/main.o
 TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/%.o)
 TEST_BIN := $(BUILD)/tests/bond_risk_tests
@@ -88,6 +90,18 @@ $(SCHEMA_SRC): schema/bond_risk.sql schema/results.sql
 	  cat schema/results.sql; printf ')SQL";\n'; } > $@
 
 $(BUILD)/gen/schema_sql.o: $(SCHEMA_SRC)
+	$(CXX) $(CXXFLAGS) -c -o $@ $<
+
+# So is the desk page (bond_risk web), from bond_risk/web/page/.
+$(PAGE_SRC): $(PAGE_FILES)
+	@mkdir -p $(@D)
+	{ printf '#include "bond_risk/web/page_files.h"\n'; \
+	  for f in $(PAGE_FILES); do \
+	    name=$$(basename $$f | sed 's/index.html/kIndexHtml/; s/desk.js/kDeskJs/; s/desk.css/kDeskCss/'); \
+	    printf 'const char* const bond_risk::web::%s = R"PAGE(' $$name; cat $$f; printf ')PAGE";\n'; \
+	  done; } > $@
+
+$(BUILD)/gen/web_page.o: $(PAGE_SRC)
 	$(CXX) $(CXXFLAGS) -c -o $@ $<
 
 $(TEST_BIN): $(LIB_OBJ) $(TEST_OBJ)

@@ -32,11 +32,13 @@ std::vector<Command> examples() {
       Change{RemoveTrade{"OT_3"}},
       Get{"BOND_1"},
       ShowBook{"OB_1"},
+      ListBooks{},
       Watch{{"OB_1", "42"}},
       Unwatch{{}},
       RunScenario{"parallel+10bp"},
       ValueAtRisk{"historical"},
       Stats{},
+      RecentEvents{17},
       Reload{},
       Shutdown{},
   };

@@ -243,3 +243,46 @@ TEST(LiveEngine, KeepsAWindowOfRecalculationLatencies) {
   const base::Json stats = live.run("stats");
   EXPECT_GT(stats["recalc_us"]["max"].get<double>(), 0.0);
 }
+
+TEST(LiveEngine, ListBooksNamesEveryBookAsTheDatabaseHoldsThem) {
+  Live live("100", 20);
+  base::Statement st = live.db->prepare(
+      "SELECT id, name, 'outright_book' FROM outright_book UNION ALL SELECT id, name, 'repo_book' FROM repo_book "
+      "ORDER BY name");
+  base::Json expected = base::Json::array();
+  while (st.step()) expected.push_back({{"id", st.integer(0)}, {"name", st.text(1)}, {"type", st.text(2)}});
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(live.run("list-books")["books"], expected);
+}
+
+TEST(LiveEngine, LastEventsAreTheEventLogsRowsWithWhatEachRecalculated) {
+  Live live("100", 20);
+  const std::string ot = id_text(live.store(), Kind::outright_trade);
+  const base::Json amended = live.run("amend-trade " + ot + " quantity=778");
+  EXPECT_FALSE(live.run("amend-trade 999999999 quantity=1")["ok"]);  // refused: no event
+  const base::Json bumped = live.run("bump-curve " + id_text(live.store(), Kind::ir_curve) + " 1");
+  const base::Json events = live.run("last-events")["events"];
+  ASSERT_EQ(events.size(), 2u) << events;
+  base::Statement log = live.db->prepare("SELECT seq, time, command FROM event_log ORDER BY seq");
+  for (const base::Json* reply : {&amended, &bumped}) {
+    const base::Json& e = events[reply == &amended ? 0 : 1];
+    ASSERT_TRUE(log.step());
+    EXPECT_EQ(e["seq"], log.integer(0));
+    EXPECT_EQ(e["seq"], (*reply)["event"]);
+    EXPECT_EQ(e["time"], log.text(1));
+    EXPECT_EQ(e["command"], log.text(2));
+    std::size_t nodes = 0;
+    for (const auto& [kind, n] : (*reply)["recalculated"].items()) nodes += n.get<std::size_t>();
+    EXPECT_EQ(e["nodes"], nodes);
+    EXPECT_GT(e["engine_us"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(live.run("last-events " + events[0]["seq"].dump())["events"], base::Json::array({events[1]}));
+  // At most the last hundred.
+  std::vector<std::string> many;
+  for (int i = 0; i < 130; ++i) many.push_back("amend-trade " + ot + " quantity=" + std::to_string(i + 1));
+  const std::int64_t last = live.batch(many).back()["event"];
+  const base::Json kept = live.run("last-events")["events"];
+  ASSERT_EQ(kept.size(), 100u);
+  EXPECT_EQ(kept.back()["seq"], last);
+  EXPECT_EQ(kept.front()["seq"], last - 99);
+}

@@ -23,24 +23,41 @@
 
 namespace test {
 
-EngineProcess::EngineProcess(const std::string& db, const std::string& socket, const std::string& log)
-    : socket_(socket) {
+Process::Process(const std::vector<std::string>& argv, const std::string& log, const std::vector<std::string>& env) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   pid_ = fork();
   if (pid_ == 0) {
     freopen(log.c_str(), "w", stdout);
     freopen(log.c_str(), "a", stderr);
-    execl(std::getenv("BOND_RISK_BIN"), "bond_risk", "run", "--db", db.c_str(), "--socket", socket.c_str(),
-          "--threads", "2", static_cast<char*>(nullptr));
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    execv(args[0], args.data());
     _exit(127);
   }
 }
 
-EngineProcess::~EngineProcess() {
+Process::~Process() {
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
 }
+
+int Process::wait() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+void Process::signal(int signal) {
+  if (pid_ > 0) kill(pid_, signal);
+}
+
+EngineProcess::EngineProcess(const std::string& db, const std::string& socket, const std::string& log)
+    : socket_(socket),
+      process_({std::getenv("BOND_RISK_BIN"), "run", "--db", db, "--socket", socket, "--threads", "2"}, log) {}
 
 bool EngineProcess::ready() const {
   for (int i = 0; i < 600; ++i) {
@@ -54,14 +71,7 @@ bool EngineProcess::ready() const {
   return false;
 }
 
-int EngineProcess::wait() {
-  int status = 0;
-  waitpid(pid_, &status, 0);
-  pid_ = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-}
-
-void EngineProcess::kill9() { kill(pid_, SIGKILL); }
+void EngineProcess::kill9() { process_.signal(SIGKILL); }
 
 const char* const kBaseSql = R"SQL(
 INSERT INTO calendar VALUES (1, 'LONDON', '2025-01-01');

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bond_risk/model/store.h"
 #include "engine/flush.h"
@@ -56,24 +57,35 @@ struct CliResult {
 // words) in the source directory, with `env` prepended (e.g. "NUM_THREADS=3").
 CliResult run_cli(const std::string& args, const std::string& env = "");
 
-// A `bond_risk run` serving `db` on `socket` with 2 workers, in its own
-// process (stdout and stderr to `log`); killed with SIGKILL if still running
-// on destruction.
+// A program (argv[0] a path) running in its own process with `env`
+// ("KEY=VALUE") added to its environment, stdout and stderr to `log`;
+// killed with SIGKILL if still running on destruction.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::string& log, const std::vector<std::string>& env = {});
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  // Waits for the process to end; its exit code, or -signal.
+  int wait();
+  void signal(int signal);
+
+ private:
+  int pid_ = -1;
+};
+
+// A `bond_risk run` serving `db` on `socket` with 2 workers (a Process).
 class EngineProcess {
  public:
   EngineProcess(const std::string& db, const std::string& socket, const std::string& log);
-  ~EngineProcess();
-  EngineProcess(const EngineProcess&) = delete;
-  EngineProcess& operator=(const EngineProcess&) = delete;
   // Waits until the socket accepts connections (30 s at most).
   bool ready() const;
-  // Waits for the process to end; its exit code, or -signal.
-  int wait();
+  int wait() { return process_.wait(); }
   void kill9();
 
  private:
   std::string socket_;
-  int pid_ = -1;
+  Process process_;
 };
 
 // The whole content of a file ("" if it cannot be read).

@@ -36,6 +36,7 @@ commands:
   show       print the stored results of nodes by id or name
   scenarios  revalue every book under a scenario set; P&L per scenario, VaR and expected shortfall
   plot       draw stored results with gnuplot (a book's key-rate ladder, a P&L distribution)
+  web        serve the desk's live risk page to browsers, following a running engine
   bench-events  latency percentiles of events on a running engine
   bench-load    one experiment of bench/run_events.sh against a serving engine (rates, bursts, memory, ...)
 
@@ -62,7 +63,8 @@ int main(int argc, char** argv) {
     if (command == "scenarios") return bond_risk::scenarios_command(args);
     if (command == "bench-events") return bond_risk::bench_events_command(args);
     if (command == "bench-load") return bond_risk::bench_load_command(args);
-    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, scenarios, plot, bench-events, bench-load; see bond_risk --help)\n";
+    if (command == "web") return bond_risk::web_command(args);
+    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, scenarios, plot, web, bench-events, bench-load; see bond_risk --help)\n";
     return 2;
   } catch (const base::UsageError& e) {
     std::cerr << "bond_risk: " << one_line(e.what()) << "\n";

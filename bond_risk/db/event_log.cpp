@@ -2,12 +2,14 @@
 
 namespace bond_risk {
 
-std::int64_t log_event(base::Database& db, std::string_view command, std::string_view result) {
-  db.cached("INSERT INTO event_log (time, command, result) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?)")
-      .bind(1, command)
-      .bind(2, result)
-      .run();
-  return sqlite3_last_insert_rowid(db.handle());
+LoggedEvent log_event(base::Database& db, std::string_view command, std::string_view result) {
+  base::Statement& st = db.cached(
+      "INSERT INTO event_log (time, command, result) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?) "
+      "RETURNING seq, time");
+  st.bind(1, command).bind(2, result).step();
+  LoggedEvent event{st.integer(0), std::string(st.text(1))};
+  st.reset();
+  return event;
 }
 
 std::int64_t last_event(base::Database& db) {

@@ -4,15 +4,21 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "base/sqlite.h"
 
 namespace bond_risk {
 
+struct LoggedEvent {
+  std::int64_t seq = 0;
+  std::string time;  // UTC, ISO 8601 to the millisecond
+};
+
 // Appends one event, timestamped now, in the caller's transaction; returns
-// its sequence number.
-std::int64_t log_event(base::Database& db, std::string_view command, std::string_view result);
+// its sequence number and time.
+LoggedEvent log_event(base::Database& db, std::string_view command, std::string_view result);
 
 // The sequence number of the last event logged (0 when none was).
 std::int64_t last_event(base::Database& db);

@@ -25,6 +25,7 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::remove_trade, "remove-trade", "ID", "remove a trade; its books recalculate", true},
     {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
     {CommandId::book, "book", "NAME", "a book's totals and member count", false},
+    {CommandId::list_books, "list-books", "", "every book's id, name and type (`watch` them for their values)", false},
     {CommandId::watch, "watch", "ID|NAME...",
      "stream a line on this connection each time a node's values change: {\"update\":{...},\"event\":N}", false},
     {CommandId::unwatch, "unwatch", "[ID|NAME...]", "stop following those nodes, or every node", false},
@@ -36,6 +37,10 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::stats, "stats", "",
      "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
      "(time_us) and the engine's memory (memory_kb)",
+     false},
+    {CommandId::last_events, "last-events", "[SINCE]",
+     "the last events after sequence number SINCE (at most 100): time, command, nodes recalculated and the "
+     "microseconds from its batch's start to its commit (engine_us)",
      false},
     {CommandId::reload, "reload", "",
      "re-read the database after changes by other programs (also noticed within 100 ms, and on SIGUSR1)", false},
@@ -157,11 +162,15 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::remove_trade: expect_words(w, info, 2, 2); return Change{RemoveTrade{text_of(w[1])}};
     case CommandId::get: expect_words(w, info, 2, 2); return Get{text_of(w[1])};
     case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
+    case CommandId::list_books: expect_words(w, info, 1, 1); return ListBooks{};
     case CommandId::watch: expect_words(w, info, 2, SIZE_MAX); return Watch{std::vector<std::string>(w.begin() + 1, w.end())};
     case CommandId::unwatch: return Unwatch{std::vector<std::string>(w.begin() + 1, w.end())};
     case CommandId::scenario: expect_words(w, info, 2, 2); return RunScenario{text_of(w[1])};
     case CommandId::var: expect_words(w, info, 1, 2); return w.size() == 2 ? ValueAtRisk{text_of(w[1])} : ValueAtRisk{};
     case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};
+    case CommandId::last_events:
+      expect_words(w, info, 1, 2);
+      return RecentEvents{w.size() == 2 ? std::get<std::int64_t>(value("SINCE", T::integer, w[1])) : 0};
     case CommandId::reload: expect_words(w, info, 1, 1); return Reload{};
     case CommandId::shutdown: expect_words(w, info, 1, 1); return Shutdown{};
   }
@@ -200,6 +209,7 @@ struct Arguments {
   void operator()(const ShowBook& c) { word(c.key); }
   void operator()(const RunScenario& c) { word(c.name); }
   void operator()(const ValueAtRisk& c) { word(c.set); }
+  void operator()(const RecentEvents& c) { word(std::to_string(c.since)); }
   void operator()(const Watch& c) {
     for (const std::string& k : c.keys) word(k);
   }
@@ -246,11 +256,13 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const RemoveTrade&) const { return CommandId::remove_trade; }
     CommandId operator()(const Get&) const { return CommandId::get; }
     CommandId operator()(const ShowBook&) const { return CommandId::book; }
+    CommandId operator()(const ListBooks&) const { return CommandId::list_books; }
     CommandId operator()(const Watch&) const { return CommandId::watch; }
     CommandId operator()(const Unwatch&) const { return CommandId::unwatch; }
     CommandId operator()(const RunScenario&) const { return CommandId::scenario; }
     CommandId operator()(const ValueAtRisk&) const { return CommandId::var; }
     CommandId operator()(const Stats&) const { return CommandId::stats; }
+    CommandId operator()(const RecentEvents&) const { return CommandId::last_events; }
     CommandId operator()(const Reload&) const { return CommandId::reload; }
     CommandId operator()(const Shutdown&) const { return CommandId::shutdown; }
   };

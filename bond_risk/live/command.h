@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,10 @@ struct Get {
 };
 struct ShowBook {
   std::string key;  // a book's name or id
+};
+struct ListBooks {};
+struct RecentEvents {
+  std::int64_t since = 0;  // events after this sequence number
 };
 struct Watch {
   std::vector<std::string> keys;  // nodes to follow on this connection
@@ -39,13 +44,14 @@ struct Shutdown {};
 
 // A state-changing command is a Change (model/changes.h); the rest read or
 // steer the engine.
-using Command = std::variant<Change, Get, ShowBook, Watch, Unwatch, RunScenario, ValueAtRisk, Stats, Reload, Shutdown>;
+using Command = std::variant<Change, Get, ShowBook, ListBooks, Watch, Unwatch, RunScenario, ValueAtRisk, Stats, RecentEvents,
+                             Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
-  bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, watch,
-  unwatch, scenario, var, stats, reload, shutdown
+  bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, list_books,
+  watch, unwatch, scenario, var, stats, last_events, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 17;
+inline constexpr std::size_t kCommandCount = 19;
 
 struct CommandInfo {
   CommandId id;

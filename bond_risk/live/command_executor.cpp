@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <iterator>
+#include <numeric>
 #include <optional>
 
 #include "bond_risk/db/event_log.h"
@@ -37,12 +38,16 @@ struct CommandExecutor::Batch {
   std::vector<base::Json> replies;
   std::vector<Reply> out;
   std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
+  std::vector<base::Json> logged;                          // this batch's events, for `events`
+  std::size_t logged_settled = 0;                          // of logged, those recalculated
 
   void settle() {
     if (awaiting.empty()) return;
     const engine::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
     const base::Json recalculation = recalculation_json(r);
+    const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
+    for (; logged_settled < logged.size(); ++logged_settled) logged[logged_settled]["nodes"] = nodes;
     ex.unpublished(std::move(r));
     for (const auto& [i, applied] : awaiting) {
       replies[i].update(recalculation);
@@ -61,8 +66,11 @@ struct CommandExecutor::Batch {
       base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
       Applied applied = ex.model_.apply(*change, &ex.db_);
       replies[i] = applied_json(applied);
-      ex.served_event_ = log_event(ex.db_, line, base::dump_line(replies[i]));
+      const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
+      ex.served_event_ = event.seq;
       savepoint.release();
+      logged.push_back({{"seq", event.seq}, {"time", event.time}, {"command", line.substr(0, 200)}, {"nodes", 0},
+                        {"engine_us", 0.0}});
       awaiting.emplace_back(i, std::move(applied));
       ex.phases_.add(Phase::apply, clock.seconds());
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
@@ -87,6 +95,16 @@ struct CommandExecutor::Batch {
   }
 
   base::Json operator()(const Get& g) const { return node_json(ex.model_, ex.model_.find(g.key, &ex.db_)); }
+  base::Json operator()(const ListBooks&) const {
+    return {{"books", books_json(ex.model_.store())}, {"event", ex.served_event_}};
+  }
+  base::Json operator()(const RecentEvents& r) const {
+    base::Json events = base::Json::array();
+    for (const base::Json& e : ex.recent_events_) {
+      if (e["seq"].get<std::int64_t>() > r.since) events.push_back(e);
+    }
+    return {{"events", std::move(events)}, {"event", ex.served_event_}};
+  }
   base::Json operator()(const ShowBook& b) const {
     const NodeRef n = ex.model_.find(b.key, &ex.db_);
     if (!is_book(kind_of(n))) {
@@ -167,8 +185,9 @@ CommandExecutor::~CommandExecutor() { publish_results(); }
 
 std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) {
   Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
-              std::vector<Reply>(lines.size()), {}};
+              std::vector<Reply>(lines.size()), {}, {}, 0};
   bool writes = false;
+  const engine::Stopwatch batch_clock;
   engine::Stopwatch clock;
   for (const std::string& line : lines) {
     try {
@@ -205,6 +224,11 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       tx->commit();
       phases_.add(Phase::commit, clock.seconds());
       degraded_.clear();
+      for (base::Json& event : batch.logged) {
+        event["engine_us"] = batch_clock.seconds() * 1e6;
+        recent_events_.push_back(std::move(event));
+        if (recent_events_.size() > kRecentEvents) recent_events_.pop_front();
+      }
     }
   } catch (const std::runtime_error& e) {
     // The database refused the batch (locked by another program past the

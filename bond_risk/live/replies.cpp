@@ -92,6 +92,16 @@ base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
   return out;
 }
 
+base::Json books_json(const Store& s) {
+  std::map<std::string_view, NodeRef> by_name;
+  for (const auto& [name, node] : s.names) {
+    if (is_book(kind_of(node)) && s.state(node).status != Status::removed) by_name.emplace(name, node);
+  }
+  base::Json books = base::Json::array();
+  for (const auto& [name, node] : by_name) books.push_back({{"id", s.id(node)}, {"name", name}, {"type", kind_name(kind_of(node))}});
+  return books;
+}
+
 namespace {
 
 // Each book's {"id","name"}, in ScenarioBase order.

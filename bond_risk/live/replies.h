@@ -41,6 +41,9 @@ base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
 enum class Ladder { with, without };
 base::Json node_json(const LiveModel& model, NodeRef node, Ladder ladder = Ladder::with);
 
+// Every book (not removed), by name: [{"id","name","type"}, ...].
+base::Json books_json(const Store& store);
+
 // A scenario's P&L: {"name","id","set","total","books":[{"id","name","pnl"
 // and, for repo books, "margin_change"}, ...]}.
 base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, const std::string& set, const ScenarioPnl& pnl);

@@ -1,0 +1,212 @@
+#include "bond_risk/web/desk_state.h"
+
+#include <set>
+
+namespace bond_risk::web {
+
+namespace {
+
+constexpr std::size_t kKeptEvents = 50;     // the page's event feed
+constexpr std::size_t kKeptRemoved = 4096;  // a stream further behind gets everything again
+
+double number(const base::Json& values, const char* key) {
+  const auto it = values.find(key);
+  return it != values.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+std::int64_t milliseconds_since_epoch() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::uint64_t DeskState::bump() {
+  changed_.notify_all();
+  return ++version_;
+}
+
+void DeskState::connected(const std::string& socket) {
+  const std::lock_guard lock(mutex_);
+  engine_ = {bump(), {{"connected", true}, {"socket", socket}, {"error", ""}}};
+}
+
+void DeskState::disconnected(const std::string& socket, const std::string& error) {
+  const std::lock_guard lock(mutex_);
+  if (engine_.value.value("error", "") == error) return;  // the same failure, retried
+  engine_ = {bump(), {{"connected", false}, {"socket", socket}, {"error", error}}};
+}
+
+void DeskState::set_books(const base::Json& books) {
+  const std::lock_guard lock(mutex_);
+  const std::uint64_t v = bump();
+  std::set<std::int64_t> listed;
+  for (const base::Json& b : books) {
+    const std::int64_t id = b.at("id").get<std::int64_t>();
+    listed.insert(id);
+    Book& book = books_[id];
+    if (book.name != b.at("name").get<std::string>() || book.type != b.at("type").get<std::string>()) {
+      book.name = b.at("name").get<std::string>();
+      book.type = b.at("type").get<std::string>();
+      book.changed = book.ladder_changed = v;
+    }
+  }
+  for (auto it = books_.begin(); it != books_.end();) {
+    if (listed.count(it->first)) {
+      ++it;
+      continue;
+    }
+    removed_.emplace_back(v, it->first);
+    if (removed_.size() > kKeptRemoved) removed_.pop_front();
+    it = books_.erase(it);
+  }
+}
+
+void DeskState::update(const base::Json& values) {
+  const std::lock_guard lock(mutex_);
+  const std::int64_t id = values.at("id").get<std::int64_t>();
+  const auto found = books_.find(id);
+  if (found == books_.end()) return;  // not a listed book
+  Book& book = found->second;
+  const std::uint64_t v = bump();
+  if (values.value("status", "") == "REMOVED") {
+    removed_.emplace_back(v, id);
+    if (removed_.size() > kKeptRemoved) removed_.pop_front();
+    books_.erase(found);
+    return;
+  }
+  base::Json row = {{"id", id}, {"name", book.name}};
+  for (const auto& [key, value] : values.items()) {
+    if (key != "id" && key != "key_rates") row[key] = value;
+  }
+  book.row = base::dump_line(row);
+  book.has_values = true;
+  book.ok = values.value("status", "") == "OK";
+  book.pv = number(values, "pv"), book.pv01 = number(values, "pv01"), book.pnl = number(values, "pnl");
+  book.margin = number(values, "margin"), book.mtm_pnl = number(values, "mtm_pnl");
+  book.changed = v;
+  const base::Json ladder = {{"name", book.name},
+                             {"id", id},
+                             {"type", book.type},
+                             {"points", values.value("key_rates", base::Json::array())}};
+  if (std::string text = base::dump_line(ladder); text != book.ladder) {
+    book.ladder = std::move(text);
+    book.ladder_changed = v;
+  }
+}
+
+void DeskState::add_events(const base::Json& events) {
+  if (events.empty()) return;
+  const std::lock_guard lock(mutex_);
+  const std::uint64_t v = bump();
+  for (const base::Json& e : events) {
+    const std::int64_t seq = e.value("seq", std::int64_t{0});
+    if (!events_.empty() && seq <= events_.back().value.value("seq", std::int64_t{0})) continue;
+    events_.push_back({v, e});
+    as_of_event_ = std::max(as_of_event_, seq);
+    if (events_.size() > kKeptEvents) events_.pop_front();
+  }
+}
+
+void DeskState::set_figures(const base::Json& stats, double events_per_second) {
+  const std::lock_guard lock(mutex_);
+  const std::int64_t event = stats.value("event", std::int64_t{0});
+  const std::int64_t results_as_of = stats.value("results_as_of", std::int64_t{0});
+  as_of_event_ = std::max(as_of_event_, event);
+  base::Json figures = {{"events_per_s", events_per_second},
+                        {"recalc_us", stats.value("recalc_us", base::Json())},
+                        {"event", event},
+                        {"results_as_of", results_as_of},
+                        {"results_lag", event - results_as_of}};
+  if (figures != figures_.value) figures_ = {bump(), std::move(figures)};
+}
+
+void DeskState::saw_event(std::int64_t event) {
+  const std::lock_guard lock(mutex_);
+  if (event <= as_of_event_) return;
+  as_of_event_ = event;
+  bump();
+}
+
+std::size_t DeskState::books() const {
+  const std::lock_guard lock(mutex_);
+  return books_.size();
+}
+
+std::int64_t DeskState::last_event_seq() const {
+  const std::lock_guard lock(mutex_);
+  return events_.empty() ? 0 : events_.back().value.value("seq", std::int64_t{0});
+}
+
+// Sums over the OK books, in id order (the same figures for every stream).
+base::Json DeskState::totals() const {
+  double pv = 0, pv01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
+  std::size_t outright = 0, repo = 0, not_ok = 0;
+  for (const auto& [id, b] : books_) {
+    if (!b.has_values) continue;
+    if (!b.ok) {
+      ++not_ok;
+    } else if (b.type == "outright_book") {
+      pv += b.pv, pv01 += b.pv01, pnl += b.pnl, ++outright;
+    } else {
+      margin += b.margin, mtm_pnl += b.mtm_pnl, ++repo;
+    }
+  }
+  return {{"outright", {{"pv", pv}, {"pv01", pv01}, {"pnl", pnl}, {"books", outright}}},
+          {"repo", {{"margin", margin}, {"mtm_pnl", mtm_pnl}, {"books", repo}}},
+          {"not_ok", not_ok}};
+}
+
+std::string DeskState::message(std::uint64_t since, const std::string& selected, std::uint64_t* version) const {
+  const std::lock_guard lock(mutex_);
+  // A stream older than the removals kept starts again from everything.
+  const bool full = since == 0 || (!removed_.empty() && removed_.front().first > since && removed_.size() == kKeptRemoved);
+  if (full) since = 0;
+  std::string rows = "[", ladder;
+  for (const auto& [id, b] : books_) {
+    if (b.has_values && b.changed > since) rows.append(rows.size() > 1 ? "," : "").append(b.row);
+    if (b.name == selected && b.has_values && b.ladder_changed > since) ladder = b.ladder;
+  }
+  rows += "]";
+  base::Json removed = base::Json::array();
+  for (const auto& [v, id] : removed_) {
+    if (v > since) removed.push_back(id);
+  }
+  base::Json events = base::Json::array();
+  for (const Stamped& e : events_) {
+    if (e.version > since) events.push_back(e.value);
+  }
+  base::Json head = {{"full", full}, {"engine", engine_.value}, {"as_of_event", as_of_event_}};
+  base::Json tail = {{"removed", std::move(removed)},
+                     {"totals", totals()},
+                     {"events", std::move(events)},
+                     {"figures", figures_.value},
+                     {"sent_ms", milliseconds_since_epoch()}};
+  std::string out = base::dump_line(head);
+  out.pop_back();  // the closing brace: the rows and the ladder go in as they are
+  out.append(",\"rows\":").append(rows);
+  if (!ladder.empty()) out.append(",\"ladder\":").append(ladder);
+  const std::string rest = base::dump_line(tail);
+  out.append(",").append(rest, 1, std::string::npos);
+  *version = version_;
+  return out;
+}
+
+std::uint64_t DeskState::wait_past(std::uint64_t since, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, timeout, [&] { return stopping_ || version_ > since; });
+  return version_;
+}
+
+void DeskState::stop() {
+  const std::lock_guard lock(mutex_);
+  stopping_ = true;
+  changed_.notify_all();
+}
+
+bool DeskState::stopping() const {
+  const std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
+}  // namespace bond_risk::web

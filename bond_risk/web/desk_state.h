@@ -1,0 +1,90 @@
+// What the desk page shows, as the gateway last heard it from the engine:
+// every book's values, each book's key-rate ladder, the totals, the last
+// events and the engine's figures, and whether the engine is reachable.
+//
+// Model: each change stamps what it touched with a new version. A browser's
+// stream remembers the version of its last message and asks for what
+// changed since (message(since, ...)); since = 0 asks for everything. So a
+// stream that falls behind skips straight to the latest values (updates are
+// conflated), and a message costs in proportion to what changed.
+//
+// Thread-safe: the engine feed's thread writes, any number of HTTP threads
+// read and wait.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "base/json.h"
+
+namespace bond_risk::web {
+
+class DeskState {
+ public:
+  // The engine on `socket` was reached, or could not be (`error` says why).
+  void connected(const std::string& socket);
+  void disconnected(const std::string& socket, const std::string& error);
+
+  // The engine's list-books reply: names by id. A book no longer listed is removed.
+  void set_books(const base::Json& books);
+  // A watch update line's "update" member: {"id","type","status",...,"key_rates":[...]}.
+  void update(const base::Json& values);
+  // A last-events reply's "events", oldest first: [{"seq",...}, ...].
+  void add_events(const base::Json& events);
+  // Figures from the engine's stats reply, and the events per second the feed measured.
+  void set_figures(const base::Json& stats, double events_per_second);
+  // The latest event number the engine mentioned.
+  void saw_event(std::int64_t event);
+
+  std::size_t books() const;
+  std::int64_t last_event_seq() const;  // of the events added, 0 when none
+
+  // What changed since version `since` (0: everything), as one JSON
+  // object for the page (its fields are described in page/desk.js), with
+  // the ladder of the book named `selected` when it changed. Sets *version
+  // to the version the message reflects.
+  std::string message(std::uint64_t since, const std::string& selected, std::uint64_t* version) const;
+
+  // Waits until something changed after `since`, stop() was called or
+  // `timeout` passed; returns the current version.
+  std::uint64_t wait_past(std::uint64_t since, std::chrono::milliseconds timeout) const;
+  // Wakes every waiter for good (the gateway is stopping).
+  void stop();
+  bool stopping() const;
+
+ private:
+  struct Book {
+    std::string name, type;
+    bool has_values = false;
+    std::string row;     // {"id","name","type","status",...values}, serialised
+    std::string ladder;  // {"name","id","type","points":[...]}, serialised
+    bool ok = false;
+    double pv = 0, pv01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
+    std::uint64_t changed = 0, ladder_changed = 0;  // versions
+  };
+  struct Stamped {
+    std::uint64_t version;
+    base::Json value;
+  };
+
+  std::uint64_t bump();  // the next version, with the lock held; wakes the waiters
+  base::Json totals() const;
+
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::uint64_t version_ = 1;
+  bool stopping_ = false;
+  std::map<std::int64_t, Book> books_;           // by id
+  std::deque<std::pair<std::uint64_t, std::int64_t>> removed_;  // (version, id), the last kKeptRemoved
+  std::deque<Stamped> events_;                   // the last kKeptEvents
+  Stamped figures_{0, base::Json::object()};
+  Stamped engine_{0, base::Json::object()};
+  std::int64_t as_of_event_ = 0;
+};
+
+}  // namespace bond_risk::web

@@ -1,0 +1,34 @@
+// Follows a running engine for the desk page, as an ordinary client of its
+// Unix socket: lists the books (list-books) and watches every one of them,
+// asks for the events after the last it saw every 100 ms (last-events) and
+// for the engine's figures every second (stats), and feeds all of it to a
+// DeskState. When the engine is unreachable or goes away, the state says so
+// and the feed connects again every second by itself.
+//
+// Runs on its own thread from construction to destruction; `state` must
+// outlive it.
+#pragma once
+
+#include <string>
+#include <thread>
+
+#include "bond_risk/web/desk_state.h"
+
+namespace bond_risk::web {
+
+class EngineFeed {
+ public:
+  EngineFeed(std::string socket, DeskState& state);
+  ~EngineFeed();  // stops and joins the thread
+  EngineFeed(const EngineFeed&) = delete;
+  EngineFeed& operator=(const EngineFeed&) = delete;
+
+ private:
+  void run(const std::stop_token& stop);
+
+  std::string socket_;
+  DeskState& state_;
+  std::jthread thread_;
+};
+
+}  // namespace bond_risk::web

@@ -1,0 +1,52 @@
+// The desk page's HTTP side: serves the page, Chart.js and a Server-Sent
+// Events stream of a DeskState to browsers (cpp-httplib).
+//
+// Routes: /, /desk.js, /desk.css, /chart.js (the installed libjs-chart.js
+// file); /stream?ladder=NAME, one `data: {json}` message per change,
+// conflated to at most one per `min_interval` (a stream that falls behind
+// gets the latest values, never a queue); /api/snapshot?ladder=NAME, the same
+// message with everything, once. Read-only: nothing is sent to the engine.
+//
+// With a token, every request must carry it: ?token=T, the header
+// "Authorization: Bearer T", or the cookie the page gets when opened with
+// ?token=T. Each request and stream runs on a thread of the server's own
+// pool (max_streams streams, plus threads for the other requests).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "bond_risk/web/desk_state.h"
+
+namespace bond_risk::web {
+
+struct GatewayOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;  // 0: any free port
+  std::string token;  // "" serves anyone who can connect
+  std::size_t max_streams = 100;
+  std::chrono::milliseconds min_interval{100};
+  std::string chart_js = "/usr/share/javascript/chart.js/chart.min.js";
+};
+
+class HttpGateway {
+ public:
+  // Reads Chart.js and binds the address; throws std::runtime_error saying
+  // what is missing or taken. `state` must outlive the gateway.
+  HttpGateway(DeskState& state, GatewayOptions options);
+  ~HttpGateway();
+  HttpGateway(const HttpGateway&) = delete;
+  HttpGateway& operator=(const HttpGateway&) = delete;
+
+  int port() const;  // the bound port
+  // Serves until stop() (from any thread).
+  void run();
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bond_risk::web

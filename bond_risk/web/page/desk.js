@@ -1,0 +1,367 @@
+/* bond_risk desk — read-only browser page served by the gateway.
+ *
+ * Model: one EventSource on `stream?ladder=<selected>` delivers JSON messages.
+ * State is kept in a Map keyed by book id (plus totals, the ladder and the
+ * last 50 events); every message is merged into that state and rendered at once.
+ *  - A `full` message replaces the state: rows it lacks are dropped.
+ *  - Otherwise only the listed rows are touched: their cells are rewritten in
+ *    place (Map id -> <tr>) and flash when the shown text changes. The table is
+ *    re-sorted only when the sort column changed or rows came or went.
+ *  - Missing fields mean "no change"; a bad message is skipped, never thrown.
+ * Selecting a book closes the stream and opens a new one for that book.
+ */
+'use strict';
+(function () {
+  const params = new URLSearchParams(location.search);
+  const token = params.get('token');
+  const tokenSuffix = token ? '&token=' + encodeURIComponent(token) : '';
+
+  const FIELDS = ['name', 'type', 'status', 'pv', 'pv01', 'pnl', 'margin', 'mtm_pnl', 'members'];
+  const NUMERIC = new Set(['pv', 'pv01', 'pnl', 'margin', 'mtm_pnl', 'members']);
+  const fmt2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const fmt0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+  const fmt1 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+  const MAX_EVENTS = 50;
+
+  const books = new Map();   // id -> latest row object from the stream
+  const rowEls = new Map();  // id -> <tr>
+  let selected = params.get('book') || '';
+  let sortKey = 'name', sortDir = 1;
+  let es = null, reopenTimer = null;
+  let events = [];
+  let chart = null, chartKey = '';
+
+  const $ = (id) => document.getElementById(id);
+  const tbody = $('books-body');
+  const banner = $('banner');
+
+  // ---- formatting -------------------------------------------------------
+  const pad = (n, w) => String(n).padStart(w || 2, '0');
+  function clock(d, withMs) {
+    let s = pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+    return withMs ? s + '.' + pad(d.getMilliseconds(), 3) : s;
+  }
+  const isNum = (v) => typeof v === 'number' && isFinite(v);
+  function fmtValue(field, v) {
+    if (v === undefined || v === null) return '';
+    if (NUMERIC.has(field) && isNum(v)) return (field === 'members' ? fmt0 : fmt2).format(v);
+    if (field === 'type') return String(v).replace(/_book$/, '');  // outright, repo
+    return String(v);
+  }
+  // days_forward -> "0D", "1M", "3M", "1Y", "18M", "10Y", ...
+  function tenor(days) {
+    const d = Number(days);
+    if (!isFinite(d)) return '?';
+    if (d < 28) return Math.round(d) + 'D';
+    const m = Math.round(d / 30.4375);
+    if (m < 12) return m + 'M';
+    if (m % 12 === 0) return (m / 12) + 'Y';
+    if (m < 36) return m + 'M';
+    return Math.round(d / 365.25) + 'Y';
+  }
+  function safe(fn) {
+    try { fn(); } catch (e) { console.error('desk: render step failed', e); }
+  }
+
+  // ---- cells --------------------------------------------------------------
+  // Write a cell; if its text changed and it showed a number before, flash it.
+  // Toggling `alt` swaps to an identical keyframe set, which restarts the animation.
+  function setCell(td, field, v, flash) {
+    const text = fmtValue(field, v);
+    if (td.textContent === text) return;
+    const old = td._v;
+    td.textContent = text;
+    td._v = v;
+    if (flash && isNum(old) && isNum(v) && v !== old) {
+      td.classList.remove('up', 'down');
+      td.classList.add(v > old ? 'up' : 'down');
+      td.classList.toggle('alt');
+    }
+  }
+
+  // ---- books table --------------------------------------------------------
+  function makeRow(id) {
+    const tr = document.createElement('tr');
+    tr.dataset.id = id;
+    for (const f of FIELDS) {
+      const td = document.createElement('td');
+      td.dataset.field = f;
+      if (NUMERIC.has(f)) td.className = 'num';
+      tr.appendChild(td);
+    }
+    return tr;
+  }
+
+  function updateRow(tr, b, flash) {
+    tr.dataset.book = b.name == null ? '' : b.name;
+    const cells = tr.children;
+    for (let i = 0; i < FIELDS.length; i++) setCell(cells[i], FIELDS[i], b[FIELDS[i]], flash);
+    const bad = b.status != null && b.status !== 'OK';
+    tr.classList.toggle('bad', bad);
+    cells[2].title = bad && b.reason ? b.reason : '';
+    cells[8].title = b.excluded ? 'excluded: ' + b.excluded : '';
+    tr.classList.toggle('selected', tr.dataset.book === selected && selected !== '');
+  }
+
+  function removeBook(id) {
+    if (rowEls.has(id)) rowEls.get(id).remove();
+    rowEls.delete(id);
+    books.delete(id);
+  }
+
+  // Returns true when the table needs re-sorting.
+  function applyRows(rows, full) {
+    let resort = !!full;
+    const seen = new Set();
+    for (const r of Array.isArray(rows) ? rows : []) {
+      if (!r || typeof r !== 'object' || r.id === undefined || r.id === null) continue;
+      const prev = books.get(r.id);
+      const b = full || !prev ? r : Object.assign({}, prev, r);
+      books.set(r.id, b);
+      seen.add(r.id);
+      let tr = rowEls.get(r.id);
+      if (!tr) {
+        rowEls.set(r.id, tr = tbody.appendChild(makeRow(r.id)));
+        resort = true;
+      } else if (!prev || prev[sortKey] !== b[sortKey]) {
+        resort = true;
+      }
+      updateRow(tr, b, !!prev);
+    }
+    if (full) {
+      for (const id of Array.from(books.keys())) if (!seen.has(id)) removeBook(id);
+    }
+    return resort;
+  }
+
+  // Names with numbers in them sort as people read them: BOOK_2 before BOOK_10.
+  function byText(a, b) { return String(a).localeCompare(String(b), 'en', { numeric: true }); }
+
+  function compare(a, b) {
+    const va = a[sortKey], vb = b[sortKey];
+    const ma = va === undefined || va === null || va === '';
+    const mb = vb === undefined || vb === null || vb === '';
+    let c = 0;
+    if (ma || mb) c = ma && mb ? 0 : (ma ? 1 : -1);   // blanks always last
+    else if (isNum(va) && isNum(vb)) c = (va - vb) * sortDir;
+    else c = byText(va, vb) * sortDir;
+    return c || byText(a.name || '', b.name || '');
+  }
+
+  function sortRows() {
+    const frag = document.createDocumentFragment();
+    for (const b of Array.from(books.values()).sort(compare)) {
+      const tr = rowEls.get(b.id);
+      if (tr) frag.appendChild(tr);
+    }
+    tbody.appendChild(frag);
+    for (const th of document.querySelectorAll('#books thead th[data-sort]')) {
+      const on = th.dataset.sort === sortKey;
+      th.classList.toggle('asc', on && sortDir > 0);
+      th.classList.toggle('desc', on && sortDir < 0);
+      th.setAttribute('aria-sort', on ? (sortDir > 0 ? 'ascending' : 'descending') : 'none');
+    }
+  }
+
+  function renderTotals(t) {
+    if (!t || typeof t !== 'object') return;
+    const o = t.outright || {}, r = t.repo || {};
+    const cell = (f) => document.querySelector('#totals td[data-field="' + f + '"]');
+    const parts = [];
+    if (o.books != null) parts.push(o.books + ' outright');
+    if (r.books != null) parts.push(r.books + ' repo');
+    cell('name').textContent = 'Total' + (parts.length ? ' (' + parts.join(' · ') + ')' : '');
+    for (const f of ['pv', 'pv01', 'pnl']) if (f in o) setCell(cell(f), f, o[f], true);
+    for (const f of ['margin', 'mtm_pnl']) if (f in r) setCell(cell(f), f, r[f], true);
+  }
+
+  // ---- selection and stream ---------------------------------------------
+  function selectBook(name) {
+    if (!name || name === selected) return;
+    selected = name;
+    for (const tr of rowEls.values()) tr.classList.toggle('selected', tr.dataset.book === selected);
+    try {
+      const p = new URLSearchParams(location.search);
+      p.set('book', selected);
+      history.replaceState(null, '', '?' + p.toString() + location.hash);
+    } catch (e) { /* ignore: URL bookkeeping only */ }
+    if (chart) { chart.destroy(); chart = null; chartKey = ''; }
+    note('loading ' + selected + '…');
+    openStream();
+  }
+
+  function openStream() {
+    clearTimeout(reopenTimer);
+    if (es) { es.close(); es = null; }
+    const src = new EventSource('stream?ladder=' + encodeURIComponent(selected) + tokenSuffix);
+    es = src;
+    src.onmessage = (e) => { if (src === es) onMessage(e.data); };
+    src.onerror = () => {
+      if (src !== es) return;
+      showBanner('Gateway unreachable — retrying');
+      // The browser retries by itself unless the stream was closed for good.
+      if (src.readyState === EventSource.CLOSED) reopenTimer = setTimeout(openStream, 3000);
+    };
+  }
+
+  function showBanner(text) { banner.textContent = text; banner.hidden = false; }
+
+  // ---- message handling --------------------------------------------------
+  function onMessage(data) {
+    let msg;
+    try { msg = JSON.parse(data); } catch (e) { return; }
+    if (!msg || typeof msg !== 'object') return;
+    const full = msg.full === true;
+
+    safe(() => renderHeader(msg));
+    safe(() => {
+      let resort = applyRows(msg.rows, full);
+      if (Array.isArray(msg.removed)) {
+        for (const id of msg.removed) if (books.has(id)) { removeBook(id); resort = true; }
+      }
+      if (resort) sortRows();
+    });
+    safe(() => renderTotals(msg.totals));
+    safe(() => renderLadder(msg.ladder));
+    safe(() => renderEvents(msg.events, full));
+    safe(() => renderFigures(msg.figures));
+    if (msg.as_of_event !== undefined) document.body.dataset.event = msg.as_of_event;
+
+    if (full && !selected && books.size) {
+      const first = Array.from(books.values())
+        .sort((a, b) => byText(a.name || '', b.name || ''))[0];
+      if (first && first.name) selectBook(first.name);
+    } else if (full && selected && !Array.from(books.values()).some((b) => b.name === selected)) {
+      note('book ' + selected + ' not found');
+    }
+  }
+
+  function renderHeader(msg) {
+    if (msg.as_of_event !== undefined) $('as-of-event').textContent = msg.as_of_event;
+    $('updated').textContent = clock(new Date());
+    const eng = msg.engine || {};
+    if (eng.socket) $('socket').textContent = eng.socket;
+    if (eng.connected === false) {
+      showBanner('Engine unreachable: ' + (eng.error || 'no detail') +
+        ' — the gateway is reconnecting; values below are as of event ' + $('as-of-event').textContent);
+    } else {
+      banner.hidden = true;
+    }
+  }
+
+  // ---- ladder -------------------------------------------------------------
+  function note(text) {
+    const n = $('ladder-note');
+    n.textContent = text || '';
+    n.hidden = !text;
+  }
+
+  function renderLadder(l) {
+    if (!l || typeof l !== 'object' || !Array.isArray(l.points)) return;
+    const repo = l.type === 'repo_book';
+    const pts = l.points.filter((p) => p && typeof p === 'object').sort((a, b) =>
+      (a.ir_curve_id - b.ir_curve_id) || (a.days_forward - b.days_forward) || (a.idx - b.idx));
+    const multi = new Set(pts.map((p) => p.ir_curve_id)).size > 1;
+    const labels = pts.map((p) => (multi ? 'curve ' + p.ir_curve_id + ' · ' : '') + tenor(p.days_forward));
+    const series = repo
+      ? [{ key: 'margin_kr01', label: 'margin kr01', color: '#3b6ea8' },
+         { key: 'mtm_pnl_kr01', label: 'mtm_pnl kr01', color: '#c07a1c' }]
+      : [{ key: 'kr01', label: 'kr01' }];
+    const values = series.map((s) => pts.map((p) => (isNum(p[s.key]) ? p[s.key] : null)));
+    const colors = series.map((s, i) => s.color || values[i].map((v) => (v < 0 ? '#c0504d' : '#3b6ea8')));
+    const title = 'Key-rate ladder: ' + (l.name || selected) + ' (kr01 per 1bp)';
+
+    if (typeof Chart === 'undefined') { note('chart.js not loaded — ' + title); return; }
+    note(pts.length ? '' : 'no ladder points for ' + (l.name || selected));
+    const key = l.id + '|' + l.type + '|' + pts.length;
+    if (chart && key === chartKey) {
+      chart.data.labels = labels;
+      chart.data.datasets.forEach((ds, i) => { ds.data = values[i]; ds.backgroundColor = colors[i]; });
+      chart.options.plugins.title.text = title;
+      chart.update('none');
+      return;
+    }
+    if (chart) chart.destroy();
+    chartKey = key;
+    chart = new Chart($('ladder'), {
+      type: 'bar',
+      data: { labels: labels, datasets: series.map((s, i) => ({ label: s.label, data: values[i], backgroundColor: colors[i] })) },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        plugins: {
+          title: { display: true, text: title, font: { size: 13 } },
+          legend: { display: repo },
+          tooltip: { callbacks: { label: (c) => c.dataset.label + ': ' + fmt2.format(c.parsed.y) } },
+        },
+        scales: { x: { ticks: { maxRotation: 60 } }, y: { ticks: { callback: (v) => fmt0.format(v) } } },
+      },
+    });
+  }
+
+  // ---- events and figures -------------------------------------------------
+  function renderEvents(list, full) {
+    if (!Array.isArray(list)) return;
+    if (!full && !list.length) return;
+    events = (full ? list : events.concat(list)).filter((e) => e && typeof e === 'object').slice(-MAX_EVENTS);
+    const frag = document.createDocumentFragment();
+    for (let i = events.length - 1; i >= 0; i--) {
+      const ev = events[i];
+      const d = new Date(ev.time);
+      const li = document.createElement('li');
+      li.dataset.seq = ev.seq;
+      const cols = [
+        ['seq', ev.seq == null ? '' : String(ev.seq)],
+        ['time', isNaN(d) ? String(ev.time || '') : clock(d, true)],
+        ['command', String(ev.command || '')],
+        ['nodes', ev.nodes == null ? '' : String(ev.nodes)],
+        ['engine_us', isNum(ev.engine_us) ? (ev.engine_us / 1000).toFixed(2) + ' ms' : ''],
+      ];
+      for (const [f, text] of cols) {
+        const span = document.createElement('span');
+        span.dataset.field = f;
+        span.textContent = text;
+        if (f === 'command') span.title = text;
+        li.appendChild(span);
+      }
+      frag.appendChild(li);
+    }
+    $('events').replaceChildren(frag);
+  }
+
+  function renderFigures(f) {
+    if (!f || typeof f !== 'object') return;
+    const us = (v) => (isNum(v) ? fmt1.format(v) + ' µs' : '—');
+    if ('events_per_s' in f) $('fig-eps').textContent = isNum(f.events_per_s) ? f.events_per_s.toFixed(1) : '—';
+    if ('recalc_us' in f) {
+      const r = f.recalc_us || {};
+      $('fig-p50').textContent = us(r.p50);
+      $('fig-p99').textContent = us(r.p99);
+      $('fig-p999').textContent = us(r['p99.9']);
+      $('fig-max').textContent = us(r.max);
+    }
+    if (isNum(f.results_lag)) {
+      const lag = $('fig-lag');
+      lag.textContent = f.results_lag > 0
+        ? 'persisted results are ' + f.results_lag + ' event' + (f.results_lag === 1 ? '' : 's') + ' behind'
+        : 'up to date';
+      lag.classList.toggle('behind', f.results_lag > 0);
+      lag.title = f.results_as_of != null ? 'results as of event ' + f.results_as_of : '';
+    }
+  }
+
+  // ---- wiring -------------------------------------------------------------
+  tbody.addEventListener('click', (e) => {
+    const tr = e.target.closest('tr[data-book]');
+    if (tr) selectBook(tr.dataset.book);
+  });
+  document.querySelector('#books thead').addEventListener('click', (e) => {
+    const th = e.target.closest('th[data-sort]');
+    if (!th) return;
+    if (th.dataset.sort === sortKey) sortDir = -sortDir;
+    else { sortKey = th.dataset.sort; sortDir = 1; }
+    sortRows();
+  });
+
+  sortRows();
+  openStream();
+})();

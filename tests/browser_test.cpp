@@ -1,0 +1,138 @@
+// The desk page in a real browser: headless Chromium, driven through
+// ChromeDriver's WebDriver API, loads the page from a gateway following an
+// engine, shows a book's pv as the engine replies it, and shows the new pv
+// after an amendment sent through the engine's socket. A screenshot of the
+// page is saved as build/test-output/desk_page.png for a person to look at.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "base/json.h"
+#include "tests/web_support.h"
+// After Eigen (through the model headers): resolv.h, which httplib includes, defines macros Eigen names.
+#include <httplib.h>
+
+using test::Desk;
+using test::eventually;
+
+namespace {
+
+std::string base64_decode(const std::string& text) {
+  std::string out;
+  unsigned bits = 0;
+  int count = 0;
+  for (char c : text) {
+    const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char* at = c ? std::strchr(digits, c) : nullptr;
+    if (!at) continue;  // padding, line breaks
+    bits = (bits << 6) | static_cast<unsigned>(at - digits);
+    if ((count += 6) >= 8) out.push_back(static_cast<char>((bits >> (count -= 8)) & 0xff));
+  }
+  return out;
+}
+
+// A headless Chromium session through a ChromeDriver of its own.
+class Browser {
+ public:
+  explicit Browser(const test::TempDir& dir)
+      : port_(test::free_port()),
+        driver_({"/usr/bin/chromedriver", "--port=" + std::to_string(port_)}, dir.path("chromedriver.log")),
+        client_("127.0.0.1", port_) {
+    client_.set_read_timeout(std::chrono::seconds(60));
+    if (!eventually([&] { return static_cast<bool>(client_.Get("/status")); })) {
+      throw std::runtime_error("chromedriver did not start (is the chromium-driver package installed?): " +
+                               test::slurp(dir.path("chromedriver.log")));
+    }
+    // The flags of a browser on a closed network: no background connections, no sandbox as root.
+    const base::Json args = {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                             "--window-size=1400,900", "--user-data-dir=" + dir.path("chromium")};
+    const base::Json caps = {{"capabilities",
+                              {{"alwaysMatch", {{"goog:chromeOptions", {{"binary", "/usr/bin/chromium"}, {"args", args}}}}}}}};
+    session_ = call("POST", "/session", caps)["sessionId"];
+  }
+  ~Browser() {
+    if (!session_.empty()) client_.Delete("/session/" + session_);
+  }
+  Browser(const Browser&) = delete;
+  Browser& operator=(const Browser&) = delete;
+
+  void open(const std::string& url) { call("POST", path("/url"), {{"url", url}}); }
+  // Runs `script` (a function body) in the page; its return value.
+  base::Json run(const std::string& script) {
+    return call("POST", path("/execute/sync"), {{"script", script}, {"args", base::Json::array()}});
+  }
+  std::string screenshot_png() { return base64_decode(call("GET", path("/screenshot"), nullptr).get<std::string>()); }
+
+ private:
+  std::string path(const std::string& rest) const { return "/session/" + session_ + rest; }
+  base::Json call(const std::string& method, const std::string& where, const base::Json& body) {
+    const httplib::Result r = method == "GET" ? client_.Get(where)
+                                              : client_.Post(where, base::dump_line(body), "application/json");
+    if (!r) throw std::runtime_error("no answer from chromedriver to " + method + " " + where);
+    const base::Json reply = base::Json::parse(r->body);
+    if (r->status != 200) throw std::runtime_error("chromedriver: " + method + " " + where + ": " + r->body);
+    return reply["value"];
+  }
+
+  int port_;
+  test::Process driver_;
+  httplib::Client client_;
+  std::string session_;
+};
+
+// The number a pv cell shows ("-1,234.56"), or NaN.
+double shown(const base::Json& text) {
+  if (!text.is_string()) return std::nan("");
+  std::string digits;
+  for (char c : text.get<std::string>()) {
+    if (c != ',') digits += c;
+  }
+  try {
+    return std::stod(digits);
+  } catch (const std::exception&) {
+    return std::nan("");
+  }
+}
+
+}  // namespace
+
+TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
+  Desk desk;
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
+  // The book of trade OT_1, named as list-books names it.
+  const base::Json probe = desk.send("amend-trade OT_1 quantity=300");
+  ASSERT_TRUE(probe["ok"]) << probe;
+  std::string name;
+  const base::Json books = desk.send("list-books");
+  for (const base::Json& b : books["books"]) {
+    if (b["id"] == probe["books"][0]["id"]) name = b["name"];
+  }
+  ASSERT_FALSE(name.empty()) << probe;
+  Browser browser(desk.dir);
+  browser.open("http://" + desk.host + ":" + std::to_string(desk.port) + "/");
+  const std::string cell = "const c = document.querySelector('tr[data-book=\"" + name +
+                           "\"] td[data-field=\"pv\"]'); return c ? c.textContent : null;";
+  auto page_shows = [&](double pv) { return std::abs(shown(browser.run(cell)) - pv) <= 0.005; };
+
+  const double pv_before = desk.send("book " + name)["pv"];
+  EXPECT_TRUE(eventually([&] { return page_shows(pv_before); })) << browser.run(cell) << " vs " << pv_before;
+
+  const base::Json amended = desk.send("amend-trade OT_1 quantity=800");
+  ASSERT_TRUE(amended["ok"]) << amended;
+  const double pv_after = desk.send("book " + name)["pv"];
+  ASSERT_GT(std::abs(pv_after - pv_before), 0.01) << "the amendment must move the book's pv";
+  EXPECT_TRUE(eventually([&] { return page_shows(pv_after); })) << browser.run(cell) << " vs " << pv_after;
+  EXPECT_TRUE(eventually([&] {
+    return browser.run("return Number(document.body.dataset.event)").get<double>() >= amended["event"].get<double>();
+  }));
+  EXPECT_TRUE(browser.run("return document.getElementById('banner').hidden").get<bool>());
+
+  const std::string png = browser.screenshot_png();
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  const std::filesystem::path out = std::filesystem::path(test::source_dir()) / "build" / "test-output";
+  std::filesystem::create_directories(out);
+  std::ofstream(out / "desk_page.png", std::ios::binary) << png;
+}

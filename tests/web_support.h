@@ -1,0 +1,42 @@
+// Helpers for the tests of the desk page: an engine on a tiny preset with a
+// `bond_risk web` gateway following it, and HTTP requests to either.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/json.h"
+#include "tests/test_support.h"
+
+namespace test {
+
+// Polls `done` every 50 ms until it holds or `limit` passes; whether it held.
+bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60));
+
+// A free TCP port on 127.0.0.1 (bound and released: another program may take it first, rarely).
+int free_port();
+
+// An engine serving a fresh tiny database and a gateway following it.
+struct Desk {
+  TempDir dir;
+  std::string db = dir.path("desk.db"), sock = dir.path("desk.sock");
+  std::unique_ptr<EngineProcess> engine;
+  std::unique_ptr<Process> web;
+  std::string host;
+  int port = 0;
+
+  // `with_engine` false starts only the gateway (start_engine() later).
+  explicit Desk(bool with_engine = true, const std::vector<std::string>& web_args = {},
+                const std::vector<std::string>& web_env = {});
+  void start_engine();
+  // `send ARGS` through the engine's socket, its reply parsed.
+  base::Json send(const std::string& args) const;
+  // GET `path` on the gateway: status and body (status -1 when it cannot connect).
+  std::pair<int, std::string> get(const std::string& path, const std::vector<std::pair<std::string, std::string>>& headers = {}) const;
+  base::Json snapshot(const std::string& book = "") const;
+  std::string log() const { return slurp(dir.path("web.log")); }
+};
+
+}  // namespace test

@@ -1,0 +1,264 @@
+// The desk page's gateway: its state (what a stream is sent), and the
+// `bond_risk web` process against a running engine: snapshot, stream,
+// conflation, reconnection and the token.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <mutex>
+#include <thread>
+
+#include "base/json.h"
+#include "base/sqlite.h"
+#include "base/unix_socket.h"
+#include "bond_risk/web/desk_state.h"
+#include "tests/web_support.h"
+// After Eigen (through the model headers): resolv.h, which httplib includes, defines macros Eigen names.
+#include <httplib.h>
+
+using bond_risk::web::DeskState;
+using test::Desk;
+using test::eventually;
+
+namespace {
+
+base::Json message(const DeskState& s, std::uint64_t* since, const std::string& book) {
+  return base::Json::parse(s.message(*since, book, since));
+}
+
+base::Json outright(std::int64_t id, double pv, const char* status = "OK") {
+  return {{"id", id}, {"type", "outright_book"}, {"status", status}, {"reason", ""}, {"pv", pv}, {"pv01", 1.0},
+          {"pnl", 2.0}, {"excluded", 0}, {"members", 3}, {"key_rates", {{{"ir_curve_id", 2}, {"idx", 0}, {"kr01", pv}}}}};
+}
+
+// The books of the gateway's snapshot by name: their rows.
+std::map<std::string, base::Json> rows_by_name(const base::Json& snapshot) {
+  std::map<std::string, base::Json> out;
+  for (const base::Json& row : snapshot["rows"]) out[row["name"].get<std::string>()] = row;
+  return out;
+}
+
+std::size_t books_in(const std::string& db) {
+  base::Database d(db, base::Database::Mode::read_only);
+  base::Statement st = d.prepare("SELECT (SELECT count(*) FROM outright_book) + (SELECT count(*) FROM repo_book)");
+  st.step();
+  return static_cast<std::size_t>(st.integer(0));
+}
+
+// Writes `lines` to the engine at once and reads `n` replies; how many came.
+std::size_t replies_to(const std::string& socket, const std::string& lines, std::size_t n) {
+  const base::UniqueFd fd = base::connect_unix(socket);
+  if (!base::write_all(fd.get(), lines)) return 0;
+  std::size_t replies = 0;
+  char buffer[4096];
+  for (ssize_t got; replies < n && (got = ::read(fd.get(), buffer, sizeof buffer)) > 0;) {
+    replies += static_cast<std::size_t>(std::count(buffer, buffer + got, '\n'));
+  }
+  return replies;
+}
+
+// The stream of `book` on a gateway, read on a thread of its own until destroyed.
+class StreamReader {
+ public:
+  StreamReader(const Desk& desk, const std::string& book) : client_(desk.host, desk.port) {
+    client_.set_read_timeout(std::chrono::seconds(30));
+    thread_ = std::jthread([this, book] {
+      client_.Get("/stream?ladder=" + book, [this](const char* data, std::size_t n) {
+        const std::lock_guard lock(mutex_);
+        unread_.append(data, n);
+        for (std::size_t end; (end = unread_.find("\n\n")) != std::string::npos; unread_.erase(0, end + 2)) {
+          if (unread_.starts_with("data: ")) messages_.push_back(base::Json::parse(unread_.substr(6, end - 6)));
+        }
+        return !stop_;
+      });
+    });
+  }
+  ~StreamReader() {
+    stop_ = true;
+    client_.stop();
+  }
+  std::vector<base::Json> messages() {
+    const std::lock_guard lock(mutex_);
+    return messages_;
+  }
+
+ private:
+  httplib::Client client_;
+  std::mutex mutex_;
+  std::string unread_;
+  std::vector<base::Json> messages_;
+  std::atomic<bool> stop_{false};
+  std::jthread thread_;
+};
+
+}  // namespace
+
+TEST(DeskState, AStreamIsSentOnlyWhatChangedSinceItsLastMessage) {
+  DeskState s;
+  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
+                                    {"id":2,"name":"OB_B","type":"outright_book"},
+                                    {"id":3,"name":"RB_C","type":"repo_book"}])"));
+  s.update(outright(1, 10.5));
+  s.update(outright(2, 20.0));
+  s.update({{"id", 3}, {"type", "repo_book"}, {"status", "OK"}, {"margin", 5.0}, {"mtm_pnl", 7.0}, {"key_rates", base::Json::array()}});
+  std::uint64_t v = 0;
+  const base::Json first = message(s, &v, "OB_A");
+  EXPECT_TRUE(first["full"]);
+  ASSERT_EQ(first["rows"].size(), 3u);
+  EXPECT_EQ(first["rows"][0]["name"], "OB_A");
+  EXPECT_FALSE(first["rows"][0].contains("key_rates"));
+  EXPECT_EQ(first["ladder"]["name"], "OB_A");
+  EXPECT_EQ(first["ladder"]["points"][0]["kr01"], 10.5);
+  EXPECT_EQ(first["totals"]["outright"]["pv"], 30.5);
+  EXPECT_EQ(first["totals"]["repo"]["margin"], 5.0);
+
+  s.update(outright(2, 21.0));
+  const base::Json second = message(s, &v, "OB_A");
+  EXPECT_FALSE(second["full"]);
+  ASSERT_EQ(second["rows"].size(), 1u);
+  EXPECT_EQ(second["rows"][0]["pv"], 21.0);
+  EXPECT_FALSE(second.contains("ladder")) << "OB_A's ladder did not change";
+  EXPECT_EQ(second["totals"]["outright"]["pv"], 31.5);
+
+  s.update(outright(1, 99.0, "FAILED"));  // a book that is not OK is left out of the totals
+  s.update({{"id", 3}, {"status", "REMOVED"}});
+  const base::Json third = message(s, &v, "OB_A");
+  EXPECT_EQ(third["totals"]["outright"]["pv"], 21.0);
+  EXPECT_EQ(third["totals"]["not_ok"], 1);
+  EXPECT_EQ(third["removed"], base::Json::array({3}));
+  EXPECT_EQ(third["ladder"]["points"][0]["kr01"], 99.0);
+
+  const base::Json nothing = message(s, &v, "OB_A");
+  EXPECT_TRUE(nothing["rows"].empty());
+  EXPECT_TRUE(nothing["removed"].empty());
+}
+
+TEST(DeskState, AWaitingStreamWakesOnAChangeAndOnStop) {
+  DeskState s;
+  std::uint64_t v = 0;
+  message(s, &v, "");
+  std::jthread writer([&] { s.add_events(base::Json::parse(R"([{"seq":7,"command":"bump-curve 2 1"}])")); });
+  EXPECT_GT(s.wait_past(v, std::chrono::seconds(60)), v);
+  writer.join();
+  EXPECT_EQ(message(s, &v, "")["as_of_event"], 7);
+  std::jthread stopper([&] { s.stop(); });
+  s.wait_past(v, std::chrono::seconds(60));
+  stopper.join();
+  EXPECT_TRUE(s.stopping());
+}
+
+TEST(WebGateway, TheSnapshotHoldsEveryBookAsTheEngineRepliesIt) {
+  Desk desk;
+  const std::size_t books = books_in(desk.db);
+  ASSERT_GT(books, 0u);
+  ASSERT_TRUE(eventually([&] { return desk.snapshot()["rows"].size() == books; })) << desk.log();
+  const base::Json snapshot = desk.snapshot();
+  EXPECT_TRUE(snapshot["engine"]["connected"]);
+  for (const auto& [name, row] : rows_by_name(snapshot)) {
+    const base::Json book = desk.send("book " + name);
+    for (const char* field : {"status", "pv", "pv01", "pnl", "margin", "mtm_pnl", "members"}) {
+      EXPECT_EQ(row.value(field, base::Json()), book.value(field, base::Json())) << name << " " << field;
+    }
+  }
+  const auto [status, page] = desk.get("/");
+  EXPECT_EQ(status, 200);
+  EXPECT_NE(page.find("desk.js"), std::string::npos);
+  EXPECT_EQ(desk.get("/chart.js").first, 200);
+}
+
+TEST(WebGateway, TheStreamCarriesAnAmendmentConflatedToTenMessagesASecond) {
+  Desk desk;
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
+  StreamReader stream(desk, "");
+  ASSERT_TRUE(eventually([&] { return !stream.messages().empty(); }));
+  // Thirty amendments in one write, as fast as the engine takes them.
+  std::string lines;
+  for (int i = 0; i < 30; ++i) lines += "amend-trade OT_1 quantity=" + std::to_string(100 + i) + "\n";
+  EXPECT_EQ(replies_to(desk.sock, lines, 30), 30u);
+  const base::Json last = desk.send("amend-trade OT_1 quantity=777");
+  ASSERT_TRUE(last["ok"]) << last;
+  const std::int64_t book_id = last["books"][0]["id"];
+  const std::int64_t event = last["event"];
+  const base::Json book = desk.send("book " + std::to_string(book_id));
+  // The stream reaches the engine's values after the amendment.
+  ASSERT_TRUE(eventually([&] {
+    for (const base::Json& m : stream.messages()) {
+      for (const base::Json& row : m["rows"]) {
+        if (row["id"] == book_id && row["pv"] == book["pv"] && m["as_of_event"] >= event) return true;
+      }
+    }
+    return false;
+  })) << desk.log();
+  const std::vector<base::Json> messages = stream.messages();
+  EXPECT_TRUE(messages.front()["full"]);
+  for (std::size_t i = 1; i < messages.size(); ++i) {
+    EXPECT_FALSE(messages[i]["full"]);
+    EXPECT_GE(messages[i]["sent_ms"].get<std::int64_t>() - messages[i - 1]["sent_ms"].get<std::int64_t>(), 99)
+        << "two messages of one stream closer than 100 ms";
+  }
+}
+
+TEST(WebGateway, SaysWhenTheEngineIsUnreachableAndReconnectsByItself) {
+  Desk desk(false);
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["engine"].value("error", "").empty(); })) << desk.log();
+  const base::Json alone = desk.snapshot();
+  EXPECT_FALSE(alone["engine"]["connected"]);
+  EXPECT_NE(alone["engine"]["error"].get<std::string>().find("no engine is listening"), std::string::npos) << alone;
+  desk.start_engine();
+  ASSERT_TRUE(eventually([&] {
+    const base::Json s = desk.snapshot();
+    return s["engine"]["connected"] == true && s["rows"].size() == books_in(desk.db);
+  })) << desk.log();
+  desk.engine->kill9();
+  desk.engine->wait();
+  ASSERT_TRUE(eventually([&] { return desk.snapshot()["engine"]["connected"] == false; })) << desk.log();
+  EXPECT_EQ(desk.snapshot()["rows"].size(), books_in(desk.db)) << "the last values stay, marked unreachable";
+}
+
+TEST(WebGateway, AnyAddressButLoopbackNeedsATokenThatEveryRequestCarries) {
+  const test::CliResult open = test::run_cli("web --socket /nonexistent.sock --listen 0.0.0.0:0");
+  EXPECT_EQ(open.exit_code, 2);
+  EXPECT_NE(open.err.find("WEB_TOKEN"), std::string::npos) << open.err;
+
+  Desk desk(true, {"--listen", "0.0.0.0:0"}, {"WEB_TOKEN=s3cret-t0ken"});
+  EXPECT_NE(desk.log().find("WEB_TOKEN"), std::string::npos) << "start-up says the token is required";
+  for (const char* path : {"/", "/desk.js", "/chart.js", "/api/snapshot", "/stream", "/?token=wrong"}) {
+    EXPECT_EQ(desk.get(path).first, 401) << path;
+  }
+  EXPECT_EQ(desk.get("/api/snapshot", {{"Authorization", "Bearer wrong"}}).first, 401);
+  EXPECT_EQ(desk.get("/api/snapshot", {{"Cookie", "bond_risk_token=wrong"}}).first, 401);
+  EXPECT_EQ(desk.get("/?token=s3cret-t0ken").first, 200);
+  EXPECT_EQ(desk.get("/api/snapshot", {{"Authorization", "Bearer s3cret-t0ken"}}).first, 200);
+  EXPECT_EQ(desk.get("/desk.js", {{"Cookie", "theme=dark; bond_risk_token=s3cret-t0ken"}}).first, 200);
+}
+
+TEST(WebGateway, StreamsPastTheLimitAreRefusedAndClosedOnesFreeTheirPlace) {
+  Desk desk(true, {"--listen", "127.0.0.1:0", "--max-streams", "2"});
+  auto first = std::make_unique<StreamReader>(desk, "");
+  StreamReader second(desk, "");
+  ASSERT_TRUE(eventually([&] { return !first->messages().empty() && !second.messages().empty(); }));
+  EXPECT_EQ(desk.get("/stream").first, 503);
+  EXPECT_EQ(desk.get("/api/snapshot").first, 200) << "other requests are still served";
+  first.reset();
+  // The closed stream's place is free once the gateway's next write finds it closed.
+  desk.send("bump-curve 2 1");
+  EXPECT_TRUE(eventually([&] {
+    desk.send("bump-curve 2 0.5");
+    StreamReader third(desk, "");
+    return eventually([&] { return !third.messages().empty(); }, std::chrono::seconds(2));
+  }));
+}
+
+TEST(WebGateway, StopsCleanlyOnSigtermWithAStreamOpen) {
+  Desk desk;
+  StreamReader stream(desk, "");
+  ASSERT_TRUE(eventually([&] { return !stream.messages().empty(); }));
+  desk.send("bump-curve 2 1");
+  desk.web->signal(SIGTERM);
+  // Exit code 0: no sanitizer report either (they exit non-zero).
+  EXPECT_EQ(desk.web->wait(), 0) << desk.log();
+  EXPECT_NE(desk.log().find("stopped"), std::string::npos) << desk.log();
+}
