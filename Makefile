@@ -71,7 +71,7 @@ TEST_BIN := $(BUILD)/tests/bond_risk_tests
 CONF := conf/bond_risk.conf
 DATA_440K := data/bond_risk_440k.db
 
-.PHONY: all run test bench bench-kernels clean fuzz fuzz-targets
+.PHONY: all run web test bench bench-kernels clean fuzz fuzz-targets
 all: $(BIN)
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
@@ -113,6 +113,10 @@ $(DATA_440K): | $(BIN)
 
 run: $(BIN) $(DATA_440K)
 	$(BIN) run --conf $(CONF) --db $(DATA_440K) --batch
+
+# The desk page: an engine on the 440k set and its gateway (prints the URL).
+web: $(BIN) $(DATA_440K)
+	scripts/run-web.sh $(BIN) $(DATA_440K)
 
 # ThreadSanitizer keeps the longest access history (history_size=7): with the
 # default, the stacks of a race inside libtbb are often lost ("failed to

@@ -44,10 +44,15 @@ class DeskState {
   std::size_t books() const;
   std::int64_t last_event_seq() const;  // of the events added, 0 when none
 
-  // What changed since version `since` (0: everything), as one JSON
-  // object for the page (its fields are described in page/desk.js), with
-  // the ladder of the book named `selected` when it changed. Sets *version
-  // to the version the message reflects.
+  // What changed since version `since` (0: everything) as one JSON object,
+  // with the ladder of the book named `selected` when it changed:
+  //   {"full", "engine":{"connected","socket","error"}, "as_of_event",
+  //    "rows":[{"id","name","type","status","reason", values...}] (changed books, without ladders),
+  //    "ladder":{"name","id","type","points":[...]}, "removed":[ids],
+  //    "totals":{"outright":{"pv","pv01","pnl","books"},"repo":{"margin","mtm_pnl","books"},"not_ok"},
+  //    "events":[last-events entries], "figures":{"events_per_s","recalc_us","event","results_as_of",
+  //    "results_lag"}, "sent_ms"}
+  // Sets *version to the version the message reflects.
   std::string message(std::uint64_t since, const std::string& selected, std::uint64_t* version) const;
 
   // Waits until something changed after `since`, stop() was called or

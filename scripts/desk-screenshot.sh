@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Saves a screenshot of the desk page (bond_risk web) as a PNG: headless
+# Chromium driven through ChromeDriver's WebDriver API, once the page shows
+# its books (its values arrive on its stream after the page loads, so
+# `chromium --screenshot` alone would catch an empty table).
+set -euo pipefail
+
+if [ $# -lt 2 ] || [ "$1" = --help ]; then
+  echo "usage: scripts/desk-screenshot.sh URL OUT.png [WIDTH,HEIGHT]   (default 1400,900)" >&2
+  exit 2
+fi
+url=$1 out=$2 size=${3:-1400,900}
+command -v chromedriver >/dev/null || { echo "desk-screenshot.sh: chromedriver is missing: run scripts/install-deps.sh" >&2; exit 1; }
+
+work=$(mktemp -d)
+port=$((20000 + RANDOM % 20000))
+chromedriver --port="$port" > "$work/chromedriver.log" 2>&1 &
+driver=$!
+trap 'kill "$driver" 2>/dev/null; wait "$driver" 2>/dev/null; rm -rf "$work"' EXIT
+api="http://127.0.0.1:$port"
+for _ in $(seq 100); do curl -sf "$api/status" >/dev/null && break; sleep 0.1; done
+
+# POST PATH JSON: the reply's body.
+post() { curl -sf -X POST "$api$1" -H 'Content-Type: application/json' -d "$2"; }
+# The flags of a browser on a closed network: no background connections, no sandbox as root.
+session=$(post /session '{"capabilities":{"alwaysMatch":{"goog:chromeOptions":{"binary":"/usr/bin/chromium","args":[
+  "--headless","--no-sandbox","--disable-gpu","--disable-quic","--no-first-run","--disable-background-networking",
+  "--disable-component-update","--disable-sync","--window-size='"$size"'","--user-data-dir='"$work/chromium"'"]}}}}' |
+  sed -n 's/.*"sessionId":"\([0-9a-f]*\)".*/\1/p')
+[ -n "$session" ] || { echo "desk-screenshot.sh: chromedriver started no browser: $(tail -3 "$work/chromedriver.log")" >&2; exit 1; }
+post "/session/$session/url" "{\"url\":\"$url\"}" >/dev/null
+shown='{"script":"return document.querySelectorAll(\"tr[data-book]\").length > 0 && !!document.body.dataset.event","args":[]}'
+for _ in $(seq 300); do
+  post "/session/$session/execute/sync" "$shown" | grep -q '"value":true' && break
+  sleep 0.1
+done
+sleep 1.5  # the ladder's chart draws after the first message
+curl -sf "$api/session/$session/screenshot" | sed 's/^{"value":"\(.*\)"}$/\1/' | base64 -d > "$out"
+curl -sf -X DELETE "$api/session/$session" >/dev/null || true
+echo "wrote $out"
