@@ -71,7 +71,8 @@ rm -f "$out/roundtrip.csv" "$out/roundtrip_histogram.csv"
 work=$(mktemp -d)
 engine_pid="" web_pid="" stream_pids=()
 close_streams() {
-  [ ${#stream_pids[@]} -eq 0 ] || kill "${stream_pids[@]}" 2>/dev/null || true
+  [ ${#stream_pids[@]} -gt 0 ] || return 0  # (a bare `wait` would wait for the engine)
+  kill "${stream_pids[@]}" 2>/dev/null || true
   wait "${stream_pids[@]}" 2>/dev/null || true
   stream_pids=()
 }

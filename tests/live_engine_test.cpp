@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/result_writer.h"
@@ -285,4 +286,45 @@ TEST(LiveEngine, LastEventsAreTheEventLogsRowsWithWhatEachRecalculated) {
   ASSERT_EQ(kept.size(), 100u);
   EXPECT_EQ(kept.back()["seq"], last);
   EXPECT_EQ(kept.front()["seq"], last - 99);
+}
+
+TEST(LiveEngine, WatchersAreToldOnlyOfTheNodesABatchChanged) {
+  Live live("100", 20);
+  const std::string ot = id_text(live.store(), Kind::outright_trade);
+  // The amended trade's books, from the membership tables.
+  std::set<std::int64_t> its_books;
+  base::Statement st = live.db->prepare("SELECT book_id FROM outright_book_trade WHERE trade_id = ?");
+  st.bind(1, std::int64_t{std::stoll(ot)});
+  while (st.step()) its_books.insert(st.integer(0));
+  ASSERT_FALSE(its_books.empty());
+  auto changed_books = [&] {
+    std::set<std::int64_t> out;
+    for (Kind k : {Kind::outright_book, Kind::repo_book}) {
+      for (std::int64_t id : live.store().ids[static_cast<std::size_t>(k)]) {
+        if (live.executor->changed_since_notified(id)) out.insert(id);
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(changed_books().size(), live.store().size(Kind::outright_book) + live.store().size(Kind::repo_book))
+      << "before the first notification every node counts as changed";
+  live.executor->forget_changes();
+  EXPECT_TRUE(changed_books().empty());
+  live.run("amend-trade " + ot + " quantity=778");
+  EXPECT_EQ(changed_books(), its_books);
+  EXPECT_TRUE(live.executor->changed_since_notified(std::stoll(ot)));
+  live.executor->forget_changes();
+  live.run("get " + ot);
+  EXPECT_TRUE(changed_books().empty()) << "a read changes nothing";
+  live.run("reload");
+  live.executor->forget_changes();
+  const std::string curve = id_text(live.store(), Kind::ir_curve);
+  live.run("bump-curve " + curve + " 1");
+  // Every bond on that curve, and none on another.
+  for (std::size_t b = 0; b < live.store().size(Kind::bond); ++b) {
+    const NodeRef bond{static_cast<engine::TypeId>(Kind::bond), static_cast<NodeIndex>(b)};
+    const bool on_curve = std::to_string(live.store().id(NodeRef{static_cast<engine::TypeId>(Kind::ir_curve),
+                                                                 live.store().bonds[b].curve})) == curve;
+    EXPECT_EQ(live.executor->changed_since_notified(live.store().id(bond)), on_curve) << live.store().id(bond);
+  }
 }

@@ -90,6 +90,35 @@ TEST(LiveServer, AWatcherGetsALineEachTimeItsBookChanges) {
   EXPECT_TRUE(contains(read_line(watcher.get(), pending), "\"unwatched\":0"));
 }
 
+TEST(LiveServer, AWatcherOfEveryBookIsSentTheBooksAnAmendmentChangedAndNoOthers) {
+  Served s;
+  base::Database db(s.db, base::Database::Mode::read_only);
+  std::string books;
+  std::size_t count = 0;
+  for (base::Statement st = db.prepare("SELECT id FROM outright_book UNION ALL SELECT id FROM repo_book"); st.step(); ++count) {
+    books += " " + std::to_string(st.integer(0));
+  }
+  std::int64_t its_book = 0;
+  for (base::Statement st = db.prepare("SELECT book_id FROM outright_book_trade WHERE trade_id = 10"); st.step();) {
+    its_book = st.integer(0);
+  }
+  base::UniqueFd watcher = base::connect_unix(s.sock);
+  std::string pending;
+  base::write_all(watcher.get(), "watch" + books + "\n");
+  EXPECT_EQ(base::Json::parse(read_line(watcher.get(), pending))["ok"], true);
+  for (std::size_t i = 0; i < count; ++i) {
+    ASSERT_TRUE(base::Json::parse(read_line(watcher.get(), pending)).contains("update"));  // the values now
+  }
+  EXPECT_TRUE(contains(s.send("amend-trade 10 quantity=4321"), "\"ok\":true"));
+  // A read on the watcher's connection: its reply comes after the amendment's updates.
+  base::write_all(watcher.get(), "get 10\n");
+  std::vector<std::int64_t> updated;
+  for (base::Json line; !(line = base::Json::parse(read_line(watcher.get(), pending))).contains("ok");) {
+    updated.push_back(line["update"]["id"]);
+  }
+  EXPECT_EQ(updated, std::vector<std::int64_t>{its_book});
+}
+
 TEST(LiveServer, AWatchFollowsItsNodeThroughAReloadThatMovesIt) {
   // A trade booked live sits at the end of the arrays; a reload lays it out in its book's order,
   // which moves every trade after it (OT_2, id 11, of the second book among them).

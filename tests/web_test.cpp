@@ -134,6 +134,9 @@ TEST(DeskState, AStreamIsSentOnlyWhatChangedSinceItsLastMessage) {
   const base::Json nothing = message(s, &v, "OB_A");
   EXPECT_TRUE(nothing["rows"].empty());
   EXPECT_TRUE(nothing["removed"].empty());
+
+  s.update(outright(2, 21.0));  // the same values again (the engine's first update after a reconnect)
+  EXPECT_TRUE(message(s, &v, "OB_A")["rows"].empty());
 }
 
 TEST(DeskState, AWaitingStreamWakesOnAChangeAndOnStop) {

@@ -265,6 +265,12 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
 }
 
 void CommandExecutor::unpublished(LiveModel::Recalculation r) {
+  all_changed_ |= r.whole;
+  for (std::size_t k = 0; k < kKindCount && !all_changed_; ++k) {
+    engine::Bitmap& changed = changed_[k];
+    if (changed.size() < model_.store().size(static_cast<Kind>(k))) changed.resize(model_.store().size(static_cast<Kind>(k)));
+    for (NodeIndex i : r.changed[k]) changed.set(i);
+  }
   if (r.whole) {
     unpublished_.clear();
     published_kind_ = published_offset_ = 0;
@@ -278,6 +284,19 @@ std::string CommandExecutor::update_line(std::int64_t id) const {
                                 ? node_json(model_, *node)
                                 : base::Json{{"id", id}, {"status", "REMOVED"}};
   return base::dump_line({{"update", values}, {"event", served_event_}});
+}
+
+bool CommandExecutor::changed_since_notified(std::int64_t id) const {
+  if (all_changed_) return true;
+  const NodeRef* node = model_.store().by_id.find(id);
+  if (!node) return true;  // gone: its last update says so
+  const engine::Bitmap& changed = changed_[node->type];
+  return node->index < changed.size() && changed.test(node->index);
+}
+
+void CommandExecutor::forget_changes() {
+  all_changed_ = false;
+  for (engine::Bitmap& changed : changed_) changed.clear();
 }
 
 void CommandExecutor::sync_external(bool signalled) {

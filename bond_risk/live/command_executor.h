@@ -31,6 +31,7 @@
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
 #include "bond_risk/live/result_publisher.h"
+#include "engine/bitmap.h"
 
 namespace bond_risk {
 
@@ -69,6 +70,12 @@ class CommandExecutor {
   // A watched node's update line: {"update":{...node...},"event":N}, or
   // {"update":{"id":ID,"status":"REMOVED"},"event":N} once it is gone.
   std::string update_line(std::int64_t id) const;
+  // Whether node `id`'s values may have changed since the last
+  // forget_changes(): it was recalculated or removed, or the model was
+  // read again whole. The server builds update lines only for those, so a
+  // batch costs its watchers in proportion to what it changed.
+  bool changed_since_notified(std::int64_t id) const;
+  void forget_changes();
 
   // Applies the changes other programs committed since the last call, if
   // any, and publishes the results; `signalled` looks even when SQLite saw no
@@ -100,6 +107,8 @@ class CommandExecutor {
   void unpublished(LiveModel::Recalculation r);
 
   std::deque<LiveModel::Recalculation> unpublished_;
+  std::array<engine::Bitmap, kKindCount> changed_;  // by node index, since forget_changes()
+  bool all_changed_ = true;
   std::size_t published_kind_ = 0, published_offset_ = 0;  // how far into unpublished_.front()
   std::int64_t served_event_ = 0;
   std::string degraded_;  // why the last batch could not be written; "" once one is

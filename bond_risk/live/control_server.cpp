@@ -198,10 +198,12 @@ class Server {
     });
   }
 
-  // Queues an update for every watched node whose values changed.
+  // Queues an update for every watched node whose values changed (and
+  // for those newly watched).
   void notify_watchers() {
     for (const auto& s : sessions_) {
       for (auto& [id, last] : s->watched) {
+        if (!last.empty() && !executor_.changed_since_notified(id)) continue;
         std::string update = executor_.update_line(id);
         const std::string values = update.substr(0, update.rfind(",\"event\":"));
         if (values == last) continue;
@@ -210,6 +212,7 @@ class Server {
       }
       write(s);
     }
+    executor_.forget_changes();
   }
 
   void enqueue(const std::shared_ptr<Session>& s, const std::string& line) {

@@ -68,9 +68,8 @@ void DeskState::update(const base::Json& values) {
   const auto found = books_.find(id);
   if (found == books_.end()) return;  // not a listed book
   Book& book = found->second;
-  const std::uint64_t v = bump();
   if (values.value("status", "") == "REMOVED") {
-    removed_.emplace_back(v, id);
+    removed_.emplace_back(bump(), id);
     if (removed_.size() > kKeptRemoved) removed_.pop_front();
     books_.erase(found);
     return;
@@ -79,20 +78,20 @@ void DeskState::update(const base::Json& values) {
   for (const auto& [key, value] : values.items()) {
     if (key != "id" && key != "key_rates") row[key] = value;
   }
-  book.row = base::dump_line(row);
+  const base::Json ladder = {{"name", book.name},
+                             {"id", id},
+                             {"type", book.type},
+                             {"points", values.value("key_rates", base::Json::array())}};
+  std::string row_text = base::dump_line(row), ladder_text = base::dump_line(ladder);
+  if (book.has_values && row_text == book.row && ladder_text == book.ladder) return;  // watched again after a reconnect
+  const std::uint64_t v = bump();
+  if (ladder_text != book.ladder) book.ladder = std::move(ladder_text), book.ladder_changed = v;
+  book.row = std::move(row_text);
   book.has_values = true;
   book.ok = values.value("status", "") == "OK";
   book.pv = number(values, "pv"), book.pv01 = number(values, "pv01"), book.pnl = number(values, "pnl");
   book.margin = number(values, "margin"), book.mtm_pnl = number(values, "mtm_pnl");
   book.changed = v;
-  const base::Json ladder = {{"name", book.name},
-                             {"id", id},
-                             {"type", book.type},
-                             {"points", values.value("key_rates", base::Json::array())}};
-  if (std::string text = base::dump_line(ladder); text != book.ladder) {
-    book.ladder = std::move(text);
-    book.ladder_changed = v;
-  }
 }
 
 void DeskState::add_events(const base::Json& events) {
