@@ -5,7 +5,8 @@
 # latency from the command's due time to its reply, the durable commit
 # included), in rounds that alternate between no browser stream open on the
 # gateway and --streams of them (curl reading /stream, each following
-# another book's ladder, as a browser's page does). Writes web_streams.csv
+# another book's ladder, as a browser's page does), and a third setting with
+# no gateway at all (what following the engine costs it). Writes web_streams.csv
 # (one row per round), web_delay.csv (how long after its acknowledgement
 # each of --delay-events amendments reached a stream), host.txt and report.md.
 set -euo pipefail
@@ -89,11 +90,22 @@ cp "$db" "$work/engine.db"
 engine_pid=$!
 for _ in $(seq 600); do "$bin" send --socket "$work/engine.sock" stats >/dev/null 2>&1 && break; sleep 0.1; done
 "$bin" send --socket "$work/engine.sock" stats >/dev/null 2>&1 || die "the engine did not start: $(tail -3 "$work/engine.log")"
-"$bin" web --socket "$work/engine.sock" --listen 127.0.0.1:0 --max-streams "$((streams + 10))" > "$work/web.out" 2> "$work/web.log" &
-web_pid=$!
-for _ in $(seq 100); do [ -s "$work/web.out" ] && break; sleep 0.1; done
-url=$(head -1 "$work/web.out")
-[ -n "$url" ] || die "the gateway did not start: $(cat "$work/web.log")"
+# The gateway, following the engine; sets web_pid and url.
+start_gateway() {
+  : > "$work/web.out"
+  "$bin" web --socket "$work/engine.sock" --listen 127.0.0.1:0 --max-streams "$((streams + 10))" > "$work/web.out" 2> "$work/web.log" &
+  web_pid=$!
+  for _ in $(seq 100); do [ -s "$work/web.out" ] && break; sleep 0.1; done
+  url=$(head -1 "$work/web.out")
+  [ -n "$url" ] || die "the gateway did not start: $(cat "$work/web.log")"
+  sleep 2  # it has listed and watched every book
+}
+stop_gateway() {
+  kill "$web_pid" 2>/dev/null || true
+  wait "$web_pid" 2>/dev/null || true
+  web_pid=""
+}
+start_gateway
 mapfile -t books < <(sqlite3 "$work/engine.db" "SELECT name FROM outright_book UNION ALL SELECT name FROM repo_book ORDER BY 1 LIMIT $streams")
 
 # CPU seconds a process has used (user + system).
@@ -106,29 +118,36 @@ cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / h
 } > "$out/host.txt"
 echo "round,streams,p50_us,p99_us,p99.9_us,max_us,stream_messages_per_s,gateway_cpu_s" > "$out/web_streams.csv"
 for round in $(seq "$rounds"); do
-  for n in 0 "$streams"; do
-    if [ "$n" -gt 0 ]; then
+  for n in none 0 "$streams"; do
+    [ "$n" != none ] || stop_gateway
+    if [ "$n" != none ] && [ "$n" -gt 0 ]; then
       for ((i = 0; i < n; i++)); do
         curl -sN "${url}stream?ladder=${books[i % ${#books[@]}]}" > "$work/stream.$i" &
         stream_pids+=($!)
       done
       sleep 2  # every stream has its first, full message
     fi
+    open=$n
+    [ "$n" != none ] || open=0
     rm -f "$work"/stream.*.mark
-    for ((i = 0; i < n; i++)); do grep -c '^data: ' "$work/stream.$i" > "$work/stream.$i.mark" || true; done
-    gateway_before=$(cpu_seconds "$web_pid")
-    echo "== round $round, $n streams"
+    for ((i = 0; i < open; i++)); do grep -c '^data: ' "$work/stream.$i" > "$work/stream.$i.mark" || true; done
+    gateway_before=$([ -z "$web_pid" ] || cpu_seconds "$web_pid")
+    echo "== round $round, streams: $n"
+    started=$EPOCHREALTIME
     "$bin" bench-load roundtrip --socket "$work/engine.sock" --db "$work/engine.db" --out "$work" --label "$n" \
       --count "$((rate * seconds))" --rate "$rate" --repeats 1 --seed "$round" > /dev/null
-    gateway_cpu=$(awk -v a="$gateway_before" -v b="$(cpu_seconds "$web_pid")" 'BEGIN { printf "%.2f", b - a }')
+    elapsed=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')
+    gateway_cpu=0
+    [ -z "$web_pid" ] || gateway_cpu=$(awk -v a="$gateway_before" -v b="$(cpu_seconds "$web_pid")" 'BEGIN { printf "%.2f", b - a }')
     messages=0
-    for ((i = 0; i < n; i++)); do
+    for ((i = 0; i < open; i++)); do
       messages=$((messages + $(grep -c '^data: ' "$work/stream.$i" || true) - $(cat "$work/stream.$i.mark")))
     done
-    per_stream=$(awk -v m="$messages" -v n="$n" -v s="$seconds" 'BEGIN { printf "%.1f", n ? m / n / s : 0 }')
+    per_stream=$(awk -v m="$messages" -v n="$open" -v s="$elapsed" 'BEGIN { printf "%.1f", n ? m / n / s : 0 }')
     tail -1 "$work/roundtrip.csv" | awk -F, -v r="$round" -v n="$n" -v m="$per_stream" -v c="$gateway_cpu" \
       '{ print r "," n "," $9 "," $12 "," $13 "," $15 "," m "," c }' >> "$out/web_streams.csv"
     close_streams
+    [ -n "$web_pid" ] || start_gateway
   done
 done
 
@@ -172,14 +191,15 @@ column_of() { awk -F, -v n="$1" -v c="$2" 'NR > 1 && $2 == n { print $c }' "$out
   echo "Amendments open loop at $rate a second for $seconds s per round, rounds of each setting interleaved;"
   echo "latency from each command's due time to its reply read back through the engine's socket (durable commit included)."
   echo
-  echo "| streams | p50 µs | p99 µs | p99.9 µs | max µs | messages per stream per s | gateway CPU s per round |"
+  echo "| streams on the gateway | p50 µs | p99 µs | p99.9 µs | max µs | messages per stream per s | gateway CPU s per round |"
   echo "| --- | --- | --- | --- | --- | --- | --- |"
-  for n in 0 "$streams"; do
-    echo "| $n | $(column_of "$n" 3) | $(column_of "$n" 4) | $(column_of "$n" 5) | $(column_of "$n" 6) | $(column_of "$n" 7) | $(column_of "$n" 8) |"
+  for n in none 0 "$streams"; do
+    echo "| $([ "$n" = none ] && echo "no gateway" || echo "$n") | $(column_of "$n" 3) | $(column_of "$n" 4) | $(column_of "$n" 5) | $(column_of "$n" 6) | $(column_of "$n" 7) | $(column_of "$n" 8) |"
   done
   echo
-  awk -v a="$(column_of 0 3)" -v b="$(column_of "$streams" 3)" -v c="$(column_of 0 4)" -v d="$(column_of "$streams" 4)" \
-    'BEGIN { printf "Medians over the rounds; with/without: p50 %.2fx, p99 %.2fx.\n", b / a, d / c }'
+  ratio() { awk -v a="$(column_of "$1" 3)" -v b="$(column_of "$2" 3)" -v c="$(column_of "$1" 4)" -v d="$(column_of "$2" 4)" \
+    'BEGIN { printf "p50 %.2fx, p99 %.2fx", b / a, d / c }'; }
+  echo "Medians over the rounds. $streams streams against none: $(ratio 0 "$streams"); the gateway with no stream against no gateway: $(ratio none 0)."
   echo
   echo "## From acknowledgement to a browser's stream"
   echo

@@ -83,7 +83,7 @@ class Browser {
   std::string session_;
 };
 
-// The number a pv cell shows ("-1,234.56"), or NaN.
+// The number a pv cell shows ("-1,234,567", whole units), or NaN.
 double shown(const base::Json& text) {
   if (!text.is_string()) return std::nan("");
   std::string digits;
@@ -115,7 +115,7 @@ TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
   browser.open("http://" + desk.host + ":" + std::to_string(desk.port) + "/");
   const std::string cell = "const c = document.querySelector('tr[data-book=\"" + name +
                            "\"] td[data-field=\"pv\"]'); return c ? c.textContent : null;";
-  auto page_shows = [&](double pv) { return std::abs(shown(browser.run(cell)) - pv) <= 0.005; };
+  auto page_shows = [&](double pv) { return std::abs(shown(browser.run(cell)) - pv) <= 0.5; };
 
   const double pv_before = desk.send("book " + name)["pv"];
   EXPECT_TRUE(eventually([&] { return page_shows(pv_before); })) << browser.run(cell) << " vs " << pv_before;
@@ -123,7 +123,7 @@ TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
   const base::Json amended = desk.send("amend-trade OT_1 quantity=800");
   ASSERT_TRUE(amended["ok"]) << amended;
   const double pv_after = desk.send("book " + name)["pv"];
-  ASSERT_GT(std::abs(pv_after - pv_before), 0.01) << "the amendment must move the book's pv";
+  ASSERT_GT(std::abs(pv_after - pv_before), 1.0) << "the amendment must move the book's pv";
   EXPECT_TRUE(eventually([&] { return page_shows(pv_after); })) << browser.run(cell) << " vs " << pv_after;
   EXPECT_TRUE(eventually([&] {
     return browser.run("return Number(document.body.dataset.event)").get<double>() >= amended["event"].get<double>();

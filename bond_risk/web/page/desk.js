@@ -44,7 +44,8 @@
   const isNum = (v) => typeof v === 'number' && isFinite(v);
   function fmtValue(field, v) {
     if (v === undefined || v === null) return '';
-    if (NUMERIC.has(field) && isNum(v)) return (field === 'members' ? fmt0 : fmt2).format(v);
+    // Books run to hundreds of millions: whole units (the tooltip of a ladder bar has the cents).
+    if (NUMERIC.has(field) && isNum(v)) return fmt0.format(v);
     if (field === 'type') return String(v).replace(/_book$/, '');  // outright, repo
     return String(v);
   }
@@ -167,10 +168,11 @@
     if (!t || typeof t !== 'object') return;
     const o = t.outright || {}, r = t.repo || {};
     const cell = (f) => document.querySelector('#totals td[data-field="' + f + '"]');
-    const parts = [];
-    if (o.books != null) parts.push(o.books + ' outright');
-    if (r.books != null) parts.push(r.books + ' repo');
-    cell('name').textContent = 'Total' + (parts.length ? ' (' + parts.join(' · ') + ')' : '');
+    // Sums over the OK books: how many went in, and how many were left out.
+    cell('name').textContent = 'Total';
+    const ok = (o.books || 0) + (r.books || 0);
+    cell('status').textContent = ok + ' OK' + (t.not_ok ? ' · ' + t.not_ok + ' left out' : '');
+    cell('status').title = (o.books || 0) + ' outright and ' + (r.books || 0) + ' repo books summed';
     for (const f of ['pv', 'pv01', 'pnl']) if (f in o) setCell(cell(f), f, o[f], true);
     for (const f of ['margin', 'mtm_pnl']) if (f in r) setCell(cell(f), f, r[f], true);
   }
