@@ -57,7 +57,7 @@ LDFLAGS := $(filter -fsanitize=% -flto=%,$(OPT))
 
 ENGINE_SRC := $(wildcard engine/*.cpp)
 BASE_SRC := $(wildcard base/*.cpp)
-APP_SRC := $(BASE_SRC) $(filter-out bond_risk/cli/main.cpp,$(wildcard bond_risk/*/*.cpp))
+APP_SRC := $(BASE_SRC) $(filter-out bond_risk/cli/main.cpp bond_risk/mpi/%,$(wildcard bond_risk/*/*.cpp))
 TEST_SRC := $(wildcard tests/*.cpp)
 SCHEMA_SRC := $(BUILD)/gen/schema_sql.cpp
 PAGE_FILES := bond_risk/web/page/index.html bond_risk/web/page/desk.js bond_risk/web/page/desk.css
@@ -73,6 +73,25 @@ DATA_440K := data/bond_risk_440k.db
 
 .PHONY: all run web test bench bench-kernels clean fuzz fuzz-targets
 all: $(BIN)
+
+# bin/bond_risk_mpi (`mpirun -np N bin/bond_risk_mpi scenarios ...`), built
+# with OpenMPI's compiler wrapper when it is installed; everything else
+# builds without it.
+MPICXX := $(shell command -v mpicxx 2>/dev/null)
+MPI_BIN := $(dir $(BIN))bond_risk_mpi
+MPI_OBJ := $(patsubst %.cpp,$(BUILD)/%.o,$(wildcard bond_risk/mpi/*.cpp))
+ifneq ($(MPICXX),)
+all: $(MPI_BIN)
+$(MPI_BIN): $(LIB_OBJ) $(MPI_OBJ)
+	@mkdir -p $(@D)
+	$(MPICXX) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bond_risk/mpi/%.o: bond_risk/mpi/%.cpp
+	@mkdir -p $(@D)
+	$(MPICXX) $(CXXFLAGS) -DOMPI_SKIP_MPICXX -c -o $@ $<
+else
+  $(info make: no MPI compiler (mpicxx): $(MPI_BIN) is not built (scripts/install-deps.sh installs openmpi-bin and libopenmpi-dev))
+endif
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(@D)
@@ -121,9 +140,9 @@ web: $(BIN) $(DATA_440K)
 # ThreadSanitizer keeps the longest access history (history_size=7): with the
 # default, the stacks of a race inside libtbb are often lost ("failed to
 # restore the stack") and tests/tsan.supp, which matches on them, cannot apply.
-test: $(TEST_BIN) $(BIN)
+test: $(TEST_BIN) $(BIN) $(if $(MPICXX),$(MPI_BIN))
 	scripts/check-layers.sh
-	BOND_RISK_BIN=$(abspath $(BIN)) BOND_RISK_SRC=$(CURDIR) TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp history_size=7" \
+	BOND_RISK_BIN=$(abspath $(BIN)) $(if $(MPICXX),BOND_RISK_MPI_BIN=$(abspath $(MPI_BIN))) BOND_RISK_SRC=$(CURDIR) TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp history_size=7" \
 	  $(TEST_BIN)
 
 bench: $(BIN)

@@ -30,7 +30,7 @@ ParsedArgs parse_args(const CommandSpec& spec, std::span<char* const> args) {
     for (const OptionSpec& o : spec.options) {
       if (o.name == name) option = &o;
     }
-    const std::string cmd = "bond_risk " + std::string(spec.name);
+    const std::string cmd = spec.program + " " + spec.name;
     if (!option) throw UsageError(cmd + ": unknown option --" + std::string(name) + " (see " + cmd + " --help)");
     if (option->value_name.empty()) {
       if (eq != std::string_view::npos) throw UsageError(cmd + ": --" + std::string(name) + " takes no value");
@@ -47,7 +47,7 @@ ParsedArgs parse_args(const CommandSpec& spec, std::span<char* const> args) {
 }
 
 std::string help_text(const CommandSpec& spec) {
-  std::string text = "usage: bond_risk " + spec.name + " " + spec.synopsis + "\n\n" + spec.description +
+  std::string text = "usage: " + spec.program + " " + spec.name + " " + spec.synopsis + "\n\n" + spec.description +
                      "\n\noptions:\n";
   for (const OptionSpec& o : spec.options) {
     std::string left = "  --" + o.name;

@@ -39,6 +39,7 @@ struct CommandSpec {
   std::string synopsis;  // "[--db PATH] ..."
   std::string description;
   std::vector<OptionSpec> options;
+  std::string program = "bond_risk";  // the binary, for usage and errors
 };
 
 struct ParsedArgs {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a source file includes a layer above its own. The layers, from
 # the bottom: engine/ and base/ (each includes only itself), then
-# bond_risk/model, bond_risk/db, bond_risk/live, bond_risk/web, bond_risk/cli; a file may
+# bond_risk/model, bond_risk/db, bond_risk/live, bond_risk/web, bond_risk/cli, bond_risk/mpi; a file may
 # include its own layer and any below it. Run by `make test`; checks the
 # tree it belongs to, or the one given as its argument.
 set -euo pipefail
@@ -18,6 +18,7 @@ layer_of() {
     bond_risk/live/*) echo "3 live" ;;
     bond_risk/web/*) echo "4 web" ;;
     bond_risk/cli/*) echo "5 cli" ;;
+    bond_risk/mpi/*) echo "6 mpi" ;;
     *) echo "? unknown" ;;
   esac
 }
@@ -26,7 +27,7 @@ status=0
 while IFS= read -r file; do
   read -r rank name < <(layer_of "$file")
   if [ "$rank" = "?" ]; then
-    echo "check-layers: $file is in no layer (put it under engine/, base/ or bond_risk/{model,db,live,web,cli}/)" >&2
+    echo "check-layers: $file is in no layer (put it under engine/, base/ or bond_risk/{model,db,live,web,cli,mpi}/)" >&2
     status=1
     continue
   fi

@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(g++ make pkg-config sqlite3 libsqlite3-dev libeigen3-dev libtbb-dev
           gnuplot-nox libgtest-dev libbenchmark-dev nlohmann-json3-dev libasio-dev libquantlib0-dev clang libfuzzer-14-dev shellcheck
-          libcpp-httplib-dev libjs-chart.js chromium chromium-driver curl)
+          libcpp-httplib-dev libjs-chart.js chromium chromium-driver curl
+          openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,59 @@
+#include "bond_risk/cli/scenario_run.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "bond_risk/cli/settings.h"
+#include "engine/timing.h"
+
+namespace bond_risk {
+
+namespace {
+
+std::string money(double v) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(0) << v;
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<base::OptionSpec> scenarios_options() {
+  return {
+      {"db", "PATH", "database to load (APP_DB)"},
+      {"set", "NAME", "the scenario set to run (default: every set in the database)"},
+      {"threads", "N", "worker threads 0..4096 (NUM_THREADS)"},
+      kConfOption,
+  };
+}
+
+void report_set(base::Database& results, const std::string& name, const ScenarioSet& set, const ScenarioBase& base,
+                const std::vector<ScenarioPnl>& pnl, double seconds) {
+  const std::vector<std::string> failed = left_out(set.scenarios, pnl);
+  for (const std::string& why : failed) std::cerr << "bond_risk: warning: set " << name << ": " << why << "\n";
+  std::cout << "Set " << name << " (" << (set.historical ? "historical" : "stress") << "): "
+            << set.scenarios.size() - failed.size() << " scenarios of " << base.books() << " books revalued in " << seconds
+            << " seconds (" << seconds / std::max<std::size_t>(1, set.scenarios.size()) * 1e3 << " ms a scenario).\n";
+  const engine::Stopwatch write_watch;
+  write_scenario_results(results, set, base, pnl);
+  if (set.historical) {
+    const SetRisk risk = set_risk(base, pnl);
+    std::cout << "Total: 1-day VaR 99% " << money(risk.total.var_99) << ", expected shortfall 97.5% "
+              << money(risk.total.es_975) << " (over " << risk.scenarios << " days).\n";
+  } else {
+    std::vector<std::pair<double, std::string>> worst;
+    for (std::size_t k = 0; k < pnl.size(); ++k) {
+      if (pnl[k].error.empty()) worst.emplace_back(pnl[k].total, set.scenarios[k].name);
+    }
+    std::sort(worst.begin(), worst.end());
+    for (std::size_t k = 0; k < std::min<std::size_t>(3, worst.size()); ++k) {
+      std::cout << "Worst total P&L: " << worst[k].second << " " << money(worst[k].first) << "\n";
+    }
+  }
+  std::cout << "Wrote scenario_pnl" << (set.historical ? " and scenario_var" : "") << " of set " << name << " to "
+            << results.path() << " in " << write_watch.seconds() << " seconds.\n";
+}
+
+}  // namespace bond_risk
