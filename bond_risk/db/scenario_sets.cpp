@@ -121,10 +121,12 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
   base::Statement row = results.prepare(
       "INSERT INTO scenario_pnl (set_name, scenario_id, book_id, pnl, margin_change) VALUES (?, ?, ?, ?, ?)");
   const std::size_t books = base.books();
-  for (std::size_t k = 0; k < set.scenarios.size(); ++k) {
-    if (!pnl[k].error.empty()) continue;
-    for (std::size_t b = 0; b <= books; ++b) {  // every book that publishes, then the total (book_id NULL)
-      if (b < books && !base.publishes(b)) continue;
+  // Book by book (every book that publishes, then the total, book_id NULL),
+  // in the index's order: its pages fill one after another, not at random.
+  for (std::size_t b = 0; b <= books; ++b) {
+    if (b < books && !base.publishes(b)) continue;
+    for (std::size_t k = 0; k < set.scenarios.size(); ++k) {
+      if (!pnl[k].error.empty()) continue;
       row.bind(1, set.name).bind(2, set.scenarios[k].id);
       if (b < books) {
         const NodeRef book = base.book(b);
