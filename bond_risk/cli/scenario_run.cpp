@@ -29,17 +29,17 @@ std::vector<base::OptionSpec> scenarios_options() {
   };
 }
 
-void report_set(base::Database& results, const std::string& name, const ScenarioSet& set, const ScenarioBase& base,
+void report_set(base::Database& results, const std::string& name, const ScenarioSet& set, const BookList& books,
                 const std::vector<ScenarioPnl>& pnl, double seconds) {
   const std::vector<std::string> failed = left_out(set.scenarios, pnl);
   for (const std::string& why : failed) std::cerr << "bond_risk: warning: set " << name << ": " << why << "\n";
   std::cout << "Set " << name << " (" << (set.historical ? "historical" : "stress") << "): "
-            << set.scenarios.size() - failed.size() << " scenarios of " << base.books() << " books revalued in " << seconds
+            << set.scenarios.size() - failed.size() << " scenarios of " << books.size() << " books revalued in " << seconds
             << " seconds (" << seconds / std::max<std::size_t>(1, set.scenarios.size()) * 1e3 << " ms a scenario).\n";
   const engine::Stopwatch write_watch;
-  write_scenario_results(results, set, base, pnl);
+  write_scenario_results(results, set, books, pnl);
   if (set.historical) {
-    const SetRisk risk = set_risk(base, pnl);
+    const SetRisk risk = set_risk(books.size(), pnl);
     std::cout << "Total: 1-day VaR 99% " << money(risk.total.var_99) << ", expected shortfall 97.5% "
               << money(risk.total.es_975) << " (over " << risk.scenarios << " days).\n";
   } else {

@@ -19,7 +19,7 @@ namespace bond_risk {
 std::vector<base::OptionSpec> scenarios_options();
 
 // `pnl` in the set's scenario order; `seconds` the revaluation's wall time.
-void report_set(base::Database& results, const std::string& name, const ScenarioSet& set, const ScenarioBase& base,
+void report_set(base::Database& results, const std::string& name, const ScenarioSet& set, const BookList& books,
                 const std::vector<ScenarioPnl>& pnl, double seconds);
 
 }  // namespace bond_risk

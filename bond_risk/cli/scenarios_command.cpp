@@ -42,7 +42,7 @@ void run_set(base::Database& db, base::Database& results, LiveModel& model, cons
     base::ProgressBar progress("Scenarios " + name, set.scenarios.size());
     pnl = revalue_all(base, set.scenarios, model.scheduler(), [&](std::size_t done) { progress.update(done); });
   }
-  report_set(results, name, set, base, pnl, watch.seconds());
+  report_set(results, name, set, base.book_list(), pnl, watch.seconds());
 }
 
 }  // namespace

@@ -110,9 +110,8 @@ std::optional<std::string> set_of_scenario(base::Database& db, const std::string
   return st.value_text(0);
 }
 
-void write_scenario_results(base::Database& results, const ScenarioSet& set, const ScenarioBase& base,
+void write_scenario_results(base::Database& results, const ScenarioSet& set, const BookList& books,
                             const std::vector<ScenarioPnl>& pnl) {
-  const Store& s = base.store();
   base::Transaction tx(results);
   for (const char* table : {"scenario_pnl", "scenario_var"}) {
     base::Statement clear = results.prepare("DELETE FROM " + std::string(table) + " WHERE set_name = ?");
@@ -120,18 +119,17 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
   }
   base::Statement row = results.prepare(
       "INSERT INTO scenario_pnl (set_name, scenario_id, book_id, pnl, margin_change) VALUES (?, ?, ?, ?, ?)");
-  const std::size_t books = base.books();
+  const std::size_t n = books.size();
   // Book by book (every book that publishes, then the total, book_id NULL),
   // in the index's order: its pages fill one after another, not at random.
-  for (std::size_t b = 0; b <= books; ++b) {
-    if (b < books && !base.publishes(b)) continue;
+  for (std::size_t b = 0; b <= n; ++b) {
+    if (b < n && !books.publishes[b]) continue;
     for (std::size_t k = 0; k < set.scenarios.size(); ++k) {
       if (!pnl[k].error.empty()) continue;
       row.bind(1, set.name).bind(2, set.scenarios[k].id);
-      if (b < books) {
-        const NodeRef book = base.book(b);
-        row.bind(3, s.id(book)).bind(4, pnl[k].pnl[b]);
-        if (kind_of(book) == Kind::repo_book) {
+      if (b < n) {
+        row.bind(3, books.ids[b]).bind(4, pnl[k].pnl[b]);
+        if (books.kinds[b] == Kind::repo_book) {
           row.bind(5, pnl[k].margin[b]);
         } else {
           row.bind_null(5);
@@ -143,15 +141,15 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
     }
   }
   if (set.historical) {
-    const SetRisk risk = set_risk(base, pnl);
+    const SetRisk risk = set_risk(n, pnl);
     base::Statement var = results.prepare(
         "INSERT INTO scenario_var (set_name, book_id, scenarios, var_99, es_975) VALUES (?, ?, ?, ?, ?)");
-    for (std::size_t b = 0; risk.scenarios > 0 && b <= books; ++b) {
-      if (b < books && !base.publishes(b)) continue;
-      const TailRisk& r = b < books ? risk.books[b] : risk.total;
+    for (std::size_t b = 0; risk.scenarios > 0 && b <= n; ++b) {
+      if (b < n && !books.publishes[b]) continue;
+      const TailRisk& r = b < n ? risk.books[b] : risk.total;
       var.bind(1, set.name);
-      if (b < books) {
-        var.bind(2, s.id(base.book(b)));
+      if (b < n) {
+        var.bind(2, books.ids[b]);
       } else {
         var.bind_null(2);
       }

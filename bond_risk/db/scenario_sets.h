@@ -38,9 +38,9 @@ std::optional<std::string> set_of_scenario(base::Database& db, const std::string
 
 // Replaces `set`'s rows in the results database with `pnl` (one per
 // scenario of the set, in order; those with an error are left out) and,
-// for a historical set, the VaR and ES of each book and of the total. One
-// transaction.
-void write_scenario_results(base::Database& results, const ScenarioSet& set, const ScenarioBase& base,
+// for a historical set, the VaR and ES of each of `books` (in result order)
+// and of the total. One transaction.
+void write_scenario_results(base::Database& results, const ScenarioSet& set, const BookList& books,
                             const std::vector<ScenarioPnl>& pnl);
 
 // The P&L of `book_id` (nullopt: the total) under each scenario of `set` as

@@ -134,7 +134,7 @@ base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, con
 }
 
 base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl) {
-  const SetRisk risk = set_risk(base, pnl);
+  const SetRisk risk = set_risk(base.books(), pnl);
   auto risk_json = [](const TailRisk& r) { return base::Json{{"var_99", r.var_99}, {"es_975", r.es_975}}; };
   std::vector<base::Json> heads = book_heads(base);
   base::Json books = base::Json::array();

@@ -62,6 +62,12 @@ ScenarioBase::ScenarioBase(const Store& s) : store_(s) {
   cash_begin_.push_back(static_cast<std::uint32_t>(cash_positions_.size()));
 }
 
+BookList ScenarioBase::book_list() const {
+  BookList list;
+  for (std::size_t b = 0; b < books(); ++b) list.push_back(store_.id(book(b)), kind_of(book(b)), publishes(b));
+  return list;
+}
+
 NodeRef ScenarioBase::book(std::size_t b) const {
   const std::size_t outright = store_.outright_books.size();
   return b < outright ? ref(Kind::outright_book, static_cast<NodeIndex>(b))
@@ -165,8 +171,8 @@ TailRisk tail_risk(std::span<const double> pnl) {
 }
 
 
-SetRisk set_risk(const ScenarioBase& base, std::span<const ScenarioPnl> pnl) {
-  std::vector<std::vector<double>> by_book(base.books());
+SetRisk set_risk(std::size_t books, std::span<const ScenarioPnl> pnl) {
+  std::vector<std::vector<double>> by_book(books);
   std::vector<double> total;
   for (const ScenarioPnl& p : pnl) {
     if (!p.error.empty()) continue;

@@ -45,6 +45,19 @@ struct Scenario {
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
+// The books a set's P&L is reported for, in result order (every outright
+// book, then every repo book): their ids and kinds, and whether each
+// publishes (a FAILED book has no P&L).
+struct BookList {
+  std::vector<std::int64_t> ids;
+  std::vector<Kind> kinds;
+  std::vector<unsigned char> publishes;
+  std::size_t size() const { return ids.size(); }
+  void push_back(std::int64_t id, Kind kind, bool published) {
+    ids.push_back(id), kinds.push_back(kind), publishes.push_back(published);
+  }
+};
+
 // The books' positions over their OK members, gathered from a flushed store.
 class ScenarioBase {
  public:
@@ -57,6 +70,7 @@ class ScenarioBase {
   // Whether book b publishes values in the base state: a FAILED book has no
   // P&L (0 in ScenarioPnl, left out of the total; its results are not shown).
   bool publishes(std::size_t b) const { return store_.state(book(b)).status != Status::failed; }
+  BookList book_list() const;
 
  private:
   friend class ScenarioRevaluer;
@@ -117,14 +131,14 @@ struct TailRisk {
 };
 TailRisk tail_risk(std::span<const double> pnl);
 
-// Each book's (in ScenarioBase order) and the total's VaR and ES over the
-// scenarios revalued without an error, and how many those were.
+// Each of `books` books' (in result order) and the total's VaR and ES over
+// the scenarios revalued without an error, and how many those were.
 struct SetRisk {
   std::vector<TailRisk> books;
   TailRisk total;
   std::size_t scenarios = 0;
 };
-SetRisk set_risk(const ScenarioBase& base, std::span<const ScenarioPnl> pnl);
+SetRisk set_risk(std::size_t books, std::span<const ScenarioPnl> pnl);
 
 // "scenario NAME left out: why" for each scenario whose revaluation failed.
 std::vector<std::string> left_out(std::span<const Scenario> scenarios, std::span<const ScenarioPnl> pnl);

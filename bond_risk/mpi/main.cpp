@@ -136,7 +136,7 @@ int scenarios(const World& world, std::span<char* const> args) {
     std::vector<ScenarioPnl> pnl;
     for (const std::string& bytes : gathered) decode(bytes, pnl);
     if (pnl.size() != set.scenarios.size()) throw std::runtime_error("the ranks returned " + std::to_string(pnl.size()) + " results for " + std::to_string(set.scenarios.size()) + " scenarios");
-    report_set(*results, name, set, base, pnl, set_watch.seconds());
+    report_set(*results, name, set, base.book_list(), pnl, set_watch.seconds());
   }
 
   times.peak_rss_kb = peak_rss_kb();
