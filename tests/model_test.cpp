@@ -312,3 +312,40 @@ TEST(Model, ALoadReadsOneSnapshotWhileAnotherProgramWrites) {
   writer.join();
   EXPECT_GT(toggles, 0);
 }
+
+TEST(Loader, AShareOfTheBooksBringsTheirTradesTheirBondsAndEveryCurveAndCalendar) {
+  test::TempDir dir;
+  const std::string path = dir.path("share.db");
+  bond_risk::generate(bond_risk::find_preset("100"), bond_risk::GenerateOptions{5, 10}, path);
+  base::Database db(path, base::Database::Mode::read_only);
+  auto count = [&](const std::string& sql) {
+    base::Statement st = db.prepare(sql);
+    st.step();
+    return static_cast<std::size_t>(st.integer(0));
+  };
+  const std::int64_t outright = static_cast<std::int64_t>(count("SELECT min(id) FROM outright_book"));
+  const std::int64_t repo = static_cast<std::int64_t>(count("SELECT max(id) FROM repo_book"));
+  const std::vector<std::int64_t> books = {outright, repo};
+  const std::string in = "(" + std::to_string(outright) + ", " + std::to_string(repo) + ")";
+  const Loaded share = load(db, &books);
+  const Store& s = share.store;
+  EXPECT_EQ(s.outright_books.size(), 1u);
+  EXPECT_EQ(s.repo_books.size(), 1u);
+  EXPECT_EQ(s.outright_trades.size(), count("SELECT count(*) FROM outright_book_trade WHERE book_id IN " + in));
+  EXPECT_EQ(s.repo_trades.size(), count("SELECT count(*) FROM repo_book_trade WHERE book_id IN " + in));
+  EXPECT_EQ(s.bonds.size(),
+            count("SELECT count(*) FROM (SELECT bond_id FROM outright_trade WHERE id IN (SELECT trade_id FROM "
+                  "outright_book_trade WHERE book_id IN " + in + ") UNION SELECT bond_id FROM repo_trade WHERE id IN "
+                  "(SELECT trade_id FROM repo_book_trade WHERE book_id IN " + in + "))"));
+  EXPECT_EQ(s.curves.size(), count("SELECT count(*) FROM ir_curve"));
+  EXPECT_EQ(s.calendars.size(), count("SELECT count(*) FROM calendar"));
+  // The book's members, in trade id order as a whole load keeps them.
+  std::vector<std::int64_t> members;
+  for (NodeIndex m : s.outright_books[0].members) members.push_back(s.ids[static_cast<std::size_t>(Kind::outright_trade)][m]);
+  std::vector<std::int64_t> expected;
+  base::Statement st = db.prepare("SELECT trade_id FROM outright_book_trade WHERE book_id = ? ORDER BY trade_id");
+  st.bind(1, outright);
+  while (st.step()) expected.push_back(st.integer(0));
+  EXPECT_EQ(members, expected);
+  EXPECT_TRUE(share.warnings.empty());
+}

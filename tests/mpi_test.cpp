@@ -1,7 +1,7 @@
 // bin/bond_risk_mpi under mpirun (OpenMPI, --oversubscribe: more ranks than
-// this machine's cores): the scenario tables of 1, 2 and 3 ranks are those of
-// one `bond_risk scenarios` process, bit for bit; a failing job ends, saying
-// which rank failed.
+// this machine's cores): the scenario tables of 1, 2, 3 and 12 ranks, split by
+// scenario and by book, are those of one `bond_risk scenarios` process, bit
+// for bit; a failing job ends, saying which rank failed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -54,23 +54,27 @@ long long rows(const std::string& db_path, const std::string& table) {
 
 }  // namespace
 
-TEST(Mpi, ByScenarioTheTablesOfOneTwoAndThreeRanksAreThoseOfOneProcess) {
+TEST(Mpi, ByScenarioAndByBookTheTablesOfAnyNumberOfRanksAreThoseOfOneProcess) {
   test::TempDir dir;
   const std::string one = dir.path("one.db");
-  ASSERT_EQ(test::run_cli("generate --preset 100 --out " + one).exit_code, 0);
+  ASSERT_EQ(test::run_cli("generate --preset 100 --book-size 10 --out " + one).exit_code, 0);  // 10 books
   const test::CliResult single = test::run_cli("scenarios --db " + one + " --threads 2");
   ASSERT_EQ(single.exit_code, 0) << single.err;
   ASSERT_GT(rows(results_of(one), "scenario_pnl"), 0);
   ASSERT_GT(rows(results_of(one), "scenario_var"), 0);
-  for (int ranks : {1, 2, 3}) {
-    const std::string db = dir.path("ranks" + std::to_string(ranks) + ".db");
-    std::filesystem::copy_file(one, db);
-    const MpiRun run = mpirun(ranks, "scenarios --db " + db, dir);
-    ASSERT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_NE(run.output.find("rank  load s"), std::string::npos) << run.output;
-    for (const char* table : {"scenario_pnl", "scenario_var"}) {
-      EXPECT_EQ(rows(results_of(db), table), rows(results_of(one), table)) << ranks << " ranks, " << table;
-      EXPECT_EQ(differing_rows(results_of(one), results_of(db), table), 0) << ranks << " ranks, " << table;
+  // By book, 3 ranks deal the 10 books unevenly, and 12 ranks leave two ranks with none.
+  for (const std::string split : {"scenario", "book"}) {
+    for (int ranks : {1, 2, 3, 12}) {
+      const std::string label = split + ", " + std::to_string(ranks) + " ranks";
+      const std::string db = dir.path(split + std::to_string(ranks) + ".db");
+      std::filesystem::copy_file(one, db);
+      const MpiRun run = mpirun(ranks, "scenarios --db " + db + " --split " + split, dir);
+      ASSERT_EQ(run.exit_code, 0) << label << "\n" << run.output;
+      EXPECT_NE(run.output.find("rank  load s"), std::string::npos) << run.output;
+      for (const char* table : {"scenario_pnl", "scenario_var"}) {
+        EXPECT_EQ(rows(results_of(db), table), rows(results_of(one), table)) << label << ", " << table;
+        EXPECT_EQ(differing_rows(results_of(one), results_of(db), table), 0) << label << ", " << table;
+      }
     }
   }
 }

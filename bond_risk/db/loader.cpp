@@ -71,22 +71,59 @@ void check_curve(Store& store, NodeIndex curve) {
   if (!problem.empty()) store.fail(ref(Kind::ir_curve, curve), std::move(problem));
 }
 
-std::size_t row_count(base::Database& db, std::string_view table) {
-  base::Statement st = db.prepare("SELECT count(*) FROM " + std::string(table));
+std::size_t row_count(base::Database& db, std::string_view table, const std::string& where = "") {
+  base::Statement st = db.prepare("SELECT count(*) FROM " + std::string(table) + where);
   st.step();
   return static_cast<std::size_t>(st.integer(0));
 }
 
+// The rows of a share of the books: " WHERE ..." per table, over the ids in temp.load_books.
+class Scope {
+ public:
+  Scope() = default;
+  Scope(base::Database& db, const std::vector<std::int64_t>& books) : whole_(false) {
+    db.exec("CREATE TEMP TABLE IF NOT EXISTS load_books (id INTEGER PRIMARY KEY); DELETE FROM temp.load_books");
+    base::Statement insert = db.prepare("INSERT OR IGNORE INTO temp.load_books (id) VALUES (?)");
+    for (std::int64_t id : books) insert.bind(1, id).run();
+  }
+  // Of a node kind's table.
+  std::string where(Kind kind) const {
+    if (whole_) return "";
+    switch (kind) {
+      case Kind::outright_book:
+      case Kind::repo_book: return " WHERE id IN (SELECT id FROM temp.load_books)";
+      case Kind::outright_trade: return " WHERE id IN " + trades(Kind::outright_book);
+      case Kind::repo_trade: return " WHERE id IN " + trades(Kind::repo_book);
+      case Kind::bond:
+        return " WHERE id IN (SELECT bond_id FROM " + std::string(input_table(Kind::outright_trade).name) + where(Kind::outright_trade) +
+               " UNION SELECT bond_id FROM " + std::string(input_table(Kind::repo_trade).name) + where(Kind::repo_trade) + ")";
+      default: return "";
+    }
+  }
+  // Of the membership tables.
+  std::string members() const { return whole_ ? "" : " WHERE book_id IN (SELECT id FROM temp.load_books)"; }
+
+ private:
+  static std::string trades(Kind book_kind) {
+    return "(SELECT trade_id FROM " + std::string(membership_table(book_kind).name) +
+           " WHERE book_id IN (SELECT id FROM temp.load_books))";
+  }
+  bool whole_ = true;
+};
+
 class Loader {
  public:
-  explicit Loader(base::Database& db) : db_(db) {}
+  Loader(base::Database& db, const std::vector<std::int64_t>* books) : db_(db), books_(books) {}
 
   Loaded run() {
     // One read transaction: every table as of one moment, whatever other programs commit meanwhile.
     base::Savepoint snapshot(db_);
     check_input_schema(db_);
+    if (books_) scope_ = Scope(db_, *books_);
     std::size_t nodes = 0;
-    for (std::size_t k = 0; k < kKindCount; ++k) nodes += row_count(db_, kind_name(static_cast<Kind>(k)));
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+      nodes += row_count(db_, kind_name(static_cast<Kind>(k)), scope_.where(static_cast<Kind>(k)));
+    }
     s().by_id.reserve(nodes);
     // The calendar's entry first: one whose today is bad keeps its index (and fails), as every node does.
     named_nodes(Kind::calendar, [&](const Row& row, NodeIndex) {
@@ -117,7 +154,7 @@ class Loader {
   template <class Read>
   void each_node(Kind kind, Read read) {
     const InputTable& table = input_table(kind);
-    base::Statement st = db_.prepare(select_all(table) + " ORDER BY id");
+    base::Statement st = db_.prepare(select_all(table) + scope_.where(kind) + " ORDER BY id");
     while (st.step()) {
       const NodeIndex i = s().add(kind, st.integer(0));
       try {
@@ -153,7 +190,7 @@ class Loader {
   }
 
   void bonds() {
-    s().bonds.reserve(row_count(db_, "bond"));
+    s().bonds.reserve(row_count(db_, "bond", scope_.where(Kind::bond)));
     each_node(Kind::bond, [&](const Row& row, NodeIndex i) {
       Bond& b = s().bonds.emplace_back();
       b.calendar = resolve(s(), Kind::calendar, std::get<std::int64_t>(row["calendar_id"]));
@@ -181,8 +218,8 @@ class Loader {
   template <class Trade>
   void trades(Kind kind, std::vector<Trade>& out) {
     const InputTable& table = input_table(kind);
-    out.reserve(row_count(db_, table.name));
-    base::Statement st = db_.prepare(select_all(table) + " ORDER BY id");
+    out.reserve(row_count(db_, table.name, scope_.where(kind)));
+    base::Statement st = db_.prepare(select_all(table) + scope_.where(kind) + " ORDER BY id");
     while (st.step()) {
       const NodeIndex i = s().add(kind, st.integer(0));
       out.push_back(read_trade<Trade>(st, table, s(), ref(kind, i)));
@@ -193,7 +230,7 @@ class Loader {
   void books(Kind book_kind, Kind member_kind, std::vector<Book>& books) {
     named_nodes(book_kind, [&](const Row&, NodeIndex) { books.emplace_back(); });
     const InputTable& members = membership_table(book_kind);
-    base::Statement st = db_.prepare(select_all(members) + " ORDER BY book_id, trade_id");
+    base::Statement st = db_.prepare(select_all(members) + scope_.members() + " ORDER BY book_id, trade_id");
     while (st.step()) {
       const NodeRef* book = s().by_id.find(st.integer(0));
       if (!book || kind_of(*book) != book_kind) {
@@ -216,6 +253,8 @@ class Loader {
   }
 
   base::Database& db_;
+  const std::vector<std::int64_t>* books_;
+  Scope scope_;
   Loaded out_;
 };
 
@@ -237,7 +276,7 @@ void check_input_schema(base::Database& db) {
   }
 }
 
-Loaded load(base::Database& db) { return Loader(db).run(); }
+Loaded load(base::Database& db, const std::vector<std::int64_t>* books) { return Loader(db, books).run(); }
 
 bool reread(base::Database& db, Store& store, NodeRef node) {
   store.state(node).error = 0;

@@ -21,7 +21,12 @@ struct Loaded {
 // inside the caller's transaction): the tables as of one moment. Throws std::runtime_error if a table or column is
 // missing. A row with bad data becomes a FAILED node with the reason (see
 // Store::fail); it never stops the load.
-Loaded load(base::Database& db);
+//
+// With `books`, only those books (by id) are read, with the trades in them,
+// the bonds those trades hold and every calendar and curve: one rank's share
+// of the graph (bond_risk_mpi --split book). Nodes keep the relative order
+// a whole load gives them, so a book's sums run in the same order.
+Loaded load(base::Database& db, const std::vector<std::int64_t>* books = nullptr);
 
 // Reads a trade's, calendar's or curve's input row(s) again after another
 // program changed them, replacing its static data and static error in

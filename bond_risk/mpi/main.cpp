@@ -1,14 +1,18 @@
 // bin/bond_risk_mpi: `bond_risk scenarios` spread over MPI ranks.
 //
-//   mpirun -np N bin/bond_risk_mpi scenarios --db PATH [--set NAME] [--threads N]
+//   mpirun -np N bin/bond_risk_mpi scenarios --db PATH [--set NAME] [--split scenario|book]
 //
 // By scenario: every rank loads and flushes the whole graph, then revalues
 // its block of each set's scenarios (rank r of N: scenarios [r n / N,
-// (r + 1) n / N)). Rank 0 gathers the P&L in rank order, which is scenario
-// order, and reports and writes the tables exactly as `bond_risk scenarios`
-// does. Each scenario's P&L is computed by the same code on the same inputs
-// whichever rank runs it, and every reduction (book totals, VaR, ES) runs
-// on rank 0 in scenario order: the results are the same bits for any N.
+// (r + 1) n / N)). By book: the books, in result order (outright then repo,
+// each by id), are dealt to the ranks in turn (book j to rank j mod N); each
+// rank loads only its books with their trades and bonds (and every curve
+// and calendar), and revalues every scenario for them. Either way rank 0
+// gathers every rank's share, puts it in scenario and book order, sums the
+// totals in that order, and reports and writes the tables exactly as
+// `bond_risk scenarios` does: a book's P&L is computed by the same code on
+// the same inputs in the same order whichever rank runs it, so the results
+// are the same bits for any N and both splits.
 //
 // A rank that fails (an unreadable database, no memory) prints its error
 // with its rank and aborts the whole job; none waits forever for it.
@@ -37,14 +41,63 @@ namespace bond_risk::mpi {
 namespace {
 
 base::CommandSpec spec() {
+  std::vector<base::OptionSpec> options = scenarios_options();
+  options.push_back({"split", "scenario|book",
+                     "scenario (default): every rank loads the whole graph and revalues its share of the "
+                     "scenarios; book: every rank loads only its share of the books and revalues every scenario"});
   return {"scenarios",
-          "[--db PATH] [--set NAME] [--threads N] [--conf PATH]   (run with mpirun -np N)",
-          "bond_risk scenarios over MPI ranks: every rank loads the graph and revalues its share of each\n"
-          "set's scenarios; rank 0 gathers the P&L, computes VaR and ES and writes the tables of\n"
-          "DB.results.db, the same as one process writes. Without --threads (or NUM_THREADS) each rank\n"
-          "takes its share of this machine's cores. Prints each rank's load, revaluation and gather times.",
-          scenarios_options(),
+          "[--db PATH] [--set NAME] [--split scenario|book] [--threads N] [--conf PATH]   (run with mpirun -np N)",
+          "bond_risk scenarios over MPI ranks, split by scenario or by book; rank 0 gathers the P&L,\n"
+          "computes VaR and ES and writes the tables of DB.results.db, the same bits as one process writes.\n"
+          "Without --threads (or NUM_THREADS) each rank takes its share of this machine's cores. Prints each\n"
+          "rank's load, revaluation and gather times and its peak resident memory.",
+          std::move(options),
           "bond_risk_mpi"};
+}
+
+enum class Split { scenario, book };
+
+// Every book of the database in result order: outright books by id, then repo books by id.
+std::vector<std::pair<std::int64_t, Kind>> all_books(base::Database& db) {
+  std::vector<std::pair<std::int64_t, Kind>> out;
+  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    base::Statement st = db.prepare("SELECT id FROM " + std::string(kind_name(kind)) + " ORDER BY id");
+    while (st.step()) out.emplace_back(st.integer(0), kind);
+  }
+  return out;
+}
+
+// Rank 0's whole set from every rank's share: by scenario, the ranks' blocks
+// one after the other; by book, book j from rank j mod N, and each total
+// summed again over every book in order, as one process sums it.
+std::vector<ScenarioPnl> assemble(Split split, const std::vector<RankShare>& shares, BookList& books) {
+  std::vector<ScenarioPnl> pnl;
+  if (split == Split::scenario) {
+    for (const RankShare& share : shares) pnl.insert(pnl.end(), share.pnl.begin(), share.pnl.end());
+    return pnl;
+  }
+  const std::size_t ranks = shares.size();
+  std::size_t total_books = 0;
+  for (const RankShare& share : shares) total_books += share.books.size();
+  for (std::size_t j = 0; j < total_books; ++j) {
+    const BookList& held = shares[j % ranks].books;
+    books.push_back(held.ids[j / ranks], held.kinds[j / ranks], held.publishes[j / ranks] != 0);
+  }
+  pnl.resize(shares.front().pnl.size());
+  for (std::size_t k = 0; k < pnl.size(); ++k) {
+    ScenarioPnl& p = pnl[k];
+    for (const RankShare& share : shares) {
+      if (p.error.empty()) p.error = share.pnl.at(k).error;
+    }
+    if (!p.error.empty()) continue;
+    p.pnl.resize(total_books), p.margin.resize(total_books);
+    for (std::size_t j = 0; j < total_books; ++j) {
+      const ScenarioPnl& from = shares[j % ranks].pnl.at(k);
+      p.pnl[j] = from.pnl.at(j / ranks), p.margin[j] = from.margin.at(j / ranks);
+      p.total += p.pnl[j];
+    }
+  }
+  return pnl;
 }
 
 // What one rank spent, and its peak resident memory.
@@ -86,13 +139,25 @@ int scenarios(const World& world, std::span<char* const> args) {
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency()) / static_cast<std::size_t>(world.local_size());
     settings.scheduler.threads = cores > 1 ? cores : 0;  // one core: the master alone
   }
+  const std::string split_name = a.get("split", "scenario");
+  if (split_name != "scenario" && split_name != "book") {
+    throw base::UsageError("--split must be scenario or book, not '" + split_name + "'");
+  }
+  const Split split = split_name == "book" ? Split::book : Split::scenario;
   base::Database db(settings.db, base::Database::Mode::read_only);
   const std::vector<std::string> sets = a.has("set") ? std::vector{a.get("set", "")} : scenario_set_names(db);
   if (sets.empty()) throw std::runtime_error(db.path() + " has no scenario sets (see bond_risk scenarios --help)");
 
   RankTimes times;
   const engine::Stopwatch load_watch;
-  Loaded loaded = load(db);
+  std::vector<std::int64_t> my_books;  // by book: book j of the database is rank j mod N's
+  if (split == Split::book) {
+    const auto books = all_books(db);
+    for (std::size_t j = static_cast<std::size_t>(world.rank()); j < books.size(); j += static_cast<std::size_t>(world.size())) {
+      my_books.push_back(books[j].first);
+    }
+  }
+  Loaded loaded = load(db, split == Split::book ? &my_books : nullptr);
   if (root) {
     for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
   }
@@ -102,9 +167,9 @@ int scenarios(const World& world, std::span<char* const> args) {
   const ScenarioBase base(model.store());
   times.load = load_watch.seconds();
   if (root) {
-    std::cout << "Loaded " << model.store().size() << " objects from " << settings.db << " on each of " << world.size()
-              << " ranks (" << settings.scheduler.threads << " worker threads each); rank 0 in " << times.load
-              << " seconds.\n";
+    std::cout << "Loaded " << model.store().size() << " objects from " << settings.db << " on rank 0 of " << world.size()
+              << (split == Split::book ? " (its share of the books)" : " (every rank: the whole graph)") << " in "
+              << times.load << " seconds; " << settings.scheduler.threads << " worker threads a rank.\n";
   }
 
   std::optional<base::Database> results;
@@ -119,13 +184,15 @@ int scenarios(const World& world, std::span<char* const> args) {
     }
     world.barrier();  // every rank starts the set together: the wall time is the job's
     const engine::Stopwatch set_watch;
-    const auto [first, last] = block(world, set.scenarios.size());
-    std::vector<ScenarioPnl> mine;
+    const auto [first, last] = split == Split::book ? std::pair<std::size_t, std::size_t>{0, set.scenarios.size()}
+                                                     : block(world, set.scenarios.size());
+    RankShare mine;
+    if (split == Split::book) mine.books = base.book_list();
     {
       std::optional<base::ProgressBar> progress;
       if (root) progress.emplace("Scenarios " + name + " (rank 0's share)", last - first);
-      mine = revalue_all(base, std::span(set.scenarios).subspan(first, last - first), model.scheduler(),
-                         [&](std::size_t done) { if (progress) progress->update(done); });
+      mine.pnl = revalue_all(base, std::span(set.scenarios).subspan(first, last - first), model.scheduler(),
+                             [&](std::size_t done) { if (progress) progress->update(done); });
     }
     times.revalue += set_watch.seconds();
     times.scenarios += last - first;
@@ -133,10 +200,15 @@ int scenarios(const World& world, std::span<char* const> args) {
     const std::vector<std::string> gathered = world.gather(encode(mine));
     times.gather += gather_watch.seconds();
     if (!root) continue;
-    std::vector<ScenarioPnl> pnl;
-    for (const std::string& bytes : gathered) decode(bytes, pnl);
-    if (pnl.size() != set.scenarios.size()) throw std::runtime_error("the ranks returned " + std::to_string(pnl.size()) + " results for " + std::to_string(set.scenarios.size()) + " scenarios");
-    report_set(*results, name, set, base.book_list(), pnl, set_watch.seconds());
+    std::vector<RankShare> shares;
+    for (const std::string& bytes : gathered) shares.push_back(decode(bytes));
+    BookList books = split == Split::scenario ? base.book_list() : BookList{};
+    const std::vector<ScenarioPnl> pnl = assemble(split, shares, books);
+    if (pnl.size() != set.scenarios.size()) {
+      throw std::runtime_error("the ranks returned " + std::to_string(pnl.size()) + " results for " +
+                               std::to_string(set.scenarios.size()) + " scenarios");
+    }
+    report_set(*results, name, set, books, pnl, set_watch.seconds());
   }
 
   times.peak_rss_kb = peak_rss_kb();

@@ -51,9 +51,16 @@ class Reader {
 
 }  // namespace
 
-std::string encode(const std::vector<ScenarioPnl>& pnl) {
+std::string encode(const RankShare& share) {
   std::string out;
-  for (const ScenarioPnl& p : pnl) {
+  put(out, static_cast<std::uint64_t>(share.books.size()));
+  for (std::size_t b = 0; b < share.books.size(); ++b) {
+    put(out, share.books.ids[b]);
+    put(out, static_cast<std::uint8_t>(share.books.kinds[b]));
+    put(out, share.books.publishes[b]);
+  }
+  put(out, static_cast<std::uint64_t>(share.pnl.size()));
+  for (const ScenarioPnl& p : share.pnl) {
     put(out, p.total);
     put_doubles(out, p.pnl);
     put_doubles(out, p.margin);
@@ -63,16 +70,24 @@ std::string encode(const std::vector<ScenarioPnl>& pnl) {
   return out;
 }
 
-void decode(const std::string& bytes, std::vector<ScenarioPnl>& out) {
+RankShare decode(const std::string& bytes) {
   Reader in(bytes);
-  while (!in.done()) {
+  RankShare share;
+  for (auto n = in.take<std::uint64_t>(); n > 0; --n) {
+    const auto id = in.take<std::int64_t>();
+    const auto kind = static_cast<Kind>(in.take<std::uint8_t>());
+    share.books.push_back(id, kind, in.take<unsigned char>() != 0);
+  }
+  for (auto n = in.take<std::uint64_t>(); n > 0; --n) {
     ScenarioPnl p;
     p.total = in.take<double>();
     p.pnl = in.doubles();
     p.margin = in.doubles();
     p.error = in.text();
-    out.push_back(std::move(p));
+    share.pnl.push_back(std::move(p));
   }
+  if (!in.done()) throw std::runtime_error("scenario results from another rank have bytes left over");
+  return share;
 }
 
 }  // namespace bond_risk::mpi
