@@ -63,7 +63,7 @@ TEST(Mpi, ByScenarioAndByBookTheTablesOfAnyNumberOfRanksAreThoseOfOneProcess) {
   ASSERT_GT(rows(results_of(one), "scenario_pnl"), 0);
   ASSERT_GT(rows(results_of(one), "scenario_var"), 0);
   // By book, 3 ranks deal the 10 books unevenly, and 12 ranks leave two ranks with none.
-  for (const std::string split : {"scenario", "book"}) {
+  for (const std::string split : {"scenarios", "books"}) {
     for (int ranks : {1, 2, 3, 12}) {
       const std::string label = split + ", " + std::to_string(ranks) + " ranks";
       const std::string db = dir.path(split + std::to_string(ranks) + ".db");

@@ -24,7 +24,7 @@ struct Loaded {
 //
 // With `books`, only those books (by id) are read, with the trades in them,
 // the bonds those trades hold and every calendar and curve: one rank's share
-// of the graph (bond_risk_mpi --split book). Nodes keep the relative order
+// of the graph (bond_risk_mpi --split books). Nodes keep the relative order
 // a whole load gives them, so a book's sums run in the same order.
 Loaded load(base::Database& db, const std::vector<std::int64_t>* books = nullptr);
 

@@ -1,6 +1,6 @@
 // bin/bond_risk_mpi: `bond_risk scenarios` spread over MPI ranks.
 //
-//   mpirun -np N bin/bond_risk_mpi scenarios --db PATH [--set NAME] [--split scenario|book]
+//   mpirun -np N bin/bond_risk_mpi scenarios --db PATH [--set NAME] [--split scenarios|books]
 //
 // By scenario: every rank loads and flushes the whole graph, then revalues
 // its block of each set's scenarios (rank r of N: scenarios [r n / N,
@@ -42,11 +42,11 @@ namespace {
 
 base::CommandSpec spec() {
   std::vector<base::OptionSpec> options = scenarios_options();
-  options.push_back({"split", "scenario|book",
-                     "scenario (default): every rank loads the whole graph and revalues its share of the "
-                     "scenarios; book: every rank loads only its share of the books and revalues every scenario"});
+  options.push_back({"split", "scenarios|books",
+                     "scenarios (default): every rank loads the whole graph and revalues its share of the "
+                     "scenarios; books: every rank loads only its share of the books and revalues every scenario"});
   return {"scenarios",
-          "[--db PATH] [--set NAME] [--split scenario|book] [--threads N] [--conf PATH]   (run with mpirun -np N)",
+          "[--db PATH] [--set NAME] [--split scenarios|books] [--threads N] [--conf PATH]   (run with mpirun -np N)",
           "bond_risk scenarios over MPI ranks, split by scenario or by book; rank 0 gathers the P&L,\n"
           "computes VaR and ES and writes the tables of DB.results.db, the same bits as one process writes.\n"
           "Without --threads (or NUM_THREADS) each rank takes its share of this machine's cores. Prints each\n"
@@ -139,11 +139,11 @@ int scenarios(const World& world, std::span<char* const> args) {
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency()) / static_cast<std::size_t>(world.local_size());
     settings.scheduler.threads = cores > 1 ? cores : 0;  // one core: the master alone
   }
-  const std::string split_name = a.get("split", "scenario");
-  if (split_name != "scenario" && split_name != "book") {
-    throw base::UsageError("--split must be scenario or book, not '" + split_name + "'");
+  const std::string split_name = a.get("split", "scenarios");
+  if (split_name != "scenarios" && split_name != "books") {
+    throw base::UsageError("--split must be scenarios or books, not '" + split_name + "'");
   }
-  const Split split = split_name == "book" ? Split::book : Split::scenario;
+  const Split split = split_name == "books" ? Split::book : Split::scenario;
   base::Database db(settings.db, base::Database::Mode::read_only);
   const std::vector<std::string> sets = a.has("set") ? std::vector{a.get("set", "")} : scenario_set_names(db);
   if (sets.empty()) throw std::runtime_error(db.path() + " has no scenario sets (see bond_risk scenarios --help)");
