@@ -23,7 +23,7 @@ const base::CommandSpec kSpec = {
         {"preset", "NAME", "tiny, 100, 50k, 220k, 440k or 1M (required)"},
         {"out", "PATH", "database to create; must not exist (required)"},
         {"seed", "N", "random seed (default 1)"},
-        {"book-size", "N", "trades per book; books are grouped by curve (default 1000)"},
+        {"book-size", "N", "trades per book; books are grouped by curve (default 1000; 10,000 for the 10M preset)"},
         {"scenarios", "PATH", "add the ladder and historical scenario sets to this existing database and exit"},
     },
 };
@@ -47,7 +47,8 @@ int generate_command(std::span<char* const> args) {
   const Preset& preset = base::usage_checked([&]() -> const Preset& { return find_preset(a.get("preset", "")); });
   GenerateOptions options;
   options.seed = seed;
-  options.book_size = static_cast<std::size_t>(base::parse_integer(a.get("book-size", "1000"), 1, 100'000'000, "--book-size"));
+  options.book_size = static_cast<std::size_t>(
+      base::parse_integer(a.get("book-size", std::to_string(preset.book_size)), 1, 100'000'000, "--book-size"));
   const std::string out = a.get("out", "");
   const engine::Stopwatch watch;
   base::usage_checked([&] { generate(preset, options, out); });

@@ -11,9 +11,11 @@ namespace bond_risk {
 struct Preset {
   std::string name;
   std::size_t bonds, outright_trades, repo_trades;
+  std::size_t book_size = 1000;  // trades per book unless asked otherwise
 };
 
-// tiny, 100, 50k, 220k, 440k, 1M; each has one calendar and two curves.
+// tiny, 100, 50k, 220k, 440k, 1M, 10M (books of 10,000); each has one
+// calendar and two curves.
 const std::vector<Preset>& presets();
 
 // The preset called `name`; throws std::invalid_argument listing the presets otherwise.

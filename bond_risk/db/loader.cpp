@@ -77,36 +77,38 @@ std::size_t row_count(base::Database& db, std::string_view table, const std::str
   return static_cast<std::size_t>(st.integer(0));
 }
 
-// The rows of a share of the books: " WHERE ..." per table, over the ids in temp.load_books.
+// The rows of a share of the books: the ids of its books, their trades and
+// those trades' bonds, each set in a temp table (an id index), and
+// " WHERE id IN (that set)" for each node kind's table.
 class Scope {
  public:
   Scope() = default;
   Scope(base::Database& db, const std::vector<std::int64_t>& books) : whole_(false) {
-    db.exec("CREATE TEMP TABLE IF NOT EXISTS load_books (id INTEGER PRIMARY KEY); DELETE FROM temp.load_books");
-    base::Statement insert = db.prepare("INSERT OR IGNORE INTO temp.load_books (id) VALUES (?)");
+    for (Kind kind : {Kind::outright_book, Kind::outright_trade, Kind::repo_trade, Kind::bond}) {
+      db.exec("CREATE TEMP TABLE IF NOT EXISTS " + set(kind) + " (id INTEGER PRIMARY KEY); DELETE FROM temp." + set(kind));
+    }
+    base::Statement insert = db.prepare("INSERT OR IGNORE INTO temp." + set(Kind::outright_book) + " (id) VALUES (?)");
     for (std::int64_t id : books) insert.bind(1, id).run();
-  }
-  // Of a node kind's table.
-  std::string where(Kind kind) const {
-    if (whole_) return "";
-    switch (kind) {
-      case Kind::outright_book:
-      case Kind::repo_book: return " WHERE id IN (SELECT id FROM temp.load_books)";
-      case Kind::outright_trade: return " WHERE id IN " + trades(Kind::outright_book);
-      case Kind::repo_trade: return " WHERE id IN " + trades(Kind::repo_book);
-      case Kind::bond:
-        return " WHERE id IN (SELECT bond_id FROM " + std::string(input_table(Kind::outright_trade).name) + where(Kind::outright_trade) +
-               " UNION SELECT bond_id FROM " + std::string(input_table(Kind::repo_trade).name) + where(Kind::repo_trade) + ")";
-      default: return "";
+    for (Kind book : {Kind::outright_book, Kind::repo_book}) {
+      const Kind trade = book == Kind::outright_book ? Kind::outright_trade : Kind::repo_trade;
+      db.exec("INSERT OR IGNORE INTO temp." + set(trade) + " SELECT trade_id FROM " +
+              std::string(membership_table(book).name) + members());
+      db.exec("INSERT OR IGNORE INTO temp." + set(Kind::bond) + " SELECT bond_id FROM " +
+              std::string(input_table(trade).name) + where(trade));
     }
   }
+  // Of a node kind's table: "" for calendars and curves (every one).
+  std::string where(Kind kind) const {
+    if (whole_ || kind == Kind::calendar || kind == Kind::ir_curve) return "";
+    return " WHERE id IN (SELECT id FROM temp." + set(kind) + ")";
+  }
   // Of the membership tables.
-  std::string members() const { return whole_ ? "" : " WHERE book_id IN (SELECT id FROM temp.load_books)"; }
+  std::string members() const { return whole_ ? "" : " WHERE book_id IN (SELECT id FROM temp." + set(Kind::outright_book) + ")"; }
 
  private:
-  static std::string trades(Kind book_kind) {
-    return "(SELECT trade_id FROM " + std::string(membership_table(book_kind).name) +
-           " WHERE book_id IN (SELECT id FROM temp.load_books))";
+  // The temp table of a kind's ids (both book kinds share one: ids are unique across kinds).
+  static std::string set(Kind kind) {
+    return "load_" + std::string(kind_name(kind == Kind::repo_book ? Kind::outright_book : kind)) + "_ids";
   }
   bool whole_ = true;
 };
