@@ -157,7 +157,8 @@ int scenarios(const World& world, std::span<char* const> args) {
       my_books.push_back(books[j].first);
     }
   }
-  Loaded loaded = load(db, split == Split::book ? &my_books : nullptr);
+  // (One rank's share is every book: a whole load, without the share's id sets.)
+  Loaded loaded = load(db, split == Split::book && world.size() > 1 ? &my_books : nullptr);
   if (root) {
     for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
   }
