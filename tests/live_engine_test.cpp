@@ -328,3 +328,23 @@ TEST(LiveEngine, WatchersAreToldOnlyOfTheNodesABatchChanged) {
     EXPECT_EQ(live.executor->changed_since_notified(live.store().id(bond)), on_curve) << live.store().id(bond);
   }
 }
+
+TEST(LiveEngine, AnEngineStartsItsEventFeedWithTheEventsLoggedBefore) {
+  Live live("100", 20);
+  const std::string ot = id_text(live.store(), Kind::outright_trade);
+  live.batch({"amend-trade " + ot + " quantity=11", "amend-trade " + ot + " quantity=12"});
+  live.executor.reset();  // a restart: a new executor on the same database
+  live.executor = std::make_unique<CommandExecutor>(*live.model, *live.db);
+  const base::Json events = live.run("last-events")["events"];
+  base::Statement log = live.db->prepare("SELECT seq, time, command FROM event_log ORDER BY seq");
+  std::size_t n = 0;
+  for (; log.step(); ++n) {
+    ASSERT_LT(n, events.size()) << events;
+    EXPECT_EQ(events[n]["seq"], log.integer(0));
+    EXPECT_EQ(events[n]["time"], log.text(1));
+    EXPECT_EQ(events[n]["command"], log.text(2));
+    EXPECT_TRUE(events[n]["engine_us"].is_null()) << "not measured by this engine";
+  }
+  EXPECT_EQ(n, 2u);
+  EXPECT_EQ(events.size(), n);
+}

@@ -7,7 +7,7 @@ LoggedEvent log_event(base::Database& db, std::string_view command, std::string_
       "INSERT INTO event_log (time, command, result) VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?) "
       "RETURNING seq, time");
   st.bind(1, command).bind(2, result).step();
-  LoggedEvent event{st.integer(0), std::string(st.text(1))};
+  LoggedEvent event{st.integer(0), std::string(st.text(1)), std::string(command)};
   st.reset();
   return event;
 }
@@ -16,6 +16,14 @@ std::int64_t last_event(base::Database& db) {
   base::Statement st = db.prepare("SELECT coalesce(max(seq), 0) FROM event_log");
   st.step();
   return st.integer(0);
+}
+
+std::vector<LoggedEvent> last_events(base::Database& db, std::size_t count) {
+  base::Statement st = db.prepare("SELECT seq, time, command FROM (SELECT * FROM event_log ORDER BY seq DESC LIMIT ?) ORDER BY seq");
+  st.bind(1, static_cast<std::int64_t>(count));
+  std::vector<LoggedEvent> out;
+  while (st.step()) out.push_back({st.integer(0), std::string(st.text(1)), std::string(st.text(2))});
+  return out;
 }
 
 }  // namespace bond_risk

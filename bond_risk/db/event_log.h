@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/sqlite.h"
 
@@ -14,6 +15,7 @@ namespace bond_risk {
 struct LoggedEvent {
   std::int64_t seq = 0;
   std::string time;  // UTC, ISO 8601 to the millisecond
+  std::string command;
 };
 
 // Appends one event, timestamped now, in the caller's transaction; returns
@@ -22,5 +24,8 @@ LoggedEvent log_event(base::Database& db, std::string_view command, std::string_
 
 // The sequence number of the last event logged (0 when none was).
 std::int64_t last_event(base::Database& db);
+
+// The last `count` events logged, oldest first.
+std::vector<LoggedEvent> last_events(base::Database& db, std::size_t count);
 
 }  // namespace bond_risk

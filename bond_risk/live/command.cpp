@@ -40,7 +40,7 @@ constexpr CommandInfo kCommands[] = {
      false},
     {CommandId::last_events, "last-events", "[SINCE]",
      "the last events after sequence number SINCE (at most 100): time, command, nodes recalculated and the "
-     "microseconds from its batch's start to its commit (engine_us)",
+     "microseconds from its batch's start to its commit (engine_us; null for events before this engine started)",
      false},
     {CommandId::reload, "reload", "",
      "re-read the database after changes by other programs (also noticed within 100 ms, and on SIGUSR1)", false},

@@ -177,6 +177,12 @@ struct CommandExecutor::Batch {
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
     : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
   served_event_ = last_event(db_);
+  // The feed starts with the events logged before this engine started (how
+  // long they took is not known: null).
+  for (const LoggedEvent& e : last_events(db_, kRecentEvents)) {
+    recent_events_.push_back(
+        {{"seq", e.seq}, {"time", e.time}, {"command", e.command.substr(0, 200)}, {"nodes", nullptr}, {"engine_us", nullptr}});
+  }
   publisher_.add_all(model_.store(), model_.graph());
   publisher_.seal(served_event_);
 }

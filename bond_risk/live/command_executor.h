@@ -122,8 +122,9 @@ class CommandExecutor {
     base::Json reply;
   };
   std::map<std::string, KeptVar> var_cache_;
-  // The last events, oldest first, as `events` replies them:
-  // {"seq","time","command","nodes","engine_us"}.
+  // The last events, oldest first, as `last-events` replies them:
+  // {"seq","time","command","nodes","engine_us"} (those logged before this
+  // engine started have null nodes and engine_us).
   static constexpr std::size_t kRecentEvents = 100;
   std::deque<base::Json> recent_events_;
   bool shutdown_ = false;
