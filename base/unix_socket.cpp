@@ -98,4 +98,34 @@ bool write_all(int fd, const std::string& data) {
   return true;
 }
 
+bool LineReader::fill() {
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd_, buffer, sizeof buffer);
+    if (n > 0) {
+      unread_.erase(0, start_);
+      start_ = 0;
+      unread_.append(buffer, static_cast<std::size_t>(n));
+      return true;
+    }
+    if (n == 0) return false;
+    if (errno != EINTR) throw std::runtime_error(std::string("cannot read from the socket: ") + std::strerror(errno));
+  }
+}
+
+std::optional<std::string> LineReader::next() {
+  const std::size_t nl = unread_.find('\n', start_);
+  if (nl == std::string::npos) return std::nullopt;
+  std::string line = unread_.substr(start_, nl - start_);
+  start_ = nl + 1;
+  return line;
+}
+
+std::optional<std::string> LineReader::read_line() {
+  for (;;) {
+    if (std::optional<std::string> line = next()) return line;
+    if (!fill()) return std::nullopt;
+  }
+}
+
 }  // namespace base

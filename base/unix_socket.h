@@ -1,6 +1,7 @@
 // File descriptors and Unix domain sockets, as RAII objects.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "base/unique_fd.h"
@@ -37,5 +38,24 @@ UniqueFd connect_unix(const std::string& path);
 
 // Writes all of `data`; false if the peer has gone.
 bool write_all(int fd, const std::string& data);
+
+// The lines of a stream of bytes read from `fd` (not owned), each without
+// its newline, whole however the bytes arrive.
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+  // One read of what `fd` has (waiting for it if it blocks): false at the
+  // stream's end. Throws std::runtime_error on a read error.
+  bool fill();
+  // The next complete line already read, or nullopt.
+  std::optional<std::string> next();
+  // The next line, reading as long as needed; nullopt at the stream's end.
+  std::optional<std::string> read_line();
+
+ private:
+  int fd_;
+  std::string unread_;
+  std::size_t start_ = 0;  // of the first line not yet returned
+};
 
 }  // namespace base

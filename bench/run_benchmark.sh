@@ -34,7 +34,8 @@ Set BOND_RISK_BIN to benchmark a given binary instead of building one.
 USAGE
 }
 
-die() { echo "run_benchmark.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 db=data/bond_risk_440k.db
 threads="0 1 2 4 8 16 32 64 128 256 512 1024"
@@ -64,7 +65,7 @@ done
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat must be a whole number of at least 1, not '$repeat'"
 [[ "$flushes" =~ ^[1-9][0-9]*$ ]] || die "--flushes must be a whole number of at least 1, not '$flushes'"
 [[ "$limit" =~ ^[1-9][0-9]*$ ]] || die "--limit must be a whole number of seconds, not '$limit'"
-command -v gnuplot >/dev/null || die "gnuplot is missing: run scripts/install-deps.sh (or apt-get install gnuplot-nox)"
+need gnuplot
 
 # The binaries, one per optimisation variant.
 declare -A bins
@@ -82,13 +83,7 @@ else
 fi
 first_bin=${bins[${variants[0]}]}
 
-if [ ! -f "$db" ]; then
-  case "$db" in
-    data/bond_risk_440k.db) "$first_bin" generate --preset 440k --out "$db" ;;
-    data/bond_risk_50k.db) "$first_bin" generate --preset 50k --out "$db" ;;
-    *) die "database $db does not exist (make one with: bin/bond_risk generate --preset 440k --out $db)" ;;
-  esac
-fi
+ensure_database "$first_bin" "$db"
 
 series=()
 for s in $schedulers; do

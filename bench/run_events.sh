@@ -39,7 +39,8 @@ commits) with bench/compare.sh OLD_DIR NEW_DIR.
 USAGE
 }
 
-die() { echo "run_events.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 db=data/bond_risk_440k.db
 out="bench/out/events-$(date +%Y%m%d-%H%M%S)"
@@ -81,22 +82,9 @@ while [ $# -gt 0 ]; do
     *) echo "run_events.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-command -v gnuplot >/dev/null || die "gnuplot is missing: run scripts/install-deps.sh (or apt-get install gnuplot-nox)"
-command -v sqlite3 >/dev/null || die "sqlite3 is missing: run scripts/install-deps.sh"
-
-if [ -n "${BOND_RISK_BIN:-}" ]; then
-  bin=$BOND_RISK_BIN
-else
-  make -s bin/bond_risk
-  bin=bin/bond_risk
-fi
-if [ ! -f "$db" ]; then
-  case "$db" in
-    data/bond_risk_440k.db) "$bin" generate --preset 440k --out "$db" ;;
-    data/bond_risk_50k.db) "$bin" generate --preset 50k --out "$db" ;;
-    *) die "database $db does not exist (make one with: bin/bond_risk generate --preset 440k --out $db)" ;;
-  esac
-fi
+need gnuplot sqlite3
+bin=$(bench_binary)
+ensure_database "$bin" "$db"
 
 for e in $only; do
   case "$e" in rates|roundtrip|patterns|memory|capacity) ;; *) die "unknown experiment '$e' in --only (rates, roundtrip, patterns, memory, capacity)" ;; esac

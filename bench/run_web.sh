@@ -29,7 +29,8 @@ Set BOND_RISK_BIN to benchmark a given binary instead of building one.
 USAGE
 }
 
-die() { echo "run_web.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 db=data/bond_risk_440k.db
 out="bench/out/web-$(date +%Y%m%d-%H%M%S)"
@@ -53,19 +54,9 @@ while [ $# -gt 0 ]; do
     *) echo "run_web.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-command -v curl >/dev/null || die "curl is missing: run scripts/install-deps.sh"
-command -v sqlite3 >/dev/null || die "sqlite3 is missing: run scripts/install-deps.sh"
-
-if [ -n "${BOND_RISK_BIN:-}" ]; then
-  bin=$BOND_RISK_BIN
-else
-  make -s bin/bond_risk
-  bin=bin/bond_risk
-fi
-if [ ! -f "$db" ]; then
-  [ "$db" = data/bond_risk_440k.db ] || die "database $db does not exist (make one with: bin/bond_risk generate --preset 440k --out $db)"
-  "$bin" generate --preset 440k --out "$db"
-fi
+need curl sqlite3
+bin=$(bench_binary)
+ensure_database "$bin" "$db"
 
 mkdir -p "$out"
 rm -f "$out/roundtrip.csv" "$out/roundtrip_histogram.csv"

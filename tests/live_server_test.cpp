@@ -23,20 +23,8 @@ namespace {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// Reads one line from `fd` (blocking); "" when the connection ends first.
-std::string read_line(int fd, std::string& pending) {
-  char buf[4096];
-  for (;;) {
-    if (const auto nl = pending.find('\n'); nl != std::string::npos) {
-      std::string line = pending.substr(0, nl);
-      pending.erase(0, nl + 1);
-      return line;
-    }
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) return "";
-    pending.append(buf, static_cast<std::size_t>(n));
-  }
-}
+// The next line (blocking); "" when the connection ends first.
+std::string read_line(base::LineReader& lines) { return lines.read_line().value_or(""); }
 
 // An engine on a fresh tiny database in a scratch directory.
 struct Served {
@@ -72,14 +60,14 @@ TEST(LiveServer, AClientThatNeverReadsItsRepliesDelaysNobodyElse) {
 TEST(LiveServer, AWatcherGetsALineEachTimeItsBookChanges) {
   Served s;
   base::UniqueFd watcher = base::connect_unix(s.sock);
-  std::string pending;
+  base::LineReader lines(watcher.get());
   base::write_all(watcher.get(), "watch OB_GBP-GILT_1\n");
-  const base::Json ack = base::Json::parse(read_line(watcher.get(), pending));
+  const base::Json ack = base::Json::parse(read_line(lines));
   EXPECT_EQ(ack["ok"], true);
-  const base::Json first = base::Json::parse(read_line(watcher.get(), pending));  // the values now
+  const base::Json first = base::Json::parse(read_line(lines));  // the values now
   ASSERT_TRUE(first.contains("update")) << first.dump();
   EXPECT_TRUE(contains(s.send("bump-curve GBP-GILT 5"), "\"ok\":true"));
-  const base::Json update = base::Json::parse(read_line(watcher.get(), pending));
+  const base::Json update = base::Json::parse(read_line(lines));
   ASSERT_TRUE(update.contains("update")) << update.dump();
   EXPECT_EQ(update["event"], 1);
   EXPECT_NE(update["update"]["pv"], first["update"]["pv"]);
@@ -87,7 +75,7 @@ TEST(LiveServer, AWatcherGetsALineEachTimeItsBookChanges) {
   EXPECT_EQ(update["update"]["pv"], got["pv"]);
   EXPECT_TRUE(contains(s.send("get 1"), "\"ok\":true"));  // a read changes nothing: no update follows
   base::write_all(watcher.get(), "unwatch\n");
-  EXPECT_TRUE(contains(read_line(watcher.get(), pending), "\"unwatched\":0"));
+  EXPECT_TRUE(contains(read_line(lines), "\"unwatched\":0"));
 }
 
 TEST(LiveServer, AWatcherOfEveryBookIsSentTheBooksAnAmendmentChangedAndNoOthers) {
@@ -103,17 +91,17 @@ TEST(LiveServer, AWatcherOfEveryBookIsSentTheBooksAnAmendmentChangedAndNoOthers)
     its_book = st.integer(0);
   }
   base::UniqueFd watcher = base::connect_unix(s.sock);
-  std::string pending;
+  base::LineReader lines(watcher.get());
   base::write_all(watcher.get(), "watch" + books + "\n");
-  EXPECT_EQ(base::Json::parse(read_line(watcher.get(), pending))["ok"], true);
+  EXPECT_EQ(base::Json::parse(read_line(lines))["ok"], true);
   for (std::size_t i = 0; i < count; ++i) {
-    ASSERT_TRUE(base::Json::parse(read_line(watcher.get(), pending)).contains("update"));  // the values now
+    ASSERT_TRUE(base::Json::parse(read_line(lines)).contains("update"));  // the values now
   }
   EXPECT_TRUE(contains(s.send("amend-trade 10 quantity=4321"), "\"ok\":true"));
   // A read on the watcher's connection: its reply comes after the amendment's updates.
   base::write_all(watcher.get(), "get 10\n");
   std::vector<std::int64_t> updated;
-  for (base::Json line; !(line = base::Json::parse(read_line(watcher.get(), pending))).contains("ok");) {
+  for (base::Json line; !(line = base::Json::parse(read_line(lines))).contains("ok");) {
     updated.push_back(line["update"]["id"]);
   }
   EXPECT_EQ(updated, std::vector<std::int64_t>{its_book});
@@ -124,10 +112,10 @@ TEST(LiveServer, AWatchFollowsItsNodeThroughAReloadThatMovesIt) {
   // which moves every trade after it (OT_2, id 11, of the second book among them).
   Served s;
   base::UniqueFd watcher = base::connect_unix(s.sock);
-  std::string pending;
+  base::LineReader lines(watcher.get());
   base::write_all(watcher.get(), "watch 11\n");
-  EXPECT_EQ(base::Json::parse(read_line(watcher.get(), pending))["ok"], true);
-  const base::Json first = base::Json::parse(read_line(watcher.get(), pending));
+  EXPECT_EQ(base::Json::parse(read_line(lines))["ok"], true);
+  const base::Json first = base::Json::parse(read_line(lines));
   ASSERT_EQ(first["update"]["id"], 11) << first.dump();
   EXPECT_TRUE(contains(s.send("add-outright bond_id=4 trade_price=99.5 quantity=100 buy_sell=BUY book=OB_GBP-GILT_1"),
                        "\"ok\":true"));
@@ -140,13 +128,13 @@ TEST(LiveServer, AWatchFollowsItsNodeThroughAReloadThatMovesIt) {
   EXPECT_TRUE(contains(s.send("amend-trade 11 quantity=777"), "\"ok\":true"));
   const base::Json got = base::Json::parse(s.send("get 11"));
   for (;;) {  // every update is trade 11's, and the last one has its amended values
-    const base::Json update = base::Json::parse(read_line(watcher.get(), pending));
+    const base::Json update = base::Json::parse(read_line(lines));
     ASSERT_TRUE(update.contains("update")) << update.dump();
     ASSERT_EQ(update["update"]["id"], 11) << update.dump();
     if (update["update"]["pv"] == got["pv"]) break;
   }
   EXPECT_TRUE(contains(s.send("remove-trade 11"), "\"ok\":true"));
-  const base::Json gone = base::Json::parse(read_line(watcher.get(), pending));
+  const base::Json gone = base::Json::parse(read_line(lines));
   EXPECT_EQ(gone["update"], (base::Json{{"id", 11}, {"status", "REMOVED"}})) << gone.dump();
 }
 

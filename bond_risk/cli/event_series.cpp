@@ -1,7 +1,6 @@
 #include "bond_risk/cli/event_series.h"
 
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -73,6 +72,7 @@ EngineClient::EngineClient(const std::string& socket) {
   for (int tries = 0;; ++tries) {
     try {
       fd_ = base::connect_unix(socket);
+      replies_ = base::LineReader(fd_.get());
       return;
     } catch (const std::runtime_error&) {
       if (tries > 1200) throw;
@@ -82,17 +82,9 @@ EngineClient::EngineClient(const std::string& socket) {
 }
 
 std::string EngineClient::read_line() {
-  char buf[65536];
-  for (;;) {
-    if (const auto nl = pending_.find('\n'); nl != std::string::npos) {
-      std::string line = pending_.substr(0, nl);
-      pending_.erase(0, nl + 1);
-      return line;
-    }
-    const ssize_t n = ::read(fd_.get(), buf, sizeof buf);
-    if (n <= 0) throw std::runtime_error("the engine closed the connection");
-    pending_.append(buf, static_cast<std::size_t>(n));
-  }
+  std::optional<std::string> line = replies_.read_line();
+  if (!line) throw std::runtime_error("the engine closed the connection");
+  return std::move(*line);
 }
 
 Series EngineClient::round_trips(const std::string& name, const std::vector<std::string>& lines) {

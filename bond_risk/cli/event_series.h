@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "base/unique_fd.h"
+#include "base/unix_socket.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/model/changes.h"
 
@@ -67,7 +67,7 @@ class EngineClient {
   std::string read_line();
 
   base::UniqueFd fd_;
-  std::string pending_;
+  base::LineReader replies_{-1};  // of fd_, once connected
 };
 
 }  // namespace bond_risk

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "bond_risk/cli/settings.h"
+#include "bond_risk/db/loader.h"
 #include "engine/timing.h"
 
 namespace bond_risk {
@@ -27,6 +27,24 @@ std::vector<base::OptionSpec> scenarios_options() {
       {"threads", "N", "worker threads 0..4096 (NUM_THREADS)"},
       kConfOption,
   };
+}
+
+std::vector<std::string> sets_to_run(const base::ParsedArgs& args, base::Database& db) {
+  std::vector<std::string> sets = args.has("set") ? std::vector{args.get("set", "")} : scenario_set_names(db);
+  if (sets.empty()) throw std::runtime_error(db.path() + " has no scenario sets (see bond_risk scenarios --help)");
+  return sets;
+}
+
+std::unique_ptr<LiveModel> scenario_model(base::Database& db, const Settings& settings,
+                                          const std::vector<std::int64_t>* books, bool warn) {
+  Loaded loaded = load(db, books);
+  if (warn) {
+    for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
+  }
+  loaded.store.with_key_rates = false;  // the base state needs values only
+  auto model = std::make_unique<LiveModel>(std::move(loaded.store), settings.scheduler, settings.grain);
+  model->flush_all();
+  return model;
 }
 
 void report_set(base::Database& results, const std::string& name, const ScenarioSet& set, const BookList& books,

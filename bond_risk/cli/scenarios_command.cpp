@@ -5,7 +5,6 @@
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/scenario_run.h"
 #include "bond_risk/cli/settings.h"
-#include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
@@ -54,22 +53,17 @@ int scenarios_command(std::span<char* const> args) {
   if (!a.positional.empty()) throw base::UsageError("scenarios: unexpected argument '" + a.positional[0] + "'");
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   base::Database db(settings.db, base::Database::Mode::read_only);
-  const std::vector<std::string> sets = a.has("set") ? std::vector{a.get("set", "")} : scenario_set_names(db);
-  if (sets.empty()) throw std::runtime_error(db.path() + " has no scenario sets (see bond_risk scenarios --help)");
+  const std::vector<std::string> sets = sets_to_run(a, db);
 
   const engine::Stopwatch load_watch;
-  Loaded loaded = load(db);
-  for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
-  loaded.store.with_key_rates = false;  // the base state needs values only
-  LiveModel model(std::move(loaded.store), settings.scheduler, settings.grain);
-  model.flush_all();
-  const ScenarioBase base(model.store());
-  std::cout << "Loaded " << model.store().size() << " objects from " << settings.db << " and flushed them in "
+  const std::unique_ptr<LiveModel> model = scenario_model(db, settings);
+  const ScenarioBase base(model->store());
+  std::cout << "Loaded " << model->store().size() << " objects from " << settings.db << " and flushed them in "
             << load_watch.seconds() << " seconds.\n";
 
   base::Database results(results_path(settings.db), base::Database::Mode::create);
   create_result_tables(results);
-  for (const std::string& name : sets) base::usage_checked([&] { run_set(db, results, model, base, name); });
+  for (const std::string& name : sets) base::usage_checked([&] { run_set(db, results, *model, base, name); });
   return 0;
 }
 

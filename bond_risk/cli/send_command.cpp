@@ -1,5 +1,4 @@
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -28,8 +27,8 @@ base::CommandSpec spec() {
       "commands:\n" +
           commands_help(),
       {
-          {"socket", "PATH", "the engine's socket (CONTROL_SOCKET; default: the database path + .sock)"},
-          {"db", "PATH", "database the engine serves, to find its socket (APP_DB)"},
+          kSocketOption,
+          kServedDbOption,
           kConfOption,
       },
   };
@@ -64,17 +63,12 @@ int send_command(std::span<char* const> args) {
   }
   bool all_ok = true;
   std::size_t replies = 0;
-  std::string pending;
-  char buf[65536];
-  for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) > 0;) {
-    pending.append(buf, static_cast<std::size_t>(n));
-    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1)) {
-      const std::string line = pending.substr(0, nl);
-      std::cout << line << "\n" << std::flush;
-      if (is_update_line(line)) continue;  // an update of a watched node, not a reply
-      ++replies;
-      all_ok &= is_ok_line(line);
-    }
+  base::LineReader lines(fd.get());
+  while (const std::optional<std::string> line = lines.read_line()) {
+    std::cout << *line << "\n" << std::flush;
+    if (is_update_line(*line)) continue;  // an update of a watched node, not a reply
+    ++replies;
+    all_ok &= is_ok_line(*line);
   }
   if (writer.joinable()) writer.join();
   if (replies < sent) {

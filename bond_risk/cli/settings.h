@@ -18,6 +18,11 @@ inline constexpr const char* kDefaultConf = "conf/bond_risk.conf";
 inline const base::OptionSpec kConfOption{"conf", "PATH",
                                           "conf file of KEY=VALUE lines (default " + std::string(kDefaultConf) + ")"};
 
+// --socket and --db, as the commands that talk to a running engine offer them.
+inline const base::OptionSpec kSocketOption{"socket", "PATH",
+                                            "the engine's socket (CONTROL_SOCKET; default: the database path + .sock)"};
+inline const base::OptionSpec kServedDbOption{"db", "PATH", "database the engine serves, to find its socket (APP_DB)"};
+
 struct Settings {
   std::string db = "data/bond_risk_440k.db";  // APP_DB, --db
   // NUM_THREADS (default: online CPUs), SCHEDULER, WAIT_POLICY, SPIN_US, CPU_AFFINITY, MASTER_CPU

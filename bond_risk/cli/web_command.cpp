@@ -27,8 +27,8 @@ base::CommandSpec spec() {
       "WEB_TOKEN in the environment, which every request must carry (open the page as /?token=TOKEN).\n"
       "Prints the page's URL on standard output once it listens; stops on SIGINT or SIGTERM.",
       {
-          {"socket", "PATH", "the engine's socket (CONTROL_SOCKET; default: the database path + .sock)"},
-          {"db", "PATH", "database the engine serves, to find its socket (APP_DB)"},
+          kSocketOption,
+          kServedDbOption,
           kConfOption,
           {"listen", "ADDR:PORT", "address and port to serve on (default 127.0.0.1:8080; port 0: any free port)"},
           {"max-streams", "N", "browsers' streams served at once (default 100; more get 503)"},

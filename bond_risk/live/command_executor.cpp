@@ -26,6 +26,12 @@ base::Database& prepared(base::Database& db, Synchronous synchronous) {
   return db;
 }
 
+// An event as `last-events` replies it; its nodes and engine_us stay null
+// unless this engine recalculated and committed it.
+base::Json event_json(const LoggedEvent& e) {
+  return {{"seq", e.seq}, {"time", e.time}, {"command", e.command.substr(0, 200)}, {"nodes", nullptr}, {"engine_us", nullptr}};
+}
+
 }  // namespace
 
 // One batch: its parsed lines and replies. A change's reply waits for the
@@ -38,7 +44,7 @@ struct CommandExecutor::Batch {
   std::vector<base::Json> replies;
   std::vector<Reply> out;
   std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
-  std::vector<base::Json> logged;                          // this batch's events, for `events`
+  std::vector<base::Json> logged;                          // this batch's events, for `last-events`
   std::size_t logged_settled = 0;                          // of logged, those recalculated
 
   void settle() {
@@ -69,8 +75,7 @@ struct CommandExecutor::Batch {
       const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
       ex.served_event_ = event.seq;
       savepoint.release();
-      logged.push_back({{"seq", event.seq}, {"time", event.time}, {"command", line.substr(0, 200)}, {"nodes", 0},
-                        {"engine_us", 0.0}});
+      logged.push_back(event_json(event));
       awaiting.emplace_back(i, std::move(applied));
       ex.phases_.add(Phase::apply, clock.seconds());
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
@@ -177,12 +182,8 @@ struct CommandExecutor::Batch {
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
     : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
   served_event_ = last_event(db_);
-  // The feed starts with the events logged before this engine started (how
-  // long they took is not known: null).
-  for (const LoggedEvent& e : last_events(db_, kRecentEvents)) {
-    recent_events_.push_back(
-        {{"seq", e.seq}, {"time", e.time}, {"command", e.command.substr(0, 200)}, {"nodes", nullptr}, {"engine_us", nullptr}});
-  }
+  // The feed starts with the events logged before this engine started.
+  for (const LoggedEvent& e : last_events(db_, kRecentEvents)) recent_events_.push_back(event_json(e));
   publisher_.add_all(model_.store(), model_.graph());
   publisher_.seal(served_event_);
 }

@@ -28,7 +28,6 @@
 #include "base/progress.h"
 #include "bond_risk/cli/scenario_run.h"
 #include "bond_risk/cli/settings.h"
-#include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
@@ -145,8 +144,7 @@ int scenarios(const World& world, std::span<char* const> args) {
   }
   const Split split = split_name == "books" ? Split::book : Split::scenario;
   base::Database db(settings.db, base::Database::Mode::read_only);
-  const std::vector<std::string> sets = a.has("set") ? std::vector{a.get("set", "")} : scenario_set_names(db);
-  if (sets.empty()) throw std::runtime_error(db.path() + " has no scenario sets (see bond_risk scenarios --help)");
+  const std::vector<std::string> sets = sets_to_run(a, db);
 
   RankTimes times;
   const engine::Stopwatch load_watch;
@@ -158,17 +156,12 @@ int scenarios(const World& world, std::span<char* const> args) {
     }
   }
   // (One rank's share is every book: a whole load, without the share's id sets.)
-  Loaded loaded = load(db, split == Split::book && world.size() > 1 ? &my_books : nullptr);
-  if (root) {
-    for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
-  }
-  loaded.store.with_key_rates = false;
-  LiveModel model(std::move(loaded.store), settings.scheduler, settings.grain);
-  model.flush_all();
-  const ScenarioBase base(model.store());
+  const std::unique_ptr<LiveModel> model =
+      scenario_model(db, settings, split == Split::book && world.size() > 1 ? &my_books : nullptr, root);
+  const ScenarioBase base(model->store());
   times.load = load_watch.seconds();
   if (root) {
-    std::cout << "Loaded " << model.store().size() << " objects from " << settings.db << " on rank 0 of " << world.size()
+    std::cout << "Loaded " << model->store().size() << " objects from " << settings.db << " on rank 0 of " << world.size()
               << (split == Split::book ? " (its share of the books)" : " (every rank: the whole graph)") << " in "
               << times.load << " seconds; " << settings.scheduler.threads << " worker threads a rank.\n";
   }
@@ -179,7 +172,7 @@ int scenarios(const World& world, std::span<char* const> args) {
     create_result_tables(*results);
   }
   for (const std::string& name : sets) {
-    const ScenarioSet set = base::usage_checked([&] { return read_scenario_set(db, model.store(), name); });
+    const ScenarioSet set = base::usage_checked([&] { return read_scenario_set(db, model->store(), name); });
     if (root) {
       for (const std::string& p : set.problems) std::cerr << "bond_risk: warning: set " << name << ": " << p << "\n";
     }
@@ -192,7 +185,7 @@ int scenarios(const World& world, std::span<char* const> args) {
     {
       std::optional<base::ProgressBar> progress;
       if (root) progress.emplace("Scenarios " + name + " (rank 0's share)", last - first);
-      mine.pnl = revalue_all(base, std::span(set.scenarios).subspan(first, last - first), model.scheduler(),
+      mine.pnl = revalue_all(base, std::span(set.scenarios).subspan(first, last - first), model->scheduler(),
                              [&](std::size_t done) { if (progress) progress->update(done); });
     }
     times.revalue += set_watch.seconds();

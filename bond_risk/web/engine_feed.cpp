@@ -1,7 +1,6 @@
 #include "bond_risk/web/engine_feed.h"
 
 #include <poll.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <deque>
@@ -24,7 +23,7 @@ constexpr std::size_t kMaxWatched = 10'000;  // the engine's bound per connectio
 // std::runtime_error saying why) or `stop` is requested.
 class Follower {
  public:
-  Follower(base::UniqueFd fd, DeskState& state) : fd_(std::move(fd)), state_(state) {}
+  Follower(base::UniqueFd fd, DeskState& state) : fd_(std::move(fd)), lines_(fd_.get()), state_(state) {}
 
   void run(const std::stop_token& stop) {
     ask(format_command(ListBooks{}), Asked::books);
@@ -57,20 +56,10 @@ class Follower {
   }
   bool waiting_for(Asked what) const { return std::find(asked_.begin(), asked_.end(), what) != asked_.end(); }
 
+  // What the engine sent (poll said it is there): every complete line.
   void read_lines() {
-    char buffer[65536];
-    const ssize_t n = ::read(fd_.get(), buffer, sizeof buffer);
-    if (n == 0) throw std::runtime_error("the engine closed the connection");
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) return;
-      throw std::runtime_error("cannot read from the engine");
-    }
-    unread_.append(buffer, static_cast<std::size_t>(n));
-    std::size_t start = 0;
-    for (std::size_t nl; (nl = unread_.find('\n', start)) != std::string::npos; start = nl + 1) {
-      take(base::Json::parse(unread_.substr(start, nl - start)));
-    }
-    unread_.erase(0, start);
+    if (!lines_.fill()) throw std::runtime_error("the engine closed the connection");
+    while (const std::optional<std::string> line = lines_.next()) take(base::Json::parse(*line));
   }
 
   // One line from the engine: a watched book's update, or the reply to the
@@ -127,8 +116,8 @@ class Follower {
   }
 
   base::UniqueFd fd_;
+  base::LineReader lines_;
   DeskState& state_;
-  std::string unread_;
   std::deque<Asked> asked_;
   std::size_t books_listed_ = 0;
   std::int64_t last_stats_event_ = -1;

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Sourced by the bench scripts: their error exit, the tools they need, the
+# binary they measure and the data set they run on.
+
+# Prints "SCRIPT: MESSAGE" on standard error and exits 1.
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+# Dies unless every COMMAND given is installed.
+need() {
+  local c
+  for c in "$@"; do command -v "$c" >/dev/null || die "$c is missing: run scripts/install-deps.sh"; done
+}
+
+# The binary to measure: $BOND_RISK_BIN, else bin/bond_risk, built first.
+bench_binary() {
+  if [ -n "${BOND_RISK_BIN:-}" ]; then
+    echo "$BOND_RISK_BIN"
+  else
+    make -s bin/bond_risk >&2 && echo bin/bond_risk
+  fi
+}
+
+# ensure_database BIN DB: generates DB with BIN when it is a preset's default
+# path and missing; dies for any other path that is missing.
+ensure_database() {
+  [ -f "$2" ] && return 0
+  case "$2" in
+    data/bond_risk_440k.db) "$1" generate --preset 440k --out "$2" ;;
+    data/bond_risk_50k.db) "$1" generate --preset 50k --out "$2" ;;
+    *) die "database $2 does not exist (make one with: bin/bond_risk generate --preset 440k --out $2)" ;;
+  esac
+}
