@@ -97,6 +97,7 @@ TEST(LiveServer, AWatcherOfEveryBookIsSentTheBooksAnAmendmentChangedAndNoOthers)
   for (std::size_t i = 0; i < count; ++i) {
     ASSERT_TRUE(base::Json::parse(read_line(lines)).contains("update"));  // the values now
   }
+  const std::size_t built_before = base::Json::parse(s.send("stats"))["watch_lines"];
   EXPECT_TRUE(contains(s.send("amend-trade 10 quantity=4321"), "\"ok\":true"));
   // A read on the watcher's connection: its reply comes after the amendment's updates.
   base::write_all(watcher.get(), "get 10\n");
@@ -105,6 +106,9 @@ TEST(LiveServer, AWatcherOfEveryBookIsSentTheBooksAnAmendmentChangedAndNoOthers)
     updated.push_back(line["update"]["id"]);
   }
   EXPECT_EQ(updated, std::vector<std::int64_t>{its_book});
+  // Three batches since (stats, the amendment, get) built one line: the changed book's, not one per watched book each.
+  const std::size_t built = base::Json::parse(s.send("stats"))["watch_lines"].get<std::size_t>() - built_before;
+  EXPECT_EQ(built, 1u) << "of " << count << " watched books";
 }
 
 TEST(LiveServer, AWatchFollowsItsNodeThroughAReloadThatMovesIt) {

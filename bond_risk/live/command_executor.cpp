@@ -167,6 +167,7 @@ struct CommandExecutor::Batch {
     base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
     stats["event"] = ex.served_event_;
     stats["results_as_of"] = ex.publisher_.written_as_of();
+    stats["watch_lines"] = ex.watch_lines_;
     if (!ex.degraded_.empty()) stats["degraded"] = "the last batch could not be written: " + ex.degraded_;
     if (const std::string error = ex.publisher_.last_error(); !error.empty()) stats["results_error"] = error;
     return stats;
@@ -285,7 +286,8 @@ void CommandExecutor::unpublished(LiveModel::Recalculation r) {
   unpublished_.push_back(std::move(r));
 }
 
-std::string CommandExecutor::update_line(std::int64_t id) const {
+std::string CommandExecutor::update_line(std::int64_t id) {
+  ++watch_lines_;
   const NodeRef* node = model_.store().by_id.find(id);
   const base::Json values = node && model_.store().state(*node).status != Status::removed
                                 ? node_json(model_, *node)

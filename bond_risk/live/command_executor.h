@@ -69,7 +69,8 @@ class CommandExecutor {
 
   // A watched node's update line: {"update":{...node...},"event":N}, or
   // {"update":{"id":ID,"status":"REMOVED"},"event":N} once it is gone.
-  std::string update_line(std::int64_t id) const;
+  // `stats` counts the lines built (watch_lines).
+  std::string update_line(std::int64_t id);
   // Whether node `id`'s values may have changed since the last
   // forget_changes(): it was recalculated or removed, or the model was
   // read again whole. The server builds update lines only for those, so a
@@ -109,6 +110,7 @@ class CommandExecutor {
   std::deque<LiveModel::Recalculation> unpublished_;
   std::array<engine::Bitmap, kKindCount> changed_;  // by node index, since forget_changes()
   bool all_changed_ = true;
+  std::size_t watch_lines_ = 0;  // update lines built for watchers since start-up
   std::size_t published_kind_ = 0, published_offset_ = 0;  // how far into unpublished_.front()
   std::int64_t served_event_ = 0;
   std::string degraded_;  // why the last batch could not be written; "" once one is
