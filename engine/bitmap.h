@@ -39,12 +39,40 @@ class Bitmap {
     return n;
   }
 
+  // Set bits in [first, last).
+  std::size_t count(std::size_t first, std::size_t last) const {
+    std::size_t n = 0;
+    for_each_word(first, last, [&](std::size_t, Word w) { n += static_cast<std::size_t>(std::popcount(w)); });
+    return n;
+  }
+
   // Calls fn(i) for every set bit, in increasing order.
   template <class Fn>
   void for_each(Fn fn) const {
-    for (std::size_t k = 0; k < words_.size(); ++k) {
-      for (Word w = words_[k]; w != 0; w &= w - 1) fn(k * 64 + static_cast<std::size_t>(std::countr_zero(w)));
-    }
+    for_each(0, size_, fn);
+  }
+  // ... for every set bit in [first, last).
+  template <class Fn>
+  void for_each(std::size_t first, std::size_t last, Fn fn) const {
+    for_each_word(first, last, [&](std::size_t k, Word w) {
+      for (; w != 0; w &= w - 1) fn(k * 64 + static_cast<std::size_t>(std::countr_zero(w)));
+    });
+  }
+
+  // The bits of word k that lie in [first, last).
+  static Word mask(std::size_t k, std::size_t first, std::size_t last) {
+    Word m = ~Word{0};
+    if (k == first / 64) m &= ~Word{0} << (first % 64);
+    if (k == (last - 1) / 64 && last % 64 != 0) m &= (Word{1} << (last % 64)) - 1;
+    return m;
+  }
+
+  // Calls fn(k, w) for each word k that [first, last) touches, w holding
+  // only the bits of the range.
+  template <class Fn>
+  void for_each_word(std::size_t first, std::size_t last, Fn fn) const {
+    if (first >= last) return;
+    for (std::size_t k = first / 64; k <= (last - 1) / 64; ++k) fn(k, words_[k] & mask(k, first, last));
   }
 
   std::vector<Word>& words() { return words_; }

@@ -5,7 +5,11 @@
 // space passes half of it. A graph of hundreds of thousands of nodes thus
 // has no allocation per node; built by reserve() and then push_back(), its
 // slices lie in node order, so walking the edges of consecutive nodes reads
-// memory in order.
+// memory in order. The arena also knows which slices are runs: edges to
+// consecutive nodes of one type (a book's members, laid out in member
+// order), which a reader can take as a range rather than edge by edge, and
+// which are increasing (by type, then index: a curve's bonds, then its
+// repos), whose runs a reader can find without reading every edge.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/bitmap.h"
 #include "engine/node_ref.h"
 
 namespace engine {
@@ -20,7 +25,16 @@ namespace engine {
 class EdgeArena {
  public:
   // Gives nodes [size(), count) empty slices.
-  void resize(std::size_t count) { slices_.resize(count); }
+  void resize(std::size_t count) {
+    const std::size_t old = slices_.size();
+    slices_.resize(count);
+    runs_.resize(count);
+    increasing_.resize(count);
+    for (std::size_t n = old; n < count; ++n) {
+      runs_.set(n);  // an empty slice is a run, and increasing
+      increasing_.set(n);
+    }
+  }
   std::size_t size() const { return slices_.size(); }
 
   std::span<const NodeRef> view(NodeIndex node) const {
@@ -28,8 +42,53 @@ class EdgeArena {
     return {edges_.data() + s.offset, s.size};
   }
 
+  // Whether node's edges go to consecutive nodes of one type, in order
+  // (view(node)[k] is view(node)[0] + k); true for none or one edge.
+  bool run(NodeIndex node) const { return runs_.test(node); }
+  // Whether node's edges are strictly increasing by (type, index).
+  bool increasing(NodeIndex node) const { return increasing_.test(node); }
+
+  // Calls fn(first, count) for each run of node's increasing slice: the
+  // edges first, first + 1, ..., of first.type. Reads O(runs x log) edges.
+  template <class Fn>
+  void for_each_run(NodeIndex node, Fn fn) const {
+    const std::span<const NodeRef> e = view(node);
+    for (std::size_t i = 0; i < e.size();) {
+      // In an increasing slice, e[j] continues e[i]'s run iff it has its
+      // type and lies j - i further: gallop to the run's end.
+      auto continues = [&](std::size_t j) { return e[j].type == e[i].type && e[j].index - e[i].index == j - i; };
+      std::size_t in = i, out = e.size();  // e[in] continues the run; e[out] does not (or is past the end)
+      for (std::size_t step = 1; in + step < out; step *= 2) {
+        if (!continues(in + step)) {
+          out = in + step;
+          break;
+        }
+        in += step;
+      }
+      while (out - in > 1) {
+        const std::size_t mid = in + (out - in) / 2;
+        (continues(mid) ? in : out) = mid;
+      }
+      fn(e[i], out - i);
+      i = out;
+    }
+  }
+  // Edges in all slices, and in slices that are not runs.
+  std::size_t edges() const { return edge_count_; }
+  std::size_t loose_edges() const { return loose_count_; }
+
   void push_back(NodeIndex node, NodeRef edge) {
     Slice& s = slices_[node];
+    if (s.size > 0) {
+      const NodeRef last = edges_[s.offset + s.size - 1];
+      if (runs_.test(node) && (edge.type != last.type || edge.index != last.index + 1)) {
+        runs_.reset(node);
+        loose_count_ += s.size;
+      }
+      if (!(last < edge)) increasing_.reset(node);
+    }
+    ++edge_count_;
+    if (!runs_.test(node)) ++loose_count_;
     if (s.size == s.capacity) grow(node);
     edges_[slices_[node].offset + slices_[node].size++] = edge;
   }
@@ -45,8 +104,20 @@ class EdgeArena {
     const auto begin = edges_.begin() + s.offset, end = begin + s.size;
     const auto it = std::find(begin, end, edge);
     if (it == end) return;
+    if (runs_.test(node) && it != begin && it + 1 != end) {  // a gap in the middle
+      runs_.reset(node);
+      loose_count_ += s.size;
+    }
     std::copy(it + 1, end, it);
     --s.size;
+    --edge_count_;
+    if (!runs_.test(node)) {
+      --loose_count_;
+      if (s.size <= 1) {
+        runs_.set(node);
+        loose_count_ -= s.size;
+      }
+    }
   }
 
  private:
@@ -87,6 +158,9 @@ class EdgeArena {
 
   std::vector<NodeRef> edges_;
   std::vector<Slice> slices_;
+  Bitmap runs_;        // per node: its slice is a run
+  Bitmap increasing_;  // per node: its slice is increasing (erasing keeps it so)
+  std::size_t edge_count_ = 0, loose_count_ = 0;
   std::size_t garbage_ = 0;  // edges_ slots no slice uses any more
 };
 

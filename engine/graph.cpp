@@ -1,6 +1,7 @@
 #include "engine/graph.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <stdexcept>
 
@@ -11,6 +12,10 @@ namespace {
 // A type with at least this share of its live nodes dirty has its
 // subscriber types marked dirty whole rather than its edges walked.
 constexpr std::size_t kWholeShareNum = 7, kWholeShareDen = 8;
+
+// A node with at least this many subscribers, in increasing order, has
+// them marked run by run.
+constexpr std::size_t kRangeWalk = 64;
 
 }  // namespace
 
@@ -139,16 +144,7 @@ std::span<const NodeRef> Graph::publishers(NodeRef subscriber) const {
   return t.upstream.view(subscriber.index);
 }
 
-void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
-  if (t.options.incremental && !t.whole[n]) {
-    const bool root = cause.type == static_cast<TypeId>(&t - types_.data()) && cause.index == n;
-    if (root || 2 * (t.cause_count[n] + 1) >= t.upstream.view(n).size()) {
-      t.whole[n] = 1;  // marked itself, or half its inputs changed: a whole recalculation costs no more
-    } else {
-      ++t.cause_count[n];  // each publisher reaches it once: a walked publisher is not walked again
-      t.cause_log.push_back({n, cause});
-    }
-  }
+inline void Graph::set_dirty_bit(Type& t, NodeIndex n) {
   if (!t.listed && !t.options.incremental) {
     // Many: no list, no count, no branch. Only live nodes have edges, so n is live.
     Bitmap::Word& d = t.dirty.words()[n / 64];
@@ -170,6 +166,19 @@ void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
   }
   t.ordered = t.ordered && (t.dirty_list.empty() || t.dirty_list.back() < n);
   t.dirty_list.push_back(n);
+}
+
+void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
+  if (t.options.incremental && !t.whole[n]) {
+    const bool root = cause.type == static_cast<TypeId>(&t - types_.data()) && cause.index == n;
+    if (root || 2 * (t.cause_count[n] + 1) >= t.upstream.view(n).size()) {
+      t.whole[n] = 1;  // marked itself, or half its inputs changed: a whole recalculation costs no more
+    } else {
+      ++t.cause_count[n];  // each publisher reaches it once: a walked publisher is not walked again
+      t.cause_log.push_back({n, cause});
+    }
+  }
+  set_dirty_bit(t, n);
 }
 
 void Graph::set_all_dirty(Type& t, bool fresh) {
@@ -209,8 +218,110 @@ void Graph::recount(Type& t) {
   t.counted = true;
 }
 
-void Graph::walk(TypeId id, NodeIndex n) {
-  for (NodeRef sub : types_[id].downstream.view(n)) set_dirty(types_[sub.type], sub.index, {id, n});
+void Graph::walk(TypeId id, NodeIndex n, std::span<const unsigned char> pulled) {
+  const EdgeArena& edges = types_[id].downstream;
+  auto skip = [&](TypeId type) { return !pulled.empty() && pulled[type]; };
+  if (edges.view(n).size() >= kRangeWalk && edges.increasing(n)) {
+    // A curve's bonds, say: runs marked a word at a time.
+    edges.for_each_run(n, [&](NodeRef first, std::size_t count) {
+      if (!skip(first.type)) set_dirty_range(types_[first.type], first.index, count, {id, n});
+    });
+    return;
+  }
+  for (NodeRef sub : edges.view(n)) {
+    if (!skip(sub.type)) set_dirty(types_[sub.type], sub.index, {id, n});
+  }
+}
+
+void Graph::set_dirty_range(Type& t, NodeIndex first, std::size_t count, NodeRef cause) {
+  if (t.listed && (t.dirty_list.size() + count) * 8 >= t.size) t.listed = false;  // many: the bitmap says
+  if (t.options.incremental || t.listed) {
+    for (std::size_t k = 0; k < count; ++k) set_dirty(t, static_cast<NodeIndex>(first + k), cause);
+    return;
+  }
+  Bitmap::Word* dirty = t.dirty.words().data();
+  Bitmap::Word* fresh = t.fresh.words().data();
+  t.dirty.for_each_word(first, first + count, [&](std::size_t k, Bitmap::Word) {
+    const Bitmap::Word range = Bitmap::mask(k, first, first + count);
+    fresh[k] |= range & ~dirty[k];
+    dirty[k] |= range;
+  });
+  t.counted = false;
+}
+
+bool Graph::walk_plain(TypeId id, std::span<const unsigned char> pulled) {
+  // Bitmaps by type on the stack: stores to their words cannot alias them,
+  // so the loop below reloads nothing per edge.
+  constexpr std::size_t kMaxTypes = 16;
+  std::array<Bitmap::Word*, kMaxTypes> dirty{}, fresh{};
+  if (types_.size() > kMaxTypes) return false;
+  const std::vector<TypeId>& subs = types_[id].subscriber_types;
+  if (std::ranges::any_of(subs, [&](TypeId sub) { return pulled[sub] || types_[sub].options.incremental; })) {
+    return false;
+  }
+  for (TypeId sub : subs) {
+    Type& s = types_[sub];
+    s.listed = false;  // many marks to come: the bitmap says which (dirty() lists them)
+    s.counted = false;
+    dirty[sub] = s.dirty.words().data();
+    fresh[sub] = s.fresh.words().data();
+  }
+  const EdgeArena& edges = types_[id].downstream;
+  types_[id].fresh.for_each([&](std::size_t n) {
+    const std::span<const NodeRef> out = edges.view(static_cast<NodeIndex>(n));
+    if (out.size() >= kRangeWalk) return walk(id, static_cast<NodeIndex>(n), pulled);
+    for (NodeRef sub : out) {
+      Bitmap::Word& d = dirty[sub.type][sub.index / 64];
+      const Bitmap::Word bit = Bitmap::Word{1} << (sub.index % 64);
+      fresh[sub.type][sub.index / 64] |= bit & ~d;
+      d |= bit;
+    }
+  });
+  return true;
+}
+
+bool Graph::pull_pays(TypeId sub, TypeId pub) const {
+  const Type& s = types_[sub];
+  const Type& p = types_[pub];
+  const std::size_t pull = s.size + s.upstream.loose_edges();  // slices, and the edges read one by one
+  const std::size_t push = p.fresh_count * p.downstream.edges() / std::max<std::size_t>(p.live, 1);
+  return 2 * pull < push;
+}
+
+void Graph::pull(TypeId sub, TypeId pub) {
+  Type& s = types_[sub];
+  const Bitmap& fresh = types_[pub].fresh;
+  // Calls fn(publisher) for each fresh publisher of type pub among n's inputs, in input order.
+  auto for_each_fresh = [&](NodeIndex n, std::span<const NodeRef> in, auto fn) {
+    if (s.upstream.run(n)) {
+      if (in[0].type == pub) fresh.for_each(in[0].index, in[0].index + in.size(), [&](std::size_t i) { fn(i); });
+      return;
+    }
+    for (NodeRef e : in) {
+      if (e.type == pub && fresh.test(e.index)) fn(e.index);
+    }
+  };
+  for (NodeIndex n = 0; n < s.size; ++n) {
+    const std::span<const NodeRef> in = s.upstream.view(n);  // a retired node has none
+    if (in.empty()) continue;
+    std::size_t changed = 0;
+    if (s.upstream.run(n)) {
+      if (in[0].type == pub) changed = fresh.count(in[0].index, in[0].index + in.size());
+    } else {
+      for_each_fresh(n, in, [&](std::size_t) { ++changed; });
+    }
+    if (changed == 0) continue;
+    if (s.options.incremental && !s.whole[n]) {
+      // set_dirty's rule, for `changed` publishers at once.
+      if (2 * (s.cause_count[n] + changed) >= in.size()) {
+        s.whole[n] = 1;
+      } else {
+        s.cause_count[n] += static_cast<std::uint32_t>(changed);
+        for_each_fresh(n, in, [&](std::size_t i) { s.cause_log.push_back({n, NodeRef{pub, static_cast<NodeIndex>(i)}}); });
+      }
+    }
+    set_dirty_bit(s, n);
+  }
 }
 
 void Graph::propagate() {
@@ -223,8 +334,23 @@ void Graph::propagate() {
       for (TypeId sub : t.subscriber_types) set_all_dirty(types_[sub], true);
       t.fresh.clear();
     } else if (!t.listed || t.fresh_count * 8 >= t.size) {
-      // Many: walk them in index order, so that their edges are read in order.
-      t.fresh.for_each([&](std::size_t n) { walk(id, static_cast<NodeIndex>(n)); });
+      // Many: a subscriber type whose inputs can be read for less than the
+      // walk would cost (a few hundred books of members laid out in runs)
+      // pulls its marks from the fresh bits; the rest is walked in index
+      // order, so that edges are read in order.
+      std::vector<unsigned char> pulled(types_.size(), 0);
+      bool walk_rest = false;
+      for (TypeId sub : t.subscriber_types) {
+        if (pull_pays(sub, id)) {
+          pull(sub, id);
+          pulled[sub] = 1;
+        } else {
+          walk_rest = true;
+        }
+      }
+      if (walk_rest && !walk_plain(id, pulled)) {
+        t.fresh.for_each([&](std::size_t n) { walk(id, static_cast<NodeIndex>(n), pulled); });
+      }
       t.fresh.clear();
     } else {
       for (std::size_t k = t.walked; k < t.dirty_list.size(); ++k) {

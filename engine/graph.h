@@ -17,6 +17,15 @@
 // is dropped, a mark is a branch-free OR of one bit, and dirty() lists the
 // set again, in index order, from the bitmap.
 //
+// A big event need not read every edge it crosses. A node whose many
+// subscribers lie in runs (consecutive nodes of one type: a curve's bonds)
+// marks them a word at a time. When an eighth or more of a type is fresh,
+// a subscriber type that can read its own inputs for less (a few hundred
+// books whose members lie in runs) pulls its marks: it counts the fresh
+// bits of each node's inputs instead of being reached edge by edge. Either
+// way the same nodes are marked, with the same changed inputs (a pull lists
+// them in input order rather than marking order).
+//
 // Incremental nodes (a sum over many members, say) need not recalculate
 // whole when a few inputs change: during a flush such a node asks which of
 // its inputs changed (changed_inputs) and what each published before this
@@ -185,9 +194,22 @@ class Graph {
   // Sets every live node of `t` dirty, to be recalculated whole; `fresh`:
   // its subscribers are still to be marked.
   void set_all_dirty(Type& t, bool fresh);
+  // Sets one node's dirty and fresh bits (set_dirty without the cause).
+  void set_dirty_bit(Type& t, NodeIndex n);
+  // set_dirty of nodes first .. first + count - 1, a word at a time when it can.
+  void set_dirty_range(Type& t, NodeIndex first, std::size_t count, NodeRef cause);
   // Marks what is downstream of the fresh nodes, tier by tier.
   void propagate();
-  void walk(TypeId id, NodeIndex n);
+  // Marks the subscribers of node n of type id, but none of a `pulled` type.
+  void walk(TypeId id, NodeIndex n, std::span<const unsigned char> pulled = {});
+  // The walk of every fresh node of type id when its subscriber types are
+  // neither pulled nor incremental: branch-free marks. False (nothing done)
+  // otherwise.
+  bool walk_plain(TypeId id, std::span<const unsigned char> pulled);
+  // Whether reading every input of type sub costs less than walking the
+  // fresh nodes of type pub; pull() does so, marking what they reach.
+  bool pull_pays(TypeId sub, TypeId pub) const;
+  void pull(TypeId sub, TypeId pub);
   static void recount(Type& t);
   // Makes dirty_list hold exactly the dirty nodes, in index order.
   static void order_dirty(Type& t);

@@ -2,6 +2,7 @@
 // type's contiguous storage.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 
 namespace engine {
@@ -12,7 +13,7 @@ using NodeIndex = std::uint32_t;
 struct NodeRef {
   TypeId type;
   NodeIndex index;
-  friend bool operator==(NodeRef, NodeRef) = default;
+  friend auto operator<=>(NodeRef, NodeRef) = default;  // by type, then index
 };
 
 }  // namespace engine

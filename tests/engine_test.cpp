@@ -7,11 +7,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "engine/affinity.h"
 #include "engine/bitmap.h"
+#include "engine/edge_arena.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
 #include "engine/scheduler.h"
@@ -524,4 +529,237 @@ TEST(Flush, ATierGetsAtLeastFourChunksPerThreadThatCanRunDownToAnEighthOfAGrain)
   EXPECT_EQ(chunks(2, 40000), 20u);   // 20 >= 4 x 2 already
   EXPECT_EQ(chunks(16, 40000), 64u);  // 4 x 16: 625 nodes each
   EXPECT_EQ(chunks(4096, 40000), 157u);  // never below 2048 / 8 = 256 nodes: 157 chunks
+}
+
+TEST(EdgeArena, KnowsWhichSlicesAreRunsOrIncreasingAndFindsTheirRuns) {
+  engine::EdgeArena arena;
+  arena.resize(3);
+  for (NodeIndex i : {5u, 6u, 7u}) arena.push_back(0, {1, i});
+  EXPECT_TRUE(arena.run(0));
+  arena.push_back(0, {2, 0});  // another type: increasing, no longer one run
+  arena.push_back(0, {2, 1});
+  arena.push_back(0, {2, 9});
+  EXPECT_FALSE(arena.run(0));
+  EXPECT_TRUE(arena.increasing(0));
+  std::vector<std::pair<NodeRef, std::size_t>> runs;
+  arena.for_each_run(0, [&](NodeRef first, std::size_t count) { runs.emplace_back(first, count); });
+  EXPECT_EQ(runs, (std::vector<std::pair<NodeRef, std::size_t>>{{{1, 5}, 3}, {{2, 0}, 2}, {{2, 9}, 1}}));
+  EXPECT_EQ(arena.edges(), 6u);
+  EXPECT_EQ(arena.loose_edges(), 6u);
+
+  for (NodeIndex i : {3u, 4u, 5u, 6u}) arena.push_back(1, {0, i});
+  arena.erase_one(1, {0, 5});  // a gap in the middle
+  EXPECT_FALSE(arena.run(1));
+  EXPECT_TRUE(arena.increasing(1));
+  arena.erase_one(1, {0, 6});
+  arena.erase_one(1, {0, 3});  // one edge left: a run again
+  EXPECT_TRUE(arena.run(1));
+  EXPECT_EQ(arena.loose_edges(), 6u);  // node 0's only
+  arena.push_back(2, {0, 8});
+  arena.push_back(2, {0, 7});  // decreasing
+  EXPECT_FALSE(arena.run(2));
+  EXPECT_FALSE(arena.increasing(2));
+  arena.erase_one(2, {0, 8});  // the end of a run: still a run
+  EXPECT_TRUE(arena.run(2));
+  EXPECT_EQ(arena.edges(), 8u);
+  EXPECT_EQ(arena.loose_edges(), 6u);
+
+  // Long increasing slices of random runs: the runs found are those a plain scan sees.
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    engine::EdgeArena a;
+    a.resize(1);
+    std::vector<NodeRef> edges;
+    NodeRef next{0, 0};
+    while (edges.size() < 300) {
+      const std::size_t length = 1 + random() % 40;
+      for (std::size_t k = 0; k < length; ++k) edges.push_back({next.type, next.index + static_cast<NodeIndex>(k)});
+      next.index += static_cast<NodeIndex>(length + random() % 3);  // a gap, or none (one longer run)
+      if (random() % 5 == 0) next = {next.type + 1u, static_cast<NodeIndex>(random() % 10)};
+    }
+    for (NodeRef e : edges) a.push_back(0, e);
+    ASSERT_TRUE(a.increasing(0));
+    std::vector<std::pair<NodeRef, std::size_t>> expected, found;
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+      const bool continues = i > 0 && edges[i].type == edges[i - 1].type && edges[i].index == edges[i - 1].index + 1;
+      if (continues) ++expected.back().second;
+      else expected.emplace_back(edges[i], 1);
+    }
+    a.for_each_run(0, [&](NodeRef first, std::size_t count) { found.emplace_back(first, count); });
+    ASSERT_EQ(found, expected) << "trial " << trial;
+  }
+}
+
+TEST(Bitmap, CountsAndListsTheBitsOfARange) {
+  engine::Bitmap b;
+  b.resize(300);
+  std::mt19937 random(3);
+  for (int k = 0; k < 120; ++k) b.set(random() % 300);
+  for (std::size_t first = 0; first < 300; first += 7) {
+    for (std::size_t last = first; last <= 300; last += 13) {
+      std::vector<std::size_t> expected, found;
+      for (std::size_t i = first; i < last; ++i) {
+        if (b.test(i)) expected.push_back(i);
+      }
+      b.for_each(first, last, [&](std::size_t i) { found.push_back(i); });
+      ASSERT_EQ(found, expected) << first << ".." << last;
+      ASSERT_EQ(b.count(first, last), expected.size());
+    }
+  }
+}
+
+TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsItsChangedInputs) {
+  // Sources (tier 1) feed items (tier 2): source 0 feeds hundreds of them
+  // in runs (marked a word at a time), the others feed items at random. Items feed incremental sums (tier 3), 50 members each laid
+  // out in a run; a few sums have a stray member, and random edits break
+  // runs and retire items. Marks range from a few nodes to most of a type,
+  // so that edges are walked one by one, run by run, and pulled by the
+  // sums. What is dirty must be what a search of the subscribers reaches,
+  // and a sum must be recalculated whole exactly when marked itself or with
+  // half its inputs reached, and otherwise be told exactly those inputs.
+  constexpr engine::TypeId kSource = 0, kItem = 1, kSum = 2, kExtra = 3;
+  constexpr NodeIndex kSources = 200, kItems = 1200, kSums = 24, kMembers = 50, kExtras = 400;
+  std::mt19937 random(11);
+  auto any = [&](NodeIndex from, NodeIndex to) { return static_cast<NodeIndex>(from + random() % (to - from)); };
+  engine::Graph graph;
+  std::map<NodeIndex, std::optional<std::set<NodeRef>>> told;  // per sum calculated: its changed inputs
+  graph.add_type("source", 1, [](std::span<const NodeIndex>) {});
+  graph.add_type("item", 2, [](std::span<const NodeIndex>) {});
+  graph.add_type("sum", 3, [&](std::span<const NodeIndex> n) {
+    for (NodeIndex s : n) {
+      const auto changed = graph.changed_inputs({kSum, s});
+      told[s] = changed ? std::optional(std::set<NodeRef>(changed->begin(), changed->end())) : std::nullopt;
+    }
+  }, {.incremental = true});
+  graph.add_type("extra", 1, [](std::span<const NodeIndex>) {});  // feeds some sums directly
+  graph.add_nodes(kSource, kSources);
+  graph.add_nodes(kExtra, kExtras);
+  graph.add_nodes(kItem, kItems);
+  graph.add_nodes(kSum, kSums);
+  // Source 0 feeds the last c of each sum's members, c cycling through
+  // counts on either side of half: one mark of it reaches some sums whole
+  // and tells others exactly which members changed.
+  constexpr std::array<NodeIndex, 8> kReached{0, 1, 2, 24, 25, 26, 49, 50};
+  for (NodeIndex i = 0; i < kItems; ++i) {
+    if (kMembers - i % kMembers <= kReached[i / kMembers % 8]) graph.subscribe({kItem, i}, {kSource, 0});
+    graph.subscribe({kItem, i}, {kSource, any(1, kSources)});
+  }
+  for (NodeIndex s = 0; s < kSums; ++s) {
+    for (NodeIndex k = 0; k < kMembers; ++k) graph.subscribe({kSum, s}, {kItem, s * kMembers + k});
+    if (s % 16 == 0) graph.subscribe({kSum, s}, {kItem, (s * kMembers + 600) % kItems});  // not a run
+    // Nor this: an input of another type, whose index is that of an item source 0 reaches.
+    if (s % 16 == 3) graph.subscribe({kSum, s}, {kExtra, 399});
+  }
+  engine::WorkerPool pool(engine::SchedulerOptions{.threads = 2});
+  engine::flush(graph, pool, 64);
+
+  for (int round = 0; round < 240; ++round) {
+    if (round % 30 == 29) {  // edits: a member moved, an item retired or given another source
+      const NodeIndex s = any(0, kSums);
+      const std::span<const NodeRef> in = graph.publishers({kSum, s});
+      if (!in.empty()) graph.unsubscribe({kSum, s}, in[random() % in.size()]);
+      const NodeRef member{kItem, any(0, kItems)};  // a new one: an input is subscribed once
+      if (!graph.retired(member) &&
+          std::ranges::find(graph.publishers({kSum, s}), member) == graph.publishers({kSum, s}).end()) {
+        graph.subscribe({kSum, s}, member);
+      }
+      const NodeIndex i = any(0, kItems);
+      if (random() % 2 == 0) graph.retire({kItem, i});
+      else if (!graph.retired({kItem, i})) graph.subscribe({kItem, i}, {kSource, any(1, kSources)});
+      engine::flush(graph, pool, 64);
+    }
+    std::vector<NodeRef> roots;
+    auto mark_items_of = [&](NodeIndex s, std::size_t count) {  // `count` of sum s's first members
+      for (NodeIndex k = 0; k < count; ++k) roots.push_back({kItem, s * kMembers + k});
+    };
+    switch (round % 6) {
+      case 0:  // a few nodes anywhere
+        for (int k = 0; k < 3; ++k) roots.push_back({kSource, any(0, kSources)});
+        roots.push_back({kItem, any(0, kItems)});
+        roots.push_back({kExtra, any(0, kExtras)});
+        if (random() % 2 == 0) roots.push_back({kSum, any(0, kSums)});
+        break;
+      case 1:  // an extra source, then the wide one (whose mark the sums pull), and a few others
+        roots.push_back({kExtra, any(0, kExtras)});
+        roots.push_back({kSource, 0});
+        for (int k = 0; k < 2; ++k) roots.push_back({kSource, any(1, kSources)});
+        break;
+      case 2:  // an eighth or more of the sources: their walk is branch-free
+        for (NodeIndex k = 0; k < kSources / 8 + random() % 20; ++k) roots.push_back({kSource, any(1, kSources)});
+        break;
+      case 3:  // most items: pulled by the sums; sum 1 at exactly half its members, sum 2 one short
+        for (NodeIndex s = 3; s < kSums; ++s) mark_items_of(s, random() % (kMembers + 1));
+        mark_items_of(1, kMembers / 2);
+        mark_items_of(2, kMembers / 2 - 1);
+        break;
+      case 4:  // nearly all items: every sum whole
+        for (NodeIndex i = 0; i < kItems; ++i) {
+          if (random() % 16 != 0) roots.push_back({kItem, i});
+        }
+        break;
+      default:  // a random share of everything
+        for (int k = 0; k < 60; ++k) roots.push_back({kSource, any(0, kSources)});
+        for (int k = 0; k < 300; ++k) roots.push_back({kItem, any(0, kItems)});
+        roots.push_back({kSum, any(0, kSums)});
+    }
+    for (NodeRef r : roots) graph.mark_dirty(r);
+
+    // What a search of the subscribers reaches from the live roots; and
+    // when it reaches 7/8 of a type's live nodes, every live node of the
+    // next type, whole (see graph.h).
+    std::set<NodeRef> reached, whole_sums;
+    std::vector<NodeRef> stack;
+    auto reach = [&](NodeRef n) {
+      if (!graph.retired(n) && reached.insert(n).second) stack.push_back(n);
+    };
+    for (NodeRef r : roots) {
+      if (r.type == kSum && !graph.retired(r)) whole_sums.insert(r);
+      reach(r);
+    }
+    const std::array<NodeIndex, 3> sizes{kSources, kItems, kSums};
+    for (engine::TypeId type : {kSource, kItem}) {
+      while (!stack.empty()) {
+        const NodeRef n = stack.back();
+        stack.pop_back();
+        for (NodeRef s : graph.subscribers(n)) reach(s);
+      }
+      std::size_t live = 0, dirty = 0;
+      for (NodeIndex i = 0; i < sizes[type]; ++i) {
+        live += !graph.retired({type, i});
+        dirty += reached.contains({type, i});
+      }
+      if (dirty * 8 < live * 7) continue;
+      for (NodeIndex i = 0; i < sizes[type + 1]; ++i) {
+        reach({type + 1, i});
+        if (type + 1 == kSum) whole_sums.insert({kSum, i});
+      }
+    }
+    for (engine::TypeId type : {kSource, kItem, kSum}) {
+      std::vector<NodeIndex> expected;
+      for (NodeRef n : reached) {
+        if (n.type == type) expected.push_back(n.index);
+      }
+      ASSERT_EQ(sorted(graph.dirty(type)), expected) << "round " << round << ", type " << type;
+    }
+    told.clear();
+    engine::flush(graph, pool, 64);
+    std::size_t sums_reached = 0;
+    for (NodeRef n : reached) {
+      if (n.type != kSum) continue;
+      ++sums_reached;
+      std::set<NodeRef> inputs_reached;
+      const std::span<const NodeRef> in = graph.publishers(n);
+      for (NodeRef p : in) {
+        if (reached.contains(p)) inputs_reached.insert(p);
+      }
+      ASSERT_TRUE(told.contains(n.index));
+      if (whole_sums.contains(n) || 2 * inputs_reached.size() >= in.size()) {
+        EXPECT_FALSE(told[n.index].has_value()) << "round " << round << ", sum " << n.index;
+      } else {
+        ASSERT_TRUE(told[n.index].has_value()) << "round " << round << ", sum " << n.index;
+        EXPECT_EQ(*told[n.index], inputs_reached) << "round " << round << ", sum " << n.index;
+      }
+    }
+    EXPECT_EQ(told.size(), sums_reached) << "round " << round;
+  }
 }
