@@ -10,7 +10,7 @@ namespace base {
 // there are none.
 double percentile(std::span<const double> samples, double p);
 
-// The same for each of `points`, sorting the samples once (for long series).
+// The same for each of `points`, in time linear in the samples (no sort).
 std::vector<double> percentiles(std::span<const double> samples, std::span<const double> points);
 
 // The middle value, the mean of the two middle ones for an even count; 0

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/percentile.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -245,4 +246,24 @@ TEST(Benchmark, EventRunWritesEveryTableThePlotsAndTheReport) {
   EXPECT_EQ(compare(out, worse), 1);
   doctored(2, 2);  // the offered rate
   EXPECT_EQ(compare(out, worse), 2);
+}
+
+TEST(Percentiles, AreTheNearestRanksOfEveryPointAskedInAnyOrder) {
+  // Hand-checked: rank floor(p / 100 x n) of the sorted samples 1..5, the last for 100.
+  const std::vector<double> five{5, 1, 4, 2, 3};
+  const std::vector<double> points{90, 0, 50, 20, 100, 50};
+  EXPECT_EQ(base::percentiles(five, points), (std::vector<double>{5, 1, 3, 2, 5, 3}));
+  EXPECT_EQ(base::percentile(five, 99.9), 5);
+  EXPECT_TRUE(base::percentiles({}, points) == std::vector<double>(points.size(), 0.0));
+  // A long window with repeated values: the same as indexing a sorted copy.
+  std::vector<double> samples;
+  for (int i = 0; i < 65536; ++i) samples.push_back(static_cast<double>((i * 7919) % 1000));
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  const std::vector<double> asked{99.9, 0, 50, 90, 99, 100, 99.99};
+  const std::vector<double> got = base::percentiles(samples, asked);
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    const auto rank = static_cast<std::size_t>(asked[i] / 100 * static_cast<double>(sorted.size()));
+    EXPECT_EQ(got[i], sorted[std::min(sorted.size() - 1, rank)]) << asked[i];
+  }
 }
