@@ -1,7 +1,9 @@
 // Microbenchmarks of the flush's per-type kernels (Google Benchmark): each
 // type's batch calculation over all of its nodes, in index order, on a data
-// set loaded as the engine loads it, each without and with key-rate ladders. `make bench-kernels` runs them on the
-// 440k set; by hand, pass Google Benchmark's flags after the database:
+// set loaded as the engine loads it, each without and with key-rate ladders;
+// and the marking a move of one curve does before its recalculation.
+// `make bench-kernels` runs them on the 440k set; by hand, pass Google
+// Benchmark's flags after the database:
 //   build/release/bench/kernels data/bond_risk_440k.db --benchmark_repetitions=5
 #include <benchmark/benchmark.h>
 
