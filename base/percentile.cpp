@@ -8,9 +8,9 @@ std::vector<double> percentiles(std::span<const double> samples, std::span<const
   std::vector<double> out(points.size(), 0.0);
   if (samples.empty()) return out;
   // Each rank selected in turn (nth_element), the ranks in increasing
-  // order so that each selection works on what lies above the last one:
-  // linear time, where a sort of a 65,536-sample window held the engine's
-  // event loop for milliseconds.
+  // order so that each selection works on what lies above the last one,
+  // where a sort of a 65,536-sample window held the engine's event loop for
+  // milliseconds.
   std::vector<double> v(samples.begin(), samples.end());
   std::vector<std::pair<std::size_t, std::size_t>> ranks;  // (rank, index into points)
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -21,10 +21,8 @@ std::vector<double> percentiles(std::span<const double> samples, std::span<const
   auto from = v.begin();
   for (const auto& [rank, i] : ranks) {
     const auto nth = v.begin() + static_cast<std::ptrdiff_t>(rank);
-    if (nth >= from) {
-      std::nth_element(from, nth, v.end());
-      from = nth;
-    }
+    std::nth_element(from, nth, v.end());  // nth >= from: the ranks rise
+    from = nth;
     out[i] = *nth;
   }
   return out;

@@ -10,7 +10,8 @@ namespace base {
 // there are none.
 double percentile(std::span<const double> samples, double p);
 
-// The same for each of `points`, in time linear in the samples (no sort).
+// The same for each of `points`, selecting each rank rather than sorting
+// (time linear in the samples for each point).
 std::vector<double> percentiles(std::span<const double> samples, std::span<const double> points);
 
 // The middle value, the mean of the two middle ones for an even count; 0

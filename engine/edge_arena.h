@@ -45,7 +45,9 @@ class EdgeArena {
   // Whether node's edges go to consecutive nodes of one type, in order
   // (view(node)[k] is view(node)[0] + k); true for none or one edge.
   bool run(NodeIndex node) const { return runs_.test(node); }
-  // Whether node's edges are strictly increasing by (type, index).
+  // Whether node's edges are known to be strictly increasing by (type,
+  // index): true from the first edge while each new one is greater, and
+  // again once at most one is left (else false, even if they are).
   bool increasing(NodeIndex node) const { return increasing_.test(node); }
 
   // Calls fn(first, count) for each run of node's increasing slice: the
@@ -111,6 +113,7 @@ class EdgeArena {
     std::copy(it + 1, end, it);
     --s.size;
     --edge_count_;
+    if (s.size <= 1) increasing_.set(node);
     if (!runs_.test(node)) {
       --loose_count_;
       if (s.size <= 1) {

@@ -256,10 +256,18 @@ bool Graph::walk_plain(TypeId id, std::span<const unsigned char> pulled) {
   std::array<Bitmap::Word*, kMaxTypes> dirty{}, fresh{};
   if (types_.size() > kMaxTypes) return false;
   const std::vector<TypeId>& subs = types_[id].subscriber_types;
-  if (std::ranges::any_of(subs, [&](TypeId sub) { return pulled[sub] || types_[sub].options.incremental; })) {
+  // Worth it only for many marks: an eighth or more of each type it feeds
+  // (else they stay listed, and a small event costs in proportion to its size).
+  const Type& t = types_[id];
+  const std::size_t marks = t.fresh_count * t.downstream.edges() / std::max<std::size_t>(t.live, 1);
+  if (std::ranges::any_of(subs, [&](TypeId sub) {
+        const Type& s = types_[sub];
+        return !pulled[sub] && (s.options.incremental || marks * 8 < s.size);
+      })) {
     return false;
   }
   for (TypeId sub : subs) {
+    if (pulled[sub]) continue;  // its bitmaps stay null: its edges are skipped
     Type& s = types_[sub];
     s.listed = false;  // many marks to come: the bitmap says which (dirty() lists them)
     s.counted = false;
@@ -271,6 +279,7 @@ bool Graph::walk_plain(TypeId id, std::span<const unsigned char> pulled) {
     const std::span<const NodeRef> out = edges.view(static_cast<NodeIndex>(n));
     if (out.size() >= kRangeWalk) return walk(id, static_cast<NodeIndex>(n), pulled);
     for (NodeRef sub : out) {
+      if (!dirty[sub.type]) continue;
       Bitmap::Word& d = dirty[sub.type][sub.index / 64];
       const Bitmap::Word bit = Bitmap::Word{1} << (sub.index % 64);
       fresh[sub.type][sub.index / 64] |= bit & ~d;
@@ -284,7 +293,9 @@ bool Graph::pull_pays(TypeId sub, TypeId pub) const {
   const Type& s = types_[sub];
   const Type& p = types_[pub];
   const std::size_t pull = s.size + s.upstream.loose_edges();  // slices, and the edges read one by one
-  const std::size_t push = p.fresh_count * p.downstream.edges() / std::max<std::size_t>(p.live, 1);
+  // The walk's edges into sub: at most all of sub's inputs.
+  const std::size_t push =
+      p.fresh_count * std::min(p.downstream.edges(), s.upstream.edges()) / std::max<std::size_t>(p.live, 1);
   return 2 * pull < push;
 }
 

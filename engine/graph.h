@@ -13,18 +13,20 @@
 //
 // Dirty sets are bitmaps (bitmap.h), one per type. While few of a type's
 // nodes are dirty they are also listed as they are marked, so that a small
-// event costs in proportion to its size; past an eighth of the type the list
-// is dropped, a mark is a branch-free OR of one bit, and dirty() lists the
-// set again, in index order, from the bitmap.
+// event costs in proportion to its size; past an eighth of the type (or
+// when a big event is about to mark that many) the list is dropped, a mark
+// is a branch-free OR of one bit, and dirty() lists the set again, in index
+// order, from the bitmap.
 //
 // A big event need not read every edge it crosses. A node whose many
 // subscribers lie in runs (consecutive nodes of one type: a curve's bonds)
-// marks them a word at a time. When an eighth or more of a type is fresh,
-// a subscriber type that can read its own inputs for less (a few hundred
-// books whose members lie in runs) pulls its marks: it counts the fresh
-// bits of each node's inputs instead of being reached edge by edge. Either
-// way the same nodes are marked, with the same changed inputs (a pull lists
-// them in input order rather than marking order).
+// marks them a word at a time. When many of a type are fresh (an eighth,
+// or the type is no longer listed), a subscriber type that can read its own
+// inputs for less (a few hundred books whose members lie in runs) pulls its
+// marks: it counts the fresh bits of each node's inputs instead of being
+// reached edge by edge. Either way the same nodes are marked, with the same
+// changed inputs (a pull lists them in input order rather than marking
+// order).
 //
 // Incremental nodes (a sum over many members, say) need not recalculate
 // whole when a few inputs change: during a flush such a node asks which of
@@ -116,8 +118,9 @@ class Graph {
 
   // During a flush, for a dirty incremental node: the publishers whose
   // marking made it dirty since it was last calculated, each once, in
-  // marking order; nullopt when it must be recalculated whole (see the top
-  // of this file). Throws std::logic_error outside a flush.
+  // marking order (input order when pulled); nullopt when it must be
+  // recalculated whole (see the top of this file). Throws std::logic_error
+  // outside a flush.
   std::optional<std::span<const NodeRef>> changed_inputs(NodeRef node) const;
 
   // During a flush, for a publisher in some changed_inputs: the value it
@@ -202,9 +205,9 @@ class Graph {
   void propagate();
   // Marks the subscribers of node n of type id, but none of a `pulled` type.
   void walk(TypeId id, NodeIndex n, std::span<const unsigned char> pulled = {});
-  // The walk of every fresh node of type id when its subscriber types are
-  // neither pulled nor incremental: branch-free marks. False (nothing done)
-  // otherwise.
+  // The walk of every fresh node of type id, skipping `pulled` types, when
+  // the others are not incremental and about to get many marks: branch-free
+  // marks. False (nothing done) otherwise.
   bool walk_plain(TypeId id, std::span<const unsigned char> pulled);
   // Whether reading every input of type sub costs less than walking the
   // fresh nodes of type pub; pull() does so, marking what they reach.
