@@ -67,6 +67,10 @@ class Bitmap {
     return m;
   }
 
+  std::vector<Word>& words() { return words_; }
+  const std::vector<Word>& words() const { return words_; }
+
+ private:
   // Calls fn(k, w) for each word k that [first, last) touches, w holding
   // only the bits of the range.
   template <class Fn>
@@ -75,10 +79,6 @@ class Bitmap {
     for (std::size_t k = first / 64; k <= (last - 1) / 64; ++k) fn(k, words_[k] & mask(k, first, last));
   }
 
-  std::vector<Word>& words() { return words_; }
-  const std::vector<Word>& words() const { return words_; }
-
- private:
   void trim() {  // no bit past size() is ever set
     if (size_ % 64 != 0) words_.back() &= (Word{1} << (size_ % 64)) - 1;
   }

@@ -17,6 +17,16 @@ constexpr std::size_t kWholeShareNum = 7, kWholeShareDen = 8;
 // them marked run by run.
 constexpr std::size_t kRangeWalk = 64;
 
+// `count` nodes of a type of `size` are many (an eighth or more): past
+// that, marks go to the bitmap without a list, and walks take the bulk paths.
+constexpr bool many(std::size_t count, std::size_t size) { return count * 8 >= size; }
+
+// Marks `bits` of word k dirty, and fresh those that were not dirty yet.
+inline void mark_word(Bitmap::Word* dirty, Bitmap::Word* fresh, std::size_t k, Bitmap::Word bits) {
+  fresh[k] |= bits & ~dirty[k];
+  dirty[k] |= bits;
+}
+
 }  // namespace
 
 TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, TypeOptions options) {
@@ -147,10 +157,7 @@ std::span<const NodeRef> Graph::publishers(NodeRef subscriber) const {
 inline void Graph::set_dirty_bit(Type& t, NodeIndex n) {
   if (!t.listed && !t.options.incremental) {
     // Many: no list, no count, no branch. Only live nodes have edges, so n is live.
-    Bitmap::Word& d = t.dirty.words()[n / 64];
-    const Bitmap::Word bit = Bitmap::Word{1} << (n % 64);
-    t.fresh.words()[n / 64] |= bit & ~d;
-    d |= bit;
+    mark_word(t.dirty.words().data(), t.fresh.words().data(), n / 64, Bitmap::Word{1} << (n % 64));
     t.counted = false;
     return;
   }
@@ -160,8 +167,8 @@ inline void Graph::set_dirty_bit(Type& t, NodeIndex n) {
   ++t.dirty_count;
   ++t.fresh_count;
   if (!t.listed) return;
-  if (t.dirty_list.size() * 8 >= t.size) {
-    t.listed = false;  // many: the bitmap says which, and dirty() lists them from it
+  if (many(t.dirty_list.size(), t.size)) {
+    t.listed = false;  // the bitmap says which, and dirty() lists them from it
     return;
   }
   t.ordered = t.ordered && (t.dirty_list.empty() || t.dirty_list.back() < n);
@@ -234,18 +241,15 @@ void Graph::walk(TypeId id, NodeIndex n, std::span<const unsigned char> pulled) 
 }
 
 void Graph::set_dirty_range(Type& t, NodeIndex first, std::size_t count, NodeRef cause) {
-  if (t.listed && (t.dirty_list.size() + count) * 8 >= t.size) t.listed = false;  // many: the bitmap says
+  if (t.listed && many(t.dirty_list.size() + count, t.size)) t.listed = false;  // the bitmap says
   if (t.options.incremental || t.listed) {
     for (std::size_t k = 0; k < count; ++k) set_dirty(t, static_cast<NodeIndex>(first + k), cause);
     return;
   }
   Bitmap::Word* dirty = t.dirty.words().data();
   Bitmap::Word* fresh = t.fresh.words().data();
-  t.dirty.for_each_word(first, first + count, [&](std::size_t k, Bitmap::Word) {
-    const Bitmap::Word range = Bitmap::mask(k, first, first + count);
-    fresh[k] |= range & ~dirty[k];
-    dirty[k] |= range;
-  });
+  const std::size_t last = first + count;  // count > 0: a run has a node
+  for (std::size_t k = first / 64; k <= (last - 1) / 64; ++k) mark_word(dirty, fresh, k, Bitmap::mask(k, first, last));
   t.counted = false;
 }
 
@@ -262,7 +266,7 @@ bool Graph::walk_plain(TypeId id, std::span<const unsigned char> pulled) {
   const std::size_t marks = t.fresh_count * t.downstream.edges() / std::max<std::size_t>(t.live, 1);
   if (std::ranges::any_of(subs, [&](TypeId sub) {
         const Type& s = types_[sub];
-        return !pulled[sub] && (s.options.incremental || marks * 8 < s.size);
+        return !pulled[sub] && (s.options.incremental || !many(marks, s.size));
       })) {
     return false;
   }
@@ -280,10 +284,7 @@ bool Graph::walk_plain(TypeId id, std::span<const unsigned char> pulled) {
     if (out.size() >= kRangeWalk) return walk(id, static_cast<NodeIndex>(n), pulled);
     for (NodeRef sub : out) {
       if (!dirty[sub.type]) continue;
-      Bitmap::Word& d = dirty[sub.type][sub.index / 64];
-      const Bitmap::Word bit = Bitmap::Word{1} << (sub.index % 64);
-      fresh[sub.type][sub.index / 64] |= bit & ~d;
-      d |= bit;
+      mark_word(dirty[sub.type], fresh[sub.type], sub.index / 64, Bitmap::Word{1} << (sub.index % 64));
     }
   });
   return true;
@@ -344,7 +345,7 @@ void Graph::propagate() {
       // Nearly all of it changed: everything that subscribes to it is dirty, whole.
       for (TypeId sub : t.subscriber_types) set_all_dirty(types_[sub], true);
       t.fresh.clear();
-    } else if (!t.listed || t.fresh_count * 8 >= t.size) {
+    } else if (!t.listed || many(t.fresh_count, t.size)) {
       // Many: a subscriber type whose inputs can be read for less than the
       // walk would cost (a few hundred books of members laid out in runs)
       // pulls its marks from the fresh bits; the rest is walked in index
@@ -431,7 +432,7 @@ void Graph::order_dirty(Type& t) {
   if (t.listed && t.ordered) return;
   recount(t);
   // Index order: from the bitmap when many are dirty, a sort otherwise.
-  if (!t.listed || t.dirty_count * 8 >= t.size) {
+  if (!t.listed || many(t.dirty_count, t.size)) {
     t.dirty_list.clear();
     t.dirty.for_each([&](std::size_t n) { t.dirty_list.push_back(static_cast<NodeIndex>(n)); });
   } else {
