@@ -16,7 +16,7 @@ command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot is missing: run script
 # switches. On a shared machine a few runs are hit by other tenants: the median shows the typical run.
 awk -F, 'NR > 1 {
     key = ($4 == 0 ? $1 "/single-threaded" : $1 "/" $2 ($3 == "-" ? "" : "/" $3)) "," $4
-    n[key]++; s[key] += $6; ss[key] += $6 * $6; cs[key] += $12 + $13; sys[key] += $14
+    n[key]++; s[key] += $6; ss[key] += $6 * $6; cs[key] += $13 + $14; sys[key] += $15
     all[key] = all[key] " " $6
   }
   END {

@@ -142,7 +142,7 @@ sampler=$!
 trap 'kill "$sampler" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 csv="$out/results.csv"
-echo "variant,scheduler,wait_policy,threads,run,flush_seconds,tier1_seconds,tier2_seconds,tier3_seconds,tier4_seconds,load_seconds,voluntary_cs,involuntary_cs,system_cs,peak_rss_kb,digest,startup_flush_seconds" > "$csv"
+echo "variant,scheduler,wait_policy,threads,run,flush_seconds,tier1_seconds,tier2_seconds,tier3_seconds,tier4_seconds,tier5_seconds,load_seconds,voluntary_cs,involuntary_cs,system_cs,peak_rss_kb,digest,startup_flush_seconds" > "$csv"
 : > "$out/notes.txt"
 declare -A stopped_at runs_done strikes
 best=""
@@ -172,7 +172,7 @@ one_run() {
     /^Full flush repeated / { median = $7; sub(",", "", median) }
     /^Context switches during the flush:/ { vol = $6; invol = $8 }
     /^Results digest:/ { digest = $3 }
-    END { printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", prefix, median, tier[1] + 0, tier[2] + 0, tier[3] + 0, tier[4] + 0, load, vol, invol, sys, rss, digest, startup }')
+    END { printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", prefix, median, tier[1] + 0, tier[2] + 0, tier[3] + 0, tier[4] + 0, tier[5] + 0, load, vol, invol, sys, rss, digest, startup }')
   echo "$line" >> "$csv"
   flush=$(echo "$line" | cut -d, -f6)
   printf '%-24s threads %5s run %2s: flush %s s\n' "$key" "$t" "$run" "$flush"
@@ -212,7 +212,7 @@ for run in $(seq 1 "$repeat"); do
   done
 done
 
-digests=$(tail -n +2 "$csv" | cut -d, -f16 | sort -u | wc -l)
+digests=$(tail -n +2 "$csv" | cut -d, -f17 | sort -u | wc -l)
 if [ "$digests" -gt 1 ]; then
   echo "Results differ between runs: $digests different digests (column digest of results.csv)." | tee -a "$out/notes.txt" >&2
 fi

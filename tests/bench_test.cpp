@@ -43,16 +43,16 @@ TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows[0],
             "variant,scheduler,wait_policy,threads,run,flush_seconds,tier1_seconds,tier2_seconds,tier3_seconds,"
-            "tier4_seconds,load_seconds,voluntary_cs,involuntary_cs,system_cs,peak_rss_kb,digest,startup_flush_seconds");
+            "tier4_seconds,tier5_seconds,load_seconds,voluntary_cs,involuntary_cs,system_cs,peak_rss_kb,digest,startup_flush_seconds");
   // 10 single-threaded runs, then one run of each of the two series at 2 threads.
   ASSERT_EQ(rows.size(), 1u + 10u + 2u);
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const std::vector<std::string> f = fields_of(rows[i]);
-    ASSERT_EQ(f.size(), 17u) << rows[i];
+    ASSERT_EQ(f.size(), 18u) << rows[i];
     const std::string point = f[1] + "," + f[2] + "," + f[3];
     EXPECT_EQ(point, i <= 10 ? "-,-,0" : i == 11 ? "pthreads,block,2" : "tbb,-,2") << rows[i];
     EXPECT_GT(std::stod(f[5]), 0.0) << rows[i];         // flush seconds
-    EXPECT_EQ(f[15], fields_of(rows[1])[15]) << rows[i];  // the same results digest
+    EXPECT_EQ(f[16], fields_of(rows[1])[16]) << rows[i];  // the same results digest
   }
   // A run's duration is the middle one of its three flushes; the first is the start-up flush.
   const std::vector<std::string> pthreads_run = fields_of(rows[11]);
@@ -62,7 +62,7 @@ TEST(Benchmark, WritesTheCsvTheTimelineTheReportAndValidPlots) {
   std::vector<std::string> flushes = fields_of(json.substr(at + 25, json.find(']', at) - at - 25));
   ASSERT_EQ(flushes.size(), 3u) << json;
   for (std::string& s : flushes) s.erase(0, s.find_first_not_of(" \n"));
-  EXPECT_EQ(std::stod(pthreads_run[16]), std::stod(flushes[0]));
+  EXPECT_EQ(std::stod(pthreads_run[17]), std::stod(flushes[0]));  // the start-up flush
   std::sort(flushes.begin(), flushes.end(), [](const std::string& a, const std::string& b) { return std::stod(a) < std::stod(b); });
   EXPECT_EQ(std::stod(pthreads_run[5]), std::stod(flushes[1]));
 

@@ -238,8 +238,17 @@ TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
 }
 
 TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
-  // One bond with 3 coupon dates, two outright trades in one book, no curve arrays built.
+  // One bond with 3 coupon dates (walked for ladders only), two outright
+  // trades in one book; a curve whose arrays are not built, with the sums
+  // of 5 coupon grid dates for a calendar that laid out 3.
   Store s;
+  s.add(Kind::calendar, 5);
+  s.calendars.resize(1);
+  s.calendars[0].grid_days = {.first_month = {7}, .begin = {0, 3}, .days = {1, 2, 3}};
+  s.add(Kind::ir_curve, 6);
+  s.curves.resize(1);
+  s.curves[0].grids = {{0, std::vector<CouponSums>(5)}};
+  s.with_key_rates = false;
   s.add(Kind::bond, 1);
   s.bonds.resize(1);
   s.bond_values.resize(1);
@@ -250,17 +259,22 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   s.add(Kind::outright_book, 4);
   s.outright_books.resize(1);
   s.outright_books[0].members = {0, 1};
-  const FlushBytes b = full_flush_bytes(s);
-  const std::size_t nodes = 4, state = sizeof(NodeState), index = sizeof(NodeIndex);
+  const std::size_t nodes = 6, state = sizeof(NodeState), index = sizeof(NodeIndex);
+  const std::size_t grid_days = 4 + 2 * 4 + 3 * 2, grid_sums = 5 * sizeof(CouponSums);
   const std::size_t read = nodes * (state + index)                        // states and dirty lists
-                           + sizeof(Bond) + 3 * sizeof(Date)              // the bond and its schedule
+                           + grid_days + grid_sums                        // read by the curve, by the bond
+                           + sizeof(Bond)                                 // the bond
                            + sizeof(BondValue)                            // its price, read by its trades
                            + 2 * sizeof(OutrightTrade)                    // the trades
                            + 2 * (index + sizeof(OutrightValue) + state);  // the book's members
-  const std::size_t written = nodes * state + sizeof(BondValue) + 2 * sizeof(OutrightValue) + sizeof(OutrightBook);
+  const std::size_t written = nodes * state + grid_days + grid_sums + sizeof(BondValue) + 2 * sizeof(OutrightValue) +
+                              sizeof(OutrightBook);
+  const FlushBytes b = full_flush_bytes(s);
   EXPECT_EQ(b.read, read);
   EXPECT_EQ(b.written, written);
   EXPECT_EQ(b.traffic(), read + 2 * written);
+  s.with_key_rates = true;  // and the bond walks its schedule
+  EXPECT_EQ(full_flush_bytes(s).read, read + 3 * sizeof(Date));
 }
 
 TEST(Model, ALoadReadsOneSnapshotWhileAnotherProgramWrites) {

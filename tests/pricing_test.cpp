@@ -6,6 +6,7 @@
 
 #include "bond_risk/model/status.h"
 #include "bond_risk/model/pricing.h"
+#include "tests/test_support.h"
 
 using namespace bond_risk;
 
@@ -84,8 +85,7 @@ TEST(Bond, PriceOnAFlatCurveIsTheHandWrittenSum) {
   // today counts (t >= today).
   const double r = 0.03;
   const CurveArrays c = flat_curve(r);
-  const std::vector<Date> schedule = coupon_schedule(d("2020-01-01"), d("2027-01-01"), 2);
-  const BondValue v = value_bond(schedule, d("2027-01-01"), 0.05, 2, d("2025-01-01"), c);
+  const BondValue v = test::priced_on_grid(d("2020-01-01"), d("2027-01-01"), 2, 0.05, d("2025-01-01"), c);
   auto df = [&](int days, double rate) { return std::exp(-rate * days / 365.25); };
   auto price = [&](double rate) {
     double p = 100 * df(730, rate);
@@ -99,8 +99,7 @@ TEST(Bond, PriceOnAFlatCurveIsTheHandWrittenSum) {
 
 TEST(Bond, ZeroCouponBondIsOneDiscountFactor) {
   const CurveArrays c = flat_curve(0.05);
-  const std::vector<Date> schedule = coupon_schedule(d("2020-06-30"), d("2030-06-30"), 1);
-  const BondValue v = value_bond(schedule, d("2030-06-30"), 0.0, 1, d("2025-06-30"), c);
+  const BondValue v = test::priced_on_grid(d("2020-06-30"), d("2030-06-30"), 1, 0.0, d("2025-06-30"), c);
   const int days = d("2030-06-30") - d("2025-06-30");
   EXPECT_EQ(days, 1826);  // 2028 is a leap year
   expect_close(v.price, 100 * std::exp(-0.05 * 1826 / 365.25));
@@ -112,9 +111,9 @@ TEST(Bond, Pv01IsCloseToThePriceChangeOfAOneBasisPointShift) {
   CurveArrays base, up;
   build_curve(points, base);
   build_curve(shifted, up);
-  const std::vector<Date> schedule = coupon_schedule(d("2020-03-15"), d("2035-03-15"), 4);
-  const BondValue v = value_bond(schedule, d("2035-03-15"), 0.045, 4, d("2025-01-01"), base);
-  const double moved = value_bond(schedule, d("2035-03-15"), 0.045, 4, d("2025-01-01"), up).price - v.price;
+  const BondValue v = test::priced_on_grid(d("2020-03-15"), d("2035-03-15"), 4, 0.045, d("2025-01-01"), base);
+  const double moved =
+      test::priced_on_grid(d("2020-03-15"), d("2035-03-15"), 4, 0.045, d("2025-01-01"), up).price - v.price;
   EXPECT_NEAR(v.pv01, moved, 0.01 * std::abs(moved));
   EXPECT_LT(v.pv01, -0.05);  // about duration * price * 1bp for a ten-year bond
 }

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "bond_risk/model/calculations.h"
+#include "bond_risk/model/coupon_grid.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
@@ -141,6 +142,18 @@ CliResult run_cli(const std::string& args, const std::string& env) {
                           " timeout 120 '" + bin + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
+                                    double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve) {
+  using namespace bond_risk;
+  CouponGridDays grids;
+  lay_out_coupon_grids(today, grids);
+  std::vector<CouponSums> sums;
+  sum_coupon_grids(grids, curve, true, sums);
+  const auto coupons = static_cast<std::uint32_t>(coupon_schedule(start, maturity, coupons_per_year).size());
+  return value_bond(coupon_sums(grids, sums, grid_place(maturity, coupons_per_year), coupons), maturity, coupon,
+                    coupons_per_year, today, curve);
 }
 
 }  // namespace test

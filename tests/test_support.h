@@ -48,6 +48,11 @@ std::unique_ptr<Model> calculate(const std::string& db_path, std::size_t threads
 std::unique_ptr<Model> calculate(const std::string& db_path, const engine::SchedulerOptions& options,
                                  std::size_t grain);
 
+// One bond's price and pv01 as a flush takes them: its calendar's coupon
+// grids laid out for `today`, summed on `curve` (built with build_curve).
+bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
+                                    double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve);
+
 struct CliResult {
   int exit_code;
   std::string out, err;

@@ -209,6 +209,7 @@ class Loader {
                          format_date(b.start));
       }
       b.coupons_per_year = static_cast<int>(coupons_per_year);
+      b.place = grid_place(b.maturity, b.coupons_per_year);
       if (s().state(ref(Kind::bond, i)).error != 0) return;  // its id is taken: it has no schedule
       const std::vector<Date> schedule = coupon_schedule(b.start, b.maturity, b.coupons_per_year);
       b.schedule_begin = static_cast<std::uint32_t>(s().coupon_dates.size());

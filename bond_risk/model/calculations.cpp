@@ -57,8 +57,10 @@ struct Calculator {
 
   void calendars(Indices nodes) const {
     for (NodeIndex i : nodes) {
-      ++s.calendars[i].version;
+      Calendar& c = s.calendars[i];
+      ++c.version;
       own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), {});
+      if (status_of(Kind::calendar, i) == Status::ok) lay_out_coupon_grids(c.today, c.grid_days);
     }
   }
 
@@ -71,6 +73,13 @@ struct Calculator {
       if (st.status != Status::ok) continue;
       build_curve(c.points, c.arrays);
       if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
+      for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
+        if (status_of(Kind::calendar, g.calendar) == Status::ok) {
+          sum_coupon_grids(s.calendars[g.calendar].grid_days, c.arrays, true, g.sums);
+        } else {
+          g.sums.clear();
+        }
+      }
     }
   }
 
@@ -86,11 +95,15 @@ struct Calculator {
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b), today);
       if (st.status == Status::ok) {
-        const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
         const IrCurve& curve = s.curves[b.curve];
-        value = s.with_key_rates ? value_bond_with_key_rates(schedule, b.maturity, b.coupon, b.coupons_per_year, today,
-                                                             curve.points, curve.key_rates, s.bond_ladder(i))
-                                 : value_bond(schedule, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
+        const CouponSums coupons =
+            coupon_sums(s.calendars[b.calendar].grid_days, grid_sums(curve.grids, b.calendar), b.place, b.schedule_size);
+        value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
+        if (s.with_key_rates) {
+          const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
+          bond_key_rates(schedule, b.maturity, 100.0 * b.coupon / b.coupons_per_year, today, curve.points,
+                         curve.key_rates, s.bond_ladder(i));
+        }
         keep_finite(st, value);
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
@@ -239,7 +252,8 @@ void build_graph(Store& store, engine::Graph& graph) {
   const Calculator calc{store, graph};
   // Work per node relative to an outright trade (see engine::Graph::add_type),
   // as measured on the 440k set: a curve fills daily arrays (~7000x), a bond
-  // walks its coupons (~2x), a book reads members at ~1/4 of a trade each.
+  // reads its coupon grid (~1x; ~2x when it walks its coupons for its
+  // ladder), a book reads members at ~1/4 of a trade each.
   auto average = [](std::size_t total, std::size_t count) { return count ? 1 + total / count : 1; };
   std::size_t members = 0;
   for (const OutrightBook& b : store.outright_books) members += b.members.size();
@@ -269,12 +283,12 @@ void build_graph(Store& store, engine::Graph& graph) {
   };
   const TypeSpec specs[] = {
       {Kind::calendar, 1, &Calculator::calendars, {.cost = 1}},
-      {Kind::ir_curve, 1, &Calculator::curves, {.cost = kNumForwardDays}},
-      {Kind::bond, 2, &Calculator::bonds, {.cost = 2}},
-      {Kind::outright_trade, 3, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
-      {Kind::repo_trade, 3, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
-      {Kind::outright_book, 4, &Calculator::outright_books, book_options},
-      {Kind::repo_book, 4, &Calculator::repo_books, book_options},
+      {Kind::ir_curve, 2, &Calculator::curves, {.cost = kNumForwardDays}},
+      {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_key_rates ? 2u : 1u}},
+      {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
+      {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
+      {Kind::outright_book, 5, &Calculator::outright_books, book_options},
+      {Kind::repo_book, 5, &Calculator::repo_books, book_options},
   };
   for (const TypeSpec& spec : specs) {
     graph.add_type(std::string(kind_name(spec.kind)), spec.tier, [calc, fn = spec.fn](Indices n) { (calc.*fn)(n); },
@@ -288,10 +302,18 @@ void build_graph(Store& store, engine::Graph& graph) {
   auto link = [&](Kind sub_kind, NodeIndex sub, Kind pub_kind, NodeIndex pub) {
     edges.emplace_back(ref(sub_kind, sub), ref(pub_kind, pub));
   };
+  // A curve sums its coupon grids for each calendar of its bonds (model/coupon_grid.h).
+  for (IrCurve& c : store.curves) c.grids.clear();
   for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
     if (!valid(Kind::bond, i)) continue;
-    link(Kind::bond, i, Kind::calendar, store.bonds[i].calendar);
-    link(Kind::bond, i, Kind::ir_curve, store.bonds[i].curve);
+    const Bond& b = store.bonds[i];
+    link(Kind::bond, i, Kind::calendar, b.calendar);
+    link(Kind::bond, i, Kind::ir_curve, b.curve);
+    std::vector<CurveGrid>& grids = store.curves[b.curve].grids;
+    if (std::ranges::none_of(grids, [&](const CurveGrid& g) { return g.calendar == b.calendar; })) {
+      grids.push_back({b.calendar, {}});
+      link(Kind::ir_curve, b.curve, Kind::calendar, b.calendar);
+    }
   }
   for (NodeIndex i = 0; i < store.outright_trades.size(); ++i) {
     if (valid(Kind::outright_trade, i)) link(Kind::outright_trade, i, Kind::bond, store.outright_trades[i].bond);

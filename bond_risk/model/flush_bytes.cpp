@@ -18,13 +18,24 @@ FlushBytes full_flush_bytes(const Store& s) {
     b.read += n * (sizeof(NodeState) + sizeof(NodeIndex));  // its state and its entry in the dirty list
     b.written += n * sizeof(NodeState);
   }
+  for (const Calendar& c : s.calendars) {  // coupon grids laid out for today, read by the curves
+    const CouponGridDays& g = c.grid_days;
+    const std::size_t size = bytes_of(g.first_month) + bytes_of(g.begin) + bytes_of(g.days);
+    b.written += size;
+    b.read += size;
+  }
   for (const IrCurve& c : s.curves) {
     const auto size = static_cast<std::size_t>(c.arrays.r.size() + c.arrays.df.size() + c.arrays.df_up.size() +
                                                c.arrays.df_dn.size() + c.arrays.cum_df.size());
     b.written += size * sizeof(double);
     b.read += size * sizeof(double) - static_cast<std::size_t>(c.arrays.r.size()) * sizeof(double);  // read by bonds, repos
+    for (const CurveGrid& g : c.grids) {  // coupon grids' sums, read by bonds
+      b.written += bytes_of(g.sums);
+      b.read += bytes_of(g.sums);
+    }
   }
-  b.read += bytes_of(s.bonds) + bytes_of(s.coupon_dates);
+  b.read += bytes_of(s.bonds);
+  if (s.with_key_rates) b.read += bytes_of(s.coupon_dates);  // walked for the bonds' ladders
   b.written += bytes_of(s.bond_values);
   b.read += bytes_of(s.bond_values);  // prices for the trades
   b.read += bytes_of(s.outright_trades) + bytes_of(s.repo_trades);

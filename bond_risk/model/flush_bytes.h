@@ -1,9 +1,10 @@
 // The bytes a full flush must move through memory, counted from the data
 // structures: what each tier reads (static data, states, input values,
-// coupon schedules, book member lists, the dirty index lists) and writes
-// (published values, states). Inputs a tier reads at random from a small
-// array (a bond's price for its trades, a curve's daily arrays) are counted
-// once, as one pass over that array. With write-allocate caches a written
+// coupon grids, book member lists, the dirty index lists) and writes
+// (published values, states, coupon grids). Inputs a tier reads at random
+// from a small array (a bond's price for its trades, a curve's daily arrays
+// and grid sums) are counted once, as one pass over that array. Ladders
+// are not counted, but for the coupon schedules bonds walk for them. With write-allocate caches a written
 // line is read first, so the traffic is read + 2 x written; divided by the
 // memory bandwidth, that is the floor no flush can beat.
 #pragma once

@@ -32,7 +32,7 @@ void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curv
     hi.segment(from, len) = df * sinh_small(kBump * steps / len * t);
   }
   out.days.resize(n);
-  for (int i = 0; i < n; ++i) out.days[static_cast<std::size_t>(i)] = {curve.df[i], curve.df_up[i], curve.df_dn[i], lo[i], hi[i]};
+  for (int i = 0; i < n; ++i) out.days[static_cast<std::size_t>(i)] = {lo[i], hi[i]};
   // Row d + 1 is row d with day d's two shares taken away (kr01 = -df sinh).
   const std::size_t width = points.size();
   out.sum_ladder.assign(width * (n + 1), 0.0);
@@ -49,39 +49,29 @@ void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curv
   }
 }
 
-BondValue value_bond_with_key_rates(std::span<const Date> coupon_dates, Date maturity, double coupon,
-                                    int coupons_per_year, Date today, std::span<const CurvePoint> points,
-                                    const KeyRateArrays& curve, std::span<double> ladder) {
+void bond_key_rates(std::span<const Date> coupon_dates, Date maturity, double c100, Date today,
+                    std::span<const CurvePoint> points, const KeyRateArrays& curve, std::span<double> ladder) {
   std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points.size()), 0.0);
   // Cash flows come latest first: sum each segment's ladder shares in two
   // registers, then hand the sums to the segment's two points.
   const int m = maturity - today;  // < p_(n-1) = kNumForwardDays, so k + 1 is a point
   std::size_t k = curve.segment[static_cast<std::size_t>(m)];
   double lo = 0, hi = 0;
-  auto cash_flow = [&](int i, double amount, const KeyRateDay& day) {
+  auto cash_flow = [&](int i, double amount) {
     while (i < points[k].days_forward) {  // p_0 = 0 <= i ends the walk
       ladder[k] -= lo;
       ladder[k + 1] -= hi;
       lo = hi = 0;
       --k;
     }
+    const KeyRateDay& day = curve.days[static_cast<std::size_t>(i)];
     lo += amount * day.lo;
     hi += amount * day.hi;
   };
-  const KeyRateDay& at_maturity = curve.days[static_cast<std::size_t>(m)];
-  cash_flow(m, 100.0, at_maturity);
-  const double c100 = 100.0 * coupon / coupons_per_year;
-  CouponSums sums;
-  for_each_coupon(coupon_dates, today, [&](int i) {
-    const KeyRateDay& day = curve.days[static_cast<std::size_t>(i)];
-    sums.df += day.df;
-    sums.df_up += day.df_up;
-    sums.df_dn += day.df_dn;
-    cash_flow(i, c100, day);
-  });
+  cash_flow(m, 100.0);
+  for_each_coupon(coupon_dates, today, [&](int i) { cash_flow(i, c100); });
   ladder[k] -= lo;
   ladder[k + 1] -= hi;
-  return bond_value(c100, sums, {at_maturity.df, at_maturity.df_up, at_maturity.df_dn});
 }
 
 KeyRateAxis key_rate_axis_for(std::span<const std::size_t> points_per_curve) {

@@ -30,12 +30,10 @@
 
 namespace bond_risk {
 
-// What a cash flow on one day of a curve reads: its discount factors
-// (CurveArrays' df, df_up, df_dn) and df sinh(BUMP w t) for the point at
-// the start of the day's segment (lo) and at its end (hi), side by side so
-// that a bond's pass over its cash flows reads one cache line per flow.
+// What a cash flow on one day of a curve reads: df sinh(BUMP w t) for the
+// point at the start of the day's segment (lo) and at its end (hi).
 struct KeyRateDay {
-  double df, df_up, df_dn, lo, hi;
+  double lo, hi;
 };
 
 // Per day i of a curve, days[i]; segment[i] is day i's segment k; and for
@@ -52,12 +50,11 @@ struct KeyRateArrays {
 // arrays build_curve made from them.
 void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out);
 
-// value_bond (the same bits), and ladder[0 .. points.size()) set to the
-// bond's kr01 per 100 nominal, one per point of its curve, in one pass over
-// its cash flows; the other arguments as for value_bond.
-BondValue value_bond_with_key_rates(std::span<const Date> coupon_dates, Date maturity, double coupon,
-                                    int coupons_per_year, Date today, std::span<const CurvePoint> points,
-                                    const KeyRateArrays& curve, std::span<double> ladder);
+// ladder[0 .. points.size()) set to a bond's kr01 per 100 nominal, one
+// per point of its curve, in one pass over its cash flows: `c100` on each
+// coupon date (latest first) from `today` on, and 100 more at maturity.
+void bond_key_rates(std::span<const Date> coupon_dates, Date maturity, double c100, Date today,
+                    std::span<const CurvePoint> points, const KeyRateArrays& curve, std::span<double> ladder);
 
 // The kr01 ladder of df[0] + ... + df[days-1], days in 0 .. kNumForwardDays.
 inline std::span<const double> discount_sum_key_rates(const KeyRateArrays& curve, std::size_t points, int days) {

@@ -66,23 +66,15 @@ std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_yea
   return dates;
 }
 
-BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
-                     Date today, const CurveArrays& curve) {
-  CouponSums sums;
-  for_each_coupon(coupon_dates, today, [&](int i) {
-    sums.df += curve.df[i];
-    sums.df_up += curve.df_up[i];
-    sums.df_dn += curve.df_dn[i];
-  });
+BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, int coupons_per_year, Date today,
+                     const CurveArrays& curve) {
   const int m = maturity - today;
-  return bond_value(100.0 * coupon / coupons_per_year, sums, {curve.df[m], curve.df_up[m], curve.df_dn[m]});
+  return bond_value(100.0 * coupon / coupons_per_year, coupons, {curve.df[m], curve.df_up[m], curve.df_dn[m]});
 }
 
-double bond_price(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year, Date today,
+double bond_price(double coupons_df, Date maturity, double coupon, int coupons_per_year, Date today,
                   const CurveArrays& curve) {
-  double sum = 0;
-  for_each_coupon(coupon_dates, today, [&](int i) { sum += curve.df[i]; });
-  return bond_value(100.0 * coupon / coupons_per_year, {sum, 0, 0}, {curve.df[maturity - today], 0, 0}).price;
+  return bond_value(100.0 * coupon / coupons_per_year, {coupons_df, 0, 0}, {curve.df[maturity - today], 0, 0}).price;
 }
 
 OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond) {

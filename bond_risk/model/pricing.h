@@ -68,17 +68,17 @@ inline BondValue bond_value(double c100, const CouponSums& coupons, const Coupon
   return {price, (price_up - price_dn) / 2};
 }
 
-// Price per 100 nominal and pv01 on `today`; requires
-// 0 <= maturity - today < kNumForwardDays and coupon_dates latest first.
-BondValue value_bond(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year,
-                     Date today, const CurveArrays& curve);
+// Price per 100 nominal and pv01 on `today` from the bond's coupon sums on
+// `curve` (model/coupon_grid.h); requires 0 <= maturity - today < kNumForwardDays.
+BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, int coupons_per_year, Date today,
+                     const CurveArrays& curve);
 
 struct OutrightValue {
   double pv = 0, pv01 = 0, pnl = 0;
 };
 
-// value_bond's price alone, off curve.df (the same bits).
-double bond_price(std::span<const Date> coupon_dates, Date maturity, double coupon, int coupons_per_year, Date today,
+// value_bond's price alone, from coupons.df and curve.df (the same bits).
+double bond_price(double coupons_df, Date maturity, double coupon, int coupons_per_year, Date today,
                   const CurveArrays& curve);
 
 // dir is +1 for BUY, -1 for SELL.

@@ -78,6 +78,7 @@ ScenarioRevaluer::ScenarioRevaluer(const ScenarioBase& base)
     : base_(base),
       points_(base.store().curves.size()),
       curves_(base.store().curves.size()),
+      grids_(base.store().curves.size()),
       shifted_(base.store().curves.size()),
       price_change_(base.store().bonds.size()) {}
 
@@ -99,14 +100,24 @@ ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
       return out;
     }
     build_discount_factors(points_[c], curves_[c]);
+    const std::vector<CurveGrid>& base = s.curves[c].grids;  // the same calendars, on the shifted curve
+    grids_[c].resize(base.size());
+    for (std::size_t g = 0; g < base.size(); ++g) {
+      CurveGrid& shifted = grids_[c][g];
+      shifted.calendar = base[g].calendar;
+      shifted.sums.clear();
+      if (!base[g].sums.empty()) sum_coupon_grids(s.calendars[shifted.calendar].grid_days, curves_[c], false, shifted.sums);
+    }
   }
   // Every OK bond on a shifted curve repriced; the others do not move.
   for (NodeIndex b = 0; b < s.bonds.size(); ++b) {
     const Bond& bond = s.bonds[b];
     price_change_[b] = 0;
     if (!shifted_[bond.curve] || s.state(ref(Kind::bond, b)).status != Status::ok) continue;
-    const std::span<const Date> schedule(s.coupon_dates.data() + bond.schedule_begin, bond.schedule_size);
-    price_change_[b] = bond_price(schedule, bond.maturity, bond.coupon, bond.coupons_per_year,
+    const double coupons_df = coupon_sums(s.calendars[bond.calendar].grid_days, grid_sums(grids_[bond.curve], bond.calendar),
+                                          bond.place, bond.schedule_size)
+                                  .df;
+    price_change_[b] = bond_price(coupons_df, bond.maturity, bond.coupon, bond.coupons_per_year,
                                   s.calendars[bond.calendar].today, curves_[bond.curve]) -
                        s.bond_values[b].price;
   }

@@ -113,6 +113,7 @@ class ScenarioRevaluer {
   const ScenarioBase& base_;
   std::vector<std::vector<CurvePoint>> points_;  // shifted curves' points
   std::vector<CurveArrays> curves_;     // shifted curves
+  std::vector<std::vector<CurveGrid>> grids_;  // shifted curves' coupon grids
   std::vector<unsigned char> shifted_;  // per curve
   std::vector<double> price_change_;    // per bond
 };

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bond_risk/model/coupon_grid.h"
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/id_index.h"
 #include "bond_risk/model/key_rates.h"
@@ -32,6 +33,14 @@ struct NodeState {
 struct Calendar {
   Date today = 0;
   std::uint32_t version = 0;  // counts the flushes that recalculated it (see model/ladders.h)
+  CouponGridDays grid_days;   // for today, when OK (model/coupon_grid.h)
+};
+
+// A curve's running sums over the coupon grids of one calendar its bonds
+// use (model/coupon_grid.h); empty while the calendar is not OK.
+struct CurveGrid {
+  NodeIndex calendar = 0;
+  std::vector<CouponSums> sums;
 };
 
 struct IrCurve {
@@ -40,12 +49,22 @@ struct IrCurve {
   CurveArrays arrays;
   KeyRateArrays key_rates;  // when the store computes key rates
   std::uint32_t key_rate_version = 0;  // counts the flushes that rebuilt key_rates
+  std::vector<CurveGrid> grids;        // one per calendar of its bonds (build_graph)
 };
+
+// The sums among `grids` for `calendar`'s bonds (empty when none).
+inline std::span<const CouponSums> grid_sums(std::span<const CurveGrid> grids, NodeIndex calendar) {
+  for (const CurveGrid& g : grids) {
+    if (g.calendar == calendar) return g.sums;
+  }
+  return {};
+}
 
 struct Bond {
   NodeIndex calendar = 0, curve = 0;
   Date start = 0, maturity = 0;
   int coupons_per_year = 0;
+  GridPlace place;  // its coupons' grid
   double coupon = 0;
   std::uint32_t schedule_begin = 0, schedule_size = 0;  // in Store::coupon_dates
 };

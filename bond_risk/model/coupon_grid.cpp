@@ -1,0 +1,115 @@
+#include "bond_risk/model/coupon_grid.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "bond_risk/model/status.h"
+
+namespace bond_risk {
+
+namespace {
+
+using namespace std::chrono;
+
+// Grids are numbered step by step (12, 6, then 3 months), then by day of
+// the month, then by month modulo the step.
+constexpr int kSteps[] = {12, 6, 3};
+constexpr int kDaysOfMonth = 31;
+constexpr int kGrids = kDaysOfMonth * (12 + 6 + 3);
+
+int first_grid(int step) {
+  int first = 0;
+  for (int s : kSteps) {
+    if (s == step) return first;
+    first += kDaysOfMonth * s;
+  }
+  throw std::invalid_argument("a coupon step of " + std::to_string(step) + " months has no grid");
+}
+
+int step_of(int grid) {
+  for (int s : kSteps) {
+    if (grid < kDaysOfMonth * s) return s;
+    grid -= kDaysOfMonth * s;
+  }
+  throw std::out_of_range("no coupon grid " + std::to_string(grid));
+}
+
+std::int32_t month_of(const year_month_day& ymd) {
+  return static_cast<int>(ymd.year()) * 12 + static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
+}
+
+// The date in `month` (year * 12 + month - 1) on `day_of_month`, or the month's last day.
+Date date_in(std::int32_t month, unsigned day_of_month) {
+  const year_month ym{year{month / 12}, std::chrono::month{static_cast<unsigned>(month % 12) + 1}};
+  const day last = year_month_day_last{ym.year(), month_day_last{ym.month()}}.day();
+  return sys_days{year_month_day{ym.year(), ym.month(), std::min(day{day_of_month}, last)}}.time_since_epoch().count();
+}
+
+}  // namespace
+
+GridPlace grid_place(Date maturity, int coupons_per_year) {
+  const year_month_day ymd{sys_days{days{maturity}}};
+  const int step = 12 / coupons_per_year;
+  const std::int32_t month = month_of(ymd);
+  const int grid = first_grid(step) + (static_cast<int>(static_cast<unsigned>(ymd.day())) - 1) * step + month % step;
+  return {static_cast<std::uint16_t>(grid), month};
+}
+
+void lay_out_coupon_grids(Date today, CouponGridDays& out) {
+  out.first_month.assign(kGrids, 0);
+  out.begin.assign(kGrids + 1, 0);
+  out.days.clear();
+  const std::int32_t today_month = month_of(year_month_day{sys_days{days{today}}});
+  int grid = 0;
+  for (int step : kSteps) {
+    for (unsigned dom = 1; dom <= kDaysOfMonth; ++dom) {
+      for (int phase = 0; phase < step; ++phase, ++grid) {
+        // The grid's first month on or after today's month, then on or after today.
+        std::int32_t month = today_month + ((phase - today_month % step) % step + step) % step;
+        if (date_in(month, dom) < today) month += step;
+        out.first_month[static_cast<std::size_t>(grid)] = month;
+        out.begin[static_cast<std::size_t>(grid)] = static_cast<std::uint32_t>(out.days.size());
+        for (Date d = date_in(month, dom); d - today < kNumForwardDays; month += step, d = date_in(month, dom)) {
+          out.days.push_back(static_cast<std::uint16_t>(d - today));
+        }
+      }
+    }
+  }
+  out.begin[kGrids] = static_cast<std::uint32_t>(out.days.size());
+}
+
+void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
+                      std::vector<CouponSums>& sums) {
+  sums.resize(grids.days.size() + kGrids);
+  CouponSums* out = sums.data();
+  for (std::size_t g = 0; g < kGrids; ++g) {
+    CouponSums sum;
+    *out++ = sum;
+    for (std::uint32_t k = grids.begin[g]; k < grids.begin[g + 1]; ++k) {
+      const std::uint16_t i = grids.days[k];
+      sum.df += curve.df[i];
+      if (bumped) {
+        sum.df_up += curve.df_up[i];
+        sum.df_dn += curve.df_dn[i];
+      }
+      *out++ = sum;
+    }
+  }
+}
+
+CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
+                       std::uint32_t coupons) {
+  const std::size_t g = place.grid;
+  // The maturity's place on the grid, and the first coupon counted.
+  const auto last = static_cast<std::uint32_t>((place.maturity_month - grids.first_month[g]) / step_of(place.grid));
+  const std::uint32_t first = last + 1 > coupons ? last + 1 - coupons : 0;
+  const CouponSums* row = sums.data() + grids.begin[g] + g;
+  const CouponSums& to = row[last + 1];
+  if (first == 0) return to;
+  const CouponSums& from = row[first];
+  return {to.df - from.df, to.df_up - from.df_up, to.df_dn - from.df_dn};
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,55 @@
+// Coupon grids: a bond priced with two look-ups instead of a walk over its
+// coupon dates.
+//
+// Model. A bond's coupons fall on maturity - k * step months (step = 12 /
+// coupons_per_year), each on the maturity's day of the month or that
+// month's last day (coupon_schedule). So every bond with the same step,
+// day of the month and month modulo step pays on the same dates: one of
+// 31 x (12 + 6 + 3) grids. A calendar lays out, for its today, the dates of
+// every grid that fall within a curve's days (as days from today); a curve
+// keeps, per calendar its bonds use, running sums of its discount factors
+// over each grid's dates. A bond's coupon sums are then the difference of
+// two running sums: up to its maturity's place on its grid, less those
+// before its first coupon that is both on or after today and after its
+// start. The sums are taken in date order (value_bond once summed latest
+// first): the two differ in the last bits only.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bond_risk/model/pricing.h"
+
+namespace bond_risk {
+
+// Where a bond's coupons lie: its grid and its maturity's month
+// (year * 12 + month - 1). Requires coupons_per_year 1, 2 or 4.
+struct GridPlace {
+  std::uint16_t grid = 0;
+  std::int32_t maturity_month = 0;
+};
+GridPlace grid_place(Date maturity, int coupons_per_year);
+
+// Every grid's dates from `today` on that fall within a curve's days.
+struct CouponGridDays {
+  std::vector<std::int32_t> first_month;  // per grid: the month of its first date on or after today
+  std::vector<std::uint32_t> begin;       // per grid, then one past the last: where its dates start in `days`
+  std::vector<std::uint16_t> days;        // ascending per grid, as days from today, < kNumForwardDays
+};
+void lay_out_coupon_grids(Date today, CouponGridDays& out);
+
+// sums[begin[g] + g + j] = the discount factors of grid g's first j dates,
+// summed in date order (j = 0 .. its number of dates): on `curve`, and on
+// its bumped copies when `bumped` (df_up, df_dn stay 0 otherwise).
+void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
+                      std::vector<CouponSums>& sums);
+
+// The coupon sums of a bond paying on `place`'s grid whose schedule has
+// `coupons` dates (coupon_schedule's size), on the curve `sums` were summed
+// on for the `grids` of its calendar's today; requires its maturity on or
+// after that today and within the curve's days.
+CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
+                       std::uint32_t coupons);
+
+}  // namespace bond_risk
