@@ -1,6 +1,6 @@
-// Coupon grids (model/coupon_grid.h) against the definition they replace:
-// a walk over each bond's coupon_schedule, counting the dates on or after
-// today.
+// Coupon grids (model/coupon_grid.h) and coupon_count against the
+// definition they replace: a walk over each bond's coupon schedule,
+// counting the dates on or after today.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -30,7 +30,7 @@ CurveArrays counting_curve() {
 // The same sums by the definition: the schedule's dates on or after today.
 CouponSums walked(Date start, Date maturity, int coupons_per_year, Date today) {
   CouponSums s;
-  for (Date date : coupon_schedule(start, maturity, coupons_per_year)) {
+  for (Date date : test::coupon_schedule(start, maturity, coupons_per_year)) {
     if (date < today) continue;
     const double i = date - today;
     s.df += 1;
@@ -64,7 +64,8 @@ TEST(CouponGrid, EveryBondsGridHoldsExactlyItsCouponDatesFromToday) {
       for (int per_year : {1, 2, 4}) {
         for (Date start : {today - 9000, today - 200, today + 40}) {
           if (start >= maturity) continue;
-          const auto coupons = static_cast<std::uint32_t>(coupon_schedule(start, maturity, per_year).size());
+          const std::uint32_t coupons = coupon_count(start, maturity, per_year);
+          ASSERT_EQ(coupons, test::coupon_schedule(start, maturity, per_year).size()) << format_date(maturity);
           const CouponSums got = coupon_sums(grids, sums, grid_place(maturity, per_year), coupons);
           const CouponSums want = walked(start, maturity, per_year, today);
           ASSERT_EQ(got.df, want.df) << today_text << " " << format_date(maturity) << " " << per_year << " from "
@@ -94,7 +95,7 @@ TEST(CouponGrid, PricesAreThePlainSumOfDiscountedCashFlows) {
     const BondValue got = test::priced_on_grid(start, maturity, per_year, coupon, today, curve);
     const int m = maturity - today;
     double price = 100 * curve.df[m], up = 100 * curve.df_up[m], down = 100 * curve.df_dn[m];
-    for (Date date : coupon_schedule(start, maturity, per_year)) {
+    for (Date date : test::coupon_schedule(start, maturity, per_year)) {
       if (date < today) continue;
       price += 100 * coupon / per_year * curve.df[date - today];
       up += 100 * coupon / per_year * curve.df_up[date - today];

@@ -2,6 +2,7 @@
 
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/pricing.h"
+#include "tests/test_support.h"
 
 using namespace bond_risk;
 
@@ -34,18 +35,18 @@ TEST(Dates, AddMonthsClampsToTheMonthsLastDay) {
 
 TEST(CouponSchedule, GoesBackFromMaturityComputingEachDateFromMaturity) {
   // MODEL.md's example: a 31 March maturity paying quarterly.
-  const std::vector<Date> dates = coupon_schedule(d("2030-01-01"), d("2031-03-31"), 4);
+  const std::vector<Date> dates = test::coupon_schedule(d("2030-01-01"), d("2031-03-31"), 4);
   std::vector<std::string> text;
   for (Date x : dates) text.push_back(format_date(x));
   EXPECT_EQ(text, (std::vector<std::string>{"2031-03-31", "2030-12-31", "2030-09-30", "2030-06-30", "2030-03-31"}));
 }
 
 TEST(CouponSchedule, KeepsOnlyDatesStrictlyAfterStart) {
-  const std::vector<Date> dates = coupon_schedule(d("2024-01-01"), d("2026-01-01"), 1);
+  const std::vector<Date> dates = test::coupon_schedule(d("2024-01-01"), d("2026-01-01"), 1);
   ASSERT_EQ(dates.size(), 2u);  // 2026-01-01, 2025-01-01; 2024-01-01 is the start itself
   EXPECT_EQ(dates[1], d("2025-01-01"));
   // Semi-annual from a 31 August maturity: February coupons fall on the last day of February.
-  const std::vector<Date> feb = coupon_schedule(d("2022-12-31"), d("2024-08-31"), 2);
+  const std::vector<Date> feb = test::coupon_schedule(d("2022-12-31"), d("2024-08-31"), 2);
   ASSERT_EQ(feb.size(), 4u);
   EXPECT_EQ(format_date(feb[1]), "2024-02-29");
   EXPECT_EQ(format_date(feb[2]), "2023-08-31");

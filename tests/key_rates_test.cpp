@@ -49,17 +49,17 @@ TEST(KeyRates, BondLaddersAgreeWithQuantLibBumpAndReprice) {
   build_key_rates(points, curve, key_rates);
   const Date today = d("2025-01-01");
   // Frequencies 1, 2, 4; maturities from weeks to 19.9 years, one on a
-  // curve point, month ends, a coupon due today, a first period shorter than a period.
+  // curve point, month ends, a coupon due today, a first period shorter than a period, a start after today.
   const SampleBond bonds[] = {
       {"2024-06-30", "2025-01-20", 2, 0.03},  {"2020-03-31", "2031-03-31", 4, 0.045}, {"2019-01-01", "2027-01-01", 1, 0.02},
       {"2024-12-15", "2044-11-15", 2, 0.051}, {"2023-02-28", "2035-02-28", 4, 0.0},   {"2010-07-01", "2030-01-01", 2, 0.06},
       {"2024-11-01", "2026-01-01", 1, 0.035}, {"2021-08-31", "2029-08-31", 2, 0.028},
+      {"2025-06-01", "2032-06-01", 2, 0.04},  // forward starting: its first coupons on the grid are not its own
   };
   for (const SampleBond& b : bonds) {
     SCOPED_TRACE(std::string(b.maturity) + " paying " + std::to_string(b.coupons_per_year) + " a year");
-    const std::vector<Date> schedule = coupon_schedule(d(b.start), d(b.maturity), b.coupons_per_year);
-    std::vector<double> ladder(points.size());
-    bond_key_rates(schedule, d(b.maturity), 100.0 * b.coupon / b.coupons_per_year, today, points, key_rates, ladder);
+    const std::vector<double> ladder =
+        test::ladder_on_grid(d(b.start), d(b.maturity), b.coupons_per_year, b.coupon, today, points, key_rates);
     const BondValue value = test::priced_on_grid(d(b.start), d(b.maturity), b.coupons_per_year, b.coupon, today, curve);
 
     const QuantLibBond oracle(d(b.start), d(b.maturity), b.coupons_per_year, b.coupon, today);
@@ -82,9 +82,7 @@ TEST(KeyRates, BucketsSumToPv01UpToTheCurvatureOfSinh) {
   build_key_rates(points, curve, key_rates);
   const Date today = d("2025-01-01");
   for (const char* maturity : {"2025-03-01", "2029-06-30", "2044-12-01"}) {
-    const std::vector<Date> schedule = coupon_schedule(d("2024-01-01"), d(maturity), 2);
-    std::vector<double> ladder(points.size());
-    bond_key_rates(schedule, d(maturity), 100.0 * 0.04 / 2, today, points, key_rates, ladder);
+    const std::vector<double> ladder = test::ladder_on_grid(d("2024-01-01"), d(maturity), 2, 0.04, today, points, key_rates);
     const BondValue value = test::priced_on_grid(d("2024-01-01"), d(maturity), 2, 0.04, today, curve);
     double sum = 0;
     for (double kr : ladder) sum += kr;

@@ -190,15 +190,8 @@ TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
   base::Database db(path, base::Database::Mode::read_only);
   const Store s = bond_risk::load(db).store;
   for (NodeIndex i = 1; i < s.bonds.size(); ++i) EXPECT_LE(s.bonds[i - 1].curve, s.bonds[i].curve);
-  // Each bond's schedule lies after the one before, and is still its own.
-  std::uint32_t next_schedule = 0;
-  for (const Bond& b : s.bonds) {
-    EXPECT_EQ(b.schedule_begin, next_schedule);
-    next_schedule += b.schedule_size;
-    const std::vector<Date> own(s.coupon_dates.begin() + b.schedule_begin,
-                                s.coupon_dates.begin() + b.schedule_begin + b.schedule_size);
-    EXPECT_EQ(own, coupon_schedule(b.start, b.maturity, b.coupons_per_year));
-  }
+  // Each bond still has its own coupon count.
+  for (const Bond& b : s.bonds) EXPECT_EQ(b.coupons, test::coupon_schedule(b.start, b.maturity, b.coupons_per_year).size());
   // Trades lie in the order their books read them.
   auto in_member_order = [](const auto& books, std::size_t trades) {
     std::vector<bool> seen(trades);
@@ -238,21 +231,20 @@ TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
 }
 
 TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
-  // One bond with 3 coupon dates (walked for ladders only), two outright
-  // trades in one book; a curve whose arrays are not built, with the sums
-  // of 5 coupon grid dates for a calendar that laid out 3.
+  // One bond, two outright trades in one book; a curve whose arrays are
+  // not built, with the sums of 5 coupon grid dates for a calendar that
+  // laid out 3.
   Store s;
   s.add(Kind::calendar, 5);
   s.calendars.resize(1);
   s.calendars[0].grid_days = {.first_month = {7}, .begin = {0, 3}, .days = {1, 2, 3}};
   s.add(Kind::ir_curve, 6);
   s.curves.resize(1);
-  s.curves[0].grids = {{0, std::vector<CouponSums>(5)}};
+  s.curves[0].grids = {{0, std::vector<CouponSums>(5), {}}};
   s.with_key_rates = false;
   s.add(Kind::bond, 1);
   s.bonds.resize(1);
   s.bond_values.resize(1);
-  s.coupon_dates = {30, 20, 10};
   for (std::int64_t id : {2, 3}) s.add(Kind::outright_trade, id);
   s.outright_trades.resize(2);
   s.outright_values.resize(2);
@@ -273,8 +265,6 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   EXPECT_EQ(b.read, read);
   EXPECT_EQ(b.written, written);
   EXPECT_EQ(b.traffic(), read + 2 * written);
-  s.with_key_rates = true;  // and the bond walks its schedule
-  EXPECT_EQ(full_flush_bytes(s).read, read + 3 * sizeof(Date));
 }
 
 TEST(Model, ALoadReadsOneSnapshotWhileAnotherProgramWrites) {

@@ -144,6 +144,17 @@ CliResult run_cli(const std::string& args, const std::string& env) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
+std::vector<bond_risk::Date> coupon_schedule(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year) {
+  const int months = 12 / coupons_per_year;
+  std::vector<bond_risk::Date> dates;
+  for (int k = 0;; ++k) {
+    const bond_risk::Date d = bond_risk::add_months(maturity, -k * months);
+    if (d <= start) break;
+    dates.push_back(d);
+  }
+  return dates;
+}
+
 bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                     double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve) {
   using namespace bond_risk;
@@ -151,9 +162,25 @@ bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date matur
   lay_out_coupon_grids(today, grids);
   std::vector<CouponSums> sums;
   sum_coupon_grids(grids, curve, true, sums);
-  const auto coupons = static_cast<std::uint32_t>(coupon_schedule(start, maturity, coupons_per_year).size());
+  const std::uint32_t coupons = coupon_count(start, maturity, coupons_per_year);
   return value_bond(coupon_sums(grids, sums, grid_place(maturity, coupons_per_year), coupons), maturity, coupon,
                     coupons_per_year, today, curve);
+}
+
+std::vector<double> ladder_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
+                                   double coupon, bond_risk::Date today,
+                                   std::span<const bond_risk::CurvePoint> points,
+                                   const bond_risk::KeyRateArrays& key_rates) {
+  using namespace bond_risk;
+  CouponGridDays grids;
+  lay_out_coupon_grids(today, grids);
+  GridKeyRates sums;
+  sum_grid_key_rates(grids, points, key_rates, sums);
+  std::vector<double> ladder(points.size());
+  bond_key_rates(grids, sums, points.size(), grid_place(maturity, coupons_per_year),
+                 coupon_count(start, maturity, coupons_per_year), 100.0 * coupon / coupons_per_year, maturity - today,
+                 key_rates, ladder);
+  return ladder;
 }
 
 }  // namespace test

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,10 +49,22 @@ std::unique_ptr<Model> calculate(const std::string& db_path, std::size_t threads
 std::unique_ptr<Model> calculate(const std::string& db_path, const engine::SchedulerOptions& options,
                                  std::size_t grain);
 
+// MODEL.md's coupon schedule, date by date: maturity, maturity - m months,
+// ... while after `start` (m = 12 / coupons_per_year), latest first. The
+// definition the coupon grids and coupon_count are checked against.
+std::vector<bond_risk::Date> coupon_schedule(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year);
+
 // One bond's price and pv01 as a flush takes them: its calendar's coupon
 // grids laid out for `today`, summed on `curve` (built with build_curve).
 bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                     double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve);
+
+// Its key-rate ladder as a flush takes it, on a curve's points and the
+// key-rate arrays built from them.
+std::vector<double> ladder_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
+                                   double coupon, bond_risk::Date today,
+                                   std::span<const bond_risk::CurvePoint> points,
+                                   const bond_risk::KeyRateArrays& key_rates);
 
 struct CliResult {
   int exit_code;

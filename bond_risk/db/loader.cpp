@@ -193,7 +193,7 @@ class Loader {
 
   void bonds() {
     s().bonds.reserve(row_count(db_, "bond", scope_.where(Kind::bond)));
-    each_node(Kind::bond, [&](const Row& row, NodeIndex i) {
+    each_node(Kind::bond, [&](const Row& row, NodeIndex) {
       Bond& b = s().bonds.emplace_back();
       b.calendar = resolve(s(), Kind::calendar, std::get<std::int64_t>(row["calendar_id"]));
       b.curve = resolve(s(), Kind::ir_curve, std::get<std::int64_t>(row["ir_curve_id"]));
@@ -210,11 +210,7 @@ class Loader {
       }
       b.coupons_per_year = static_cast<int>(coupons_per_year);
       b.place = grid_place(b.maturity, b.coupons_per_year);
-      if (s().state(ref(Kind::bond, i)).error != 0) return;  // its id is taken: it has no schedule
-      const std::vector<Date> schedule = coupon_schedule(b.start, b.maturity, b.coupons_per_year);
-      b.schedule_begin = static_cast<std::uint32_t>(s().coupon_dates.size());
-      b.schedule_size = static_cast<std::uint32_t>(schedule.size());
-      s().coupon_dates.insert(s().coupon_dates.end(), schedule.begin(), schedule.end());
+      b.coupons = coupon_count(b.start, b.maturity, b.coupons_per_year);
     });
   }
 

@@ -74,11 +74,13 @@ struct Calculator {
       build_curve(c.points, c.arrays);
       if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
       for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
-        if (status_of(Kind::calendar, g.calendar) == Status::ok) {
-          sum_coupon_grids(s.calendars[g.calendar].grid_days, c.arrays, true, g.sums);
-        } else {
-          g.sums.clear();
+        if (status_of(Kind::calendar, g.calendar) != Status::ok) {
+          g = {g.calendar, {}, {}};
+          continue;
         }
+        const CouponGridDays& days = s.calendars[g.calendar].grid_days;
+        sum_coupon_grids(days, c.arrays, true, g.sums);
+        if (s.with_key_rates) sum_grid_key_rates(days, c.points, c.key_rates, g.key_rates);
       }
     }
   }
@@ -96,13 +98,13 @@ struct Calculator {
       st.status = end_status(end_date(b), today);
       if (st.status == Status::ok) {
         const IrCurve& curve = s.curves[b.curve];
-        const CouponSums coupons =
-            coupon_sums(s.calendars[b.calendar].grid_days, grid_sums(curve.grids, b.calendar), b.place, b.schedule_size);
+        const CouponGridDays& grid_days = s.calendars[b.calendar].grid_days;
+        const CurveGrid& grid = grid_for(curve.grids, b.calendar);
+        const CouponSums coupons = coupon_sums(grid_days, grid.sums, b.place, b.coupons);
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
         if (s.with_key_rates) {
-          const std::span<const Date> schedule(s.coupon_dates.data() + b.schedule_begin, b.schedule_size);
-          bond_key_rates(schedule, b.maturity, 100.0 * b.coupon / b.coupons_per_year, today, curve.points,
-                         curve.key_rates, s.bond_ladder(i));
+          bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons,
+                         100.0 * b.coupon / b.coupons_per_year, b.maturity - today, curve.key_rates, s.bond_ladder(i));
         }
         keep_finite(st, value);
       } else if (s.with_key_rates) {
@@ -311,7 +313,7 @@ void build_graph(Store& store, engine::Graph& graph) {
     link(Kind::bond, i, Kind::ir_curve, b.curve);
     std::vector<CurveGrid>& grids = store.curves[b.curve].grids;
     if (std::ranges::none_of(grids, [&](const CurveGrid& g) { return g.calendar == b.calendar; })) {
-      grids.push_back({b.calendar, {}});
+      grids.push_back({b.calendar, {}, {}});
       link(Kind::ir_curve, b.curve, Kind::calendar, b.calendar);
     }
   }

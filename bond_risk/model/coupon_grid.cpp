@@ -36,10 +36,6 @@ int step_of(int grid) {
   throw std::out_of_range("no coupon grid " + std::to_string(grid));
 }
 
-std::int32_t month_of(const year_month_day& ymd) {
-  return static_cast<int>(ymd.year()) * 12 + static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
-}
-
 // The date in `month` (year * 12 + month - 1) on `day_of_month`, or the month's last day.
 Date date_in(std::int32_t month, unsigned day_of_month) {
   const year_month ym{year{month / 12}, std::chrono::month{static_cast<unsigned>(month % 12) + 1}};
@@ -52,7 +48,7 @@ Date date_in(std::int32_t month, unsigned day_of_month) {
 GridPlace grid_place(Date maturity, int coupons_per_year) {
   const year_month_day ymd{sys_days{days{maturity}}};
   const int step = 12 / coupons_per_year;
-  const std::int32_t month = month_of(ymd);
+  const std::int32_t month = month_number(maturity);
   const int grid = first_grid(step) + (static_cast<int>(static_cast<unsigned>(ymd.day())) - 1) * step + month % step;
   return {static_cast<std::uint16_t>(grid), month};
 }
@@ -61,7 +57,7 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out) {
   out.first_month.assign(kGrids, 0);
   out.begin.assign(kGrids + 1, 0);
   out.days.clear();
-  const std::int32_t today_month = month_of(year_month_day{sys_days{days{today}}});
+  const std::int32_t today_month = month_number(today);
   int grid = 0;
   for (int step : kSteps) {
     for (unsigned dom = 1; dom <= kDaysOfMonth; ++dom) {
@@ -99,16 +95,18 @@ void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, boo
   }
 }
 
+GridRange grid_range(const CouponGridDays& grids, GridPlace place, std::uint32_t coupons) {
+  const std::size_t g = place.grid;
+  const auto last = static_cast<std::uint32_t>((place.maturity_month - grids.first_month[g]) / step_of(place.grid));
+  return {static_cast<std::uint32_t>(grids.begin[g] + g), last + 1 > coupons ? last + 1 - coupons : 0, last};
+}
+
 CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
                        std::uint32_t coupons) {
-  const std::size_t g = place.grid;
-  // The maturity's place on the grid, and the first coupon counted.
-  const auto last = static_cast<std::uint32_t>((place.maturity_month - grids.first_month[g]) / step_of(place.grid));
-  const std::uint32_t first = last + 1 > coupons ? last + 1 - coupons : 0;
-  const CouponSums* row = sums.data() + grids.begin[g] + g;
-  const CouponSums& to = row[last + 1];
-  if (first == 0) return to;
-  const CouponSums& from = row[first];
+  const GridRange r = grid_range(grids, place, coupons);
+  const CouponSums& to = sums[r.row + r.last + 1];
+  if (r.first == 0) return to;
+  const CouponSums& from = sums[r.row + r.first];
   return {to.df - from.df, to.df_up - from.df_up, to.df_dn - from.df_dn};
 }
 

@@ -3,7 +3,7 @@
 //
 // Model. A bond's coupons fall on maturity - k * step months (step = 12 /
 // coupons_per_year), each on the maturity's day of the month or that
-// month's last day (coupon_schedule). So every bond with the same step,
+// month's last day (MODEL.md; coupon_count). So every bond with the same step,
 // day of the month and month modulo step pays on the same dates: one of
 // 31 x (12 + 6 + 3) grids. A calendar lays out, for its today, the dates of
 // every grid that fall within a curve's days (as days from today); a curve
@@ -45,10 +45,16 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out);
 void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
                       std::vector<CouponSums>& sums);
 
-// The coupon sums of a bond paying on `place`'s grid whose schedule has
-// `coupons` dates (coupon_schedule's size), on the curve `sums` were summed
-// on for the `grids` of its calendar's today; requires its maturity on or
-// after that today and within the curve's days.
+// The coupons counted of a bond paying on `place`'s grid whose schedule has
+// `coupons` dates (coupon_count): the grid's dates first .. last,
+// whose running sums start at row (sums[row + j] for its first j dates).
+// Requires its maturity on or after the grids' today and within a curve's days.
+struct GridRange {
+  std::uint32_t row, first, last;
+};
+GridRange grid_range(const CouponGridDays& grids, GridPlace place, std::uint32_t coupons);
+
+// Its coupon sums, on the curve `sums` were summed on for `grids`.
 CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
                        std::uint32_t coupons);
 

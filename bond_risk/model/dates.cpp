@@ -44,6 +44,11 @@ std::string format_date(Date date) {
   return buf;
 }
 
+int month_number(Date date) {
+  const year_month_day ymd = to_ymd(date);
+  return static_cast<int>(ymd.year()) * 12 + static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
+}
+
 Date add_months(Date date, int months_to_add) {
   const year_month_day ymd = to_ymd(date);
   const year_month target = year_month{ymd.year(), ymd.month()} + months{months_to_add};

@@ -19,4 +19,7 @@ std::string format_date(Date date);
 // target month becomes that month's last day (31 Mar - 1 month = 28/29 Feb).
 Date add_months(Date date, int months);
 
+// The month of `date` counted from year 0: year * 12 + month - 1.
+int month_number(Date date);
+
 }  // namespace bond_risk

@@ -35,7 +35,6 @@ FlushBytes full_flush_bytes(const Store& s) {
     }
   }
   b.read += bytes_of(s.bonds);
-  if (s.with_key_rates) b.read += bytes_of(s.coupon_dates);  // walked for the bonds' ladders
   b.written += bytes_of(s.bond_values);
   b.read += bytes_of(s.bond_values);  // prices for the trades
   b.read += bytes_of(s.outright_trades) + bytes_of(s.repo_trades);

@@ -3,8 +3,8 @@
 // coupon grids, book member lists, the dirty index lists) and writes
 // (published values, states, coupon grids). Inputs a tier reads at random
 // from a small array (a bond's price for its trades, a curve's daily arrays
-// and grid sums) are counted once, as one pass over that array. Ladders
-// are not counted, but for the coupon schedules bonds walk for them. With write-allocate caches a written
+// and grid sums) are counted once, as one pass over that array. Key-rate
+// ladders are not counted. With write-allocate caches a written
 // line is read first, so the traffic is read + 2 x written; divided by the
 // memory bandwidth, that is the floor no flush can beat.
 #pragma once

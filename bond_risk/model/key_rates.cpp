@@ -49,29 +49,47 @@ void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curv
   }
 }
 
-void bond_key_rates(std::span<const Date> coupon_dates, Date maturity, double c100, Date today,
-                    std::span<const CurvePoint> points, const KeyRateArrays& curve, std::span<double> ladder) {
-  std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points.size()), 0.0);
-  // Cash flows come latest first: sum each segment's ladder shares in two
-  // registers, then hand the sums to the segment's two points.
-  const int m = maturity - today;  // < p_(n-1) = kNumForwardDays, so k + 1 is a point
-  std::size_t k = curve.segment[static_cast<std::size_t>(m)];
-  double lo = 0, hi = 0;
-  auto cash_flow = [&](int i, double amount) {
-    while (i < points[k].days_forward) {  // p_0 = 0 <= i ends the walk
-      ladder[k] -= lo;
-      ladder[k + 1] -= hi;
-      lo = hi = 0;
-      --k;
+void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
+                        GridKeyRates& out) {
+  const std::size_t n = points.size(), count = grids.first_month.size();
+  out.sums.resize(grids.days.size() + count);
+  out.segment_start.resize(count * n);
+  KeyRateSums* sum = out.sums.data();
+  for (std::size_t g = 0; g < count; ++g) {
+    KeyRateSums running;
+    *sum++ = running;
+    std::size_t k = 0;
+    std::uint16_t* start = out.segment_start.data() + g * n;
+    for (std::uint32_t j = grids.begin[g]; j < grids.begin[g + 1]; ++j) {
+      const std::uint16_t day = grids.days[j];
+      for (; k < n && points[k].days_forward <= day; ++k) start[k] = static_cast<std::uint16_t>(j - grids.begin[g]);
+      running.lo += curve.days[day].lo;
+      running.hi += curve.days[day].hi;
+      *sum++ = running;
     }
-    const KeyRateDay& day = curve.days[static_cast<std::size_t>(i)];
-    lo += amount * day.lo;
-    hi += amount * day.hi;
-  };
-  cash_flow(m, 100.0);
-  for_each_coupon(coupon_dates, today, [&](int i) { cash_flow(i, c100); });
-  ladder[k] -= lo;
-  ladder[k + 1] -= hi;
+    for (; k < n; ++k) start[k] = static_cast<std::uint16_t>(grids.begin[g + 1] - grids.begin[g]);
+  }
+}
+
+void bond_key_rates(const CouponGridDays& grids, const GridKeyRates& sums, std::size_t points, GridPlace place,
+                    std::uint32_t coupons, double c100, int days_to_maturity, const KeyRateArrays& curve,
+                    std::span<double> ladder) {
+  // Each segment's coupons [a, b) on the grid, empty outside the bond's
+  // [first, last]: every segment is visited, with no branch on the bond.
+  const GridRange r = grid_range(grids, place, coupons);
+  const KeyRateSums* row = sums.sums.data() + r.row;
+  const std::uint16_t* start = sums.segment_start.data() + std::size_t{place.grid} * points;
+  ladder[0] = 0;
+  for (std::size_t k = 0; k + 1 < points; ++k) {
+    const std::uint32_t a = std::max<std::uint32_t>(r.first, start[k]);
+    const std::uint32_t b = std::max(a, std::min<std::uint32_t>(r.last + 1, start[k + 1]));
+    ladder[k] -= c100 * (row[b].lo - row[a].lo);
+    ladder[k + 1] = -c100 * (row[b].hi - row[a].hi);
+  }
+  const auto m = static_cast<std::size_t>(days_to_maturity);
+  const std::size_t k = curve.segment[m];
+  ladder[k] -= 100.0 * curve.days[m].lo;
+  ladder[k + 1] -= 100.0 * curve.days[m].hi;
 }
 
 KeyRateAxis key_rate_axis_for(std::span<const std::size_t> points_per_curve) {

@@ -8,9 +8,10 @@
 // (t_i = i / YEAR_BASIS), so a cash flow CF on day i contributes exactly
 // -CF df[i] sinh(BUMP w_j(i) t_i) to kr01_j = (V_up - V_dn) / 2. A curve
 // publishes those products per day, for the point at each end of the day's
-// segment, and their running sums as ladders; a ladder is then a sum over
-// cash flows (a bond) or one look-up (a discounted sum, as a repo's), never
-// one revaluation per point.
+// segment, and their running sums as ladders (for discounted sums, as a
+// repo's) and along each coupon grid (for bonds, model/coupon_grid.h); a
+// ladder is then a difference of running sums per segment (a bond) or one
+// look-up (a repo), never one revaluation per point.
 //
 // Since the weights of a day sum to 1, a value's kr01s sum to its pv01 up to
 // the non-linearity of sinh: |sum - pv01| <= (BUMP t)^2 / 8 |pv01| for cash
@@ -26,6 +27,7 @@
 #include <span>
 #include <vector>
 
+#include "bond_risk/model/coupon_grid.h"
 #include "bond_risk/model/pricing.h"
 
 namespace bond_risk {
@@ -50,11 +52,27 @@ struct KeyRateArrays {
 // arrays build_curve made from them.
 void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out);
 
-// ladder[0 .. points.size()) set to a bond's kr01 per 100 nominal, one
-// per point of its curve, in one pass over its cash flows: `c100` on each
-// coupon date (latest first) from `today` on, and 100 more at maturity.
-void bond_key_rates(std::span<const Date> coupon_dates, Date maturity, double c100, Date today,
-                    std::span<const CurvePoint> points, const KeyRateArrays& curve, std::span<double> ladder);
+// A curve's key-rate shares summed along the coupon grids of one calendar:
+// sums[row + j] (rows as in coupon_grid.h) holds the lo and hi shares of a
+// grid's first j dates, and segment_start[grid * points + k] how many of
+// its dates fall before point k's day.
+struct KeyRateSums {
+  double lo = 0, hi = 0;
+};
+struct GridKeyRates {
+  std::vector<KeyRateSums> sums;
+  std::vector<std::uint16_t> segment_start;
+};
+void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
+                        GridKeyRates& out);
+
+// ladder[0 .. points) set to the kr01 per 100 nominal of a bond paying
+// `c100` per coupon on its grid (as coupon_sums counts them) and 100 at
+// maturity, days_to_maturity from today, on the curve and calendar `sums`
+// were summed for.
+void bond_key_rates(const CouponGridDays& grids, const GridKeyRates& sums, std::size_t points, GridPlace place,
+                    std::uint32_t coupons, double c100, int days_to_maturity, const KeyRateArrays& curve,
+                    std::span<double> ladder);
 
 // The kr01 ladder of df[0] + ... + df[days-1], days in 0 .. kNumForwardDays.
 inline std::span<const double> discount_sum_key_rates(const KeyRateArrays& curve, std::size_t points, int days) {

@@ -79,15 +79,6 @@ void group_by_dependency(Store& s) {
   const std::vector<NodeIndex> bonds =
       reorder(s, Kind::bond, sorted_order(s.bonds.size(), [&](NodeIndex i) { return s.bonds[i].curve; }), s.bonds,
               s.bond_values);
-  // The coupon schedules follow their bonds, so that a flush reads them in order too.
-  std::vector<Date> schedules;
-  schedules.reserve(s.coupon_dates.size());
-  for (Bond& b : s.bonds) {
-    const auto begin = s.coupon_dates.begin() + b.schedule_begin;
-    b.schedule_begin = static_cast<std::uint32_t>(schedules.size());
-    schedules.insert(schedules.end(), begin, begin + b.schedule_size);
-  }
-  s.coupon_dates = std::move(schedules);
   auto remap = [&](NodeIndex& bond) { bond = bond < bonds.size() ? bonds[bond] : bond; };  // a FAILED trade may name none
   for (OutrightTrade& t : s.outright_trades) remap(t.bond);
   for (RepoTrade& t : s.repo_trades) remap(t.bond);

@@ -55,15 +55,12 @@ void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out
   for (int i = 0; i < n; ++i) out.cum_df[i + 1] = out.cum_df[i] + out.df[i];
 }
 
-std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_year) {
-  const int months = 12 / coupons_per_year;
-  std::vector<Date> dates;
-  for (int k = 0;; ++k) {
-    const Date d = add_months(maturity, -k * months);
-    if (d <= start) break;
-    dates.push_back(d);
-  }
-  return dates;
+std::uint32_t coupon_count(Date start, Date maturity, int coupons_per_year) {
+  // The dates in months after start's are after it; the one in its month may be.
+  const int step = 12 / coupons_per_year;
+  const int months = month_number(maturity) - month_number(start);
+  const int k = months / step;  // maturity - k steps is in start's month or later
+  return static_cast<std::uint32_t>(k + (add_months(maturity, -k * step) > start ? 1 : 0));
 }
 
 BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, int coupons_per_year, Date today,

@@ -35,19 +35,10 @@ void build_curve(std::span<const CurvePoint> points, CurveArrays& out);
 // scenario needs no bumped copies); the same bits as build_curve's.
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out);
 
-// Calls flow(i) for each coupon of a bond paid on day i >= 0 from `today`,
-// latest first (coupon_dates is latest first).
-template <class Flow>
-void for_each_coupon(std::span<const Date> coupon_dates, Date today, Flow flow) {
-  for (Date d : coupon_dates) {
-    if (d < today) break;  // latest first: the rest are past
-    flow(d - today);
-  }
-}
-
-// Coupon dates maturity, maturity - m months, ... while after `start`,
-// m = 12 / coupons_per_year; latest first.
-std::vector<Date> coupon_schedule(Date start, Date maturity, int coupons_per_year);
+// How many coupon dates a bond's schedule has: maturity, maturity - m
+// months, ... while after `start` (m = 12 / coupons_per_year; each date
+// computed from maturity by add_months). Requires start < maturity.
+std::uint32_t coupon_count(Date start, Date maturity, int coupons_per_year);
 
 struct BondValue {
   double price = 0, pv01 = 0;

@@ -114,8 +114,8 @@ ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
     const Bond& bond = s.bonds[b];
     price_change_[b] = 0;
     if (!shifted_[bond.curve] || s.state(ref(Kind::bond, b)).status != Status::ok) continue;
-    const double coupons_df = coupon_sums(s.calendars[bond.calendar].grid_days, grid_sums(grids_[bond.curve], bond.calendar),
-                                          bond.place, bond.schedule_size)
+    const double coupons_df = coupon_sums(s.calendars[bond.calendar].grid_days, grid_for(grids_[bond.curve], bond.calendar).sums,
+                                          bond.place, bond.coupons)
                                   .df;
     price_change_[b] = bond_price(coupons_df, bond.maturity, bond.coupon, bond.coupons_per_year,
                                   s.calendars[bond.calendar].today, curves_[bond.curve]) -

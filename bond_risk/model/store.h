@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,10 +38,12 @@ struct Calendar {
 };
 
 // A curve's running sums over the coupon grids of one calendar its bonds
-// use (model/coupon_grid.h); empty while the calendar is not OK.
+// use (model/coupon_grid.h), and of its key-rate shares when the store
+// computes key rates; empty while the calendar is not OK.
 struct CurveGrid {
   NodeIndex calendar = 0;
   std::vector<CouponSums> sums;
+  GridKeyRates key_rates;
 };
 
 struct IrCurve {
@@ -52,21 +55,22 @@ struct IrCurve {
   std::vector<CurveGrid> grids;        // one per calendar of its bonds (build_graph)
 };
 
-// The sums among `grids` for `calendar`'s bonds (empty when none).
-inline std::span<const CouponSums> grid_sums(std::span<const CurveGrid> grids, NodeIndex calendar) {
+// The one of a curve's `grids` for `calendar`'s bonds: build_graph gives
+// every valid bond's curve one for its calendar.
+inline const CurveGrid& grid_for(std::span<const CurveGrid> grids, NodeIndex calendar) {
   for (const CurveGrid& g : grids) {
-    if (g.calendar == calendar) return g.sums;
+    if (g.calendar == calendar) return g;
   }
-  return {};
+  throw std::logic_error("a curve has no coupon grid for calendar " + std::to_string(calendar));
 }
 
 struct Bond {
   NodeIndex calendar = 0, curve = 0;
   Date start = 0, maturity = 0;
   int coupons_per_year = 0;
-  GridPlace place;  // its coupons' grid
+  GridPlace place;              // its coupons' grid
+  std::uint32_t coupons = 0;    // the dates of its schedule (coupon_count)
   double coupon = 0;
-  std::uint32_t schedule_begin = 0, schedule_size = 0;  // in Store::coupon_dates
 };
 
 struct OutrightTrade {
@@ -121,7 +125,6 @@ struct Store {
   std::vector<OutrightBook> outright_books;
   std::vector<RepoBook> repo_books;
 
-  std::vector<Date> coupon_dates;  // every bond's schedule, latest date first
 
   // Key-rate ladders (model/key_rates.h), computed by flushes when
   // with_key_rates. The axis is laid out for the curves' point counts at
