@@ -237,7 +237,7 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   Store s;
   s.add(Kind::calendar, 5);
   s.calendars.resize(1);
-  s.calendars[0].grid_days = {.first_month = {7}, .begin = {0, 3}, .days = {1, 2, 3}};
+  s.calendars[0].grid_days = {.first_period = {7}, .begin = {0, 3}, .days = {1, 2, 3}};
   s.add(Kind::ir_curve, 6);
   s.curves.resize(1);
   s.curves[0].grids = {{0, std::vector<CouponSums>(5), {}}};

@@ -28,14 +28,6 @@ int first_grid(int step) {
   throw std::invalid_argument("a coupon step of " + std::to_string(step) + " months has no grid");
 }
 
-int step_of(int grid) {
-  for (int s : kSteps) {
-    if (grid < kDaysOfMonth * s) return s;
-    grid -= kDaysOfMonth * s;
-  }
-  throw std::out_of_range("no coupon grid " + std::to_string(grid));
-}
-
 // The date in `month` (year * 12 + month - 1) on `day_of_month`, or the month's last day.
 Date date_in(std::int32_t month, unsigned day_of_month) {
   const year_month ym{year{month / 12}, std::chrono::month{static_cast<unsigned>(month % 12) + 1}};
@@ -50,11 +42,11 @@ GridPlace grid_place(Date maturity, int coupons_per_year) {
   const int step = 12 / coupons_per_year;
   const std::int32_t month = month_number(maturity);
   const int grid = first_grid(step) + (static_cast<int>(static_cast<unsigned>(ymd.day())) - 1) * step + month % step;
-  return {static_cast<std::uint16_t>(grid), month};
+  return {static_cast<std::uint16_t>(grid), month / step};
 }
 
 void lay_out_coupon_grids(Date today, CouponGridDays& out) {
-  out.first_month.assign(kGrids, 0);
+  out.first_period.assign(kGrids, 0);
   out.begin.assign(kGrids + 1, 0);
   out.days.clear();
   const std::int32_t today_month = month_number(today);
@@ -65,7 +57,7 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out) {
         // The grid's first month on or after today's month, then on or after today.
         std::int32_t month = today_month + ((phase - today_month % step) % step + step) % step;
         if (date_in(month, dom) < today) month += step;
-        out.first_month[static_cast<std::size_t>(grid)] = month;
+        out.first_period[static_cast<std::size_t>(grid)] = month / step;
         out.begin[static_cast<std::size_t>(grid)] = static_cast<std::uint32_t>(out.days.size());
         for (Date d = date_in(month, dom); d - today < kNumForwardDays; month += step, d = date_in(month, dom)) {
           out.days.push_back(static_cast<std::uint16_t>(d - today));
@@ -93,12 +85,6 @@ void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, boo
       *out++ = sum;
     }
   }
-}
-
-GridRange grid_range(const CouponGridDays& grids, GridPlace place, std::uint32_t coupons) {
-  const std::size_t g = place.grid;
-  const auto last = static_cast<std::uint32_t>((place.maturity_month - grids.first_month[g]) / step_of(place.grid));
-  return {static_cast<std::uint32_t>(grids.begin[g] + g), last + 1 > coupons ? last + 1 - coupons : 0, last};
 }
 
 CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,

@@ -23,17 +23,18 @@
 
 namespace bond_risk {
 
-// Where a bond's coupons lie: its grid and its maturity's month
-// (year * 12 + month - 1). Requires coupons_per_year 1, 2 or 4.
+// Where a bond's coupons lie: its grid, and its maturity's period (its
+// month, year * 12 + month - 1, divided by the grid's step). Requires
+// coupons_per_year 1, 2 or 4.
 struct GridPlace {
   std::uint16_t grid = 0;
-  std::int32_t maturity_month = 0;
+  std::int32_t period = 0;
 };
 GridPlace grid_place(Date maturity, int coupons_per_year);
 
 // Every grid's dates from `today` on that fall within a curve's days.
 struct CouponGridDays {
-  std::vector<std::int32_t> first_month;  // per grid: the month of its first date on or after today
+  std::vector<std::int32_t> first_period;  // per grid: the period of its first date on or after today
   std::vector<std::uint32_t> begin;       // per grid, then one past the last: where its dates start in `days`
   std::vector<std::uint16_t> days;        // ascending per grid, as days from today, < kNumForwardDays
 };
@@ -52,7 +53,11 @@ void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, boo
 struct GridRange {
   std::uint32_t row, first, last;
 };
-GridRange grid_range(const CouponGridDays& grids, GridPlace place, std::uint32_t coupons);
+inline GridRange grid_range(const CouponGridDays& grids, GridPlace place, std::uint32_t coupons) {
+  const std::size_t g = place.grid;
+  const auto last = static_cast<std::uint32_t>(place.period - grids.first_period[g]);
+  return {static_cast<std::uint32_t>(grids.begin[g] + g), last + 1 > coupons ? last + 1 - coupons : 0, last};
+}
 
 // Its coupon sums, on the curve `sums` were summed on for `grids`.
 CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,

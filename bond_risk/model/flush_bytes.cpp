@@ -20,7 +20,7 @@ FlushBytes full_flush_bytes(const Store& s) {
   }
   for (const Calendar& c : s.calendars) {  // coupon grids laid out for today, read by the curves
     const CouponGridDays& g = c.grid_days;
-    const std::size_t size = bytes_of(g.first_month) + bytes_of(g.begin) + bytes_of(g.days);
+    const std::size_t size = bytes_of(g.first_period) + bytes_of(g.begin) + bytes_of(g.days);
     b.written += size;
     b.read += size;
   }

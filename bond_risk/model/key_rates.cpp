@@ -51,7 +51,7 @@ void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curv
 
 void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
                         GridKeyRates& out) {
-  const std::size_t n = points.size(), count = grids.first_month.size();
+  const std::size_t n = points.size(), count = grids.first_period.size();
   out.sums.resize(grids.days.size() + count);
   out.segment_start.resize(count * n);
   KeyRateSums* sum = out.sums.data();
