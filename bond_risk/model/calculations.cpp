@@ -179,14 +179,33 @@ struct Calculator {
       }
       ++book.since_full_sum;
     } else {
-      book.total = {};
-      book.excluded = book.broken = book.since_full_sum = 0;
-      for (NodeIndex m : book.members) add_member(book, status_of(member_kind, m), values[m], 1.0);
+      sum_members(book, s.states[static_cast<std::size_t>(member_kind)], values);
       sum_ladder(book);
     }
     NodeState& st = own(kind, i);
     st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
     if (!all_finite(book.total)) st.status = Status::failed;  // see keep_finite
+  }
+
+  // A book summed afresh, add_member's sums in a loop whose sums stay in
+  // registers (the book's own could alias the values it reads).
+  template <class Value>
+  static void sum_members(Book<Value>& book, const std::vector<NodeState>& states, const std::vector<Value>& values) {
+    Value total{};
+    std::uint32_t excluded = 0, broken = 0;
+    for (NodeIndex m : book.members) {
+      const Status status = states[m].status;
+      if (status == Status::ok) {
+        accumulate(total, values[m], 1.0);
+      } else {
+        ++excluded;
+        broken += is_broken(status) ? 1 : 0;
+      }
+    }
+    book.total = total;
+    book.excluded = excluded;
+    book.broken = broken;
+    book.since_full_sum = 0;
   }
 
   // Adds (sign 1) or takes away (sign -1) one member's part of a book.
