@@ -103,7 +103,8 @@ TEST(KeyRates, DiscountSumLadderIsTheRevaluedSumWithEachPointBumped) {
   KeyRateArrays key_rates;
   build_key_rates(points, curve, key_rates);
   for (int days : {0, 1, 29, 30, 31, 200, 365, 4000, kNumForwardDays}) {
-    const std::span<const double> ladder = discount_sum_key_rates(key_rates, points.size(), days);
+    std::vector<double> ladder(points.size(), 0.0);
+    add_discount_sum_key_rates(key_rates, points.size(), days, 1.0, ladder);
     for (std::size_t k = 0; k < points.size(); ++k) {
       const std::vector<double> up = bumped_discount_factors(points, k, kBump);
       const std::vector<double> down = bumped_discount_factors(points, k, -kBump);

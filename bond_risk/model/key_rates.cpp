@@ -33,20 +33,31 @@ void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curv
   }
   out.days.resize(n);
   for (int i = 0; i < n; ++i) out.days[static_cast<std::size_t>(i)] = {lo[i], hi[i]};
-  // Row d + 1 is row d with day d's two shares taken away (kr01 = -df sinh).
+  // Day i takes its two shares away from the discounted sums after it
+  // (kr01 = -df sinh): from the running ladder, and from its segment's
+  // partial sums, which start again at each point.
   const std::size_t width = points.size();
-  out.sum_ladder.assign(width * (n + 1), 0.0);
+  std::vector<double> running(width, 0.0);
   out.segment.resize(n);
+  out.segment_base.resize(width * (width - 1));
+  out.partial.resize(n + 1);
   std::size_t k = 0;
+  DiscountSumPart part;
+  std::copy(running.begin(), running.end(), out.segment_base.begin());
   for (int i = 0; i < n; ++i) {
-    if (i >= points[k + 1].days_forward) ++k;
+    if (i >= points[k + 1].days_forward) {
+      ++k;
+      std::copy(running.begin(), running.end(), out.segment_base.begin() + static_cast<std::ptrdiff_t>(width * k));
+      part = {0, 0, static_cast<std::uint32_t>(k)};
+    }
     out.segment[static_cast<std::size_t>(i)] = static_cast<std::uint16_t>(k);
-    const double* row = out.sum_ladder.data() + width * static_cast<std::size_t>(i);
-    double* next = out.sum_ladder.data() + width * static_cast<std::size_t>(i + 1);
-    std::copy_n(row, width, next);
-    next[k] -= lo[i];
-    next[k + 1] -= hi[i];
+    out.partial[static_cast<std::size_t>(i)] = part;
+    part.lo -= lo[i];
+    part.hi -= hi[i];
+    running[k] -= lo[i];
+    running[k + 1] -= hi[i];
   }
+  out.partial[n] = part;
 }
 
 void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,

@@ -38,14 +38,23 @@ struct KeyRateDay {
   double lo, hi;
 };
 
-// Per day i of a curve, days[i]; segment[i] is day i's segment k; and for
-// d = 0 .. kNumForwardDays the ladder of the discounted sum df[0] + ... +
-// df[d-1] (a repo's mtm_pnl subtracts one), n values per d from
-// sum_ladder[n * d] for n points: a repo's ladder is one row's look-up.
+// For d = 0 .. kNumForwardDays, the ladder of the discounted sum df[0] +
+// ... + df[d-1] (a repo's mtm_pnl subtracts one) is the ladder of the days
+// before point k = partial[d].segment (n values from segment_base[n * k]
+// for n points) plus the shares of days p_k .. d-1: partial[d].lo at point k
+// and partial[d].hi at point k + 1.
+struct DiscountSumPart {
+  double lo = 0, hi = 0;
+  std::uint32_t segment = 0;
+};
+
+// Per day i of a curve, days[i]; segment[i] is day i's segment k; and the
+// discounted sums' ladders.
 struct KeyRateArrays {
   std::vector<KeyRateDay> days;
-  std::vector<double> sum_ladder;
   std::vector<std::uint16_t> segment;  // a curve has at most kNumForwardDays + 1 points
+  std::vector<double> segment_base;
+  std::vector<DiscountSumPart> partial;
 };
 
 // Fills `out` for valid points (check_curve_points returned "") and the
@@ -74,9 +83,15 @@ void bond_key_rates(const CouponGridDays& grids, const GridKeyRates& sums, std::
                     std::uint32_t coupons, double c100, int days_to_maturity, const KeyRateArrays& curve,
                     std::span<double> ladder);
 
-// The kr01 ladder of df[0] + ... + df[days-1], days in 0 .. kNumForwardDays.
-inline std::span<const double> discount_sum_key_rates(const KeyRateArrays& curve, std::size_t points, int days) {
-  return {curve.sum_ladder.data() + points * static_cast<std::size_t>(days), points};
+// Adds scale times the kr01 ladder of df[0] + ... + df[days-1] (days in
+// 0 .. kNumForwardDays) to ladder[0 .. points).
+inline void add_discount_sum_key_rates(const KeyRateArrays& curve, std::size_t points, int days, double scale,
+                                       std::span<double> ladder) {
+  const DiscountSumPart& p = curve.partial[static_cast<std::size_t>(days)];
+  const double* base = curve.segment_base.data() + points * p.segment;
+  for (std::size_t j = 0; j < points; ++j) ladder[j] += scale * base[j];
+  ladder[p.segment] += scale * p.lo;
+  ladder[p.segment + 1] += scale * p.hi;
 }
 
 // Where each curve's points lie in a book's ladder: curve c's point k at

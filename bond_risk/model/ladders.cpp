@@ -80,6 +80,59 @@ class RowSum {
   std::array<double, kCommon> sum_{};
 };
 
+// A book's running sum of discounted-sum ladders on one curve (repos'
+// mtm_pnl), gathered per segment while consecutive members stay on that
+// curve: per segment, the cash whose ladder starts with the segment's base
+// row and the partial shares of its days; laid onto the ladder when the
+// curve changes. Curves of more points than kMost add each ladder at once.
+class DiscountSums {
+ public:
+  DiscountSums(const Store& s, std::span<double> ladder, std::size_t from) : s_(s), ladder_(ladder), from_(from) {}
+  ~DiscountSums() { flush(); }
+  DiscountSums(const DiscountSums&) = delete;
+  DiscountSums& operator=(const DiscountSums&) = delete;
+
+  void add(NodeIndex curve, int days, double cash) {
+    if (curve != curve_) {
+      flush();
+      curve_ = curve;
+      n_ = s_.curves[curve].points.size();
+    }
+    const KeyRateArrays& arrays = s_.curves[curve].key_rates;
+    if (n_ > kMost) {
+      add_discount_sum_key_rates(arrays, n_, days, cash, curve_part(s_, ladder_, curve, from_));
+      return;
+    }
+    const DiscountSumPart& p = arrays.partial[static_cast<std::size_t>(days)];
+    cash_[p.segment] += cash;
+    lo_[p.segment] += cash * p.lo;
+    hi_[p.segment] += cash * p.hi;
+  }
+
+ private:
+  static constexpr std::size_t kMost = 16;
+  void flush() {
+    if (n_ == 0 || n_ > kMost) return;
+    const double* base = s_.curves[curve_].key_rates.segment_base.data();
+    const std::span<double> to = curve_part(s_, ladder_, curve_, from_);
+    for (std::size_t k = 0; k + 1 < n_; ++k) {
+      if (cash_[k] != 0) add_row(to.data(), base + k * n_, n_, cash_[k]);
+      to[k] += lo_[k];
+      to[k + 1] += hi_[k];
+    }
+    cash_.fill(0.0);
+    lo_.fill(0.0);
+    hi_.fill(0.0);
+  }
+
+  const Store& s_;
+  std::span<double> ladder_;
+  std::size_t from_;
+  NodeIndex curve_ = ~NodeIndex{0};
+  std::size_t n_ = 0;
+  std::array<double, kMost> cash_{}, lo_{}, hi_{};
+};
+
 std::uint64_t key_of(NodeRef node) { return std::uint64_t{node.type} << 32 | node.index; }
 
 }  // namespace
@@ -117,8 +170,8 @@ void add_key_rates(const Store& s, const LadderPart& p, std::span<double> ladder
   add_scaled(curve_part(s, ladder, s.bonds[p.bond].curve), s.bond_ladder(p.bond), sign * p.weight);
   if (p.cash == 0) return;
   const IrCurve& curve = s.curves[p.curve];
-  add_scaled(curve_part(s, ladder, p.curve, s.key_rate_axis.size),
-             discount_sum_key_rates(curve.key_rates, curve.points.size(), p.days), sign * p.cash);
+  add_discount_sum_key_rates(curve.key_rates, curve.points.size(), p.days, sign * p.cash,
+                             curve_part(s, ladder, p.curve, s.key_rate_axis.size));
 }
 
 void sum_key_rates(const Store& s, const OutrightBook& book, std::span<double> ladder) {
@@ -131,12 +184,11 @@ void sum_key_rates(const Store& s, const OutrightBook& book, std::span<double> l
 
 void sum_key_rates(const Store& s, const RepoBook& book, std::span<double> ladder) {
   std::ranges::fill(ladder, 0.0);
-  RowSum margin(s, ladder), mtm_pnl(s, ladder, s.key_rate_axis.size);
+  RowSum margin(s, ladder);
+  DiscountSums mtm_pnl(s, ladder, s.key_rate_axis.size);
   for_ok_members(s, book.members, Kind::repo_trade, s.repo_trades, [&](const RepoTrade& t) {
     margin.add(s.bonds[t.bond].curve, s.bond_ladder(t.bond).data(), -static_cast<double>(t.notional));
-    const IrCurve& own = s.curves[t.curve];
-    mtm_pnl.add(t.curve, discount_sum_key_rates(own.key_rates, own.points.size(), t.end - s.calendars[t.calendar].today).data(),
-                -t.start_cash / kYearBasis);
+    mtm_pnl.add(t.curve, t.end - s.calendars[t.calendar].today, -t.start_cash / kYearBasis);
   });
 }
 
