@@ -28,12 +28,28 @@ int first_grid(int step) {
   throw std::invalid_argument("a coupon step of " + std::to_string(step) + " months has no grid");
 }
 
-// The date in `month` (year * 12 + month - 1) on `day_of_month`, or the month's last day.
-Date date_in(std::int32_t month, unsigned day_of_month) {
-  const year_month ym{year{month / 12}, std::chrono::month{static_cast<unsigned>(month % 12) + 1}};
-  const day last = year_month_day_last{ym.year(), month_day_last{ym.month()}}.day();
-  return sys_days{year_month_day{ym.year(), ym.month(), std::min(day{day_of_month}, last)}}.time_since_epoch().count();
-}
+// The months from `first` on, each as its first day and its length, so
+// that a date in one is an addition.
+class Months {
+ public:
+  Months(std::int32_t first, std::size_t count) : first_(first) {
+    for (std::int32_t m = first; m < first + static_cast<std::int32_t>(count); ++m) {
+      const year_month ym{year{m / 12}, month{static_cast<unsigned>(m % 12) + 1}};
+      start_.push_back(sys_days{ym / 1}.time_since_epoch().count());
+      length_.push_back(static_cast<unsigned>(year_month_day_last{ym.year(), month_day_last{ym.month()}}.day()));
+    }
+  }
+  // The date in `month` (year * 12 + month - 1) on `day_of_month`, or the month's last day.
+  Date date_in(std::int32_t month, unsigned day_of_month) const {
+    const auto k = static_cast<std::size_t>(month - first_);
+    return start_[k] + static_cast<Date>(std::min(day_of_month, length_[k])) - 1;
+  }
+
+ private:
+  std::int32_t first_;
+  std::vector<Date> start_;
+  std::vector<unsigned> length_;
+};
 
 }  // namespace
 
@@ -50,16 +66,20 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out) {
   out.begin.assign(kGrids + 1, 0);
   out.days.clear();
   const std::int32_t today_month = month_number(today);
+  // A curve's days span less than 20 years and a month; a grid's first date is within a step of today.
+  static_assert(kNumForwardDays < 20 * 366);
+  const Months months(today_month, 12 * 21 + 12);
   int grid = 0;
   for (int step : kSteps) {
     for (unsigned dom = 1; dom <= kDaysOfMonth; ++dom) {
       for (int phase = 0; phase < step; ++phase, ++grid) {
         // The grid's first month on or after today's month, then on or after today.
         std::int32_t month = today_month + ((phase - today_month % step) % step + step) % step;
-        if (date_in(month, dom) < today) month += step;
+        if (months.date_in(month, dom) < today) month += step;
         out.first_period[static_cast<std::size_t>(grid)] = month / step;
         out.begin[static_cast<std::size_t>(grid)] = static_cast<std::uint32_t>(out.days.size());
-        for (Date d = date_in(month, dom); d - today < kNumForwardDays; month += step, d = date_in(month, dom)) {
+        for (Date d = months.date_in(month, dom); d - today < kNumForwardDays;
+             month += step, d = months.date_in(month, dom)) {
           out.days.push_back(static_cast<std::uint16_t>(d - today));
         }
       }
