@@ -59,6 +59,7 @@ TEST(CouponGrid, EveryBondsGridHoldsExactlyItsCouponDatesFromToday) {
     std::vector<Date> maturities;
     for (int i = 0; i < 4 * 366; ++i) maturities.push_back(today + i);
     for (int i = 0; i < 500; ++i) maturities.push_back(today + far(rng));
+    for (int last : {kNumForwardDays - 1, kNumForwardDays - 2}) maturities.push_back(today + last);  // the grids' ends
     int checked = 0;
     for (Date maturity : maturities) {
       for (int per_year : {1, 2, 4}) {

@@ -63,6 +63,23 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
   EXPECT_EQ(stats["commands"]["get"], 1);
 }
 
+TEST(Events, ARollOfOneCalendarRepricesItsBondsOnTheCurvesItSharesWithAnother) {
+  // Every other bond on a second calendar: each curve sums its coupon grids
+  // for both calendars, and only TOKYO's today moves.
+  Live live("100", 20, 2,
+            "INSERT INTO calendar (id, name, today) SELECT max(id) + 1000, 'TOKYO', today FROM calendar;"
+            "UPDATE bond SET calendar_id = (SELECT id FROM calendar WHERE name = 'TOKYO') WHERE id % 4 < 2;");
+  const Store& s = live.store();
+  ASSERT_EQ(s.calendars.size(), 2u);
+  ASSERT_EQ(s.curves[0].grids.size(), 2u);
+  live.run("roll-date 2026-02-01 TOKYO");
+  EXPECT_NE(s.calendars[0].today, s.calendars[1].today);
+  expect_same_as_fresh(live);
+  live.run("roll-date 2026-03-02 TOKYO");
+  live.run("bump-curve GBP-GILT 3");
+  expect_same_as_fresh(live);
+}
+
 TEST(Events, BadCommandsAreRefusedWithAReasonAndChangeNothing) {
   Live live;
   const std::uint64_t digest = results_digest(live.store());

@@ -273,8 +273,8 @@ void build_graph(Store& store, engine::Graph& graph) {
   const Calculator calc{store, graph};
   // Work per node relative to an outright trade (see engine::Graph::add_type),
   // as measured on the 440k set: a curve fills daily arrays (~7000x), a bond
-  // reads its coupon grid (~1x; ~2x when it walks its coupons for its
-  // ladder), a book reads members at ~1/4 of a trade each.
+  // reads its coupon grid (~1x; ~2x with its ladder, a pass over the
+  // curve's segments), a book reads members at ~1/4 of a trade each.
   auto average = [](std::size_t total, std::size_t count) { return count ? 1 + total / count : 1; };
   std::size_t members = 0;
   for (const OutrightBook& b : store.outright_books) members += b.members.size();

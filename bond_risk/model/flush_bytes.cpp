@@ -18,20 +18,18 @@ FlushBytes full_flush_bytes(const Store& s) {
     b.read += n * (sizeof(NodeState) + sizeof(NodeIndex));  // its state and its entry in the dirty list
     b.written += n * sizeof(NodeState);
   }
-  for (const Calendar& c : s.calendars) {  // coupon grids laid out for today, read by the curves
-    const CouponGridDays& g = c.grid_days;
-    const std::size_t size = bytes_of(g.first_period) + bytes_of(g.begin) + bytes_of(g.days);
-    b.written += size;
-    b.read += size;
-  }
+  const auto grid_days = [](const Calendar& c) {
+    return bytes_of(c.grid_days.first_period) + bytes_of(c.grid_days.begin) + bytes_of(c.grid_days.days);
+  };
+  for (const Calendar& c : s.calendars) b.written += grid_days(c);  // coupon grids laid out for today
   for (const IrCurve& c : s.curves) {
     const auto size = static_cast<std::size_t>(c.arrays.r.size() + c.arrays.df.size() + c.arrays.df_up.size() +
                                                c.arrays.df_dn.size() + c.arrays.cum_df.size());
     b.written += size * sizeof(double);
     b.read += size * sizeof(double) - static_cast<std::size_t>(c.arrays.r.size()) * sizeof(double);  // read by bonds, repos
-    for (const CurveGrid& g : c.grids) {  // coupon grids' sums, read by bonds
+    for (const CurveGrid& g : c.grids) {  // a calendar's grids read, their sums written, read by bonds
+      b.read += grid_days(s.calendars[g.calendar]) + bytes_of(g.sums);
       b.written += bytes_of(g.sums);
-      b.read += bytes_of(g.sums);
     }
   }
   b.read += bytes_of(s.bonds);
