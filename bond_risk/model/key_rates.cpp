@@ -65,9 +65,9 @@ void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint>
   const std::size_t n = points.size(), count = grids.first_period.size();
   out.sums.resize(grids.days.size() + count);
   out.segment_start.resize(count * n);
-  KeyRateSums* sum = out.sums.data();
+  KeyRateShares* sum = out.sums.data();
   for (std::size_t g = 0; g < count; ++g) {
-    KeyRateSums running;
+    KeyRateShares running;
     *sum++ = running;
     std::size_t k = 0;
     std::uint16_t* start = out.segment_start.data() + g * n;
@@ -88,7 +88,7 @@ void bond_key_rates(const CouponGridDays& grids, const GridKeyRates& sums, std::
   // Each segment's coupons [a, b) on the grid, empty outside the bond's
   // [first, last]: every segment is visited, with no branch on the bond.
   const GridRange r = grid_range(grids, place, coupons);
-  const KeyRateSums* row = sums.sums.data() + r.row;
+  const KeyRateShares* row = sums.sums.data() + r.row;
   const std::uint16_t* start = sums.segment_start.data() + std::size_t{place.grid} * points;
   ladder[0] = 0;
   for (std::size_t k = 0; k + 1 < points; ++k) {

@@ -32,10 +32,10 @@
 
 namespace bond_risk {
 
-// What a cash flow on one day of a curve reads: df sinh(BUMP w t) for the
-// point at the start of the day's segment (lo) and at its end (hi).
-struct KeyRateDay {
-  double lo, hi;
+// A cash flow's key-rate shares: df sinh(BUMP w t) for the point at the
+// start of its day's segment (lo) and at its end (hi); or sums of them.
+struct KeyRateShares {
+  double lo = 0, hi = 0;
 };
 
 // For d = 0 .. kNumForwardDays, the ladder of the discounted sum df[0] +
@@ -51,7 +51,7 @@ struct DiscountSumPart {
 // Per day i of a curve, days[i]; segment[i] is day i's segment k; and the
 // discounted sums' ladders.
 struct KeyRateArrays {
-  std::vector<KeyRateDay> days;
+  std::vector<KeyRateShares> days;
   std::vector<std::uint16_t> segment;  // a curve has at most kNumForwardDays + 1 points
   std::vector<double> segment_base;
   std::vector<DiscountSumPart> partial;
@@ -65,11 +65,8 @@ void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curv
 // sums[row + j] (rows as in coupon_grid.h) holds the lo and hi shares of a
 // grid's first j dates, and segment_start[grid * points + k] how many of
 // its dates fall before point k's day.
-struct KeyRateSums {
-  double lo = 0, hi = 0;
-};
 struct GridKeyRates {
-  std::vector<KeyRateSums> sums;
+  std::vector<KeyRateShares> sums;
   std::vector<std::uint16_t> segment_start;
 };
 void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
