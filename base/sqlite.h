@@ -31,6 +31,10 @@ class Database {
   bool has_column(const std::string& table, const std::string& column);
 
   const std::string& path() const { return path_; }
+  // The file SQLite opened; "" for an in-memory or temporary database.
+  std::string file() const;
+  // Whether a transaction is open (BEGIN or SAVEPOINT not yet ended).
+  bool in_transaction() const { return sqlite3_get_autocommit(db_.get()) == 0; }
   // How long a statement waits for another connection's lock (default 5 s).
   void set_busy_timeout(int milliseconds);
   sqlite3* handle() const { return db_.get(); }

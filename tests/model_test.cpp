@@ -10,6 +10,7 @@
 
 #include "bond_risk/db/generator.h"
 #include "bond_risk/db/loader.h"
+#include "bond_risk/db/snapshot_readers.h"
 #include "bond_risk/model/flush_bytes.h"
 #include "base/sqlite.h"
 #include "tests/test_support.h"
@@ -315,6 +316,114 @@ TEST(Model, ALoadReadsOneSnapshotWhileAnotherProgramWrites) {
   stop = true;
   writer.join();
   EXPECT_GT(toggles, 0);
+}
+
+TEST(Loader, TradeTablesReadInIdRangesOnTwoConnectionsGiveEveryRowOnceAndItsFields) {
+  // Ids far apart and of both signs: the ranges are cut by id value, the widest span a whole number allows.
+  test::TempDir dir;
+  const std::string path = dir.path("ranges.db");
+  make_db(path, std::string(kBaseSql) + kGoodSql + R"SQL(
+INSERT INTO outright_trade VALUES (-9, 'NEG', 10, '2024-06-01', 80.0, 7, 'BUY'),
+                                  (4611686018427387904, 'FAR', 10, '2024-06-01', 80.0, 8, 'SELL'),
+                                  (9223372036854775807, 'LAST', 10, '2024-06-01', 80.0, 9, 'BUY'),
+                                  (9223372036854775806, 'BAD', 10, '2024-06-01', 80.0, 9, 'HOLD');
+INSERT INTO repo_trade VALUES (-8, 'NEGREPO', 10, 1, 3, '2024-12-01', '2025-04-01', 5, 100.0, 0.04, 'EUR', 'BUY');
+)SQL");
+  base::Database db(path, base::Database::Mode::read_only);
+  const Store s = load(db).store;
+  for (const auto& [kind, table] : {std::pair{Kind::outright_trade, "outright_trade"}, std::pair{Kind::repo_trade, "repo_trade"}}) {
+    std::vector<std::int64_t> loaded = s.ids[static_cast<std::size_t>(kind)], expected;
+    std::sort(loaded.begin(), loaded.end());
+    base::Statement st = db.prepare("SELECT id FROM " + std::string(table) + " ORDER BY id");
+    while (st.step()) expected.push_back(st.integer(0));
+    EXPECT_EQ(loaded, expected) << table;
+  }
+  auto outright = [&](std::int64_t id) { return s.outright_trades[s.by_id.find(id)->index]; };
+  EXPECT_EQ(outright(-9).quantity, 7);
+  EXPECT_EQ(outright(4611686018427387904).dir, -1);
+  EXPECT_EQ(outright(9223372036854775807).quantity, 9);
+  EXPECT_NE(s.error(*s.by_id.find(9223372036854775806)).find("buy_sell 'HOLD'"), std::string::npos);
+  EXPECT_EQ(s.state(*s.by_id.find(9223372036854775807)).error, 0u);
+  EXPECT_EQ(s.repo_trades[s.by_id.find(-8)->index].notional, 5);
+}
+
+TEST(SnapshotReaders, ReadTheStateOfTheirStartWhileOthersCommitAfterIt) {
+  test::TempDir dir;
+  const std::string path = dir.path("snap.db");
+  make_db(path, kBaseSql);
+  auto calendars = [](base::Database& db) {
+    base::Statement st = db.prepare("SELECT count(*) FROM calendar");
+    st.step();
+    return st.integer(0);
+  };
+  base::Database db(path, base::Database::Mode::read_write);
+  db.exec("PRAGMA journal_mode = WAL");
+  const std::int64_t before = calendars(db);
+  SnapshotReaders readers(db, 2);
+  ASSERT_EQ(readers.size(), 2u);
+  base::Database other(path, base::Database::Mode::read_write);
+  other.set_busy_timeout(0);  // the write lock is free again once the readers have begun
+  other.exec("INSERT INTO calendar VALUES (77, 'LATER', '2025-01-02')");
+  EXPECT_EQ(calendars(other), before + 1);
+  EXPECT_EQ(calendars(db), before);
+  EXPECT_EQ(calendars(readers.reader(0)), before);
+  EXPECT_EQ(calendars(readers.reader(1)), before);
+  readers.release();
+  EXPECT_EQ(calendars(db), before + 1);
+}
+
+TEST(SnapshotReaders, AllReadOneStateWhileAnotherProgramCommitsAsFastAsItCan) {
+  test::TempDir dir;
+  const std::string path = dir.path("snap.db");
+  make_db(path, kBaseSql);
+  base::Database db(path, base::Database::Mode::read_write);
+  db.exec("PRAGMA journal_mode = WAL");
+  std::atomic<bool> stop = false;
+  std::jthread writer([&] {
+    base::Database w(path, base::Database::Mode::read_write);
+    w.exec("PRAGMA synchronous = OFF");
+    for (int id = 1000; !stop; ++id) w.exec("INSERT INTO calendar VALUES (" + std::to_string(id) + ", 'C" + std::to_string(id) + "', '2025-01-02')");
+  });
+  auto calendars = [](base::Database& c) {
+    base::Statement st = c.prepare("SELECT count(*) FROM calendar");
+    st.step();
+    return st.integer(0);
+  };
+  int together = 0;
+  for (int k = 0; k < 40; ++k) {
+    SnapshotReaders readers(db, 2);
+    if (readers.size() == 0) continue;  // the writer kept the lock too long: db reads alone
+    ++together;
+    const std::int64_t seen = calendars(db);
+    EXPECT_EQ(calendars(readers.reader(0)), seen) << "round " << k;
+    EXPECT_EQ(calendars(readers.reader(1)), seen) << "round " << k;
+    readers.release();
+  }
+  stop = true;
+  EXPECT_GT(together, 0);
+}
+
+TEST(SnapshotReaders, NoneInACallersTransactionInMemoryOrWhileAnotherHoldsTheWriteLock) {
+  test::TempDir dir;
+  const std::string path = dir.path("snap.db");
+  make_db(path, kBaseSql);
+  {
+    base::Database db(path, base::Database::Mode::read_write);
+    base::Transaction caller(db);  // its own uncommitted changes are what it must read
+    db.exec("INSERT INTO calendar VALUES (77, 'MINE', '2025-01-02')");
+    SnapshotReaders readers(db, 1);
+    EXPECT_EQ(readers.size(), 0u);
+  }
+  {
+    base::Database db(":memory:", base::Database::Mode::read_write);
+    SnapshotReaders readers(db, 1);
+    EXPECT_EQ(readers.size(), 0u);
+  }
+  base::Database writer(path, base::Database::Mode::read_write);
+  base::Transaction writing(writer, true);
+  base::Database db(path, base::Database::Mode::read_only);
+  SnapshotReaders readers(db, 1);
+  EXPECT_EQ(readers.size(), 0u);
 }
 
 TEST(Loader, AShareOfTheBooksBringsTheirTradesTheirBondsAndEveryCurveAndCalendar) {

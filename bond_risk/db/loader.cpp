@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <optional>
 #include <stdexcept>
+#include <thread>
+#include <utility>
 
+#include "bond_risk/db/snapshot_readers.h"
 #include "bond_risk/db/table_rows.h"
 #include "bond_risk/model/input_tables.h"
 #include "bond_risk/model/layout.h"
@@ -29,9 +34,9 @@ class Row {
 };
 
 // Fills `trade` from every column of its row that the model checks; the
-// first bad value fails the node (Store::fail) and leaves the rest unset.
+// first bad value is said in `error` and leaves the rest unset.
 template <class Trade>
-Trade read_trade(const base::Statement& st, const InputTable& table, Store& store, NodeRef node) {
+Trade read_trade(const base::Statement& st, const InputTable& table, const Store& store, std::string& error) {
   Trade trade;
   Date start = 0, end = 0;
   try {
@@ -47,10 +52,19 @@ Trade read_trade(const base::Statement& st, const InputTable& table, Store& stor
     }
     if (const std::string problem = check_repo_dates(start, end); !problem.empty()) throw FieldError(problem);
   } catch (const FieldError& e) {
-    store.fail(node, e.message);
+    error = e.message;
   }
   return trade;
 }
+
+// Rows of a trade table read on one connection, not yet nodes: read at
+// once on several connections, then added to the store in id order.
+template <class Trade>
+struct TradeRows {
+  std::vector<std::int64_t> ids;
+  std::vector<Trade> trades;
+  std::vector<std::pair<std::size_t, std::string>> errors;  // (row, why it is bad)
+};
 
 // Appends one ir_curve_input_rate row to its curve's points; a bad value fails the curve.
 void add_rate(Store& store, NodeIndex curve, const Row& row) {
@@ -118,8 +132,10 @@ class Loader {
   Loader(base::Database& db, const std::vector<std::int64_t>* books) : db_(db), books_(books) {}
 
   Loaded run() {
-    // One read transaction: every table as of one moment, whatever other programs commit meanwhile.
-    base::Savepoint snapshot(db_);
+    // Every table as of one moment, whatever other programs commit meanwhile; the
+    // trade tables, most of the rows, are read on two connections at once.
+    // A share of the books is read on db_ alone (its id sets are temp tables).
+    SnapshotReaders snapshot(db_, books_ ? 0 : 1);
     check_input_schema(db_);
     if (books_) scope_ = Scope(db_, *books_);
     std::size_t nodes = 0;
@@ -135,8 +151,7 @@ class Loader {
     named_nodes(Kind::ir_curve, [&](const Row&, NodeIndex) { s().curves.emplace_back(); });
     curve_rates();
     bonds();
-    trades<OutrightTrade>(Kind::outright_trade, s().outright_trades);
-    trades<RepoTrade>(Kind::repo_trade, s().repo_trades);
+    trades(snapshot);
     books(Kind::outright_book, Kind::outright_trade, s().outright_books);
     books(Kind::repo_book, Kind::repo_trade, s().repo_books);
     s().bond_values.resize(s().bonds.size());
@@ -214,14 +229,91 @@ class Loader {
     });
   }
 
+  // Outright and repo trades: each table read in id ranges, one range per
+  // connection at once (reading only bonds of the store), then added to
+  // the store in id order, as one connection would.
+  void trades(SnapshotReaders& readers) {
+    const std::size_t parts = 1 + readers.size();
+    const IdRanges outright_ids = id_ranges(Kind::outright_trade, parts), repo_ids = id_ranges(Kind::repo_trade, parts);
+    std::vector<TradeRows<OutrightTrade>> outright(parts);
+    std::vector<TradeRows<RepoTrade>> repo(parts);
+    std::vector<std::exception_ptr> failed(parts);
+    auto read_part = [&](base::Database& db, std::size_t p) {
+      try {
+        if (const auto where = outright_ids.where(p)) outright[p] = read_trades<OutrightTrade>(db, Kind::outright_trade, *where, outright_ids.rows_per_part);
+        if (const auto where = repo_ids.where(p)) repo[p] = read_trades<RepoTrade>(db, Kind::repo_trade, *where, repo_ids.rows_per_part);
+      } catch (...) {
+        failed[p] = std::current_exception();
+      }
+    };
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t p = 1; p < parts; ++p) threads.emplace_back([&, p] { read_part(readers.reader(p - 1), p); });
+      read_part(db_, 0);
+    }
+    for (const std::exception_ptr& e : failed) {
+      if (e) std::rethrow_exception(e);
+    }
+    add_trades(Kind::outright_trade, outright, s().outright_trades);
+    add_trades(Kind::repo_trade, repo, s().repo_trades);
+  }
+
+  // A table's ids cut into ranges of equal width (equal counts when ids are
+  // dense), read in id order one after another as one ORDER BY id would.
+  // Only a table whose id is its rowid (INTEGER PRIMARY KEY, as the schema
+  // has it) is cut: its ids are whole numbers, never NULL.
+  struct IdRanges {
+    std::vector<std::int64_t> starts;  // part p: starts[p] <= id < starts[p + 1], the last unbounded
+    std::string whole;                 // the WHERE clause of an uncut table, read as part 0
+    std::size_t rows_per_part = 0;     // at most, when ids are dense: room reserved per part
+    // Part p's WHERE clause, or nullopt if it has no rows to read.
+    std::optional<std::string> where(std::size_t p) const {
+      if (starts.empty()) return p == 0 ? std::optional(whole) : std::nullopt;
+      std::string w = " WHERE id >= " + std::to_string(starts[p]);
+      return p + 1 < starts.size() ? w + " AND id < " + std::to_string(starts[p + 1]) : w;
+    }
+  };
+  IdRanges id_ranges(Kind kind, std::size_t parts) {
+    IdRanges ranges{{}, scope_.where(kind)};
+    const std::string table(input_table(kind).name);
+    base::Statement rowid = db_.prepare(
+        "SELECT count(*) = 1 AND sum(name = 'id' AND upper(type) = 'INTEGER') = 1 FROM pragma_table_info(?) WHERE pk > 0");
+    if (parts == 1 || !(rowid.bind(1, std::string_view(table)).step() && rowid.integer(0) == 1)) return ranges;
+    // Two subqueries: SQLite reads only an end of the rowid b-tree for a lone min() or max().
+    base::Statement st = db_.prepare("SELECT (SELECT min(id) FROM " + table + "), (SELECT max(id) FROM " + table + ")");
+    st.step();
+    const auto lo = static_cast<std::uint64_t>(st.integer(0)), span = static_cast<std::uint64_t>(st.integer(1)) - lo;
+    for (std::size_t p = 0; p < parts; ++p) ranges.starts.push_back(static_cast<std::int64_t>(lo + span / parts * p));
+    ranges.rows_per_part = static_cast<std::size_t>(std::min<std::uint64_t>(span / parts + 1, 1u << 26));
+    return ranges;
+  }
+
   template <class Trade>
-  void trades(Kind kind, std::vector<Trade>& out) {
+  TradeRows<Trade> read_trades(base::Database& db, Kind kind, const std::string& where, std::size_t room) const {
     const InputTable& table = input_table(kind);
-    out.reserve(row_count(db_, table.name, scope_.where(kind)));
-    base::Statement st = db_.prepare(select_all(table) + scope_.where(kind) + " ORDER BY id");
+    TradeRows<Trade> rows;
+    rows.ids.reserve(room);  // growing would free memory the other reader's CPU maps too: costly on every CPU
+    rows.trades.reserve(room);
+    base::Statement st = db.prepare(select_all(table) + where + " ORDER BY id");
+    std::string error;
     while (st.step()) {
-      const NodeIndex i = s().add(kind, st.integer(0));
-      out.push_back(read_trade<Trade>(st, table, s(), ref(kind, i)));
+      rows.ids.push_back(st.integer(0));
+      rows.trades.push_back(read_trade<Trade>(st, table, out_.store, error));
+      if (!error.empty()) rows.errors.emplace_back(rows.ids.size() - 1, std::exchange(error, {}));
+    }
+    return rows;
+  }
+
+  template <class Trade>
+  void add_trades(Kind kind, std::vector<TradeRows<Trade>>& parts, std::vector<Trade>& out) {
+    std::size_t count = 0;
+    for (const TradeRows<Trade>& part : parts) count += part.ids.size();
+    out.reserve(count);
+    for (TradeRows<Trade>& part : parts) {
+      const NodeIndex first = static_cast<NodeIndex>(out.size());
+      for (std::int64_t id : part.ids) s().add(kind, id);
+      out.insert(out.end(), part.trades.begin(), part.trades.end());
+      for (auto& [row, why] : part.errors) s().fail(ref(kind, first + static_cast<NodeIndex>(row)), std::move(why));
     }
   }
 
@@ -295,11 +387,16 @@ bool reread(base::Database& db, Store& store, NodeRef node) {
   if (!st.step()) return false;
   switch (kind_of(node)) {
     case Kind::outright_trade:
-      store.outright_trades[node.index] = read_trade<OutrightTrade>(st, table, store, node);
+    case Kind::repo_trade: {
+      std::string error;
+      if (kind_of(node) == Kind::outright_trade) {
+        store.outright_trades[node.index] = read_trade<OutrightTrade>(st, table, store, error);
+      } else {
+        store.repo_trades[node.index] = read_trade<RepoTrade>(st, table, store, error);
+      }
+      if (!error.empty()) store.fail(node, std::move(error));
       return true;
-    case Kind::repo_trade:
-      store.repo_trades[node.index] = read_trade<RepoTrade>(st, table, store, node);
-      return true;
+    }
     case Kind::calendar:
       try {
         store.calendars[node.index].today = std::get<Date>(Row(st, table)["today"]);
