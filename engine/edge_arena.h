@@ -3,7 +3,7 @@
 // grow moves to the end of the array with twice the room, and the array is
 // compacted (slices laid out again in node order, no gaps) when moved-out
 // space passes half of it. A graph of hundreds of thousands of nodes thus
-// has no allocation per node; built by reserve() and then push_back(), its
+// has no allocation per node; built by reserve(), append() and settle(), its
 // slices lie in node order, so walking the edges of consecutive nodes reads
 // memory in order. The arena also knows which slices are runs: edges to
 // consecutive nodes of one type (a book's members, laid out in member
@@ -46,8 +46,8 @@ class EdgeArena {
   // (view(node)[k] is view(node)[0] + k); true for none or one edge.
   bool run(NodeIndex node) const { return runs_.test(node); }
   // Whether node's edges are known to be strictly increasing by (type,
-  // index): true from the first edge while each new one is greater, and
-  // again once at most one is left (else false, even if they are).
+  // index): exactly after settle(); then true while each new one is
+  // greater, and again once at most one is left (else false, even if they are).
   bool increasing(NodeIndex node) const { return increasing_.test(node); }
 
   // Calls fn(first, count) for each run of node's increasing slice: the
@@ -95,10 +95,31 @@ class EdgeArena {
     edges_[slices_[node].offset + slices_[node].size++] = edge;
   }
 
-  // Lays every slice out again in node order with room for extra[node]
-  // more edges, so that pushing them moves nothing: for building a graph,
-  // one pass to count and one to push instead of a growth per slice.
+  // A bulk build, in three steps with nothing between them: reserve(extra)
+  // lays every slice out again in node order with room for extra[node]
+  // more edges; append(node, edge) adds exactly those, with no growth and
+  // no flag kept per edge; settle() works each slice's run and order flags
+  // and the counts out once from its edges.
   void reserve(std::span<const std::uint32_t> extra) { relayout([&](std::size_t n) { return extra[n]; }); }
+  void append(NodeIndex node, NodeRef edge) {
+    Slice& s = slices_[node];
+    edges_[s.offset + s.size++] = edge;
+  }
+  void settle() {
+    edge_count_ = loose_count_ = 0;
+    for (NodeIndex n = 0; n < slices_.size(); ++n) {
+      const std::span<const NodeRef> e = view(n);
+      bool run = true, increasing = true;
+      for (std::size_t k = 1; k < e.size(); ++k) {
+        run = run && e[k].type == e[0].type && e[k].index == e[0].index + k;
+        increasing = increasing && e[k - 1] < e[k];
+      }
+      run ? runs_.set(n) : runs_.reset(n);
+      increasing ? increasing_.set(n) : increasing_.reset(n);
+      edge_count_ += e.size();
+      if (!run) loose_count_ += e.size();
+    }
+  }
 
   // Removes the first edge equal to `edge`, keeping the order of the rest.
   void erase_one(NodeIndex node, NodeRef edge) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 namespace engine {
 
@@ -110,26 +111,38 @@ void Graph::subscribe(NodeRef subscriber, NodeRef publisher) {
   add_subscriber_type(publisher.type, subscriber.type);
 }
 
-void Graph::subscribe_all(std::span<const std::pair<NodeRef, NodeRef>> edges) {
-  std::vector<std::vector<std::uint32_t>> down(types_.size()), up(types_.size());  // new edges per node
+Graph::NewEdges Graph::new_edges() const {
+  NewEdges counts;
+  for (const Type& t : types_) {
+    counts.down.emplace_back(t.size, 0);
+    counts.up.emplace_back(t.size, 0);
+  }
+  counts.fed.resize(types_.size() * types_.size(), 0);
+  return counts;
+}
+
+void Graph::count_edge(NewEdges& counts, NodeRef subscriber, NodeRef publisher) const {
+  check_edge(subscriber, publisher);
+  ++counts.down[publisher.type][publisher.index];
+  ++counts.up[subscriber.type][subscriber.index];
+  if (!std::exchange(counts.fed[publisher.type * types_.size() + subscriber.type], 1)) {
+    counts.feeds.emplace_back(publisher.type, subscriber.type);
+  }
+}
+
+void Graph::reserve_edges(const NewEdges& counts) {
   for (std::size_t t = 0; t < types_.size(); ++t) {
-    down[t].resize(types_[t].size);
-    up[t].resize(types_[t].size);
+    types_[t].downstream.reserve(counts.down[t]);
+    types_[t].upstream.reserve(counts.up[t]);
   }
-  for (const auto& [subscriber, publisher] : edges) {
-    check_edge(subscriber, publisher);
-    ++down[publisher.type][publisher.index];
-    ++up[subscriber.type][subscriber.index];
+}
+
+void Graph::settle_edges(const NewEdges& counts) {
+  for (Type& t : types_) {
+    t.downstream.settle();
+    t.upstream.settle();
   }
-  for (std::size_t t = 0; t < types_.size(); ++t) {
-    types_[t].downstream.reserve(down[t]);
-    types_[t].upstream.reserve(up[t]);
-  }
-  for (const auto& [subscriber, publisher] : edges) {
-    types_[publisher.type].downstream.push_back(publisher.index, subscriber);
-    types_[subscriber.type].upstream.push_back(subscriber.index, publisher);
-    add_subscriber_type(publisher.type, subscriber.type);
-  }
+  for (const auto& [publisher, subscriber] : counts.feeds) add_subscriber_type(publisher, subscriber);
 }
 
 void Graph::unsubscribe(NodeRef subscriber, NodeRef publisher) {

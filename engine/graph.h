@@ -46,6 +46,7 @@
 #include <cstring>
 #include <functional>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -95,10 +96,19 @@ class Graph {
   // std::logic_error unless publisher's tier is below subscriber's.
   void subscribe(NodeRef subscriber, NodeRef publisher);
 
-  // subscribe() for many (subscriber, publisher) pairs at once, in order:
-  // what a graph's initial build should use. Checks every pair first and
-  // throws, adding none, if one is invalid.
-  void subscribe_all(std::span<const std::pair<NodeRef, NodeRef>> edges);
+  // subscribe() for many edges at once, in order: what a graph's initial
+  // build should use. for_each_edge(add) calls add(subscriber, publisher)
+  // for every edge; it is called twice (to count, then to add) and must
+  // give the same edges both times. Checks every pair first and throws,
+  // adding none, if one is invalid.
+  template <class ForEachEdge>
+    requires(!std::ranges::range<ForEachEdge>)
+  void subscribe_all(ForEachEdge for_each_edge);
+  void subscribe_all(std::span<const std::pair<NodeRef, NodeRef>> edges) {
+    subscribe_all([edges](auto add) {
+      for (const auto& [subscriber, publisher] : edges) add(subscriber, publisher);
+    });
+  }
 
   // Removes one subscribe(subscriber, publisher) edge, if present.
   void unsubscribe(NodeRef subscriber, NodeRef publisher);
@@ -187,8 +197,22 @@ class Graph {
     std::vector<NodeIndex> saved_nodes;
   };
 
+  // The edges a subscribe_all() counts: new ones per node of each type,
+  // and the (publisher, subscriber) types they join, in order of first edge.
+  struct NewEdges {
+    std::vector<std::vector<std::uint32_t>> down, up;
+    std::vector<unsigned char> fed;  // [publisher type * types + subscriber type]
+    std::vector<std::pair<TypeId, TypeId>> feeds;
+  };
+
   Type& at(TypeId type);
   const Type& at(TypeId type) const;
+  NewEdges new_edges() const;
+  // Checks and counts one edge.
+  void count_edge(NewEdges& counts, NodeRef subscriber, NodeRef publisher) const;
+  // Makes room for the counted edges, then (after they are appended) settles.
+  void reserve_edges(const NewEdges& counts);
+  void settle_edges(const NewEdges& counts);
   // Throws unless subscriber may subscribe to publisher.
   void check_edge(NodeRef subscriber, NodeRef publisher) const;
   void add_subscriber_type(TypeId publisher, TypeId subscriber);
@@ -224,5 +248,18 @@ class Graph {
   std::vector<TypeId> by_tier_;  // type ids in tier order
   bool flushing_ = false;        // between prepare_flush() and finish_flush()
 };
+
+template <class ForEachEdge>
+  requires(!std::ranges::range<ForEachEdge>)
+void Graph::subscribe_all(ForEachEdge for_each_edge) {
+  NewEdges counts = new_edges();
+  for_each_edge([&](NodeRef subscriber, NodeRef publisher) { count_edge(counts, subscriber, publisher); });
+  reserve_edges(counts);
+  for_each_edge([this](NodeRef subscriber, NodeRef publisher) {
+    types_[publisher.type].downstream.append(publisher.index, subscriber);
+    types_[subscriber.type].upstream.append(subscriber.index, publisher);
+  });
+  settle_edges(counts);
+}
 
 }  // namespace engine

@@ -318,41 +318,47 @@ void build_graph(Store& store, engine::Graph& graph) {
   }
 
   auto valid = [&](Kind kind, NodeIndex i) { return store.states[static_cast<std::size_t>(kind)][i].error == 0; };
-  std::vector<std::pair<NodeRef, NodeRef>> edges;  // (subscriber, publisher), subscribed at once
-  edges.reserve(2 * store.bonds.size() + store.outright_trades.size() + 3 * store.repo_trades.size() + members);
-  auto link = [&](Kind sub_kind, NodeIndex sub, Kind pub_kind, NodeIndex pub) {
-    edges.emplace_back(ref(sub_kind, sub), ref(pub_kind, pub));
-  };
-  // A curve sums its coupon grids for each calendar of its bonds (model/coupon_grid.h).
+  // A curve sums its coupon grids for each calendar of its bonds (model/coupon_grid.h),
+  // and subscribes to that calendar where its first such bond does.
+  std::vector<unsigned char> opens_grid(store.bonds.size(), 0);
   for (IrCurve& c : store.curves) c.grids.clear();
   for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
     if (!valid(Kind::bond, i)) continue;
     const Bond& b = store.bonds[i];
-    link(Kind::bond, i, Kind::calendar, b.calendar);
-    link(Kind::bond, i, Kind::ir_curve, b.curve);
     std::vector<CurveGrid>& grids = store.curves[b.curve].grids;
     if (std::ranges::none_of(grids, [&](const CurveGrid& g) { return g.calendar == b.calendar; })) {
       grids.push_back({b.calendar, {}, {}});
-      link(Kind::ir_curve, b.curve, Kind::calendar, b.calendar);
+      opens_grid[i] = 1;
     }
   }
-  for (NodeIndex i = 0; i < store.outright_trades.size(); ++i) {
-    if (valid(Kind::outright_trade, i)) link(Kind::outright_trade, i, Kind::bond, store.outright_trades[i].bond);
-  }
-  for (NodeIndex i = 0; i < store.repo_trades.size(); ++i) {
-    if (!valid(Kind::repo_trade, i)) continue;
-    const RepoTrade& t = store.repo_trades[i];
-    link(Kind::repo_trade, i, Kind::calendar, t.calendar);
-    link(Kind::repo_trade, i, Kind::bond, t.bond);
-    link(Kind::repo_trade, i, Kind::ir_curve, t.curve);
-  }
-  for (NodeIndex i = 0; i < store.outright_books.size(); ++i) {
-    for (NodeIndex m : store.outright_books[i].members) link(Kind::outright_book, i, Kind::outright_trade, m);
-  }
-  for (NodeIndex i = 0; i < store.repo_books.size(); ++i) {
-    for (NodeIndex m : store.repo_books[i].members) link(Kind::repo_book, i, Kind::repo_trade, m);
-  }
-  graph.subscribe_all(edges);
+  graph.subscribe_all([&](auto add) {
+    auto link = [&](Kind sub_kind, NodeIndex sub, Kind pub_kind, NodeIndex pub) {
+      add(ref(sub_kind, sub), ref(pub_kind, pub));
+    };
+    for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
+      if (!valid(Kind::bond, i)) continue;
+      const Bond& b = store.bonds[i];
+      link(Kind::bond, i, Kind::calendar, b.calendar);
+      link(Kind::bond, i, Kind::ir_curve, b.curve);
+      if (opens_grid[i]) link(Kind::ir_curve, b.curve, Kind::calendar, b.calendar);
+    }
+    for (NodeIndex i = 0; i < store.outright_trades.size(); ++i) {
+      if (valid(Kind::outright_trade, i)) link(Kind::outright_trade, i, Kind::bond, store.outright_trades[i].bond);
+    }
+    for (NodeIndex i = 0; i < store.repo_trades.size(); ++i) {
+      if (!valid(Kind::repo_trade, i)) continue;
+      const RepoTrade& t = store.repo_trades[i];
+      link(Kind::repo_trade, i, Kind::calendar, t.calendar);
+      link(Kind::repo_trade, i, Kind::bond, t.bond);
+      link(Kind::repo_trade, i, Kind::ir_curve, t.curve);
+    }
+    for (NodeIndex i = 0; i < store.outright_books.size(); ++i) {
+      for (NodeIndex m : store.outright_books[i].members) link(Kind::outright_book, i, Kind::outright_trade, m);
+    }
+    for (NodeIndex i = 0; i < store.repo_books.size(); ++i) {
+      for (NodeIndex m : store.repo_books[i].members) link(Kind::repo_book, i, Kind::repo_trade, m);
+    }
+  });
 }
 
 }  // namespace bond_risk
