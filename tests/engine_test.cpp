@@ -589,6 +589,39 @@ TEST(EdgeArena, KnowsWhichSlicesAreRunsOrIncreasingAndFindsTheirRuns) {
   }
 }
 
+TEST(EdgeArena, ABulkBuildKnowsTheRunsOrderAndCountsThatEdgesAddedOneByOneGive) {
+  std::mt19937 random(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    const std::size_t nodes = 1 + random() % 20;
+    engine::EdgeArena one_by_one, bulk;
+    one_by_one.resize(nodes);
+    bulk.resize(nodes);
+    for (engine::EdgeArena* a : {&one_by_one, &bulk}) a->push_back(0, {3, 9});  // an edge there before the bulk
+    std::vector<std::pair<NodeIndex, NodeRef>> edges;  // runs, increasing or not, and stray edges
+    for (int k = 0; k < 60; ++k) {
+      const auto node = static_cast<NodeIndex>(random() % nodes);
+      NodeRef e{static_cast<engine::TypeId>(random() % 4), static_cast<NodeIndex>(random() % 50)};
+      for (std::size_t len = random() % 6; len-- > 0; ++e.index) edges.emplace_back(node, e);
+    }
+    std::vector<std::uint32_t> extra(nodes, 0);
+    for (const auto& [node, e] : edges) ++extra[node];
+    bulk.reserve(extra);
+    for (const auto& [node, e] : edges) {
+      one_by_one.push_back(node, e);
+      bulk.append(node, e);
+    }
+    bulk.settle();
+    for (NodeIndex n = 0; n < nodes; ++n) {
+      const auto a = one_by_one.view(n), b = bulk.view(n);
+      ASSERT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "trial " << trial << " node " << n;
+      EXPECT_EQ(bulk.run(n), one_by_one.run(n)) << "trial " << trial << " node " << n;
+      EXPECT_EQ(bulk.increasing(n), one_by_one.increasing(n)) << "trial " << trial << " node " << n;
+    }
+    EXPECT_EQ(bulk.edges(), one_by_one.edges()) << "trial " << trial;
+    EXPECT_EQ(bulk.loose_edges(), one_by_one.loose_edges()) << "trial " << trial;
+  }
+}
+
 TEST(Bitmap, CountsAndListsTheBitsOfARange) {
   engine::Bitmap b;
   b.resize(300);
