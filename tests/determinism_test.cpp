@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/sqlite.h"
 #include "bond_risk/db/generator.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
@@ -93,6 +94,29 @@ TEST(Generator, PresetsHaveTheirCountsAndAreDeterministic) {
   }
   EXPECT_TRUE(snapshot(*a) == snapshot(*calculate(dir.path("b.db"))));
   EXPECT_FALSE(snapshot(*a) == snapshot(*calculate(dir.path("c.db"))));
+}
+
+TEST(Generator, DesksGiveAQuarterOfTheBooksAboutAQuarterOfTheBonds) {
+  // 50k: 2,500 bonds and 11,250 trades of each kind per curve; books of 1,000, 12 per curve and kind.
+  test::TempDir dir;
+  auto quarter_bonds = [&](std::size_t desks) {
+    const std::string path = dir.path("d" + std::to_string(desks) + ".db");
+    generate(find_preset("50k"), GenerateOptions{.seed = 2, .book_size = 1000, .desks = desks}, path);
+    base::Database db(path, base::Database::Mode::read_only);
+    // The bonds of the first quarter of each kind's books by id (what bond_risk_mpi --split books gives rank 0 of 4).
+    base::Statement st = db.prepare(R"SQL(
+      SELECT count(DISTINCT bond_id) FROM (
+        SELECT bond_id FROM outright_trade WHERE id IN (SELECT trade_id FROM outright_book_trade WHERE book_id IN
+          (SELECT id FROM outright_book ORDER BY id LIMIT (SELECT count(*) / 4 FROM outright_book)))
+        UNION ALL
+        SELECT bond_id FROM repo_trade WHERE id IN (SELECT trade_id FROM repo_book_trade WHERE book_id IN
+          (SELECT id FROM repo_book ORDER BY id LIMIT (SELECT count(*) / 4 FROM repo_book)))))SQL");
+    st.step();
+    return st.integer(0);
+  };
+  const std::int64_t bonds = 5'000, desks = 5;
+  EXPECT_LE(quarter_bonds(desks), bonds / 4 + bonds / (2 * desks));  // a quarter, and the desk it ends in
+  EXPECT_GT(quarter_bonds(1), bonds * 2 / 5);  // without desks: most bonds of the curve
 }
 
 TEST(Generator, The440kPresetHasTheAnalysisCounts) {

@@ -12,18 +12,21 @@ namespace {
 
 const base::CommandSpec kSpec = {
     "generate",
-    "--preset NAME --out PATH [--seed N] [--book-size N]  |  --scenarios PATH [--seed N]",
+    "--preset NAME --out PATH [--seed N] [--book-size N] [--desks N]  |  --scenarios PATH [--seed N]",
     "Writes a synthetic data set to a new SQLite database. Presets: tiny (a handful of each type), 100, 50k,\n"
-    "220k, 440k (40,000 bonds, 200,000 outright and 200,000 repo trades) and 1M (80,000 bonds, 460,000 of\n"
-    "each trade); each has one calendar and two curves. The same preset, seed and book size always give\n"
-    "the same database. Every data set also gets two scenario sets (see bond_risk scenarios --help):\n"
+    "220k, 440k (40,000 bonds, 200,000 outright and 200,000 repo trades), 1M (80,000 bonds, 460,000 of\n"
+    "each trade) and 10M (1,000,000 bonds, 4,500,000 of each trade); each has one calendar and two curves.\n"
+    "The same preset, seed, book size and desks always give the same database. Every data set also gets two scenario sets (see bond_risk scenarios --help):\n"
     "'ladder' (parallel shifts, twists and butterflies) and 'historical' (500 synthetic correlated days);\n"
     "--scenarios PATH adds them to an existing database instead, replacing sets of those names.",
     {
-        {"preset", "NAME", "tiny, 100, 50k, 220k, 440k or 1M (required)"},
+        {"preset", "NAME", "tiny, 100, 50k, 220k, 440k, 1M or 10M (required)"},
         {"out", "PATH", "database to create; must not exist (required)"},
         {"seed", "N", "random seed (default 1)"},
         {"book-size", "N", "trades per book; books are grouped by curve (default 1000; 10,000 for the 10M preset)"},
+        {"desks", "N",
+         "each curve's bonds and trades cut into N desks, in order: a trade holds a bond of its desk, so\n"
+         "consecutive books hold a slice of the bonds (default 1: any bond of the curve; 20 for the 10M preset)"},
         {"scenarios", "PATH", "add the ladder and historical scenario sets to this existing database and exit"},
     },
 };
@@ -49,6 +52,8 @@ int generate_command(std::span<char* const> args) {
   options.seed = seed;
   options.book_size = static_cast<std::size_t>(
       base::parse_integer(a.get("book-size", std::to_string(preset.book_size)), 1, 100'000'000, "--book-size"));
+  options.desks = static_cast<std::size_t>(
+      base::parse_integer(a.get("desks", std::to_string(preset.desks)), 1, 1'000'000, "--desks"));
   const std::string out = a.get("out", "");
   const engine::Stopwatch watch;
   base::usage_checked([&] { generate(preset, options, out); });

@@ -31,7 +31,7 @@ const std::vector<Preset>& presets() {
       {"220k", 20'000, 100'000, 100'000},
       {"440k", 40'000, 200'000, 200'000},
       {"1M", 80'000, 460'000, 460'000},
-      {"10M", 1'000'000, 4'500'000, 4'500'000, 10'000},  // for bond_risk_mpi --split books
+      {"10M", 1'000'000, 4'500'000, 4'500'000, 10'000, 20},  // for bond_risk_mpi --split books
   };
   return list;
 }
@@ -114,11 +114,17 @@ class Writer {
     }
   }
 
-  // A random bond on `curve` (bonds alternate curves), so that trade i is on
-  // curve i % 2 and every curve gets the same number of trades.
-  std::size_t pick_bond(std::size_t curve) {
-    const auto on_curve = static_cast<std::int64_t>((preset_.bonds - curve + kCurves.size() - 1) / kCurves.size());
-    return curve + kCurves.size() * static_cast<std::size_t>(rng_.between(0, on_curve - 1));
+  // A random bond for trade i of `trades` (trades and bonds alternate
+  // curves, so that trade i is on curve i % 2 and every curve gets the same
+  // number of trades), from the desk of the curve's bonds that matches the
+  // trade's place among the curve's trades.
+  std::size_t pick_bond(std::size_t i, std::size_t trades) {
+    const std::size_t curves = kCurves.size(), curve = i % curves;
+    const std::size_t on_curve = (preset_.bonds - curve + curves - 1) / curves;
+    const std::size_t desk = (i / curves) * options_.desks / ((trades + curves - 1) / curves);
+    const std::size_t first = desk * on_curve / options_.desks, last = (desk + 1) * on_curve / options_.desks;
+    const auto k = first + static_cast<std::size_t>(rng_.between(0, static_cast<std::int64_t>(last - first) - 1));
+    return curve + curves * k;
   }
 
   static std::string_view side(Random& rng) { return rng.between(0, 1) ? "BUY" : "SELL"; }
@@ -128,7 +134,7 @@ class Writer {
     outright_by_curve_.resize(kCurves.size());
     for (std::size_t i = 0; i < preset_.outright_trades; ++i) {
       const std::int64_t id = new_id();
-      const std::size_t bond = pick_bond(i % kCurves.size());
+      const std::size_t bond = pick_bond(i, preset_.outright_trades);
       outright_by_curve_[bond_curve_[bond]].push_back(id);
       st.bind(1, id).bind(2, "OT_" + std::to_string(i + 1)).bind(3, bond_ids_[bond]);
       st.bind(4, format_date(today_ - static_cast<Date>(rng_.between(0, 730))));
@@ -144,7 +150,7 @@ class Writer {
     for (std::size_t i = 0; i < preset_.repo_trades; ++i) {
       const std::int64_t id = new_id();
       const std::size_t curve = i % kCurves.size();
-      const std::size_t bond = pick_bond(curve);
+      const std::size_t bond = pick_bond(i, preset_.repo_trades);
       repo_by_curve_[curve].push_back(id);
       const std::int64_t notional = rng_.between(10, 10'000) * 100;
       st.bind(1, id).bind(2, "RT_" + std::to_string(i + 1)).bind(3, bond_ids_[bond]).bind(4, calendar_id_);
@@ -191,6 +197,7 @@ class Writer {
 
 void generate(const Preset& preset, const GenerateOptions& options, const std::string& path) {
   if (options.book_size == 0) throw std::invalid_argument("book size must be at least 1");
+  if (options.desks == 0) throw std::invalid_argument("desks must be at least 1");
   if (access(path.c_str(), F_OK) == 0) {
     throw std::invalid_argument(path + " already exists; remove it first or choose another --out");
   }

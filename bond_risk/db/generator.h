@@ -12,10 +12,11 @@ struct Preset {
   std::string name;
   std::size_t bonds, outright_trades, repo_trades;
   std::size_t book_size = 1000;  // trades per book unless asked otherwise
+  std::size_t desks = 1;         // desks per curve unless asked otherwise
 };
 
-// tiny, 100, 50k, 220k, 440k, 1M, 10M (books of 10,000); each has one
-// calendar and two curves.
+// tiny, 100, 50k, 220k, 440k, 1M, 10M (books of 10,000, 20 desks a curve);
+// each has one calendar and two curves.
 const std::vector<Preset>& presets();
 
 // The preset called `name`; throws std::invalid_argument listing the presets otherwise.
@@ -24,6 +25,11 @@ const Preset& find_preset(const std::string& name);
 struct GenerateOptions {
   std::uint64_t seed = 1;
   std::size_t book_size = 1000;  // trades per book; books never mix curves
+  // Each curve's bonds and, in the same order, its outright and its repo
+  // trades are cut into this many desks: a trade holds a bond of its desk,
+  // so consecutive books hold a matching slice of the bonds. 1: any bond
+  // of the curve.
+  std::size_t desks = 1;
 };
 
 // Writes a new database at `path` (which must not exist: std::invalid_argument): the schema, then

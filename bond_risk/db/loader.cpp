@@ -308,12 +308,17 @@ class Loader {
   void add_trades(Kind kind, std::vector<TradeRows<Trade>>& parts, std::vector<Trade>& out) {
     std::size_t count = 0;
     for (const TradeRows<Trade>& part : parts) count += part.ids.size();
-    out.reserve(count);
+    if (parts.size() > 1) out.reserve(count);
     for (TradeRows<Trade>& part : parts) {
       const NodeIndex first = static_cast<NodeIndex>(out.size());
       for (std::int64_t id : part.ids) s().add(kind, id);
-      out.insert(out.end(), part.trades.begin(), part.trades.end());
+      if (parts.size() == 1) {
+        out = std::move(part.trades);
+      } else {
+        out.insert(out.end(), part.trades.begin(), part.trades.end());
+      }
       for (auto& [row, why] : part.errors) s().fail(ref(kind, first + static_cast<NodeIndex>(row)), std::move(why));
+      part = {};  // the rows read are freed as they go in: a load holds them about once
     }
   }
 

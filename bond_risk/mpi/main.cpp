@@ -4,10 +4,12 @@
 //
 // By scenario: every rank loads and flushes the whole graph, then revalues
 // its block of each set's scenarios (rank r of N: scenarios [r n / N,
-// (r + 1) n / N)). By book: the books, in result order (outright then repo,
-// each by id), are dealt to the ranks in turn (book j to rank j mod N); each
+// (r + 1) n / N)). By book: the books of each kind, by id, are cut into N
+// consecutive blocks (rank r: books [r n / N, (r + 1) n / N) of n); each
 // rank loads only its books with their trades and bonds (and every curve
-// and calendar), and revalues every scenario for them. Either way rank 0
+// and calendar), and revalues every scenario for them. Consecutive books
+// are usually a desk's, trading the same bonds, so a rank holds about 1/N
+// of the bonds as well as of the trades. Either way rank 0
 // gathers every rank's share, puts it in scenario and book order, sums the
 // totals in that order, and reports and writes the tables exactly as
 // `bond_risk scenarios` does: a book's P&L is computed by the same code on
@@ -56,31 +58,46 @@ base::CommandSpec spec() {
 
 enum class Split { scenario, book };
 
-// Every book of the database in result order: outright books by id, then repo books by id.
-std::vector<std::pair<std::int64_t, Kind>> all_books(base::Database& db) {
-  std::vector<std::pair<std::int64_t, Kind>> out;
+// The rank's block of `n` things (scenarios, books of a kind): [r n / N, (r + 1) n / N).
+std::pair<std::size_t, std::size_t> block(const World& world, std::size_t n) {
+  const auto r = static_cast<std::size_t>(world.rank()), size = static_cast<std::size_t>(world.size());
+  return {r * n / size, (r + 1) * n / size};
+}
+
+// The ids of rank r's books: of each kind (outright, then repo), its block
+// of the books by id.
+std::vector<std::int64_t> books_of(base::Database& db, const World& world) {
+  std::vector<std::int64_t> mine;
   for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    std::vector<std::int64_t> ids;
     base::Statement st = db.prepare("SELECT id FROM " + std::string(kind_name(kind)) + " ORDER BY id");
-    while (st.step()) out.emplace_back(st.integer(0), kind);
+    while (st.step()) ids.push_back(st.integer(0));
+    const auto [first, last] = block(world, ids.size());
+    mine.insert(mine.end(), ids.begin() + static_cast<std::ptrdiff_t>(first), ids.begin() + static_cast<std::ptrdiff_t>(last));
   }
-  return out;
+  return mine;
 }
 
 // Rank 0's whole set from every rank's share: by scenario, the ranks' blocks
-// one after the other; by book, book j from rank j mod N, and each total
-// summed again over every book in order, as one process sums it.
+// one after the other; by book, each kind's blocks in rank order (result
+// order: outright books by id, then repo books), and each total summed
+// again over every book in that order, as one process sums it.
 std::vector<ScenarioPnl> assemble(Split split, const std::vector<RankShare>& shares, BookList& books) {
   std::vector<ScenarioPnl> pnl;
   if (split == Split::scenario) {
     for (const RankShare& share : shares) pnl.insert(pnl.end(), share.pnl.begin(), share.pnl.end());
     return pnl;
   }
-  const std::size_t ranks = shares.size();
-  std::size_t total_books = 0;
-  for (const RankShare& share : shares) total_books += share.books.size();
-  for (std::size_t j = 0; j < total_books; ++j) {
-    const BookList& held = shares[j % ranks].books;
-    books.push_back(held.ids[j / ranks], held.kinds[j / ranks], held.publishes[j / ranks] != 0);
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (rank, place in its share), in result order
+  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    for (std::size_t r = 0; r < shares.size(); ++r) {
+      const BookList& held = shares[r].books;
+      for (std::size_t i = 0; i < held.size(); ++i) {
+        if (held.kinds[i] != kind) continue;
+        order.emplace_back(r, i);
+        books.push_back(held.ids[i], held.kinds[i], held.publishes[i] != 0);
+      }
+    }
   }
   pnl.resize(shares.front().pnl.size());
   for (std::size_t k = 0; k < pnl.size(); ++k) {
@@ -89,10 +106,10 @@ std::vector<ScenarioPnl> assemble(Split split, const std::vector<RankShare>& sha
       if (p.error.empty()) p.error = share.pnl.at(k).error;
     }
     if (!p.error.empty()) continue;
-    p.pnl.resize(total_books), p.margin.resize(total_books);
-    for (std::size_t j = 0; j < total_books; ++j) {
-      const ScenarioPnl& from = shares[j % ranks].pnl.at(k);
-      p.pnl[j] = from.pnl.at(j / ranks), p.margin[j] = from.margin.at(j / ranks);
+    p.pnl.resize(order.size()), p.margin.resize(order.size());
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      const ScenarioPnl& from = shares[order[j].first].pnl.at(k);
+      p.pnl[j] = from.pnl.at(order[j].second), p.margin[j] = from.margin.at(order[j].second);
       p.total += p.pnl[j];
     }
   }
@@ -116,12 +133,6 @@ long peak_rss_kb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
-}
-
-// The rank's block of `n` scenarios.
-std::pair<std::size_t, std::size_t> block(const World& world, std::size_t n) {
-  const auto r = static_cast<std::size_t>(world.rank()), size = static_cast<std::size_t>(world.size());
-  return {r * n / size, (r + 1) * n / size};
 }
 
 int scenarios(const World& world, std::span<char* const> args) {
@@ -148,13 +159,7 @@ int scenarios(const World& world, std::span<char* const> args) {
 
   RankTimes times;
   const engine::Stopwatch load_watch;
-  std::vector<std::int64_t> my_books;  // by book: book j of the database is rank j mod N's
-  if (split == Split::book) {
-    const auto books = all_books(db);
-    for (std::size_t j = static_cast<std::size_t>(world.rank()); j < books.size(); j += static_cast<std::size_t>(world.size())) {
-      my_books.push_back(books[j].first);
-    }
-  }
+  const std::vector<std::int64_t> my_books = split == Split::book ? books_of(db, world) : std::vector<std::int64_t>{};
   // (One rank's share is every book: a whole load, without the share's id sets.)
   const std::unique_ptr<LiveModel> model =
       scenario_model(db, settings, split == Split::book && world.size() > 1 ? &my_books : nullptr, root);
