@@ -27,8 +27,6 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
                              (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_busy_timeout(raw, 5000);
-  // Reads map the file (up to SQLite's 2 GB build limit) instead of copying each page.
-  sqlite3_exec(raw, "PRAGMA mmap_size = 2147418112", nullptr, nullptr, nullptr);
   // Reading the schema is the first access that finds out whether the file is a database at all.
   if (sqlite3_exec(raw, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr) != SQLITE_OK) {
     fail("not a usable SQLite database");

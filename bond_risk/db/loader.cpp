@@ -13,6 +13,7 @@
 #include "bond_risk/model/input_tables.h"
 #include "bond_risk/model/layout.h"
 #include "bond_risk/model/trade_fields.h"
+#include "engine/affinity.h"
 
 namespace bond_risk {
 
@@ -133,9 +134,10 @@ class Loader {
 
   Loaded run() {
     // Every table as of one moment, whatever other programs commit meanwhile; the
-    // trade tables, most of the rows, are read on two connections at once.
-    // A share of the books is read on db_ alone (its id sets are temp tables).
-    SnapshotReaders snapshot(db_, books_ ? 0 : 1);
+    // trade tables, most of the rows, are read on two connections at once when
+    // this process may run on two CPUs (an MPI rank is often bound to one). A
+    // share of the books is read on db_ alone (its id sets are temp tables).
+    SnapshotReaders snapshot(db_, books_ || engine::allowed_cpus().size() < 2 ? 0 : 1);
     check_input_schema(db_);
     if (books_) scope_ = Scope(db_, *books_);
     std::size_t nodes = 0;
