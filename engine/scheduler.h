@@ -34,7 +34,8 @@ class Scheduler {
 
 enum class SchedulerKind { pthreads, tbb };
 
-// How an idle pthreads worker waits for work (and the master for a batch's end).
+// How an idle pthreads worker waits for work (and the master for a batch's end,
+// unless the workers leave it a CPU of its own: then it spins).
 enum class WaitPolicy {
   block,   // park on a condition variable at once
   busy,    // spin with a pause instruction, yielding the CPU now and then
@@ -44,7 +45,7 @@ enum class WaitPolicy {
 struct SchedulerOptions {
   SchedulerKind kind = SchedulerKind::pthreads;
   std::size_t threads = 0;  // worker threads, 0 .. kMaxThreads
-  WaitPolicy wait = WaitPolicy::block;
+  WaitPolicy wait = WaitPolicy::hybrid;
   std::chrono::microseconds spin{50};  // hybrid only
   std::vector<int> cpus{};             // pthreads: worker i runs on cpus[i % size]; empty = anywhere
   std::optional<int> master_cpu{};     // pthreads: pin the calling thread while the scheduler lives

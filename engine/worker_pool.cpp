@@ -6,6 +6,7 @@
 #include <string>
 #include <system_error>
 
+#include "engine/affinity.h"
 #include "engine/timing.h"
 
 namespace engine {
@@ -33,6 +34,7 @@ WorkerPool::WorkerPool(const SchedulerOptions& options)
     : policy_(options.wait),
       parallelism_(runnable_threads(options.threads, options.cpus)),
       spin_(options.spin),
+      master_cpu_spare_(options.threads + 1 <= allowed_cpus().size()),
       master_pin_(options.master_cpu) {
   threads_.reserve(options.threads);
   try {
@@ -94,12 +96,14 @@ BatchStats WorkerPool::run(std::size_t count, const std::function<void(std::size
 }
 
 void WorkerPool::wait_for_batch_end() {
-  if (policy_ != WaitPolicy::block) {
+  // A master with a CPU to spare spins until the batch ends, whatever the policy: that CPU
+  // would idle anyway, and parking would cost a wake-up per tier.
+  if (master_cpu_spare_ || policy_ != WaitPolicy::block) {
     const auto deadline = std::chrono::steady_clock::now() + spin_;
     for (unsigned spins = 1; remaining_.load(std::memory_order_acquire) != 0; ++spins) {
       cpu_relax();
       if (spins % kPausesPerYield == 0) {
-        if (policy_ == WaitPolicy::hybrid && std::chrono::steady_clock::now() >= deadline) break;
+        if (!master_cpu_spare_ && policy_ == WaitPolicy::hybrid && std::chrono::steady_clock::now() >= deadline) break;
         sched_yield();
       }
     }

@@ -5,6 +5,8 @@
 // when the last job has finished (a barrier). Only as many workers are woken
 // as there are jobs. How idle workers wait is the WaitPolicy: parked on a
 // condition variable, spinning, or spinning for a while and then parked.
+// The master waits for a batch's end the same way, except that when the
+// workers leave one of the process's CPUs free it spins until the end.
 // Nothing ever sleeps for a fixed time.
 #pragma once
 
@@ -42,6 +44,7 @@ class WorkerPool final : public Scheduler {
   const WaitPolicy policy_;
   const std::size_t parallelism_;
   const std::chrono::microseconds spin_;
+  const bool master_cpu_spare_;  // the workers leave one of this process's CPUs free for the master
 
   std::mutex mutex_;
   std::condition_variable work_available_;
