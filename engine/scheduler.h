@@ -45,7 +45,7 @@ enum class WaitPolicy {
 struct SchedulerOptions {
   SchedulerKind kind = SchedulerKind::pthreads;
   std::size_t threads = 0;  // worker threads, 0 .. kMaxThreads
-  WaitPolicy wait = WaitPolicy::hybrid;
+  WaitPolicy wait = WaitPolicy::block;
   std::chrono::microseconds spin{50};  // hybrid only
   std::vector<int> cpus{};             // pthreads: worker i runs on cpus[i % size]; empty = anywhere
   std::optional<int> master_cpu{};     // pthreads: pin the calling thread while the scheduler lives

@@ -199,8 +199,8 @@ TEST(Cli, SettingsTakeFlagsOverEnvironmentOverConfOverDefaults) {
   TinyDb db;
   std::ofstream(db.dir.path("c.conf")) << "APP_DB=" << db.path << "\nNUM_THREADS=3\nGRAIN=5\n";
   const std::string conf = " --conf " + db.dir.path("c.conf");
-  EXPECT_TRUE(contains(run_cli("run --batch" + conf).out, "Threads: 3 workers, scheduler pthreads, wait hybrid, grain 5."));
-  EXPECT_TRUE(contains(run_cli("run --batch" + conf, "NUM_THREADS=1").out, "Threads: 1 workers, scheduler pthreads, wait hybrid, grain 5."));
+  EXPECT_TRUE(contains(run_cli("run --batch" + conf).out, "Threads: 3 workers, scheduler pthreads, wait block, grain 5."));
+  EXPECT_TRUE(contains(run_cli("run --batch" + conf, "NUM_THREADS=1").out, "Threads: 1 workers, scheduler pthreads, wait block, grain 5."));
   EXPECT_TRUE(contains(run_cli("run --batch --threads 0" + conf, "NUM_THREADS=1").out, "Threads: 0 (single-threaded"));
   EXPECT_TRUE(contains(run_cli("run --batch --affinity all" + conf).out, ", CPUs "));
   EXPECT_TRUE(contains(run_cli("run --batch --scheduler tbb" + conf).out, "scheduler tbb, grain 5."));
