@@ -242,8 +242,12 @@ class Loader {
     std::vector<std::exception_ptr> failed(parts);
     auto read_part = [&](base::Database& db, std::size_t p) {
       try {
-        if (const auto where = outright_ids.where(p)) outright[p] = read_trades<OutrightTrade>(db, Kind::outright_trade, *where, outright_ids.rows_per_part);
-        if (const auto where = repo_ids.where(p)) repo[p] = read_trades<RepoTrade>(db, Kind::repo_trade, *where, repo_ids.rows_per_part);
+        if (const auto where = outright_ids.where(p)) {
+          outright[p] = read_trades<OutrightTrade>(db, Kind::outright_trade, *where, outright_ids.rows_per_part);
+        }
+        if (const auto where = repo_ids.where(p)) {
+          repo[p] = read_trades<RepoTrade>(db, Kind::repo_trade, *where, repo_ids.rows_per_part);
+        }
       } catch (...) {
         failed[p] = std::current_exception();
       }
@@ -267,7 +271,7 @@ class Loader {
   struct IdRanges {
     std::vector<std::int64_t> starts;  // part p: starts[p] <= id < starts[p + 1], the last unbounded
     std::string whole;                 // the WHERE clause of an uncut table, read as part 0
-    std::size_t rows_per_part = 0;     // at most, when ids are dense: room reserved per part
+    std::size_t rows_per_part = 0;     // room per part: an uncut table's rows, a range's if its ids are dense
     // Part p's WHERE clause, or nullopt if it has no rows to read.
     std::optional<std::string> where(std::size_t p) const {
       if (starts.empty()) return p == 0 ? std::optional(whole) : std::nullopt;
@@ -280,7 +284,10 @@ class Loader {
     const std::string table(input_table(kind).name);
     base::Statement rowid = db_.prepare(
         "SELECT count(*) = 1 AND sum(name = 'id' AND upper(type) = 'INTEGER') = 1 FROM pragma_table_info(?) WHERE pk > 0");
-    if (parts == 1 || !(rowid.bind(1, std::string_view(table)).step() && rowid.integer(0) == 1)) return ranges;
+    if (parts == 1 || !(rowid.bind(1, std::string_view(table)).step() && rowid.integer(0) == 1)) {
+      ranges.rows_per_part = row_count(db_, table, ranges.whole);
+      return ranges;
+    }
     // Two subqueries: SQLite reads only an end of the rowid b-tree for a lone min() or max().
     base::Statement st = db_.prepare("SELECT (SELECT min(id) FROM " + table + "), (SELECT max(id) FROM " + table + ")");
     st.step();

@@ -32,7 +32,7 @@ SnapshotReaders::SnapshotReaders(base::Database& db, std::size_t count) {
   first_read(db);
   if (!lock) return;
   for (std::size_t i = 0; i < count; ++i) {
-    base::Database& reader = *readers_.emplace_back(std::make_unique<base::Database>(file, base::Database::Mode::read_only));
+    auto& reader = *readers_.emplace_back(std::make_unique<base::Database>(file, base::Database::Mode::read_only));
     reader.exec("BEGIN");
     first_read(reader);
   }
