@@ -83,7 +83,7 @@ class EdgeArena {
     Slice& s = slices_[node];
     if (s.size > 0) {
       const NodeRef last = edges_[s.offset + s.size - 1];
-      if (runs_.test(node) && (edge.type != last.type || edge.index != last.index + 1)) {
+      if (runs_.test(node) && !next_in_run(last, edge)) {
         runs_.reset(node);
         loose_count_ += s.size;
       }
@@ -111,7 +111,7 @@ class EdgeArena {
       const std::span<const NodeRef> e = view(n);
       bool run = true, increasing = true;
       for (std::size_t k = 1; k < e.size(); ++k) {
-        run = run && e[k].type == e[0].type && e[k].index == e[0].index + k;
+        run = run && next_in_run(e[k - 1], e[k]);
         increasing = increasing && e[k - 1] < e[k];
       }
       run ? runs_.set(n) : runs_.reset(n);
@@ -145,6 +145,9 @@ class EdgeArena {
   }
 
  private:
+  // Whether `edge`, after `last`, keeps a slice a run.
+  static bool next_in_run(NodeRef last, NodeRef edge) { return edge.type == last.type && edge.index == last.index + 1; }
+
   struct Slice {
     std::uint32_t offset = 0, size = 0, capacity = 0;
   };

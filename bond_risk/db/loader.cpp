@@ -1,6 +1,7 @@
 #include "bond_risk/db/loader.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <exception>
 #include <optional>
@@ -142,7 +143,8 @@ class Loader {
     if (books_) scope_ = Scope(db_, *books_);
     std::size_t nodes = 0;
     for (std::size_t k = 0; k < kKindCount; ++k) {
-      nodes += row_count(db_, kind_name(static_cast<Kind>(k)), scope_.where(static_cast<Kind>(k)));
+      rows_[k] = row_count(db_, kind_name(static_cast<Kind>(k)), scope_.where(static_cast<Kind>(k)));
+      nodes += rows_[k];
     }
     s().by_id.reserve(nodes);
     // The calendar's entry first: one whose today is bad keeps its index (and fails), as every node does.
@@ -209,7 +211,7 @@ class Loader {
   }
 
   void bonds() {
-    s().bonds.reserve(row_count(db_, "bond", scope_.where(Kind::bond)));
+    s().bonds.reserve(rows_[static_cast<std::size_t>(Kind::bond)]);
     each_node(Kind::bond, [&](const Row& row, NodeIndex) {
       Bond& b = s().bonds.emplace_back();
       b.calendar = resolve(s(), Kind::calendar, std::get<std::int64_t>(row["calendar_id"]));
@@ -285,7 +287,7 @@ class Loader {
     base::Statement rowid = db_.prepare(
         "SELECT count(*) = 1 AND sum(name = 'id' AND upper(type) = 'INTEGER') = 1 FROM pragma_table_info(?) WHERE pk > 0");
     if (parts == 1 || !(rowid.bind(1, std::string_view(table)).step() && rowid.integer(0) == 1)) {
-      ranges.rows_per_part = row_count(db_, table, ranges.whole);
+      ranges.rows_per_part = rows_[static_cast<std::size_t>(kind)];
       return ranges;
     }
     // Two subqueries: SQLite reads only an end of the rowid b-tree for a lone min() or max().
@@ -360,6 +362,7 @@ class Loader {
   base::Database& db_;
   const std::vector<std::int64_t>* books_;
   Scope scope_;
+  std::array<std::size_t, kKindCount> rows_{};  // rows of each node kind's table in scope, counted once
   Loaded out_;
 };
 
