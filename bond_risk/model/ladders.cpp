@@ -57,7 +57,7 @@ class RowSum {
       n_ = s_.curves[curve].points.size();
     }
     if (n_ == kCommon) {
-      for (std::size_t k = 0; k < kCommon; ++k) sum_[k] += scale * row[k];
+      sum_ += scale * Eigen::Map<const Row>(row);  // lane by lane: the bits of a scalar loop
     } else {
       add_row(ladder_.data() + from_ + s_.key_rate_axis.offset[curve], row, n_, scale);
     }
@@ -67,9 +67,8 @@ class RowSum {
   static constexpr std::size_t kCommon = 12;  // the generated curves' points
   void flush() {
     if (n_ != kCommon) return;
-    double* to = ladder_.data() + from_ + s_.key_rate_axis.offset[curve_];
-    for (std::size_t k = 0; k < kCommon; ++k) to[k] += sum_[k];
-    sum_.fill(0.0);
+    Eigen::Map<Row>(ladder_.data() + from_ + s_.key_rate_axis.offset[curve_]) += sum_;
+    sum_.setZero();
   }
 
   const Store& s_;
@@ -77,7 +76,8 @@ class RowSum {
   std::size_t from_;
   NodeIndex curve_ = ~NodeIndex{0};
   std::size_t n_ = 0;
-  std::array<double, kCommon> sum_{};
+  using Row = Eigen::Array<double, kCommon, 1, Eigen::DontAlign>;
+  Row sum_ = Row::Zero();
 };
 
 // A book's running sum of discounted-sum ladders on one curve (repos'
