@@ -1,10 +1,12 @@
 // Microbenchmarks of the flush's per-type kernels (Google Benchmark): each
 // type's batch calculation over all of its nodes, in index order, on a data
 // set loaded as the engine loads it, each without and with key-rate ladders;
-// and the marking a move of one curve does before its recalculation.
+// the least the books' ladders can cost (book_rows_floor); and the marking
+// a move of one curve does before its recalculation.
 // `make bench-kernels` runs them on the 440k set; by hand, pass Google
 // Benchmark's flags after the database:
 //   build/release/bench/kernels data/bond_risk_440k.db --benchmark_repetitions=5
+#include <Eigen/Core>
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -51,6 +53,51 @@ void kernel(benchmark::State& state, DataSet& data, Kind kind, bool key_rates) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * nodes.size()));
 }
 
+// The least a flush's books can spend on their ladders from their members'
+// bond ladders: per book a contiguous list of (bond, weight), one per
+// member of either kind (a repo's margin row; not its mtm_pnl row), built
+// before the clock starts, each member's 12-point bond ladder added two
+// lanes at a time; no statuses, no trade structs, no curve checks.
+void book_rows_floor(benchmark::State& state, DataSet& data) {
+  const bond_risk::Store& s = data.store;
+  constexpr std::size_t kPoints = 12;
+  if (s.key_rate_axis.stride != kPoints || s.bond_kr01.size() < s.bonds.size() * kPoints) {
+    state.SkipWithError("needs ladders of 12 points (the generated curves')");
+    return;
+  }
+  struct Position {
+    engine::NodeIndex bond;
+    double weight;
+  };
+  std::vector<std::vector<Position>> books;
+  for (const auto& book : s.outright_books) {
+    std::vector<Position>& p = books.emplace_back();
+    for (engine::NodeIndex m : book.members) {
+      const bond_risk::OutrightTrade& t = s.outright_trades[m];
+      p.push_back({t.bond, static_cast<double>(t.quantity) * t.dir});
+    }
+  }
+  for (const auto& book : s.repo_books) {
+    std::vector<Position>& p = books.emplace_back();
+    for (engine::NodeIndex m : book.members) {
+      p.push_back({s.repo_trades[m].bond, -static_cast<double>(s.repo_trades[m].notional)});
+    }
+  }
+  using Row = Eigen::Array<double, kPoints, 1, Eigen::DontAlign>;
+  std::vector<Row> ladders(books.size());
+  std::size_t rows = 0;
+  for (const auto& p : books) rows += p.size();
+  for (auto _ : state) {
+    for (std::size_t k = 0; k < books.size(); ++k) {
+      Row sum = Row::Zero();
+      for (const Position& p : books[k]) sum += p.weight * Eigen::Map<const Row>(s.bond_ladder(p.bond).data());
+      ladders[k] = sum;
+    }
+    benchmark::DoNotOptimize(ladders.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
+}
+
 // Marking alone: a change of curve 0's input rates marks what is downstream
 // of it (the walk an incremental bump-curve does before its recalculation).
 void mark_curve(benchmark::State& state, DataSet& data) {
@@ -83,6 +130,8 @@ int main(int argc, char** argv) {
       })->Unit(benchmark::kMicrosecond);
     }
   }
+  benchmark::RegisterBenchmark("book_rows_floor", [&data](benchmark::State& state) { book_rows_floor(state, data); })
+      ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mark_one_curve", [&data](benchmark::State& state) { mark_curve(state, data); })
       ->Unit(benchmark::kMicrosecond);
   argv[1] = argv[0];  // Google Benchmark's flags follow the database
