@@ -93,40 +93,83 @@ std::size_t row_count(base::Database& db, std::string_view table, const std::str
   return static_cast<std::size_t>(st.integer(0));
 }
 
-// The rows of a share of the books: the ids of its books, their trades and
-// those trades' bonds, each set in a temp table (an id index), and
-// " WHERE id IN (that set)" for each node kind's table.
+// The rows a load reads: every row, or those of a share of the books (the
+// ids of its books, of their trades and of those trades' bonds, each kept
+// sorted; every calendar and curve). A share's table is read in runs of
+// nearby ids, a range query each, skipping the rows between its ids: a share
+// whose books hold consecutive trades and bonds, as a desk's do, reads
+// little more than its own rows, and a scattered one about a look-up a row.
 class Scope {
  public:
   Scope() = default;
-  Scope(base::Database& db, const std::vector<std::int64_t>& books) : whole_(false) {
-    for (Kind kind : {Kind::outright_book, Kind::outright_trade, Kind::repo_trade, Kind::bond}) {
-      db.exec("CREATE TEMP TABLE IF NOT EXISTS " + set(kind) + " (id INTEGER PRIMARY KEY); DELETE FROM temp." + set(kind));
-    }
-    base::Statement insert = db.prepare("INSERT OR IGNORE INTO temp." + set(Kind::outright_book) + " (id) VALUES (?)");
-    for (std::int64_t id : books) insert.bind(1, id).run();
+  Scope(base::Database& db, const std::vector<std::int64_t>& books) : whole_(false), books_(sorted(books)) {
+    std::vector<std::int64_t> bonds;
     for (Kind book : {Kind::outright_book, Kind::repo_book}) {
       const Kind trade = book == Kind::outright_book ? Kind::outright_trade : Kind::repo_trade;
-      db.exec("INSERT OR IGNORE INTO temp." + set(trade) + " SELECT trade_id FROM " +
-              std::string(membership_table(book).name) + members());
-      db.exec("INSERT OR IGNORE INTO temp." + set(Kind::bond) + " SELECT bond_id FROM " +
-              std::string(input_table(trade).name) + where(trade));
+      std::vector<std::int64_t>& trades = trades_[trade == Kind::repo_trade];
+      each_row(db, "SELECT book_id, trade_id FROM " + std::string(membership_table(book).name), book, "book_id",
+               [&](const base::Statement& st) { trades.push_back(st.integer(1)); });
+      trades = sorted(std::move(trades));
+      each_row(db, "SELECT id, bond_id FROM " + std::string(input_table(trade).name), trade, "id",
+               [&](const base::Statement& st) { bonds.push_back(st.integer(1)); });
+    }
+    bonds_ = sorted(std::move(bonds));
+  }
+
+  // The sorted ids of `kind`'s rows in a share; nullptr for every row.
+  const std::vector<std::int64_t>* ids(Kind kind) const {
+    if (whole_ || kind == Kind::calendar || kind == Kind::ir_curve) return nullptr;
+    if (is_book(kind)) return &books_;  // ids are unique across kinds: one set serves both
+    if (kind == Kind::bond) return &bonds_;
+    return &trades_[kind == Kind::repo_trade];
+  }
+
+  // Calls on_row(st) for each row of `select` (a SELECT ... FROM, with an
+  // optional WHERE, whose first column is `key`) in scope: those whose key
+  // is one of `kind`'s ids in a share. In key order, then `then`'s.
+  template <class OnRow>
+  void each_row(base::Database& db, const std::string& select, Kind kind, std::string_view key, OnRow on_row,
+                std::string_view then = "") const {
+    const std::string order = " ORDER BY " + std::string(key) + (then.empty() ? "" : ", ") + std::string(then);
+    const std::vector<std::int64_t>* in = ids(kind);
+    if (!in) {
+      base::Statement st = db.prepare(select + order);
+      while (st.step()) on_row(std::as_const(st));
+      return;
+    }
+    if (select.find(" WHERE ") != std::string::npos) throw std::logic_error("a share's rows are read without a WHERE");
+    base::Statement st = db.prepare(select + " WHERE " + std::string(key) + " BETWEEN ?1 AND ?2" + order);
+    auto next = in->begin();  // the first id not yet passed: rows come in key order
+    for (auto first = in->begin(); first != in->end();) {
+      auto last = first;  // the run's last id: the next one is more than kGap further
+      while (last + 1 != in->end() && static_cast<std::uint64_t>(*(last + 1)) - static_cast<std::uint64_t>(*last) <= kGap) {
+        ++last;
+      }
+      st.reset();
+      st.bind(1, *first).bind(2, *last);
+      while (st.step()) {
+        const std::int64_t id = st.integer(0);
+        while (*next < id) ++next;  // the run's rows lie within [*first, *last], so next stops by last
+        if (*next == id) on_row(std::as_const(st));
+      }
+      first = last + 1;
     }
   }
-  // Of a node kind's table: "" for calendars and curves (every one).
-  std::string where(Kind kind) const {
-    if (whole_ || kind == Kind::calendar || kind == Kind::ir_curve) return "";
-    return " WHERE id IN (SELECT id FROM temp." + set(kind) + ")";
-  }
-  // Of the membership tables.
-  std::string members() const { return whole_ ? "" : " WHERE book_id IN (SELECT id FROM temp." + set(Kind::outright_book) + ")"; }
 
  private:
-  // The temp table of a kind's ids (both book kinds share one: ids are unique across kinds).
-  static std::string set(Kind kind) {
-    return "load_" + std::string(kind_name(kind == Kind::repo_book ? Kind::outright_book : kind)) + "_ids";
+  // A run ends where the next id is more than this further: reading the
+  // rows between costs less than a look-up of its own.
+  static constexpr std::uint64_t kGap = 32;
+
+  static std::vector<std::int64_t> sorted(std::vector<std::int64_t> ids) {
+    std::ranges::sort(ids);
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
   }
+
   bool whole_ = true;
+  std::vector<std::int64_t> books_, bonds_;
+  std::array<std::vector<std::int64_t>, 2> trades_;  // outright, repo
 };
 
 class Loader {
@@ -137,13 +180,14 @@ class Loader {
     // Every table as of one moment, whatever other programs commit meanwhile; the
     // trade tables, most of the rows, are read on two connections at once when
     // this process may run on two CPUs (an MPI rank is often bound to one). A
-    // share of the books is read on db_ alone (its id sets are temp tables).
+    // share of the books is read on db_ alone, in runs of its ids (see Scope).
     SnapshotReaders snapshot(db_, books_ || engine::allowed_cpus().size() < 2 ? 0 : 1);
     check_input_schema(db_);
     if (books_) scope_ = Scope(db_, *books_);
     std::size_t nodes = 0;
     for (std::size_t k = 0; k < kKindCount; ++k) {
-      rows_[k] = row_count(db_, kind_name(static_cast<Kind>(k)), scope_.where(static_cast<Kind>(k)));
+      const std::vector<std::int64_t>* ids = scope_.ids(static_cast<Kind>(k));
+      rows_[k] = ids ? ids->size() : row_count(db_, kind_name(static_cast<Kind>(k)));
       nodes += rows_[k];
     }
     s().by_id.reserve(nodes);
@@ -175,15 +219,14 @@ class Loader {
   template <class Read>
   void each_node(Kind kind, Read read) {
     const InputTable& table = input_table(kind);
-    base::Statement st = db_.prepare(select_all(table) + scope_.where(kind) + " ORDER BY id");
-    while (st.step()) {
+    scope_.each_row(db_, select_all(table), kind, "id", [&](const base::Statement& st) {
       const NodeIndex i = s().add(kind, st.integer(0));
       try {
         read(Row(st, table), i);
       } catch (const FieldError& e) {
         s().fail(ref(kind, i), e.message);
       }
-    }
+    });
   }
 
   // Calendars, curves and books: few, and named in commands, so their names are kept.
@@ -272,17 +315,16 @@ class Loader {
   // has it) is cut: its ids are whole numbers, never NULL.
   struct IdRanges {
     std::vector<std::int64_t> starts;  // part p: starts[p] <= id < starts[p + 1], the last unbounded
-    std::string whole;                 // the WHERE clause of an uncut table, read as part 0
     std::size_t rows_per_part = 0;     // room per part: an uncut table's rows, a range's if its ids are dense
-    // Part p's WHERE clause, or nullopt if it has no rows to read.
+    // Part p's WHERE clause ("" for an uncut table, read as part 0), or nullopt if it has no rows to read.
     std::optional<std::string> where(std::size_t p) const {
-      if (starts.empty()) return p == 0 ? std::optional(whole) : std::nullopt;
+      if (starts.empty()) return p == 0 ? std::optional(std::string()) : std::nullopt;
       std::string w = " WHERE id >= " + std::to_string(starts[p]);
       return p + 1 < starts.size() ? w + " AND id < " + std::to_string(starts[p + 1]) : w;
     }
   };
   IdRanges id_ranges(Kind kind, std::size_t parts) {
-    IdRanges ranges{{}, scope_.where(kind)};
+    IdRanges ranges;
     const std::string table(input_table(kind).name);
     base::Statement rowid = db_.prepare(
         "SELECT count(*) = 1 AND sum(name = 'id' AND upper(type) = 'INTEGER') = 1 FROM pragma_table_info(?) WHERE pk > 0");
@@ -305,13 +347,12 @@ class Loader {
     TradeRows<Trade> rows;
     rows.ids.reserve(room);  // growing would free memory the other reader's CPU maps too: costly on every CPU
     rows.trades.reserve(room);
-    base::Statement st = db.prepare(select_all(table) + where + " ORDER BY id");
     std::string error;
-    while (st.step()) {
+    scope_.each_row(db, select_all(table) + where, kind, "id", [&](const base::Statement& st) {
       rows.ids.push_back(st.integer(0));
       rows.trades.push_back(read_trade<Trade>(st, table, out_.store, error));
       if (!error.empty()) rows.errors.emplace_back(rows.ids.size() - 1, std::exchange(error, {}));
-    }
+    });
     return rows;
   }
 
@@ -337,14 +378,13 @@ class Loader {
   void books(Kind book_kind, Kind member_kind, std::vector<Book>& books) {
     named_nodes(book_kind, [&](const Row&, NodeIndex) { books.emplace_back(); });
     const InputTable& members = membership_table(book_kind);
-    base::Statement st = db_.prepare(select_all(members) + scope_.members() + " ORDER BY book_id, trade_id");
-    while (st.step()) {
+    scope_.each_row(db_, select_all(members), book_kind, "book_id", [&](const base::Statement& st) {
       const NodeRef* book = s().by_id.find(st.integer(0));
       if (!book || kind_of(*book) != book_kind) {
         out_.warnings.push_back(std::string(members.name) + " row (book_id " + st.value_text(0) + ", trade_id " +
                                 st.value_text(1) + ") names no " + std::string(kind_name(book_kind)) +
                                 "; row ignored");
-        continue;
+        return;
       }
       try {
         const NodeIndex member = resolve(s(), member_kind, std::get<std::int64_t>(Row(st, members)["trade_id"]));
@@ -352,7 +392,7 @@ class Loader {
       } catch (const FieldError& e) {
         s().fail(*book, e.message);
       }
-    }
+    }, "trade_id");
     // A failed book keeps no members, so it never reads an index it does not own.
     for (NodeIndex i = 0; i < books.size(); ++i) {
       if (s().state(ref(book_kind, i)).error != 0) books[i].members.clear();
