@@ -462,3 +462,75 @@ TEST(Loader, AShareOfTheBooksBringsTheirTradesTheirBondsAndEveryCurveAndCalendar
   EXPECT_EQ(members, expected);
   EXPECT_TRUE(share.warnings.empty());
 }
+
+TEST(Loader, AShareWithScatteredIdsHasEveryRowOfItsBooksAndNoOtherAsAWholeLoadHasThem) {
+  test::TempDir dir;
+  const std::string path = dir.path("scattered.db");
+  bond_risk::generate(bond_risk::find_preset("100"), bond_risk::GenerateOptions{5, 10}, path);
+  base::Database db(path, base::Database::Mode::read_write);
+  auto ids_of = [&](const std::string& sql) {
+    std::vector<std::int64_t> ids;
+    base::Statement st = db.prepare(sql);
+    while (st.step()) ids.push_back(st.integer(0));
+    return ids;
+  };
+  auto move_trade = [&](const std::string& kind, std::int64_t from, std::int64_t to) {
+    db.exec("UPDATE " + kind + "_trade SET id = " + std::to_string(to) + " WHERE id = " + std::to_string(from));
+    db.exec("UPDATE " + kind + "_book_trade SET trade_id = " + std::to_string(to) + " WHERE trade_id = " + std::to_string(from));
+  };
+  // Ids far apart (runs of one), at both ends of int64, and next to ids of books outside the share.
+  const std::vector<std::int64_t> outright_books = ids_of("SELECT id FROM outright_book ORDER BY id");
+  const std::vector<std::int64_t> repo_books = ids_of("SELECT id FROM repo_book ORDER BY id");
+  const std::vector<std::int64_t> first = ids_of("SELECT trade_id FROM outright_book_trade WHERE book_id = " +
+                                                 std::to_string(outright_books[0]) + " ORDER BY trade_id");
+  ASSERT_GE(first.size(), 4u);
+  move_trade("outright", first[0], std::numeric_limits<std::int64_t>::max());
+  move_trade("outright", first[1], std::numeric_limits<std::int64_t>::min());
+  move_trade("outright", first[2], 1'000'000'007);
+  const std::int64_t repo_trade = ids_of("SELECT trade_id FROM repo_book_trade WHERE book_id = " +
+                                         std::to_string(repo_books[1]) + " ORDER BY trade_id")[0];
+  move_trade("repo", repo_trade, -5);
+  // A member that is no trade: its book fails, in a share as in a whole load.
+  db.exec("INSERT INTO outright_book_trade VALUES (" + std::to_string(outright_books[2]) + ", 77777)");
+
+  const std::vector<std::int64_t> books = {outright_books[2], outright_books[0], repo_books[1], outright_books[0], 424242};
+  const std::string in = "(" + std::to_string(outright_books[0]) + ", " + std::to_string(outright_books[2]) + ", " +
+                         std::to_string(repo_books[1]) + ")";
+  const Loaded share = load(db, &books);
+  const Loaded whole = load(db);
+  const Store& s = share.store;
+  auto loaded = [&](Kind kind) {  // by id (group_by_dependency orders nodes by what they read)
+    std::vector<std::int64_t> ids = s.ids[static_cast<std::size_t>(kind)];
+    std::ranges::sort(ids);
+    return ids;
+  };
+  EXPECT_EQ(loaded(Kind::outright_trade),
+            ids_of("SELECT id FROM outright_trade WHERE id IN (SELECT trade_id FROM outright_book_trade WHERE book_id IN " +
+                   in + ") ORDER BY id"));
+  EXPECT_EQ(loaded(Kind::repo_trade),
+            ids_of("SELECT id FROM repo_trade WHERE id IN (SELECT trade_id FROM repo_book_trade WHERE book_id IN " + in +
+                   ") ORDER BY id"));
+  EXPECT_EQ(loaded(Kind::bond),
+            ids_of("SELECT id FROM bond WHERE id IN (SELECT bond_id FROM outright_trade WHERE id IN (SELECT trade_id FROM "
+                   "outright_book_trade WHERE book_id IN " + in + ") UNION SELECT bond_id FROM repo_trade WHERE id IN "
+                   "(SELECT trade_id FROM repo_book_trade WHERE book_id IN " + in + ")) ORDER BY id"));
+  EXPECT_EQ(loaded(Kind::outright_book), (std::vector<std::int64_t>{outright_books[0], outright_books[2]}));
+  EXPECT_EQ(loaded(Kind::repo_book), (std::vector<std::int64_t>{repo_books[1]}));
+  // Each book's members and static error as the whole load has them.
+  const std::vector<std::int64_t>& trade_ids = s.ids[static_cast<std::size_t>(Kind::outright_trade)];
+  for (NodeIndex b = 0; b < s.outright_books.size(); ++b) {
+    const NodeRef in_whole = *whole.store.by_id.find(s.ids[static_cast<std::size_t>(Kind::outright_book)][b]);
+    std::vector<std::int64_t> members, whole_members;
+    for (NodeIndex m : s.outright_books[b].members) members.push_back(trade_ids[m]);
+    for (NodeIndex m : whole.store.outright_books[in_whole.index].members) {
+      whole_members.push_back(whole.store.ids[static_cast<std::size_t>(Kind::outright_trade)][m]);
+    }
+    EXPECT_EQ(members, whole_members);
+    EXPECT_EQ(s.state(ref(Kind::outright_book, b)).error != 0, whole.store.state(in_whole).error != 0);
+  }
+  EXPECT_NE(s.state(*s.by_id.find(outright_books[2])).error, 0u);  // its member 77777 is no trade
+  std::vector<std::int64_t> repo_members;
+  for (NodeIndex m : s.repo_books[0].members) repo_members.push_back(s.ids[static_cast<std::size_t>(Kind::repo_trade)][m]);
+  EXPECT_EQ(repo_members, ids_of("SELECT trade_id FROM repo_book_trade WHERE book_id = " + std::to_string(repo_books[1]) +
+                                 " ORDER BY trade_id"));
+}
