@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "bond_risk/db/row_scope.h"
 #include "bond_risk/db/snapshot_readers.h"
 #include "bond_risk/db/table_rows.h"
 #include "bond_risk/model/input_tables.h"
@@ -93,85 +94,6 @@ std::size_t row_count(base::Database& db, std::string_view table, const std::str
   return static_cast<std::size_t>(st.integer(0));
 }
 
-// The rows a load reads: every row, or those of a share of the books (the
-// ids of its books, of their trades and of those trades' bonds, each kept
-// sorted; every calendar and curve). A share's table is read in runs of
-// nearby ids, a range query each, skipping the rows between its ids: a share
-// whose books hold consecutive trades and bonds, as a desk's do, reads
-// little more than its own rows, and a scattered one about a look-up a row.
-class Scope {
- public:
-  Scope() = default;
-  Scope(base::Database& db, const std::vector<std::int64_t>& books) : whole_(false), books_(sorted(books)) {
-    std::vector<std::int64_t> bonds;
-    for (Kind book : {Kind::outright_book, Kind::repo_book}) {
-      const Kind trade = book == Kind::outright_book ? Kind::outright_trade : Kind::repo_trade;
-      std::vector<std::int64_t>& trades = trades_[trade == Kind::repo_trade];
-      each_row(db, "SELECT book_id, trade_id FROM " + std::string(membership_table(book).name), book, "book_id",
-               [&](const base::Statement& st) { trades.push_back(st.integer(1)); });
-      trades = sorted(std::move(trades));
-      each_row(db, "SELECT id, bond_id FROM " + std::string(input_table(trade).name), trade, "id",
-               [&](const base::Statement& st) { bonds.push_back(st.integer(1)); });
-    }
-    bonds_ = sorted(std::move(bonds));
-  }
-
-  // The sorted ids of `kind`'s rows in a share; nullptr for every row.
-  const std::vector<std::int64_t>* ids(Kind kind) const {
-    if (whole_ || kind == Kind::calendar || kind == Kind::ir_curve) return nullptr;
-    if (is_book(kind)) return &books_;  // ids are unique across kinds: one set serves both
-    if (kind == Kind::bond) return &bonds_;
-    return &trades_[kind == Kind::repo_trade];
-  }
-
-  // Calls on_row(st) for each row of `select` (a SELECT ... FROM, with an
-  // optional WHERE, whose first column is `key`) in scope: those whose key
-  // is one of `kind`'s ids in a share. In key order, then `then`'s.
-  template <class OnRow>
-  void each_row(base::Database& db, const std::string& select, Kind kind, std::string_view key, OnRow on_row,
-                std::string_view then = "") const {
-    const std::string order = " ORDER BY " + std::string(key) + (then.empty() ? "" : ", ") + std::string(then);
-    const std::vector<std::int64_t>* in = ids(kind);
-    if (!in) {
-      base::Statement st = db.prepare(select + order);
-      while (st.step()) on_row(std::as_const(st));
-      return;
-    }
-    if (select.find(" WHERE ") != std::string::npos) throw std::logic_error("a share's rows are read without a WHERE");
-    base::Statement st = db.prepare(select + " WHERE " + std::string(key) + " BETWEEN ?1 AND ?2" + order);
-    auto next = in->begin();  // the first id not yet passed: rows come in key order
-    for (auto first = in->begin(); first != in->end();) {
-      auto last = first;  // the run's last id: the next one is more than kGap further
-      while (last + 1 != in->end() && static_cast<std::uint64_t>(*(last + 1)) - static_cast<std::uint64_t>(*last) <= kGap) {
-        ++last;
-      }
-      st.reset();
-      st.bind(1, *first).bind(2, *last);
-      while (st.step()) {
-        const std::int64_t id = st.integer(0);
-        while (*next < id) ++next;  // the run's rows lie within [*first, *last], so next stops by last
-        if (*next == id) on_row(std::as_const(st));
-      }
-      first = last + 1;
-    }
-  }
-
- private:
-  // A run ends where the next id is more than this further: reading the
-  // rows between costs less than a look-up of its own.
-  static constexpr std::uint64_t kGap = 32;
-
-  static std::vector<std::int64_t> sorted(std::vector<std::int64_t> ids) {
-    std::ranges::sort(ids);
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    return ids;
-  }
-
-  bool whole_ = true;
-  std::vector<std::int64_t> books_, bonds_;
-  std::array<std::vector<std::int64_t>, 2> trades_;  // outright, repo
-};
-
 class Loader {
  public:
   Loader(base::Database& db, const std::vector<std::int64_t>* books) : db_(db), books_(books) {}
@@ -180,10 +102,10 @@ class Loader {
     // Every table as of one moment, whatever other programs commit meanwhile; the
     // trade tables, most of the rows, are read on two connections at once when
     // this process may run on two CPUs (an MPI rank is often bound to one). A
-    // share of the books is read on db_ alone, in runs of its ids (see Scope).
+    // share of the books is read on db_ alone, in runs of its ids (see row_scope.h).
     SnapshotReaders snapshot(db_, books_ || engine::allowed_cpus().size() < 2 ? 0 : 1);
     check_input_schema(db_);
-    if (books_) scope_ = Scope(db_, *books_);
+    if (books_) scope_ = RowScope(db_, *books_);
     std::size_t nodes = 0;
     for (std::size_t k = 0; k < kKindCount; ++k) {
       const std::vector<std::int64_t>* ids = scope_.ids(static_cast<Kind>(k));
@@ -401,7 +323,7 @@ class Loader {
 
   base::Database& db_;
   const std::vector<std::int64_t>* books_;
-  Scope scope_;
+  RowScope scope_;
   std::array<std::size_t, kKindCount> rows_{};  // rows of each node kind's table in scope, counted once
   Loaded out_;
 };
