@@ -38,6 +38,21 @@ INSERT INTO repo_book_trade VALUES (2000, 200);
 
 void expect_close(double actual, double expected) { EXPECT_NEAR(actual, expected, 1e-9 * std::abs(expected)); }
 
+// The "100" preset (seed 5, books of 10 trades) generated at dir/name; its path.
+std::string generated_100(const test::TempDir& dir, const std::string& name) {
+  const std::string path = dir.path(name);
+  bond_risk::generate(bond_risk::find_preset("100"), bond_risk::GenerateOptions{5, 10}, path);
+  return path;
+}
+
+// The first column of every row `sql` selects, as integers.
+std::vector<std::int64_t> integers(base::Database& db, const std::string& sql) {
+  std::vector<std::int64_t> values;
+  base::Statement st = db.prepare(sql);
+  while (st.step()) values.push_back(st.integer(0));
+  return values;
+}
+
 }  // namespace
 
 TEST(Model, HandCheckedTradesAndBooks) {
@@ -186,9 +201,7 @@ TEST(Model, AnEmptyDatabaseLoadsAndFlushes) {
 TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
   // The generator alternates curves by id (bond i and trade i are on curve i % 2) and fills books at random.
   test::TempDir dir;
-  const std::string path = dir.path("100.db");
-  bond_risk::generate(bond_risk::find_preset("100"), bond_risk::GenerateOptions{5, 10}, path);
-  base::Database db(path, base::Database::Mode::read_only);
+  base::Database db(generated_100(dir, "100.db"), base::Database::Mode::read_only);
   const Store s = bond_risk::load(db).store;
   for (NodeIndex i = 1; i < s.bonds.size(); ++i) EXPECT_LE(s.bonds[i - 1].curve, s.bonds[i].curve);
   // Each bond still has its own coupon count.
@@ -428,14 +441,8 @@ TEST(SnapshotReaders, NoneInACallersTransactionInMemoryOrWhileAnotherHoldsTheWri
 
 TEST(Loader, AShareOfTheBooksBringsTheirTradesTheirBondsAndEveryCurveAndCalendar) {
   test::TempDir dir;
-  const std::string path = dir.path("share.db");
-  bond_risk::generate(bond_risk::find_preset("100"), bond_risk::GenerateOptions{5, 10}, path);
-  base::Database db(path, base::Database::Mode::read_only);
-  auto count = [&](const std::string& sql) {
-    base::Statement st = db.prepare(sql);
-    st.step();
-    return static_cast<std::size_t>(st.integer(0));
-  };
+  base::Database db(generated_100(dir, "share.db"), base::Database::Mode::read_only);
+  auto count = [&](const std::string& sql) { return static_cast<std::size_t>(integers(db, sql).at(0)); };
   const std::int64_t outright = static_cast<std::int64_t>(count("SELECT min(id) FROM outright_book"));
   const std::int64_t repo = static_cast<std::int64_t>(count("SELECT max(id) FROM repo_book"));
   const std::vector<std::int64_t> books = {outright, repo};
@@ -465,15 +472,8 @@ TEST(Loader, AShareOfTheBooksBringsTheirTradesTheirBondsAndEveryCurveAndCalendar
 
 TEST(Loader, AShareWithScatteredIdsHasEveryRowOfItsBooksAndNoOtherAsAWholeLoadHasThem) {
   test::TempDir dir;
-  const std::string path = dir.path("scattered.db");
-  bond_risk::generate(bond_risk::find_preset("100"), bond_risk::GenerateOptions{5, 10}, path);
-  base::Database db(path, base::Database::Mode::read_write);
-  auto ids_of = [&](const std::string& sql) {
-    std::vector<std::int64_t> ids;
-    base::Statement st = db.prepare(sql);
-    while (st.step()) ids.push_back(st.integer(0));
-    return ids;
-  };
+  base::Database db(generated_100(dir, "scattered.db"), base::Database::Mode::read_write);
+  auto ids_of = [&](const std::string& sql) { return integers(db, sql); };
   auto move_trade = [&](const std::string& kind, std::int64_t from, std::int64_t to) {
     db.exec("UPDATE " + kind + "_trade SET id = " + std::to_string(to) + " WHERE id = " + std::to_string(from));
     db.exec("UPDATE " + kind + "_book_trade SET trade_id = " + std::to_string(to) + " WHERE trade_id = " + std::to_string(from));
