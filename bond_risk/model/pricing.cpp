@@ -31,11 +31,27 @@ std::string check_curve_points(std::span<const CurvePoint> points) {
   return "";
 }
 
+namespace {
+
+// Per day d of a curve (t = d / kYearBasis years): the factors that move a
+// discount factor by one basis point, exp(-kBump t) and exp(kBump t).
+struct BumpFactors {
+  Eigen::ArrayXd up, down;
+  BumpFactors() {
+    const Eigen::ArrayXd t = Eigen::ArrayXd::LinSpaced(kNumForwardDays, 0, kNumForwardDays - 1) / kYearBasis;
+    up = (-kBump * t).exp();
+    down = (kBump * t).exp();
+  }
+};
+
+}  // namespace
+
 void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
+  static const BumpFactors bump;
   build_discount_factors(points, out);
-  const Eigen::ArrayXd t = Eigen::ArrayXd::LinSpaced(kNumForwardDays, 0, kNumForwardDays - 1) / kYearBasis;
-  out.df_up = (-(out.r + kBump) * t).exp();
-  out.df_dn = (-(out.r - kBump) * t).exp();
+  // exp(-(r +- kBump) t) as exp(-r t) exp(-+kBump t): one exp a day, not three.
+  out.df_up = out.df * bump.up;
+  out.df_dn = out.df * bump.down;
 }
 
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out) {
