@@ -51,7 +51,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
       // Less than one grain of work: waking a worker would cost more than it saves.
       for (std::size_t i = 0; i < chunks.size(); ++i) run_chunk(i);
     } else {
-      const BatchStats batch = scheduler.run(chunks.size(), run_chunk);
+      const BatchStats batch = scheduler.run(chunks.size(), run_chunk, tier < graph.max_tier());
       t.chunks = chunks.size();
       t.workers = batch.workers;
       t.wait_seconds = batch.wait_seconds;

@@ -28,8 +28,16 @@ class Scheduler {
   virtual std::size_t parallelism() const = 0;
   // Runs job(0) .. job(count-1), possibly in parallel, and returns once all
   // have finished; their writes are then visible to the caller. Called by
-  // one thread at a time. Jobs must not throw.
-  virtual BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) = 0;
+  // one thread at a time. Jobs must not throw. `another_follows` says the
+  // caller will most likely run another batch within microseconds (the next
+  // tier of a flush): idle workers may then wait for it without parking.
+  BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job, bool another_follows = false) {
+    return run_batch(count, job, another_follows);
+  }
+
+ protected:
+  virtual BatchStats run_batch(std::size_t count, const std::function<void(std::size_t)>& job,
+                               bool another_follows) = 0;
 };
 
 enum class SchedulerKind { pthreads, tbb };
@@ -37,7 +45,7 @@ enum class SchedulerKind { pthreads, tbb };
 // How an idle pthreads worker waits for work (and the master for a batch's end,
 // unless the workers leave it a CPU of its own: then it spins).
 enum class WaitPolicy {
-  block,   // park on a condition variable at once
+  block,   // park on a condition variable at once, unless another batch follows (then as hybrid)
   busy,    // spin with a pause instruction, yielding the CPU now and then
   hybrid,  // spin for `spin`, then park
 };
@@ -46,7 +54,7 @@ struct SchedulerOptions {
   SchedulerKind kind = SchedulerKind::pthreads;
   std::size_t threads = 0;  // worker threads, 0 .. kMaxThreads
   WaitPolicy wait = WaitPolicy::block;
-  std::chrono::microseconds spin{50};  // hybrid only
+  std::chrono::microseconds spin{50};  // hybrid, and block between batches that follow each other
   std::vector<int> cpus{};             // pthreads: worker i runs on cpus[i % size]; empty = anywhere
   std::optional<int> master_cpu{};     // pthreads: pin the calling thread while the scheduler lives
 };

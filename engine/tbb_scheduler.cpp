@@ -16,7 +16,7 @@ TbbScheduler::TbbScheduler(std::size_t threads)
       arena_(static_cast<int>(std::max<std::size_t>(threads, 1))),
       seen_(std::make_unique<std::atomic<std::uint64_t>[]>(std::max<std::size_t>(threads, 1))) {}
 
-BatchStats TbbScheduler::run(std::size_t count, const std::function<void(std::size_t)>& job) {
+BatchStats TbbScheduler::run_batch(std::size_t count, const std::function<void(std::size_t)>& job, bool) {
   if (count == 0) return {};
   if (threads_ == 0) {
     for (std::size_t i = 0; i < count; ++i) job(i);

@@ -19,9 +19,11 @@ class TbbScheduler final : public Scheduler {
 
   std::size_t workers() const override { return threads_; }
   std::size_t parallelism() const override { return runnable_; }
-  BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) override;
 
  private:
+  // oneTBB's workers spin before they sleep anyway: another_follows changes nothing.
+  BatchStats run_batch(std::size_t count, const std::function<void(std::size_t)>& job, bool another_follows) override;
+
   std::size_t threads_;
   std::size_t runnable_;
   // TBB caps its thread pool at the core count unless told otherwise.

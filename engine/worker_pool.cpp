@@ -66,7 +66,7 @@ void WorkerPool::stop() {
   threads_.clear();  // joins
 }
 
-BatchStats WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& job) {
+BatchStats WorkerPool::run_batch(std::size_t count, const std::function<void(std::size_t)>& job, bool another_follows) {
   if (count == 0) return {};
   if (threads_.empty()) {
     for (std::size_t i = 0; i < count; ++i) job(i);
@@ -79,6 +79,7 @@ BatchStats WorkerPool::run(std::size_t count, const std::function<void(std::size
     count_ = count;
     ++epoch_;
     participants_ = 0;
+    followed_.store(another_follows, std::memory_order_relaxed);
     remaining_.store(count, std::memory_order_relaxed);
     unclaimed_.store(count, std::memory_order_release);
   }
@@ -118,7 +119,7 @@ bool WorkerPool::spin_for_work() const {
     if (stopping_.load(std::memory_order_relaxed) || unclaimed_.load(std::memory_order_acquire) != 0) return true;
     cpu_relax();
     if (spins % kPausesPerYield == 0) {
-      if (policy_ == WaitPolicy::hybrid && std::chrono::steady_clock::now() >= deadline) return false;
+      if (policy_ != WaitPolicy::busy && std::chrono::steady_clock::now() >= deadline) return false;
       sched_yield();
     }
   }
@@ -132,7 +133,7 @@ void WorkerPool::work() {
   }
   batch_done_.notify_one();
   for (;;) {
-    if (policy_ != WaitPolicy::block) spin_for_work();
+    if (policy_ != WaitPolicy::block || followed_.load(std::memory_order_relaxed)) spin_for_work();
     std::unique_lock lock(mutex_);
     if (policy_ != WaitPolicy::busy) {
       work_available_.wait(lock, [this] { return stopping_ || unclaimed_.load(std::memory_order_relaxed) != 0; });

@@ -4,7 +4,9 @@
 // mutex-protected queue; workers claim them one at a time; run() returns
 // when the last job has finished (a barrier). Only as many workers are woken
 // as there are jobs. How idle workers wait is the WaitPolicy: parked on a
-// condition variable, spinning, or spinning for a while and then parked.
+// condition variable, spinning, or spinning for a while and then parked;
+// under block, a batch another follows (a flush's next tier) is waited for
+// as under hybrid, so that a flush wakes its workers once, not per tier.
 // The master waits for a batch's end the same way, except that when the
 // workers leave one of the process's CPUs free it spins until the end.
 // Nothing ever sleeps for a fixed time.
@@ -31,12 +33,12 @@ class WorkerPool final : public Scheduler {
 
   std::size_t workers() const override { return threads_.size(); }
   std::size_t parallelism() const override { return parallelism_; }
-  BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) override;
 
  private:
+  BatchStats run_batch(std::size_t count, const std::function<void(std::size_t)>& job, bool another_follows) override;
   void work();
   // Spins until a job is unclaimed or the pool stops; busy: indefinitely,
-  // hybrid: at most spin_. True if there may be work.
+  // otherwise at most spin_. True if there may be work.
   bool spin_for_work() const;
   void wait_for_batch_end();
   void stop();
@@ -57,6 +59,7 @@ class WorkerPool final : public Scheduler {
   std::atomic<std::size_t> remaining_{0};  // jobs not yet finished
   std::uint64_t epoch_ = 0;                // batches published so far
   std::size_t participants_ = 0;           // workers that took a job of the current batch
+  std::atomic<bool> followed_{false};      // the last batch published said another follows
   std::atomic<bool> stopping_{false};
 
   ScopedPin master_pin_;

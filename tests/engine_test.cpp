@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sched.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "engine/affinity.h"
@@ -207,6 +209,23 @@ TEST(WorkerPool, IdleBlockedWorkersCauseNoContextSwitchCascade) {
   for (int batch = 0; batch < 50; ++batch) pool.run(2, [](std::size_t) {});
   const engine::ProcessCounters used = engine::ProcessCounters::now() - before;
   EXPECT_LT(used.voluntary_switches + used.involuntary_switches, 50 * 20);
+}
+
+TEST(WorkerPool, UnderBlockWorkersAwaitingAFollowingBatchSpinAtMostTheSpinTimeThenPark) {
+  auto cpu_seconds = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  };
+  engine::WorkerPool pool({.threads = 2, .wait = engine::WaitPolicy::block, .spin = std::chrono::milliseconds(2)});
+  std::atomic<int> done{0};
+  for (int batch = 0; batch < 3; ++batch) pool.run(4, [&](std::size_t) { ++done; }, true);
+  EXPECT_EQ(done.load(), 12);
+  // Two workers spinning through the sleep would burn 0.6 s of CPU; parked, none.
+  const double before = cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_LT(cpu_seconds() - before, 0.1);
 }
 
 TEST(Scheduler, RejectsTooManyThreadsAndUnavailableCpus) {
@@ -511,7 +530,7 @@ TEST(Flush, ATierGetsAtLeastFourChunksPerThreadThatCanRunDownToAnEighthOfAGrain)
     explicit Serial(std::size_t t) : threads(t) {}
     std::size_t workers() const override { return threads - 1; }
     std::size_t parallelism() const override { return threads; }
-    engine::BatchStats run(std::size_t count, const std::function<void(std::size_t)>& job) override {
+    engine::BatchStats run_batch(std::size_t count, const std::function<void(std::size_t)>& job, bool) override {
       for (std::size_t i = 0; i < count; ++i) job(i);
       return {};
     }

@@ -50,7 +50,7 @@ base::CommandSpec spec() {
           {"memory-floor", "", "measure the memory bandwidth; print the flush's floor (bytes / bandwidth) and ratio"},
           {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
           {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
-          {"spin-us", "N", "hybrid wait: microseconds to spin before parking (SPIN_US)"},
+          {"spin-us", "N", "microseconds to spin before parking: hybrid, and block between a flush's tiers (SPIN_US)"},
           {"affinity", "CPUS", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15, or all (CPU_AFFINITY)"},
           {"master-cpu", "N", "pthreads: pin the master thread to CPU N (MASTER_CPU)"},
           {"socket", "PATH", "control socket when serving (CONTROL_SOCKET; default DB.sock)"},

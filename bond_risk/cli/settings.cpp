@@ -44,7 +44,7 @@ const std::vector<SettingSpec>& specs() {
            throw base::UsageError(what + " is '" + std::string(v) + "'; it must be pthreads or tbb");
          }
        }},
-      {"WAIT_POLICY", "wait", "pthreads idle workers: block (park), busy (spin) or hybrid (spin SPIN_US, then park)",
+      {"WAIT_POLICY", "wait", "pthreads idle workers: block (park; between a flush's tiers as hybrid), busy (spin) or hybrid (spin SPIN_US, then park)",
        [](Settings& s, std::string_view v, const std::string& what) {
          if (v == "block") {
            s.scheduler.wait = engine::WaitPolicy::block;
@@ -56,7 +56,7 @@ const std::vector<SettingSpec>& specs() {
            throw base::UsageError(what + " is '" + std::string(v) + "'; it must be block, busy or hybrid");
          }
        }},
-      {"SPIN_US", "spin-us", "hybrid wait: microseconds to spin before parking",
+      {"SPIN_US", "spin-us", "microseconds to spin before parking: hybrid, and block between a flush's tiers",
        [](Settings& s, std::string_view v, const std::string& what) {
          s.scheduler.spin = std::chrono::microseconds(base::parse_integer(v, 0, 10'000'000, what));
        }},
