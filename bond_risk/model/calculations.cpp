@@ -25,6 +25,18 @@ struct Previous {
   LadderPart part;
 };
 
+// Calls f(i) for each node of a chunk, in order. A chunk is sorted without
+// repeats, so when it spans as many indices as it has nodes (every chunk of
+// a full flush) they are consecutive and are counted, not read.
+template <class F>
+void for_each_node(Indices nodes, F f) {
+  if (!nodes.empty() && nodes.back() - nodes.front() == nodes.size() - 1) {
+    for (NodeIndex i = nodes.front(), end = nodes.back() + 1; i != end; ++i) f(i);
+  } else {
+    for (NodeIndex i : nodes) f(i);
+  }
+}
+
 struct Calculator {
   Store& s;
   const engine::Graph& g;
@@ -86,14 +98,14 @@ struct Calculator {
   }
 
   void bonds(Indices nodes) const {
-    for (NodeIndex i : nodes) {
+    for_each_node(nodes, [&](NodeIndex i) {
       const Bond& b = s.bonds[i];
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
       value = {};
       if (s.with_key_rates) ++s.bond_ladder_version[i];
       st.status = from_inputs(st, {ref(Kind::calendar, b.calendar), ref(Kind::ir_curve, b.curve)});
-      if (st.status != Status::ok) continue;  // publishes no ladder either
+      if (st.status != Status::ok) return;  // publishes no ladder either
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b), today);
       if (st.status == Status::ok) {
@@ -110,31 +122,31 @@ struct Calculator {
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
       }
-    }
+    });
   }
 
   void outright_trades(Indices nodes) const {
-    for (NodeIndex i : nodes) {
+    for_each_node(nodes, [&](NodeIndex i) {
       const OutrightTrade& t = s.outright_trades[i];
       NodeState& st = own(Kind::outright_trade, i);
       OutrightValue& value = s.outright_values[i];
       value = {};
       st.status = from_inputs(st, {ref(Kind::bond, t.bond)});
-      if (st.status != Status::ok) continue;
+      if (st.status != Status::ok) return;
       value = value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]);
       keep_finite(st, value);
-    }
+    });
   }
 
   void repo_trades(Indices nodes) const {
-    for (NodeIndex i : nodes) {
+    for_each_node(nodes, [&](NodeIndex i) {
       const RepoTrade& t = s.repo_trades[i];
       NodeState& st = own(Kind::repo_trade, i);
       RepoValue& value = s.repo_values[i];
       value = {};
       st.status = from_inputs(
           st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
-      if (st.status != Status::ok) continue;
+      if (st.status != Status::ok) return;
       const Date today = s.calendars[t.calendar].today;
       st.status = end_status(end_date(t), today);
       if (st.status == Status::ok) {
@@ -142,7 +154,7 @@ struct Calculator {
                            s.curves[t.curve].arrays);
         keep_finite(st, value);
       }
-    }
+    });
   }
 
   // Brings a book up to date: from its members' changes when the graph has
