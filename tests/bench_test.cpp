@@ -98,6 +98,33 @@ TEST(Benchmark, CompareFlagsARegressionOverTenPercent) {
   EXPECT_NE(std::system(("cd " + src + " && bench/compare.sh " + base + " " + slow + " >/dev/null").c_str()), 0);
 }
 
+TEST(Benchmark, CompareResultsChecksStatusesRowsAndDifferencesRelativeToTheirTerms) {
+  test::TempDir dir;
+  // A bond_result table as `run --batch` writes it, with one bond's status, price and pv01.
+  auto results = [&](const std::string& name, const char* status, const char* price, const char* pv01,
+                     bool second_bond = true) {
+    const std::string path = dir.path(name);
+    std::string sql = "CREATE TABLE bond_result (id INTEGER PRIMARY KEY, status TEXT NOT NULL, reason TEXT NOT NULL,"
+                      " price REAL, pv01 REAL);"
+                      "INSERT INTO bond_result VALUES (1, '" + std::string(status) + "', '', " + price + ", " + pv01 + ");";
+    if (second_bond) sql += "INSERT INTO bond_result VALUES (2, 'OK', '', 99.5, -0.04);";
+    EXPECT_EQ(std::system(("sqlite3 " + path + " \"" + sql + "\"").c_str()), 0);
+    return path;
+  };
+  const std::string old_db = results("old.db", "OK", "101.689746670044", "-0.00111364541186987");
+  auto compare = [&](const std::string& new_db) {
+    const int rc = std::system(("cd " + test::source_dir() + " && bench/compare_results.sh " + old_db + " " + new_db +
+                                " >/dev/null 2>&1").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  EXPECT_EQ(compare(results("same.db", "OK", "101.689746670044", "-0.00111364541186987")), 0);
+  // pv01 of a bond 40 days from maturity: 1.3e-11 of itself, 1.4e-16 of its price (the terms it is the difference of).
+  EXPECT_EQ(compare(results("pv01.db", "OK", "101.689746670044", "-0.00111364541188408")), 0);
+  EXPECT_EQ(compare(results("price.db", "OK", "101.689746680044", "-0.00111364541186987")), 1);  // 1e-10 of the price
+  EXPECT_EQ(compare(results("status.db", "STALE", "101.689746670044", "-0.00111364541186987")), 1);
+  EXPECT_EQ(compare(results("fewer.db", "OK", "101.689746670044", "-0.00111364541186987", false)), 1);
+}
+
 namespace {
 
 // A CSV's rows (after its header) split into fields.
