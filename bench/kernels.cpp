@@ -70,19 +70,15 @@ void book_rows_floor(benchmark::State& state, DataSet& data) {
     double weight;
   };
   std::vector<std::vector<Position>> books;
-  for (const auto& book : s.outright_books) {
-    std::vector<Position>& p = books.emplace_back();
-    for (engine::NodeIndex m : book.members) {
-      const bond_risk::OutrightTrade& t = s.outright_trades[m];
-      p.push_back({t.bond, static_cast<double>(t.quantity) * t.dir});
+  auto lay_out = [&books](const auto& of_kind, const auto& trades, auto weight) {
+    for (const auto& book : of_kind) {
+      std::vector<Position>& p = books.emplace_back();
+      for (engine::NodeIndex m : book.members) p.push_back({trades[m].bond, weight(trades[m])});
     }
-  }
-  for (const auto& book : s.repo_books) {
-    std::vector<Position>& p = books.emplace_back();
-    for (engine::NodeIndex m : book.members) {
-      p.push_back({s.repo_trades[m].bond, -static_cast<double>(s.repo_trades[m].notional)});
-    }
-  }
+  };
+  lay_out(s.outright_books, s.outright_trades,
+          [](const bond_risk::OutrightTrade& t) { return static_cast<double>(t.quantity) * t.dir; });
+  lay_out(s.repo_books, s.repo_trades, [](const bond_risk::RepoTrade& t) { return -static_cast<double>(t.notional); });
   using Row = Eigen::Array<double, kPoints, 1, Eigen::DontAlign>;
   std::vector<Row> ladders(books.size());
   std::size_t rows = 0;

@@ -267,7 +267,7 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   s.outright_books[0].members = {0, 1};
   const std::size_t nodes = 6, state = sizeof(NodeState), index = sizeof(NodeIndex);
   const std::size_t grid_days = 4 + 2 * 4 + 3 * 2, grid_sums = 5 * sizeof(CouponSums);
-  const std::size_t read = nodes * state + 3 * index                      // states; calendar, curve, book listed
+  const std::size_t read = nodes * state                                  // states (dirty lists counted, not read)
                            + grid_days + grid_sums                        // read by the curve, by the bond
                            + sizeof(Bond)                                 // the bond
                            + sizeof(BondValue)                            // its price, read by its trades

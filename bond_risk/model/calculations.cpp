@@ -68,33 +68,33 @@ struct Calculator {
   NodeState& own(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i]; }
 
   void calendars(Indices nodes) const {
-    for (NodeIndex i : nodes) {
+    for_each_node(nodes, [&](NodeIndex i) {
       Calendar& c = s.calendars[i];
       ++c.version;
       own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), {});
       if (status_of(Kind::calendar, i) == Status::ok) lay_out_coupon_grids(c.today, c.grid_days);
-    }
+    });
   }
 
   void curves(Indices nodes) const {
-    for (NodeIndex i : nodes) {
+    for_each_node(nodes, [&](NodeIndex i) {
       NodeState& st = own(Kind::ir_curve, i);
       IrCurve& c = s.curves[i];
       ++c.key_rate_version;
       st.status = from_inputs(st, {});
-      if (st.status != Status::ok) continue;
+      if (st.status != Status::ok) return;
       build_curve(c.points, c.arrays);
       if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
       for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
         if (status_of(Kind::calendar, g.calendar) != Status::ok) {
           g = {g.calendar, {}, {}};
-          continue;
+          return;
         }
         const CouponGridDays& days = s.calendars[g.calendar].grid_days;
         sum_coupon_grids(days, c.arrays, true, g.sums);
         if (s.with_key_rates) sum_grid_key_rates(days, c.points, c.key_rates, g.key_rates);
       }
-    }
+    });
   }
 
   void bonds(Indices nodes) const {
@@ -250,16 +250,16 @@ struct Calculator {
   }
 
   void outright_books(Indices nodes) const {
-    for (NodeIndex i : nodes) {
+    for_each_node(nodes, [&](NodeIndex i) {
       update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values,
                   s.outright_trades);
-    }
+    });
   }
 
   void repo_books(Indices nodes) const {
-    for (NodeIndex i : nodes) {
+    for_each_node(nodes, [&](NodeIndex i) {
       update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values, s.repo_trades);
-    }
+    });
   }
 };
 

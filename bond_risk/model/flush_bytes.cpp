@@ -14,11 +14,9 @@ std::size_t bytes_of(const std::vector<T>& v) {
 FlushBytes full_flush_bytes(const Store& s) {
   FlushBytes b;
   for (std::size_t k = 0; k < kKindCount; ++k) {
-    const auto kind = static_cast<Kind>(k);
-    const std::size_t n = s.size(kind);
-    // Its state, and its entry in the dirty list unless its type counts its indices (for_each_node).
-    const bool counted = kind == Kind::bond || kind == Kind::outright_trade || kind == Kind::repo_trade;
-    b.read += n * (sizeof(NodeState) + (counted ? 0 : sizeof(NodeIndex)));
+    // Its state; not its entry in the dirty list: a full flush's chunks are counted, not read (for_each_node).
+    const std::size_t n = s.size(static_cast<Kind>(k));
+    b.read += n * sizeof(NodeState);
     b.written += n * sizeof(NodeState);
   }
   const auto grid_days = [](const Calendar& c) {

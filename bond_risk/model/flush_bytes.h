@@ -1,7 +1,7 @@
 // The bytes a full flush must move through memory, counted from the data
 // structures: what each tier reads (static data, states, input values,
-// coupon grids, book member lists, the dirty index lists of the types that
-// read theirs: bonds and trades count a full flush's consecutive indices) and writes
+// coupon grids, book member lists; not the dirty index lists, whose full
+// flush's consecutive indices every type counts) and writes
 // (published values, states, coupon grids). Inputs a tier reads at random
 // from a small array (a bond's price for its trades, a curve's daily arrays
 // and grid sums) are counted once, as one pass over that array. Key-rate

@@ -33,25 +33,29 @@ std::string check_curve_points(std::span<const CurvePoint> points) {
 
 namespace {
 
-// Per day d of a curve (t = d / kYearBasis years): the factors that move a
-// discount factor by one basis point, exp(-kBump t) and exp(kBump t).
-struct BumpFactors {
-  Eigen::ArrayXd up, down;
-  BumpFactors() {
-    const Eigen::ArrayXd t = Eigen::ArrayXd::LinSpaced(kNumForwardDays, 0, kNumForwardDays - 1) / kYearBasis;
-    up = (-kBump * t).exp();
-    down = (kBump * t).exp();
-  }
+// Per day d of a curve: its time t = d / kYearBasis in years, and the
+// factors that move a discount factor by one basis point, exp(-kBump t)
+// and exp(kBump t). The same for every curve: built once.
+struct Days {
+  Eigen::ArrayXd t, up, down;
+  Days()
+      : t(Eigen::ArrayXd::LinSpaced(kNumForwardDays, 0, kNumForwardDays - 1) / kYearBasis),
+        up((-kBump * t).exp()),
+        down((kBump * t).exp()) {}
 };
+
+const Days& days() {
+  static const Days d;
+  return d;
+}
 
 }  // namespace
 
 void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
-  static const BumpFactors bump;
   build_discount_factors(points, out);
   // exp(-(r +- kBump) t) as exp(-r t) exp(-+kBump t): one exp a day, not three.
-  out.df_up = out.df * bump.up;
-  out.df_dn = out.df * bump.down;
+  out.df_up = out.df * days().up;
+  out.df_dn = out.df * days().down;
 }
 
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out) {
@@ -64,8 +68,7 @@ void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out
     const Eigen::ArrayXd steps = Eigen::ArrayXd::LinSpaced(len, 0, len - 1);
     out.r.segment(from, len) = points[k].value + slope_num * steps / len;
   }
-  const Eigen::ArrayXd t = Eigen::ArrayXd::LinSpaced(n, 0, n - 1) / kYearBasis;
-  out.df = (-out.r * t).exp();
+  out.df = (-out.r * days().t).exp();
   out.cum_df.resize(n + 1);
   out.cum_df[0] = 0;
   for (int i = 0; i < n; ++i) out.cum_df[i + 1] = out.cum_df[i] + out.df[i];
