@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <thread>
+#include <tuple>
 
 #include "bond_risk/db/generator.h"
 #include "bond_risk/db/loader.h"
@@ -242,6 +244,33 @@ TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
     }
   }
   EXPECT_EQ(got, expected);  // the same members, in the same order (the order of the sums)
+}
+
+TEST(Model, BondsPayingOnTheSameDatesLieTogetherInOrderOfMaturity) {
+  // They read their curve's running sums over those dates (model/coupon_grid.h) one after another.
+  test::TempDir dir;
+  const std::string path = dir.path("50k.db");
+  bond_risk::generate(bond_risk::find_preset("50k"), bond_risk::GenerateOptions{5, 10}, path);
+  base::Database db(path, base::Database::Mode::read_only);
+  const Store s = bond_risk::load(db).store;
+  // Dates (the set has one calendar): a curve, a coupon frequency, the maturity's day of the month and its
+  // month in the period.
+  std::map<std::tuple<NodeIndex, int, unsigned, unsigned>, NodeIndex> last_of_dates;
+  std::size_t sharing = 0;
+  for (NodeIndex i = 0; i < s.bonds.size(); ++i) {
+    const Bond& b = s.bonds[i];
+    const std::chrono::year_month_day m{std::chrono::sys_days{std::chrono::days{b.maturity}}};
+    const unsigned step = 12 / static_cast<unsigned>(b.coupons_per_year);
+    const auto dates = std::tuple(b.curve, b.coupons_per_year, static_cast<unsigned>(m.day()),
+                                  static_cast<unsigned>(m.month()) % step);
+    const auto [last, first_time] = last_of_dates.try_emplace(dates, i);
+    if (first_time) continue;
+    ++sharing;
+    EXPECT_EQ(last->second, i - 1) << "bond " << s.id(ref(Kind::bond, i)) << " is not beside the bond before it on its dates";
+    EXPECT_LE(s.bonds[last->second].maturity, b.maturity);
+    last->second = i;
+  }
+  EXPECT_GT(sharing, 1000u);  // enough bonds share their dates for the order to show
 }
 
 TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 namespace bond_risk {
@@ -68,6 +69,11 @@ void by_book(Store& s, Kind kind, std::vector<Book>& books, std::vector<Trade>& 
   }
 }
 
+// Where a bond lies: by curve, calendar, coupon grid and maturity's period.
+std::tuple<NodeIndex, NodeIndex, std::uint16_t, std::int32_t> place_of(const Bond& b) {
+  return {b.curve, b.calendar, b.place.grid, b.place.period};
+}
+
 }  // namespace
 
 std::vector<NodeIndex> in_id_order(const Store& s, Kind kind) {
@@ -77,7 +83,7 @@ std::vector<NodeIndex> in_id_order(const Store& s, Kind kind) {
 
 void group_by_dependency(Store& s) {
   const std::vector<NodeIndex> bonds =
-      reorder(s, Kind::bond, sorted_order(s.bonds.size(), [&](NodeIndex i) { return s.bonds[i].curve; }), s.bonds,
+      reorder(s, Kind::bond, sorted_order(s.bonds.size(), [&](NodeIndex i) { return place_of(s.bonds[i]); }), s.bonds,
               s.bond_values);
   auto remap = [&](NodeIndex& bond) { bond = bond < bonds.size() ? bonds[bond] : bond; };  // a FAILED trade may name none
   for (OutrightTrade& t : s.outright_trades) remap(t.bond);

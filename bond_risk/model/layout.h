@@ -1,8 +1,10 @@
 // The order of nodes in the Store's contiguous arrays. A flush visits each
 // type's dirty nodes in index order and a book reads its members in member
-// order, so nodes lie where those reads go in order: bonds grouped by curve
-// (their coupon schedules with them), trades in the order of their books'
-// members (trades in no book last). A book sums contiguous memory, and a
+// order, so nodes lie where those reads go in order: bonds grouped by curve,
+// then by calendar and the place of their coupons on its grids (a bond reads
+// its curve's running sums there, model/coupon_grid.h: in this order the
+// bonds read them forward, not at random), trades in the order of their
+// books' members (trades in no book last). A book sums contiguous memory, and a
 // move of what a book's trades share (a desk's book sits on one curve)
 // recalculates blocks of bonds and trades, not every other cache line.
 //
