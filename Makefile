@@ -166,7 +166,7 @@ fuzz-targets: $(FUZZ_TARGETS:%=$(BUILD)/%)
 $(BUILD)/%_fuzz: $(LIB_OBJ) $(BUILD)/fuzz/%_fuzz.o
 	$(CXX) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
-# Microbenchmarks of the flush's kernels and of a curve's marking (Google Benchmark), on the 440k set.
+# Microbenchmarks of the flush's kernels, of a curve's marking and of a whole load (Google Benchmark), on the 440k set.
 KERNELS := $(BUILD)/bench/kernels
 bench-kernels: $(KERNELS) $(DATA_440K)
 	$(KERNELS) $(DATA_440K) --benchmark_repetitions=5 --benchmark_report_aggregates_only=true

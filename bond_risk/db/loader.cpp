@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -36,10 +37,12 @@ class Row {
   const InputTable& table_;
 };
 
-// Fills `trade` from every column of its row that the model checks; the
-// first bad value is said in `error` and leaves the rest unset.
+// Fills `trade` from every column of its row that the model checks
+// (`fields`: what each of the table's columns sets); the first bad value is
+// said in `error` and leaves the rest unset.
 template <class Trade>
-Trade read_trade(const base::Statement& st, const InputTable& table, const Store& store, std::string& error) {
+Trade read_trade(const base::Statement& st, const InputTable& table, std::span<const TradeField> fields,
+                 const Store& store, std::string& error) {
   Trade trade;
   Date start = 0, end = 0;
   try {
@@ -49,9 +52,9 @@ Trade read_trade(const base::Statement& st, const InputTable& table, const Store
         continue;  // names and currencies: whatever text other programs stored
       }
       const FieldValue value = read_value(st, static_cast<int>(i), column);
-      set_field(store, trade, column, value);
-      if (column.name == "start_date") start = std::get<Date>(value);
-      if (column.name == "end_date") end = std::get<Date>(value);
+      set_field(store, trade, fields[i], value);
+      if (fields[i] == TradeField::start_date) start = std::get<Date>(value);
+      if (fields[i] == TradeField::end_date) end = std::get<Date>(value);
     }
     if (const std::string problem = check_repo_dates(start, end); !problem.empty()) throw FieldError(problem);
   } catch (const FieldError& e) {
@@ -266,13 +269,14 @@ class Loader {
   template <class Trade>
   TradeRows<Trade> read_trades(base::Database& db, Kind kind, const std::string& where, std::size_t room) const {
     const InputTable& table = input_table(kind);
+    const std::vector<TradeField> fields = trade_fields(table);
     TradeRows<Trade> rows;
     rows.ids.reserve(room);  // growing would free memory the other reader's CPU maps too: costly on every CPU
     rows.trades.reserve(room);
     std::string error;
     scope_.each_row(db, select_all(table) + where, kind, "id", [&](const base::Statement& st) {
       rows.ids.push_back(st.integer(0));
-      rows.trades.push_back(read_trade<Trade>(st, table, out_.store, error));
+      rows.trades.push_back(read_trade<Trade>(st, table, fields, out_.store, error));
       if (!error.empty()) rows.errors.emplace_back(rows.ids.size() - 1, std::exchange(error, {}));
     });
     return rows;
@@ -369,9 +373,9 @@ bool reread(base::Database& db, Store& store, NodeRef node) {
     case Kind::repo_trade: {
       std::string error;
       if (kind_of(node) == Kind::outright_trade) {
-        store.outright_trades[node.index] = read_trade<OutrightTrade>(st, table, store, error);
+        store.outright_trades[node.index] = read_trade<OutrightTrade>(st, table, trade_fields(table), store, error);
       } else {
-        store.repo_trades[node.index] = read_trade<RepoTrade>(st, table, store, error);
+        store.repo_trades[node.index] = read_trade<RepoTrade>(st, table, trade_fields(table), store, error);
       }
       if (!error.empty()) store.fail(node, std::move(error));
       return true;

@@ -44,7 +44,7 @@ void set_fields(const Store& store, Trade& trade, const InputTable& table, const
       throw CommandError("unknown " + std::string(table.name) + " field '" + f.column + "' (" + table.settable_list() + ")");
     }
     try {
-      set_field(store, trade, *column, f.value);
+      set_field(store, trade, trade_field(*column), f.value);
     } catch (const FieldError& e) {
       throw CommandError(e.message);
     }

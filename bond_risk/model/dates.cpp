@@ -1,6 +1,5 @@
 #include "bond_risk/model/dates.h"
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 
@@ -15,10 +14,12 @@ Date to_date(const year_month_day& ymd) { return sys_days{ymd}.time_since_epoch(
 
 bool parse_digits(std::string_view text, int& out) {
   if (text.empty()) return false;
+  int value = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');  // at most 4 digits here
   }
-  std::from_chars(text.data(), text.data() + text.size(), out);
+  out = value;
   return true;
 }
 

@@ -1,5 +1,8 @@
 #include "bond_risk/model/trade_fields.h"
 
+#include <string_view>
+#include <utility>
+
 namespace bond_risk {
 
 namespace {
@@ -25,21 +28,46 @@ NodeIndex resolve(const Store& store, Kind kind, std::int64_t id) {
   return node->index;
 }
 
-void set_field(const Store& store, OutrightTrade& t, const Column& c, const FieldValue& v) {
-  if (c.name == "bond_id") t.bond = resolve(store, Kind::bond, id_of(v));
-  else if (c.name == "trade_price") t.trade_price = std::get<double>(v);
-  else if (c.name == "quantity") t.quantity = std::get<std::int64_t>(v);
-  else if (c.name == "buy_sell") t.dir = std::get<Side>(v).dir;
+TradeField trade_field(const Column& c) {
+  using F = TradeField;
+  constexpr std::pair<std::string_view, TradeField> kFields[] = {
+      {"bond_id", F::bond},         {"calendar_id", F::calendar}, {"ir_curve_id", F::curve},
+      {"start_date", F::start_date}, {"end_date", F::end_date},    {"notional", F::notional},
+      {"start_cash", F::start_cash}, {"rate", F::rate},            {"trade_price", F::trade_price},
+      {"quantity", F::quantity},     {"buy_sell", F::side}};
+  for (const auto& [name, field] : kFields) {
+    if (c.name == name) return field;
+  }
+  return F::none;
 }
 
-void set_field(const Store& store, RepoTrade& t, const Column& c, const FieldValue& v) {
-  if (c.name == "bond_id") t.bond = resolve(store, Kind::bond, id_of(v));
-  else if (c.name == "calendar_id") t.calendar = resolve(store, Kind::calendar, id_of(v));
-  else if (c.name == "ir_curve_id") t.curve = resolve(store, Kind::ir_curve, id_of(v));
-  else if (c.name == "end_date") t.end = std::get<Date>(v);
-  else if (c.name == "notional") t.notional = std::get<std::int64_t>(v);
-  else if (c.name == "start_cash") t.start_cash = std::get<double>(v);
-  else if (c.name == "rate") t.rate = std::get<double>(v);
+std::vector<TradeField> trade_fields(const InputTable& table) {
+  std::vector<TradeField> fields;
+  for (const Column& c : table.columns) fields.push_back(trade_field(c));
+  return fields;
+}
+
+void set_field(const Store& store, OutrightTrade& t, TradeField field, const FieldValue& v) {
+  switch (field) {
+    case TradeField::bond: t.bond = resolve(store, Kind::bond, id_of(v)); break;
+    case TradeField::trade_price: t.trade_price = std::get<double>(v); break;
+    case TradeField::quantity: t.quantity = std::get<std::int64_t>(v); break;
+    case TradeField::side: t.dir = std::get<Side>(v).dir; break;
+    default: break;
+  }
+}
+
+void set_field(const Store& store, RepoTrade& t, TradeField field, const FieldValue& v) {
+  switch (field) {
+    case TradeField::bond: t.bond = resolve(store, Kind::bond, id_of(v)); break;
+    case TradeField::calendar: t.calendar = resolve(store, Kind::calendar, id_of(v)); break;
+    case TradeField::curve: t.curve = resolve(store, Kind::ir_curve, id_of(v)); break;
+    case TradeField::end_date: t.end = std::get<Date>(v); break;
+    case TradeField::notional: t.notional = std::get<std::int64_t>(v); break;
+    case TradeField::start_cash: t.start_cash = std::get<double>(v); break;
+    case TradeField::rate: t.rate = std::get<double>(v); break;
+    default: break;
+  }
 }
 
 std::string check_repo_dates(Date start, Date end) {

@@ -7,17 +7,28 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bond_risk/model/input_tables.h"
 #include "bond_risk/model/store.h"
 
 namespace bond_risk {
 
-// Sets `column` of `trade` to `value`, which has the column's type. A
-// reference is resolved through `store`; throws FieldError if it names no
-// node of the column's kind.
-void set_field(const Store& store, OutrightTrade& trade, const Column& column, const FieldValue& value);
-void set_field(const Store& store, RepoTrade& trade, const Column& column, const FieldValue& value);
+// What a column of a trade table sets, found by its name once (a load
+// reads hundreds of thousands of rows of the same columns): `none` for the
+// columns the model does not keep.
+enum class TradeField : std::uint8_t {
+  none, bond, calendar, curve, start_date, end_date, notional, start_cash, rate, trade_price, quantity, side
+};
+TradeField trade_field(const Column& column);
+// trade_field of each of a table's columns, in order.
+std::vector<TradeField> trade_fields(const InputTable& table);
+
+// Sets `field` of `trade` to `value`, which has its column's type (a field
+// the trade does not have is left alone). A reference is resolved through
+// `store`; throws FieldError if it names no node of the column's kind.
+void set_field(const Store& store, OutrightTrade& trade, TradeField field, const FieldValue& value);
+void set_field(const Store& store, RepoTrade& trade, TradeField field, const FieldValue& value);
 
 // The index of the node of `kind` whose database id is `id`; throws
 // FieldError ("unknown bond id 999", "id 2 is an ir_curve, not a calendar").
