@@ -103,8 +103,9 @@ class Loader {
 
   Loaded run() {
     // Every table as of one moment, whatever other programs commit meanwhile; the
-    // trade tables, most of the rows, are read on two connections at once when
-    // this process may run on two CPUs (an MPI rank is often bound to one). A
+    // trade tables, most of the rows, and then the membership tables are read
+    // on two connections at once when this process may run on two CPUs (an
+    // MPI rank is often bound to one). A
     // share of the books is read on db_ alone, in runs of its ids (see row_scope.h).
     SnapshotReaders snapshot(db_, books_ || engine::allowed_cpus().size() < 2 ? 0 : 1);
     check_input_schema(db_);
@@ -125,8 +126,7 @@ class Loader {
     curve_rates();
     bonds();
     trades(snapshot);
-    books(Kind::outright_book, Kind::outright_trade, s().outright_books);
-    books(Kind::repo_book, Kind::repo_trade, s().repo_books);
+    books(snapshot);
     s().bond_values.resize(s().bonds.size());
     s().outright_values.resize(s().outright_trades.size());
     s().repo_values.resize(s().repo_trades.size());
@@ -300,25 +300,74 @@ class Loader {
     }
   }
 
+  // Both kinds of books, then their members: the two membership tables
+  // read at once on two connections when there are two. A table's reader
+  // only collects what fails and warns, applied afterwards in row order, as
+  // one connection would have.
+  void books(SnapshotReaders& readers) {
+    named_nodes(Kind::outright_book, [&](const Row&, NodeIndex) { s().outright_books.emplace_back(); });
+    named_nodes(Kind::repo_book, [&](const Row&, NodeIndex) { s().repo_books.emplace_back(); });
+    Membership outright, repo;
+    auto read_outright = [&](base::Database& db) {
+      outright = members(db, Kind::outright_book, Kind::outright_trade, s().outright_books);
+    };
+    auto read_repo = [&](base::Database& db) { repo = members(db, Kind::repo_book, Kind::repo_trade, s().repo_books); };
+    if (readers.size() == 0) {
+      read_outright(db_);
+      read_repo(db_);
+    } else {
+      std::exception_ptr failed;
+      {
+        const std::jthread other([&] {
+          try {
+            read_repo(readers.reader(0));
+          } catch (...) {
+            failed = std::current_exception();
+          }
+        });
+        read_outright(db_);
+      }
+      if (failed) std::rethrow_exception(failed);
+    }
+    apply(Kind::outright_book, outright, s().outright_books);
+    apply(Kind::repo_book, repo, s().repo_books);
+  }
+
+  // What reading a membership table found wrong, in row order.
+  struct Membership {
+    std::vector<std::string> warnings;                         // rows ignored
+    std::vector<std::pair<NodeIndex, std::string>> failures;  // (book, why it fails)
+  };
+
+  // Adds each membership row's trade to its book. Only reads the store
+  // (and writes `books`), so that both tables can be read at once.
   template <class Book>
-  void books(Kind book_kind, Kind member_kind, std::vector<Book>& books) {
-    named_nodes(book_kind, [&](const Row&, NodeIndex) { books.emplace_back(); });
-    const InputTable& members = membership_table(book_kind);
-    scope_.each_row(db_, select_all(members), book_kind, "book_id", [&](const base::Statement& st) {
-      const NodeRef* book = s().by_id.find(st.integer(0));
+  Membership members(base::Database& db, Kind book_kind, Kind member_kind, std::vector<Book>& books) const {
+    Membership found;
+    const Store& store = out_.store;
+    const InputTable& table = membership_table(book_kind);
+    scope_.each_row(db, select_all(table), book_kind, "book_id", [&](const base::Statement& st) {
+      const NodeRef* book = store.by_id.find(st.integer(0));
       if (!book || kind_of(*book) != book_kind) {
-        out_.warnings.push_back(std::string(members.name) + " row (book_id " + st.value_text(0) + ", trade_id " +
-                                st.value_text(1) + ") names no " + std::string(kind_name(book_kind)) +
-                                "; row ignored");
+        found.warnings.push_back(std::string(table.name) + " row (book_id " + st.value_text(0) + ", trade_id " +
+                                 st.value_text(1) + ") names no " + std::string(kind_name(book_kind)) +
+                                 "; row ignored");
         return;
       }
       try {
-        const NodeIndex member = resolve(s(), member_kind, std::get<std::int64_t>(Row(st, members)["trade_id"]));
-        if (s().state(*book).error == 0) books[book->index].members.push_back(member);
+        books[book->index].members.push_back(
+            resolve(store, member_kind, std::get<std::int64_t>(Row(st, table)["trade_id"])));
       } catch (const FieldError& e) {
-        s().fail(*book, e.message);
+        found.failures.emplace_back(book->index, e.message);
       }
     }, "trade_id");
+    return found;
+  }
+
+  template <class Book>
+  void apply(Kind book_kind, Membership& found, std::vector<Book>& books) {
+    for (std::string& warning : found.warnings) out_.warnings.push_back(std::move(warning));
+    for (auto& [book, why] : found.failures) s().fail(ref(book_kind, book), std::move(why));
     // A failed book keeps no members, so it never reads an index it does not own.
     for (NodeIndex i = 0; i < books.size(); ++i) {
       if (s().state(ref(book_kind, i)).error != 0) books[i].members.clear();
