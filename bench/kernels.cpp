@@ -111,8 +111,8 @@ void mark_curve(benchmark::State& state, DataSet& data) {
 }
 
 // What `run` times as "Loaded ... in": the database read into the store
-// (two readers for the trade tables when there are two CPUs) and the graph
-// built, ready to flush.
+// (two readers for the trade and membership tables when there are two CPUs)
+// and the graph built, ready to flush.
 void load_and_build(benchmark::State& state, const std::string& path) {
   for (auto _ : state) {
     base::Database db(path, base::Database::Mode::read_only);

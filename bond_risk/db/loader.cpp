@@ -102,11 +102,11 @@ class Loader {
   Loader(base::Database& db, const std::vector<std::int64_t>* books) : db_(db), books_(books) {}
 
   Loaded run() {
-    // Every table as of one moment, whatever other programs commit meanwhile; the
-    // trade tables, most of the rows, and then the membership tables are read
-    // on two connections at once when this process may run on two CPUs (an
-    // MPI rank is often bound to one). A
-    // share of the books is read on db_ alone, in runs of its ids (see row_scope.h).
+    // Every table as of one moment, whatever other programs commit meanwhile;
+    // the trade tables, most of the rows, and then the membership tables are
+    // read on two connections at once when this process may run on two CPUs
+    // (an MPI rank is often bound to one). A share of the books is read on
+    // db_ alone, in runs of its ids (see row_scope.h).
     SnapshotReaders snapshot(db_, books_ || engine::allowed_cpus().size() < 2 ? 0 : 1);
     check_input_schema(db_);
     if (books_) scope_ = RowScope(db_, *books_);
