@@ -84,6 +84,27 @@ TEST(Model, HandCheckedTradesAndBooks) {
   expect_close(m->node(2000, m->store.repo_books).total.mtm_pnl, end_cash - discounted);
 }
 
+TEST(Model, ACurveSumsTheCouponGridsOfItsOtherCalendarsWhenOneIsBroken) {
+  // Curve 2's bonds use calendar 1 (FAILED: its today is no date), then calendar 8. Bond 21 on calendar 8
+  // must be priced as on a curve whose only calendar is 8.
+  const std::string rest = R"SQL(
+INSERT INTO ir_curve VALUES (2, 'FLAT3', 'GBP');
+INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.03);
+INSERT INTO bond VALUES (21, 'ON8', 8, 2, '2020-01-01', '2030-03-15', 2, 0.05);
+)SQL";
+  test::TempDir dir;
+  make_db(dir.path("two.db"), "INSERT INTO calendar VALUES (1, 'BROKEN', 'notadate'), (8, 'LONDON', '2025-01-01');" +
+                                  rest + "INSERT INTO bond VALUES (20, 'ON1', 1, 2, '2020-01-01', '2030-03-15', 2, 0.05);");
+  make_db(dir.path("one.db"), "INSERT INTO calendar VALUES (8, 'LONDON', '2025-01-01');" + rest);
+  const auto two = calculate(dir.path("two.db"));
+  const auto one = calculate(dir.path("one.db"));
+  EXPECT_EQ(two->status(1), Status::failed);
+  EXPECT_EQ(two->status(20), Status::stale);
+  ASSERT_EQ(two->status(21), Status::ok);
+  EXPECT_EQ(two->node(21, two->store.bond_values).price, one->node(21, one->store.bond_values).price);
+  EXPECT_EQ(two->node(21, two->store.bond_values).pv01, one->node(21, one->store.bond_values).pv01);
+}
+
 TEST(Model, BadRowsFailWithAReasonTheirDependantsGoStaleAndTheRestIsCalculated) {
   test::TempDir dir;
   make_db(dir.path("bad.db"), std::string(kBaseSql) + kGoodSql + R"SQL(

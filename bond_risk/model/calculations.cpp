@@ -88,7 +88,7 @@ struct Calculator {
       for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
         if (status_of(Kind::calendar, g.calendar) != Status::ok) {
           g = {g.calendar, {}, {}};
-          return;
+          continue;
         }
         const CouponGridDays& days = s.calendars[g.calendar].grid_days;
         sum_coupon_grids(days, c.arrays, true, g.sums);
