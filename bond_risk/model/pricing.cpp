@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "base/fast_exp.h"
 #include "bond_risk/model/status.h"
 
 namespace bond_risk {
@@ -101,9 +102,8 @@ OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price,
 
 RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end, double bond_price,
                      const CurveArrays& curve) {
-  const double end_cash = start_cash * std::exp(rate * days_to_end / kYearBasis);
-  return {end_cash, start_cash - static_cast<double>(notional) * bond_price,
-          end_cash - start_cash * curve.cum_df[days_to_end] / kYearBasis};
+  return value_repo_grown(start_cash, notional, base::fast_exp(repo_growth_exponent(rate, days_to_end)), days_to_end,
+                          bond_price, curve);
 }
 
 }  // namespace bond_risk

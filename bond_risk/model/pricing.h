@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bond_risk/model/dates.h"
+#include "bond_risk/model/status.h"
 
 namespace bond_risk {
 
@@ -79,7 +80,19 @@ struct RepoValue {
   double end_cash = 0, margin = 0, mtm_pnl = 0;
 };
 
-// days_to_end = end_date - today, in 0 .. kNumForwardDays.
+// A repo's cash grows by exp(repo_growth_exponent) to its end: one
+// base::fast_exp each, which a kernel may take for many repos at once.
+inline double repo_growth_exponent(double rate, int days_to_end) { return rate * days_to_end * (1 / kYearBasis); }
+
+// days_to_end = end_date - today, in 0 .. kNumForwardDays; growth =
+// base::fast_exp(repo_growth_exponent(rate, days_to_end)).
+inline RepoValue value_repo_grown(double start_cash, std::int64_t notional, double growth, int days_to_end,
+                                  double bond_price, const CurveArrays& curve) {
+  const double end_cash = start_cash * growth;
+  return {end_cash, start_cash - static_cast<double>(notional) * bond_price,
+          end_cash - start_cash * curve.cum_df[days_to_end] * (1 / kYearBasis)};
+}
+// The same from the repo's rate.
 RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end, double bond_price,
                      const CurveArrays& curve);
 

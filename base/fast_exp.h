@@ -1,0 +1,73 @@
+// exp(x) inline, for a kernel that takes one per node: a flush takes
+// 200,000, one per repo trade, and the C library's exp, a call through its
+// special cases, was half of the repo kernel's time.
+//
+// Model. x = (64 k + j) ln2 / 64 + r with k and 0 <= j < 64 whole and
+// |r| <= ln2 / 128 (Cody and Waite's reduction, ln2 / 64 in two parts), so
+// exp(x) = 2^k 2^(j/64) exp(r): 2^(j/64) from a table computed at compile
+// time, exp(r) by its Taylor series to r^5, 2^k put into an exponent. No
+// branch on the way for |x| <= kFastExpLimit, where it is within 1.5 units
+// in the last place of the exact value (std::exp: 0.5; see
+// tests/fast_exp_test.cpp); beyond it, and for NaN, fast_exp is std::exp.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace base {
+
+inline constexpr double kFastExpLimit = 700;  // 2^k stays a normal double
+
+namespace fast_exp_detail {
+
+inline constexpr int kTableBits = 6;
+inline constexpr int kTableSize = 1 << kTableBits;
+
+// 2^(j/64) for j = 0..63: the series of exp(j ln2 / 64) in long double,
+// rounded once to double.
+constexpr std::array<double, kTableSize> two_to_fractions() {
+  constexpr long double kLn2 = 0.693147180559945309417232121458176568L;
+  std::array<double, kTableSize> table{};
+  for (int j = 0; j < kTableSize; ++j) {
+    const long double y = j * kLn2 / kTableSize;
+    long double term = 1, sum = 1;
+    for (int n = 1; n < 30; ++n) {
+      term *= y / n;
+      sum += term;
+    }
+    table[static_cast<std::size_t>(j)] = static_cast<double>(sum);
+  }
+  return table;
+}
+inline constexpr std::array<double, kTableSize> kTwoToFractions = two_to_fractions();
+
+}  // namespace fast_exp_detail
+
+// The branch-free path alone: right for |x| <= kFastExpLimit, meaningless
+// (but defined) for any other x.
+inline double exp_within_limit(double x) {
+  using namespace fast_exp_detail;
+  constexpr double kScale = kTableSize / 0.693147180559945309417232121458176568;
+  constexpr double kRound = 0x1.8p52;  // x * kScale + kRound holds 64 k + j, rounded to nearest, in its low bits
+  // ln2 / 64 in two parts: the first has 21 low zero bits, so that n * kStepHi is exact.
+  constexpr double kStepHi = 0x1.62e42fee00000p-1 / kTableSize, kStepLo = 0x1.a39ef35793c76p-33 / kTableSize;
+  const double shifted = x * kScale + kRound;
+  const double n = shifted - kRound;
+  const double r = (x - n * kStepHi) - n * kStepLo;
+  const double r2 = r * r;
+  const double q = r + r2 * ((1.0 / 2 + r * (1.0 / 6)) + r2 * (1.0 / 24 + r * (1.0 / 120)));  // exp(r) - 1
+  // The low bits of `shifted` are 2^51 + 64 k + j: j indexes the table,
+  // and k + 1023, shifted into place, is the exponent field of 2^k.
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(shifted);
+  const std::uint64_t two_to_k = ((bits >> kTableBits) + 1023) << 52;
+  const double t = kTwoToFractions[bits & (kTableSize - 1)];
+  return (t + t * q) * std::bit_cast<double>(two_to_k);  // t exp(r), rounded once at its full size
+}
+
+inline bool within_fast_exp_limit(double x) { return std::abs(x) <= kFastExpLimit; }  // false for NaN
+
+inline double fast_exp(double x) { return within_fast_exp_limit(x) ? exp_within_limit(x) : std::exp(x); }
+
+}  // namespace base

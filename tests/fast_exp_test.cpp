@@ -1,0 +1,54 @@
+// base::fast_exp against exp computed in long double (the exact value to
+// within 1e-19), and at the edges of its range.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "base/fast_exp.h"
+
+namespace {
+
+// |a - exact| in units of the last place of the double nearest `exact`.
+double ulps_from(double a, long double exact) {
+  const auto nearest = static_cast<double>(exact);
+  const double ulp = std::nextafter(nearest, std::numeric_limits<double>::infinity()) - nearest;
+  return static_cast<double>(std::fabs(static_cast<long double>(a) - exact) / ulp);
+}
+
+}  // namespace
+
+TEST(FastExp, IsWithinOneAndAHalfUnitsInTheLastPlaceOfTheExactValue) {
+  std::mt19937_64 draw(2026);
+  for (const double limit : {0.01, 1.0, 20.0, base::kFastExpLimit}) {  // 20: a repo's exponent at most
+    std::uniform_real_distribution<double> x_of(-limit, limit);
+    double worst = 0;
+    for (int k = 0; k < 200'000; ++k) {
+      const double x = x_of(draw);
+      worst = std::max(worst, ulps_from(base::fast_exp(x), std::exp(static_cast<long double>(x))));
+    }
+    EXPECT_LE(worst, 1.5) << "for |x| <= " << limit;
+  }
+}
+
+TEST(FastExp, IsExactWhereExpIs) {
+  EXPECT_EQ(base::fast_exp(0.0), 1.0);
+  EXPECT_EQ(base::fast_exp(-0.0), 1.0);
+}
+
+TEST(FastExp, IsTheLibrarysExpBeyondItsLimit) {
+  EXPECT_EQ(base::fast_exp(710.0), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(base::fast_exp(1e300), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(base::fast_exp(-750.0), 0.0);
+  EXPECT_EQ(base::fast_exp(-705.0), std::exp(-705.0));  // subnormal territory starts near -708
+  EXPECT_EQ(base::fast_exp(std::numeric_limits<double>::infinity()), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(base::fast_exp(-std::numeric_limits<double>::infinity()), 0.0);
+  EXPECT_TRUE(std::isnan(base::fast_exp(std::numeric_limits<double>::quiet_NaN())));
+}
+
+TEST(FastExp, StaysFiniteAndCloseAtTheLimit) {
+  for (const double x : {base::kFastExpLimit, -base::kFastExpLimit, std::nextafter(base::kFastExpLimit, 0.0)}) {
+    EXPECT_LE(ulps_from(base::fast_exp(x), std::exp(static_cast<long double>(x))), 1.5) << x;
+  }
+}
