@@ -59,11 +59,11 @@ inline double exp_within_limit(double x) {
   const double r2 = r * r;
   const double q = r + r2 * ((1.0 / 2 + r * (1.0 / 6)) + r2 * (1.0 / 24 + r * (1.0 / 120)));  // exp(r) - 1
   // The low bits of `shifted` are 2^51 + 64 k + j: j indexes the table,
-  // and k + 1023, shifted into place, is the exponent field of 2^k.
+  // and k, shifted into the exponent field and added, scales the entry by 2^k.
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(shifted);
-  const std::uint64_t two_to_k = ((bits >> kTableBits) + 1023) << 52;
-  const double t = kTwoToFractions[bits & (kTableSize - 1)];
-  return (t + t * q) * std::bit_cast<double>(two_to_k);  // t exp(r), rounded once at its full size
+  const double t = std::bit_cast<double>(std::bit_cast<std::uint64_t>(kTwoToFractions[bits & (kTableSize - 1)]) +
+                                         ((bits >> kTableBits) << 52));
+  return t + t * q;  // t exp(r), rounded once at its full size
 }
 
 inline bool within_fast_exp_limit(double x) { return std::abs(x) <= kFastExpLimit; }  // false for NaN

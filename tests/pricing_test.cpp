@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "bond_risk/model/status.h"
@@ -147,4 +148,20 @@ TEST(RepoTrade, FlatCurveSumIsAGeometricSeries) {
   expect_close(v.end_cash, end_cash);
   expect_close(v.mtm_pnl, end_cash - cash * (1 - std::pow(q, days)) / (1 - q) / 365.25, 1e-11);
   EXPECT_EQ(v.margin, cash - 25'000 * 99.0);
+}
+
+TEST(Values, AllFiniteFindsAnInfinityOrANaNInAnyField) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(all_finite(RepoValue{1e308, -1e308, -0.0}));
+  EXPECT_TRUE(all_finite(OutrightValue{1e308, 1e308, 1e308}));  // their sum would overflow; each is finite
+  for (const double bad : {inf, -inf, nan}) {
+    EXPECT_FALSE(all_finite(BondValue{bad, 1}));
+    EXPECT_FALSE(all_finite(BondValue{1, bad}));
+    EXPECT_FALSE(all_finite(OutrightValue{bad, 1, 1}));
+    EXPECT_FALSE(all_finite(OutrightValue{1, bad, 1}));
+    EXPECT_FALSE(all_finite(OutrightValue{1, 1, bad}));
+    EXPECT_FALSE(all_finite(RepoValue{bad, 1, 1}));
+    EXPECT_FALSE(all_finite(RepoValue{1, bad, 1}));
+    EXPECT_FALSE(all_finite(RepoValue{1, 1, bad}));
+  }
 }
