@@ -18,8 +18,8 @@ SANITIZE ?=
 FUZZ ?=
 # OPT_LEVEL=O0 (or O1, O2, O3) builds an optimisation variant into build/O0/bin/bond_risk (the benchmark's --opt).
 OPT_LEVEL ?=
-# ARCH=x86-64 builds the release binary for any x86-64 CPU (default x86-64-v3: AVX2 and FMA).
-ARCH ?= x86-64-v3
+# MARCH=x86-64 builds the release binary for any x86-64 CPU (default x86-64-v3: AVX2 and FMA).
+MARCH ?= x86-64-v3
 CXX ?= g++
 # -ffp-contract=off: no multiply and add fused where the code does not say
 # so, so that a loop the compiler vectorises gives the same bits as the same
@@ -44,10 +44,10 @@ else ifeq ($(SANITIZE),)
   BUILD := build/release
   BIN := bin/bond_risk
   # Link-time optimisation: the flush's per-type kernels inline the pricing
-  # functions of other translation units; ARCH: AVX2 and FMA, which x86-64
+  # functions of other translation units; MARCH: AVX2 and FMA, which x86-64
   # CPUs have had since 2013-2015, for Eigen's curve and ladder arrays four
-  # doubles wide (both measured in the README). ARCH=x86-64: any x86-64 CPU.
-  OPT := -O3 -DNDEBUG -flto=auto -march=$(ARCH)
+  # doubles wide (both measured in the README). MARCH=x86-64: any x86-64 CPU.
+  OPT := -O3 -DNDEBUG -flto=auto -march=$(MARCH)
 else ifeq ($(SANITIZE),thread)
   BUILD := build/thread
   BIN := $(BUILD)/bin/bond_risk
@@ -62,9 +62,11 @@ endif
 CXXFLAGS := $(CXXFLAGS_BASE) $(OPT)
 LDFLAGS := $(filter -fsanitize=% -flto=% -march=%,$(OPT))
 # The objects depend on the flags they are compiled with, kept in this file
-# (rewritten when they change): `make ARCH=x86-64` rebuilds what it must.
+# (rewritten when they change): `make MARCH=x86-64` rebuilds what it must.
 FLAGS_FILE := $(BUILD)/compile-flags
 $(shell mkdir -p $(BUILD) && { echo '$(CXX) $(CXXFLAGS)' | cmp -s - $(FLAGS_FILE) || echo '$(CXX) $(CXXFLAGS)' > $(FLAGS_FILE); })
+$(FLAGS_FILE):  # again after `make clean` in the same command
+	@mkdir -p $(@D) && echo '$(CXX) $(CXXFLAGS)' > $@
 
 ENGINE_SRC := $(wildcard engine/*.cpp)
 BASE_SRC := $(wildcard base/*.cpp)

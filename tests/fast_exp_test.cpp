@@ -2,6 +2,7 @@
 // within 1e-19), and at the edges of its range.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>

@@ -1,13 +1,13 @@
 #include "bond_risk/model/calculations.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "base/fast_exp.h"
 #include "bond_risk/model/end_date.h"
 #include "bond_risk/model/ladders.h"
 
@@ -131,10 +131,14 @@ struct Calculator {
   // Asks for the bond value of the trade kAhead places after trade i: trades
   // lie by book, so they read their bonds' values at random, and the trades
   // streaming through push those out of the nearest caches.
+  // A FAILED trade may name no bond: the address is an integer sum, not a
+  // pointer past the array, and a prefetch never faults.
   template <class Trade>
   void prefetch_bond_value(const std::vector<Trade>& trades, NodeIndex i) const {
     constexpr NodeIndex kAhead = 16;
-    if (i + kAhead < trades.size()) __builtin_prefetch(&s.bond_values[trades[i + kAhead].bond]);
+    if (i + kAhead >= trades.size()) return;
+    const auto at = reinterpret_cast<std::uintptr_t>(s.bond_values.data()) + trades[i + kAhead].bond * sizeof(BondValue);
+    __builtin_prefetch(reinterpret_cast<const void*>(at));
   }
 
   void outright_trades(Indices nodes) const {
@@ -163,9 +167,8 @@ struct Calculator {
       const Date today = s.calendars[t.calendar].today;
       st.status = end_status(end_date(t), today);
       if (st.status == Status::ok) {
-        const int days = t.end - today;
-        value = value_repo_grown(t.start_cash, t.notional, base::fast_exp(repo_growth_exponent(t.rate, days)), days,
-                                 s.bond_values[t.bond].price, s.curves[t.curve].arrays);
+        value = value_repo(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
+                           s.curves[t.curve].arrays);
         keep_finite(st, value);
       }
     });

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "base/fast_exp.h"
 #include "bond_risk/model/status.h"
 
 namespace bond_risk {
@@ -98,12 +97,6 @@ OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price,
   const double q = static_cast<double>(quantity);
   const double pv = q * bond.price * dir;
   return {pv, q * bond.pv01 * dir, pv - q * trade_price * dir};
-}
-
-RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end, double bond_price,
-                     const CurveArrays& curve) {
-  return value_repo_grown(start_cash, notional, base::fast_exp(repo_growth_exponent(rate, days_to_end)), days_to_end,
-                          bond_price, curve);
 }
 
 }  // namespace bond_risk

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "base/fast_exp.h"
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/status.h"
 
@@ -80,21 +80,15 @@ struct RepoValue {
   double end_cash = 0, margin = 0, mtm_pnl = 0;
 };
 
-// A repo's cash grows by exp(repo_growth_exponent) to its end: one
-// base::fast_exp each, which a kernel may take for many repos at once.
-inline double repo_growth_exponent(double rate, int days_to_end) { return rate * days_to_end * (1 / kYearBasis); }
-
-// days_to_end = end_date - today, in 0 .. kNumForwardDays; growth =
-// base::fast_exp(repo_growth_exponent(rate, days_to_end)).
-inline RepoValue value_repo_grown(double start_cash, std::int64_t notional, double growth, int days_to_end,
-                                  double bond_price, const CurveArrays& curve) {
-  const double end_cash = start_cash * growth;
+// days_to_end = end_date - today, in 0 .. kNumForwardDays. Inline, with its
+// exp (base/fast_exp.h): the repo kernel takes one per trade.
+inline RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end,
+                            double bond_price, const CurveArrays& curve) {
+  constexpr double kYearsPerDay = 1 / kYearBasis;
+  const double end_cash = start_cash * base::fast_exp(rate * days_to_end * kYearsPerDay);
   return {end_cash, start_cash - static_cast<double>(notional) * bond_price,
-          end_cash - start_cash * curve.cum_df[days_to_end] * (1 / kYearBasis)};
+          end_cash - start_cash * curve.cum_df[days_to_end] * kYearsPerDay};
 }
-// The same from the repo's rate.
-RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end, double bond_price,
-                     const CurveArrays& curve);
 
 // Whether every value is finite (see the calculations' keep_finite): x * 0
 // is 0 for a finite x and NaN for an infinity or a NaN, so one comparison
