@@ -13,8 +13,8 @@
 
 #include <array>
 #include <bit>
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace base {

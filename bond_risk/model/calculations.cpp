@@ -130,15 +130,15 @@ struct Calculator {
 
   // Asks for the bond value of the trade kAhead places after trade i: trades
   // lie by book, so they read their bonds' values at random, and the trades
-  // streaming through push those out of the nearest caches.
-  // A FAILED trade may name no bond: the address is an integer sum, not a
-  // pointer past the array, and a prefetch never faults.
+  // streaming through push those out of the nearest caches. A FAILED trade
+  // may name no bond: the address is an integer sum, not a pointer past the
+  // array, and a prefetch never faults.
   template <class Trade>
   void prefetch_bond_value(const std::vector<Trade>& trades, NodeIndex i) const {
     constexpr NodeIndex kAhead = 16;
     if (i + kAhead >= trades.size()) return;
-    const auto at = reinterpret_cast<std::uintptr_t>(s.bond_values.data()) + trades[i + kAhead].bond * sizeof(BondValue);
-    __builtin_prefetch(reinterpret_cast<const void*>(at));
+    const std::uintptr_t values = reinterpret_cast<std::uintptr_t>(s.bond_values.data());
+    __builtin_prefetch(reinterpret_cast<const void*>(values + trades[i + kAhead].bond * sizeof(BondValue)));
   }
 
   void outright_trades(Indices nodes) const {
