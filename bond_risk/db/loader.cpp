@@ -201,6 +201,33 @@ class Loader {
     });
   }
 
+  // Calls read(db, p) for parts p = 0 .. parts - 1 at once: part 0 on db_,
+  // part p on reader p - 1 while there is one, the parts beyond the readers
+  // on db_ after part 0. Rethrows the first part's failure once all ended.
+  template <class Read>
+  void at_once(SnapshotReaders& readers, std::size_t parts, Read read) {
+    std::vector<std::exception_ptr> failed(parts);
+    auto guarded = [&](base::Database& db, std::size_t p) {
+      try {
+        read(db, p);
+      } catch (...) {
+        failed[p] = std::current_exception();
+      }
+    };
+    {
+      std::vector<std::jthread> threads;
+      for (std::size_t p = 1; p < parts && p <= readers.size(); ++p) {
+        threads.emplace_back([&, p] { guarded(readers.reader(p - 1), p); });
+      }
+      for (std::size_t p = 0; p < parts; ++p) {
+        if (p == 0 || p > readers.size()) guarded(db_, p);
+      }
+    }
+    for (const std::exception_ptr& e : failed) {
+      if (e) std::rethrow_exception(e);
+    }
+  }
+
   // Outright and repo trades: each table read in id ranges, one range per
   // connection at once (reading only bonds of the store), then added to
   // the store in id order, as one connection would.
@@ -209,27 +236,14 @@ class Loader {
     const IdRanges outright_ids = id_ranges(Kind::outright_trade, parts), repo_ids = id_ranges(Kind::repo_trade, parts);
     std::vector<TradeRows<OutrightTrade>> outright(parts);
     std::vector<TradeRows<RepoTrade>> repo(parts);
-    std::vector<std::exception_ptr> failed(parts);
-    auto read_part = [&](base::Database& db, std::size_t p) {
-      try {
-        if (const auto where = outright_ids.where(p)) {
-          outright[p] = read_trades<OutrightTrade>(db, Kind::outright_trade, *where, outright_ids.rows_per_part);
-        }
-        if (const auto where = repo_ids.where(p)) {
-          repo[p] = read_trades<RepoTrade>(db, Kind::repo_trade, *where, repo_ids.rows_per_part);
-        }
-      } catch (...) {
-        failed[p] = std::current_exception();
+    at_once(readers, parts, [&](base::Database& db, std::size_t p) {
+      if (const auto where = outright_ids.where(p)) {
+        outright[p] = read_trades<OutrightTrade>(db, Kind::outright_trade, *where, outright_ids.rows_per_part);
       }
-    };
-    {
-      std::vector<std::jthread> threads;
-      for (std::size_t p = 1; p < parts; ++p) threads.emplace_back([&, p] { read_part(readers.reader(p - 1), p); });
-      read_part(db_, 0);
-    }
-    for (const std::exception_ptr& e : failed) {
-      if (e) std::rethrow_exception(e);
-    }
+      if (const auto where = repo_ids.where(p)) {
+        repo[p] = read_trades<RepoTrade>(db, Kind::repo_trade, *where, repo_ids.rows_per_part);
+      }
+    });
     add_trades(Kind::outright_trade, outright, s().outright_trades);
     add_trades(Kind::repo_trade, repo, s().repo_trades);
   }
@@ -308,27 +322,10 @@ class Loader {
     named_nodes(Kind::outright_book, [&](const Row&, NodeIndex) { s().outright_books.emplace_back(); });
     named_nodes(Kind::repo_book, [&](const Row&, NodeIndex) { s().repo_books.emplace_back(); });
     Membership outright, repo;
-    auto read_outright = [&](base::Database& db) {
-      outright = members(db, Kind::outright_book, Kind::outright_trade, s().outright_books);
-    };
-    auto read_repo = [&](base::Database& db) { repo = members(db, Kind::repo_book, Kind::repo_trade, s().repo_books); };
-    if (readers.size() == 0) {
-      read_outright(db_);
-      read_repo(db_);
-    } else {
-      std::exception_ptr failed;
-      {
-        const std::jthread other([&] {
-          try {
-            read_repo(readers.reader(0));
-          } catch (...) {
-            failed = std::current_exception();
-          }
-        });
-        read_outright(db_);
-      }
-      if (failed) std::rethrow_exception(failed);
-    }
+    at_once(readers, 2, [&](base::Database& db, std::size_t p) {
+      if (p == 0) outright = members(db, Kind::outright_book, Kind::outright_trade, s().outright_books);
+      if (p == 1) repo = members(db, Kind::repo_book, Kind::repo_trade, s().repo_books);
+    });
     apply(Kind::outright_book, outright, s().outright_books);
     apply(Kind::repo_book, repo, s().repo_books);
   }
