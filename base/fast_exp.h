@@ -16,6 +16,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+
+#include "base/lanes.h"
 
 namespace base {
 
@@ -44,23 +47,40 @@ constexpr std::array<double, kTableSize> two_to_fractions() {
 }
 inline constexpr std::array<double, kTableSize> kTwoToFractions = two_to_fractions();
 
-// The branch-free path alone: right for |x| <= kFastExpLimit, meaningless
-// (but defined) for any other x.
-inline double exp_within_limit(double x) {
+// 2^(j/64) as bits, for the integer add that scales it by 2^k.
+inline constexpr std::array<std::uint64_t, kTableSize> kTwoToFractionBits = [] {
+  std::array<std::uint64_t, kTableSize> bits{};
+  for (std::size_t j = 0; j < bits.size(); ++j) bits[j] = std::bit_cast<std::uint64_t>(kTwoToFractions[j]);
+  return bits;
+}();
+
+// The bits of each table entry a lane's index names.
+inline std::uint64_t entries(std::uint64_t index) { return kTwoToFractionBits[index]; }
+inline Uint64s entries(Uint64s index) {
+  Uint64s bits;
+  for (std::size_t k = 0; k < kLanes; ++k) bits[k] = kTwoToFractionBits[index[k]];
+  return bits;
+}
+
+// The branch-free path alone, for one double or for each lane of Doubles
+// (the same operations, so the same bits per lane): right for |x| <=
+// kFastExpLimit, meaningless (but defined) for any other x.
+template <class D>
+inline D exp_within_limit(D x) {
+  using Bits = std::conditional_t<std::is_same_v<D, double>, std::uint64_t, Uint64s>;
   constexpr double kScale = kTableSize / 0.693147180559945309417232121458176568;
   constexpr double kRound = 0x1.8p52;  // x * kScale + kRound holds 64 k + j, rounded to nearest, in its low bits
   // ln2 / 64 in two parts: the first has 21 low zero bits, so that n * kStepHi is exact.
   constexpr double kStepHi = 0x1.62e42fee00000p-1 / kTableSize, kStepLo = 0x1.a39ef35793c76p-33 / kTableSize;
-  const double shifted = x * kScale + kRound;
-  const double n = shifted - kRound;
-  const double r = (x - n * kStepHi) - n * kStepLo;
-  const double r2 = r * r;
-  const double q = r + r2 * ((1.0 / 2 + r * (1.0 / 6)) + r2 * (1.0 / 24 + r * (1.0 / 120)));  // exp(r) - 1
+  const D shifted = x * kScale + kRound;
+  const D n = shifted - kRound;
+  const D r = (x - n * kStepHi) - n * kStepLo;
+  const D r2 = r * r;
+  const D q = r + r2 * ((1.0 / 2 + r * (1.0 / 6)) + r2 * (1.0 / 24 + r * (1.0 / 120)));  // exp(r) - 1
   // The low bits of `shifted` are 2^51 + 64 k + j: j indexes the table,
   // and k, shifted into the exponent field and added, scales the entry by 2^k.
-  const std::uint64_t bits = std::bit_cast<std::uint64_t>(shifted);
-  const double t = std::bit_cast<double>(std::bit_cast<std::uint64_t>(kTwoToFractions[bits & (kTableSize - 1)]) +
-                                         ((bits >> kTableBits) << 52));
+  const Bits bits = std::bit_cast<Bits>(shifted);
+  const D t = std::bit_cast<D>(entries(bits & (kTableSize - 1)) + ((bits >> kTableBits) << 52));
   return t + t * q;  // t exp(r), rounded once at its full size
 }
 
@@ -68,6 +88,15 @@ inline double exp_within_limit(double x) {
 
 inline double fast_exp(double x) {
   return std::abs(x) <= kFastExpLimit ? fast_exp_detail::exp_within_limit(x) : std::exp(x);  // NaN: std::exp
+}
+
+// fast_exp of each lane, the same bits as fast_exp of each.
+inline Doubles fast_exp(Doubles x) {
+  Doubles e = fast_exp_detail::exp_within_limit(x);
+  for (std::size_t k = 0; k < kLanes; ++k) {
+    if (!(std::abs(x[k]) <= kFastExpLimit)) e[k] = std::exp(x[k]);
+  }
+  return e;
 }
 
 }  // namespace base

@@ -1,11 +1,15 @@
 // base::fast_exp against exp computed in long double (the exact value to
-// within 1e-19), and at the edges of its range.
+// within 1e-19), at the edges of its range, and in vector lanes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "base/fast_exp.h"
 
@@ -51,5 +55,27 @@ TEST(FastExp, IsTheLibrarysExpBeyondItsLimit) {
 TEST(FastExp, StaysFiniteAndCloseAtTheLimit) {
   for (const double x : {base::kFastExpLimit, -base::kFastExpLimit, std::nextafter(base::kFastExpLimit, 0.0)}) {
     EXPECT_LE(ulps_from(base::fast_exp(x), std::exp(static_cast<long double>(x))), 1.5) << x;
+  }
+}
+
+TEST(FastExp, EachLaneOfAVectorHasTheBitsOfOneValueAlone) {
+  std::mt19937_64 draw(7);
+  std::uniform_real_distribution<double> x_of(-720.0, 720.0);  // beyond the limit on both sides too
+  std::vector<double> xs = {0.0, -0.0, 700.0, -700.0, 700.5, -709.0, 1e300, std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+  for (int k = 0; k < 100'000; ++k) xs.push_back(k % 2 ? x_of(draw) : x_of(draw) / 720);
+  while (xs.size() % base::kLanes != 0) xs.push_back(1.0);
+  for (std::size_t k = 0; k < xs.size(); k += base::kLanes) {
+    base::Doubles x;
+    std::memcpy(&x, &xs[k], sizeof x);
+    const base::Doubles e = base::fast_exp(x);
+    for (std::size_t j = 0; j < base::kLanes; ++j) {
+      const double alone = base::fast_exp(xs[k + j]);
+      if (std::isnan(alone)) {
+        EXPECT_TRUE(std::isnan(e[j])) << xs[k + j];
+      } else {
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(e[j]), std::bit_cast<std::uint64_t>(alone)) << xs[k + j];
+      }
+    }
   }
 }

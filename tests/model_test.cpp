@@ -84,6 +84,35 @@ TEST(Model, HandCheckedTradesAndBooks) {
   expect_close(m->node(2000, m->store.repo_books).total.mtm_pnl, end_cash - discounted);
 }
 
+TEST(Model, ARepoWhoseValueOverflowsFailsAloneAndItsNeighboursKeepTheirValues) {
+  // Repos are valued several at a time (one per vector lane): the overflowing 203 and the expired 205 lie
+  // among OK repos, whose end cash is cash * exp(rate * 90 / 365.25) (2025-01-01 to 2025-04-01).
+  test::TempDir dir;
+  make_db(dir.path("r.db"), std::string(kBaseSql) + kGoodSql + R"SQL(
+INSERT INTO repo_trade VALUES (201, 'R1', 10, 1, 3, '2024-12-01', '2025-04-01', 10, 1000.0, 0.01, 'EUR', 'BUY'),
+                              (202, 'R2', 10, 1, 3, '2024-12-01', '2025-04-01', 20, 2000.0, 0.02, 'EUR', 'BUY'),
+                              (203, 'HUGE', 10, 1, 3, '2024-12-01', '2025-04-01', 30, 3000.0, 1e300, 'EUR', 'BUY'),
+                              (204, 'R4', 10, 1, 3, '2024-12-01', '2025-04-01', 40, 4000.0, 0.04, 'EUR', 'BUY'),
+                              (205, 'ENDED', 10, 1, 3, '2024-12-01', '2024-12-31', 50, 5000.0, 0.05, 'EUR', 'BUY'),
+                              (206, 'R6', 10, 1, 3, '2024-12-01', '2025-04-01', 60, 6000.0, 0.06, 'EUR', 'BUY');
+)SQL");
+  const auto m = calculate(dir.path("r.db"));
+  for (const std::int64_t id : {201, 202, 204, 206}) {
+    ASSERT_EQ(m->status(id), Status::ok) << id;
+    const double cash = 1000.0 * static_cast<double>(id - 200), rate = 0.01 * static_cast<double>(id - 200);
+    expect_close(m->node(id, m->store.repo_values).end_cash, cash * std::exp(rate * 90 / 365.25));
+  }
+  EXPECT_EQ(m->status(203), Status::failed);
+  EXPECT_NE(m->reason(203).find("not finite"), std::string::npos) << m->reason(203);
+  EXPECT_EQ(m->status(205), Status::expired);
+  for (const std::int64_t id : {203, 205}) {
+    const RepoValue& v = m->node(id, m->store.repo_values);
+    EXPECT_EQ(v.end_cash, 0.0) << id;
+    EXPECT_EQ(v.margin, 0.0) << id;
+    EXPECT_EQ(v.mtm_pnl, 0.0) << id;
+  }
+}
+
 TEST(Model, ACurveSumsTheCouponGridsOfItsOtherCalendarsWhenOneIsBroken) {
   // Curve 2's bonds use calendar 1 (FAILED: its today is no date), then calendar 8. Bond 21 on calendar 8
   // must be priced as on a curve whose only calendar is 8.

@@ -1,8 +1,12 @@
 // The formulas of MODEL.md against closed forms and hand-checked numbers.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "bond_risk/model/status.h"
@@ -163,5 +167,37 @@ TEST(Values, AllFiniteFindsAnInfinityOrANaNInAnyField) {
     EXPECT_FALSE(all_finite(RepoValue{bad, 1, 1}));
     EXPECT_FALSE(all_finite(RepoValue{1, bad, 1}));
     EXPECT_FALSE(all_finite(RepoValue{1, 1, bad}));
+  }
+}
+
+TEST(RepoTrade, EachLaneOfAVectorHasTheBitsOfOneTradeAlone) {
+  const CurveArrays c = flat_curve(0.035);
+  std::mt19937_64 draw(11);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int round = 0; round < 10'000; ++round) {
+    RepoInputs one[base::kLanes];
+    RepoInputsOf<base::Doubles> lanes;
+    for (std::size_t j = 0; j < base::kLanes; ++j) {
+      const int days = static_cast<int>(unit(draw) * kNumForwardDays);
+      const double rate = round % 100 == 0 && j == 1 ? 1e300 : unit(draw) * 0.2 - 0.05;  // some lanes overflow
+      one[j] = repo_inputs(unit(draw) * 1e8, static_cast<std::int64_t>(unit(draw) * 1e6), rate, days,
+                           50 + unit(draw) * 100, c);
+      lanes.start_cash[j] = one[j].start_cash;
+      lanes.notional[j] = one[j].notional;
+      lanes.growth[j] = one[j].growth;
+      lanes.bond_price[j] = one[j].bond_price;
+      lanes.cum_df[j] = one[j].cum_df;
+    }
+    const RepoValueOf<base::Doubles> v = value_repo(lanes);
+    bool finite = true;
+    for (std::size_t j = 0; j < base::kLanes; ++j) {
+      const RepoValue alone = value_repo(one[j]);
+      finite = finite && all_finite(alone);
+      for (const auto& [lane, single] : {std::pair{v.end_cash[j], alone.end_cash}, std::pair{v.margin[j], alone.margin},
+                                         std::pair{v.mtm_pnl[j], alone.mtm_pnl}}) {
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(lane), std::bit_cast<std::uint64_t>(single)) << round << " lane " << j;
+      }
+    }
+    EXPECT_EQ(all_finite(v), finite) << round;
   }
 }

@@ -1,8 +1,10 @@
 #include "bond_risk/model/calculations.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -155,23 +157,81 @@ struct Calculator {
     });
   }
 
+  // Settles a repo's status; when it is OK, returns what its value is
+  // computed from.
+  std::optional<RepoInputs> repo_inputs_of(NodeIndex i) const {
+    const RepoTrade& t = s.repo_trades[i];
+    NodeState& st = own(Kind::repo_trade, i);
+    st.status = from_inputs(
+        st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
+    if (st.status != Status::ok) return std::nullopt;
+    const Date today = s.calendars[t.calendar].today;
+    st.status = end_status(end_date(t), today);
+    if (st.status != Status::ok) return std::nullopt;
+    return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
+                       s.curves[t.curve].arrays);
+  }
+
+  // Repos' inputs by field, for their values a vector of lanes at a time.
+  struct RepoBlock {
+    static constexpr std::size_t kSize = 32;
+    static_assert(kSize % base::kLanes == 0);
+    using Column = std::array<double, kSize>;
+    std::size_t count = 0;
+    std::array<NodeIndex, kSize> nodes{};
+    RepoInputsOf<Column> inputs{};
+
+    void add(NodeIndex i, const RepoInputs& in) {
+      nodes[count] = i;
+      inputs.start_cash[count] = in.start_cash;
+      inputs.notional[count] = in.notional;
+      inputs.growth[count] = in.growth;
+      inputs.bond_price[count] = in.bond_price;
+      inputs.cum_df[count] = in.cum_df;
+      ++count;
+    }
+    // The inputs of nodes k .. k + kLanes - 1 (see pad).
+    RepoInputsOf<base::Doubles> lanes(std::size_t k) const {
+      auto at = [k](const Column& column) {
+        base::Doubles v;
+        std::memcpy(&v, &column[k], sizeof v);
+        return v;
+      };
+      return {at(inputs.start_cash), at(inputs.notional), at(inputs.growth), at(inputs.bond_price), at(inputs.cum_df)};
+    }
+    // Zeros past the last node up to a whole vector; returns the count of nodes.
+    std::size_t pad() {
+      const std::size_t nodes_added = count;
+      while (count % base::kLanes != 0) add(0, {});
+      return nodes_added;
+    }
+  };
+
+  // Repos in blocks: their statuses one by one (and the inputs of the OK
+  // ones), then their values a vector of lanes at a time (base/lanes.h),
+  // the same bits as one at a time. A repo that is not OK computes from
+  // zeros, which gives the zero value it publishes.
   void repo_trades(Indices nodes) const {
-    for_each_node(nodes, [&](NodeIndex i) {
-      const RepoTrade& t = s.repo_trades[i];
-      NodeState& st = own(Kind::repo_trade, i);
-      RepoValue& value = s.repo_values[i];
-      value = {};
-      st.status = from_inputs(
-          st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
-      if (st.status != Status::ok) return;
-      const Date today = s.calendars[t.calendar].today;
-      st.status = end_status(end_date(t), today);
-      if (st.status == Status::ok) {
-        value = value_repo(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
-                           s.curves[t.curve].arrays);
-        keep_finite(st, value);
-      }
+    RepoBlock block;
+    for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
+      block.add(i, repo_inputs_of(i).value_or(RepoInputs{}));
+      if (block.count == RepoBlock::kSize) value_repos(block);
     });
+    value_repos(block);
+  }
+
+  void value_repos(RepoBlock& block) const {
+    const std::size_t count = block.pad();
+    for (std::size_t k = 0; k < count; k += base::kLanes) {
+      const RepoValueOf<base::Doubles> v = value_repo(block.lanes(k));
+      const bool finite = all_finite(v);
+      for (std::size_t j = 0; j < base::kLanes && k + j < count; ++j) {
+        const NodeIndex i = block.nodes[k + j];
+        s.repo_values[i] = {v.end_cash[j], v.margin[j], v.mtm_pnl[j]};
+        if (!finite) keep_finite(own(Kind::repo_trade, i), s.repo_values[i]);
+      }
+    }
+    block.count = 0;
   }
 
   // Brings a book up to date: from its members' changes when the graph has

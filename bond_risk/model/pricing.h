@@ -76,18 +76,42 @@ double bond_price(double coupons_df, Date maturity, double coupon, int coupons_p
 // dir is +1 for BUY, -1 for SELL.
 OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond);
 
-struct RepoValue {
-  double end_cash = 0, margin = 0, mtm_pnl = 0;
+// A repo's value, of one trade (D = double) or of one in each lane of
+// D = base::Doubles (base/lanes.h).
+template <class D>
+struct RepoValueOf {
+  D end_cash{}, margin{}, mtm_pnl{};
 };
+using RepoValue = RepoValueOf<double>;
 
-// days_to_end = end_date - today, in 0 .. kNumForwardDays. Inline, with its
-// exp (base/fast_exp.h): the repo kernel takes one per trade.
+// What a repo's value is computed from on a day: its growth exponent is
+// rate * days to its end / YEAR_BASIS, cum_df its curve's cum_df at those days.
+template <class D>
+struct RepoInputsOf {
+  D start_cash{}, notional{}, growth{}, bond_price{}, cum_df{};
+};
+using RepoInputs = RepoInputsOf<double>;
+
+inline constexpr double kYearsPerDay = 1 / kYearBasis;
+
+// days_to_end = end_date - today, in 0 .. kNumForwardDays.
+inline RepoInputs repo_inputs(double start_cash, std::int64_t notional, double rate, int days_to_end,
+                              double bond_price, const CurveArrays& curve) {
+  return {start_cash, static_cast<double>(notional), rate * days_to_end * kYearsPerDay, bond_price,
+          curve.cum_df[days_to_end]};
+}
+
+// The formula, the same bits for a trade alone and in a lane. Inline, with
+// its exp (base/fast_exp.h): the repo kernel takes one per trade.
+template <class D>
+inline RepoValueOf<D> value_repo(const RepoInputsOf<D>& in) {
+  const D end_cash = in.start_cash * base::fast_exp(in.growth);
+  return {end_cash, in.start_cash - in.notional * in.bond_price, end_cash - in.start_cash * in.cum_df * kYearsPerDay};
+}
+
 inline RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end,
                             double bond_price, const CurveArrays& curve) {
-  constexpr double kYearsPerDay = 1 / kYearBasis;
-  const double end_cash = start_cash * base::fast_exp(rate * days_to_end * kYearsPerDay);
-  return {end_cash, start_cash - static_cast<double>(notional) * bond_price,
-          end_cash - start_cash * curve.cum_df[days_to_end] * kYearsPerDay};
+  return value_repo(repo_inputs(start_cash, notional, rate, days_to_end, bond_price, curve));
 }
 
 // Whether every value is finite (see the calculations' keep_finite): x * 0
@@ -96,5 +120,11 @@ inline RepoValue value_repo(double start_cash, std::int64_t notional, double rat
 inline bool all_finite(const BondValue& v) { return v.price * 0 + v.pv01 * 0 == 0; }
 inline bool all_finite(const OutrightValue& v) { return v.pv * 0 + v.pv01 * 0 + v.pnl * 0 == 0; }
 inline bool all_finite(const RepoValue& v) { return v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0; }
-
+// Whether every lane's value is finite.
+inline bool all_finite(const RepoValueOf<base::Doubles>& v) {
+  const auto lanes = v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0;  // all ones in a finite lane, else 0
+  auto all = lanes[0];
+  for (std::size_t k = 1; k < base::kLanes; ++k) all &= lanes[k];
+  return all != 0;
+}
 }  // namespace bond_risk

@@ -1,0 +1,23 @@
+// A vector of doubles as wide as the target's registers (GCC's vector
+// extension): four lanes where the target has AVX, two (SSE2) otherwise.
+// Arithmetic acts on each lane as on a double and rounds it the same way,
+// so a formula written once for a double (a template on its number type)
+// gives the same bits alone and in a lane. Values, not storage: load and
+// store them with std::memcpy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace base {
+
+#ifdef __AVX__
+inline constexpr std::size_t kLanes = 4;
+#else
+inline constexpr std::size_t kLanes = 2;  // a wider vector would be passed in memory (a different ABI)
+#endif
+
+using Doubles = double __attribute__((vector_size(sizeof(double) * kLanes)));
+using Uint64s = std::uint64_t __attribute__((vector_size(sizeof(std::uint64_t) * kLanes)));
+
+}  // namespace base
