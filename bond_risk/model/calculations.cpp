@@ -45,17 +45,35 @@ struct Calculator {
   const engine::Graph& g;
 
   // The status a node takes from its own static data and its inputs, before
-  // any date checks: FAILED, STALE, EXPIRED (an input expired) or OK. Inputs
-  // are only read when the node's references are valid.
-  Status from_inputs(const NodeState& own, std::initializer_list<NodeRef> inputs) const {
+  // any date checks: FAILED, STALE, EXPIRED (an input expired) or OK.
+  // `inputs()` gives the inputs' statuses; it is only called when the
+  // node's references are valid.
+  template <class Inputs>
+  static Status from_inputs(const NodeState& own, Inputs inputs) {
     if (own.error != 0) return Status::failed;
     bool expired = false;
-    for (NodeRef in : inputs) {
-      const Status st = s.state(in).status;
+    for (const Status st : inputs()) {
       if (is_broken(st)) return Status::stale;
       expired |= st == Status::expired;
     }
     return expired ? Status::expired : Status::ok;
+  }
+  static constexpr auto kNoInputs = [] { return std::array<Status, 0>{}; };
+
+  // What a trade kernel reads of the tiers below, as pointers taken once
+  // per chunk: its stores to statuses and values would otherwise make the
+  // compiler reload each vector's pointer from the store for every trade
+  // (a tenth of the repo kernel).
+  struct Below {
+    const NodeState *calendar_states, *curve_states, *bond_states;
+    const Calendar* calendars;
+    const IrCurve* curves;
+    const BondValue* bond_values;
+  };
+  Below below() const {
+    auto states = [&](Kind kind) { return s.states[static_cast<std::size_t>(kind)].data(); };
+    return {states(Kind::calendar), states(Kind::ir_curve), states(Kind::bond), s.calendars.data(), s.curves.data(),
+            s.bond_values.data()};
   }
 
   // A value too large for a double (absurd but valid inputs) fails its
@@ -74,7 +92,7 @@ struct Calculator {
     for_each_node(nodes, [&](NodeIndex i) {
       Calendar& c = s.calendars[i];
       ++c.version;
-      own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), {});
+      own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), kNoInputs);
       if (status_of(Kind::calendar, i) == Status::ok) lay_out_coupon_grids(c.today, c.grid_days);
     });
   }
@@ -84,7 +102,7 @@ struct Calculator {
       NodeState& st = own(Kind::ir_curve, i);
       IrCurve& c = s.curves[i];
       ++c.key_rate_version;
-      st.status = from_inputs(st, {});
+      st.status = from_inputs(st, kNoInputs);
       if (st.status != Status::ok) return;
       build_curve(c.points, c.arrays);
       if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
@@ -109,7 +127,8 @@ struct Calculator {
       BondValue& value = s.bond_values[i];
       value = {};
       if (s.with_key_rates) ++s.bond_ladder_version[i];
-      st.status = from_inputs(st, {ref(Kind::calendar, b.calendar), ref(Kind::ir_curve, b.curve)});
+      st.status = from_inputs(
+          st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
       if (st.status != Status::ok) return;  // publishes no ladder either
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b), today);
@@ -144,32 +163,36 @@ struct Calculator {
   }
 
   void outright_trades(Indices nodes) const {
+    const Below in = below();
+    const OutrightTrade* trades = s.outright_trades.data();
+    NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
+    OutrightValue* values = s.outright_values.data();
     for_each_node(nodes, [&](NodeIndex i) {
-      const OutrightTrade& t = s.outright_trades[i];
+      const OutrightTrade& t = trades[i];
       prefetch_bond_value(s.outright_trades, i);
-      NodeState& st = own(Kind::outright_trade, i);
-      OutrightValue& value = s.outright_values[i];
+      NodeState& st = states[i];
+      OutrightValue& value = values[i];
       value = {};
-      st.status = from_inputs(st, {ref(Kind::bond, t.bond)});
+      st.status = from_inputs(st, [&] { return std::array{in.bond_states[t.bond].status}; });
       if (st.status != Status::ok) return;
-      value = value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]);
+      value = value_outright(t.quantity, t.dir, t.trade_price, in.bond_values[t.bond]);
       keep_finite(st, value);
     });
   }
 
   // Settles a repo's status; when it is OK, returns what its value is
   // computed from.
-  std::optional<RepoInputs> repo_inputs_of(NodeIndex i) const {
-    const RepoTrade& t = s.repo_trades[i];
-    NodeState& st = own(Kind::repo_trade, i);
-    st.status = from_inputs(
-        st, {ref(Kind::calendar, t.calendar), ref(Kind::bond, t.bond), ref(Kind::ir_curve, t.curve)});
+  static std::optional<RepoInputs> repo_inputs_of(const Below& in, const RepoTrade& t, NodeState& st) {
+    st.status = from_inputs(st, [&] {
+      return std::array{in.calendar_states[t.calendar].status, in.bond_states[t.bond].status,
+                        in.curve_states[t.curve].status};
+    });
     if (st.status != Status::ok) return std::nullopt;
-    const Date today = s.calendars[t.calendar].today;
+    const Date today = in.calendars[t.calendar].today;
     st.status = end_status(end_date(t), today);
     if (st.status != Status::ok) return std::nullopt;
-    return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
-                       s.curves[t.curve].arrays);
+    return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, in.bond_values[t.bond].price,
+                       in.curves[t.curve].arrays);
   }
 
   // Repos' inputs by field, for their values a vector of lanes at a time.
@@ -213,8 +236,11 @@ struct Calculator {
   // zeros, which gives the zero value it publishes.
   void repo_trades(Indices nodes) const {
     RepoBlock block;
+    const Below in = below();
+    const RepoTrade* trades = s.repo_trades.data();
+    NodeState* states = s.states[static_cast<std::size_t>(Kind::repo_trade)].data();
     for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
-      block.add(i, repo_inputs_of(i).value_or(RepoInputs{}));
+      block.add(i, repo_inputs_of(in, trades[i], states[i]).value_or(RepoInputs{}));
       if (block.count == RepoBlock::kSize) value_repos(block);
     });
     value_repos(block);
