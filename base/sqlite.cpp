@@ -116,6 +116,9 @@ bool Statement::step() {
   const int rc = sqlite3_step(stmt_.get());
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
+  // Reset, a statement that failed can be bound and run again (a cached one
+  // is); the database keeps the failure's message for fail().
+  sqlite3_reset(stmt_.get());
   db_->fail("cannot run '" + std::string(sqlite3_sql(stmt_.get())).substr(0, 60) + "'");
 }
 

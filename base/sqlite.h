@@ -61,7 +61,8 @@ class Statement {
   Statement& bind_null(int param);
   Statement& bind_blob(int param, std::string_view bytes);
 
-  // Advances to the next row; false when done.
+  // Advances to the next row; false when done. On failure it throws and
+  // leaves the statement reset, ready to be bound and run again.
   bool step();
   // Runs a statement that returns no rows, then resets it for reuse.
   void run();

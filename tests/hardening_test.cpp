@@ -14,6 +14,7 @@
 
 #include "base/unix_socket.h"
 #include "bond_risk/cli/settings.h"
+#include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
 #include "tests/live_support.h"
 
@@ -47,6 +48,34 @@ TEST(Hardening, ADatabaseLockedByAnotherProgramFailsTheBatchAndTheEngineServesOn
   EXPECT_EQ(live.run("amend-trade " + ot + " quantity=7")["ok"], true);
   EXPECT_FALSE(live.run("stats").contains("degraded"));
   test::expect_same_as_fresh(live);
+}
+
+TEST(Hardening, ResultsAWriteCouldNotStoreAreWrittenOnceTheResultsDatabaseAllowsIt) {
+  Live live("100", 20);
+  ResultPublisher& results = live.executor->results();
+  ASSERT_EQ(results.wait_written(), live.executor->served_event());
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  {
+    // Another program holds the results database's write lock past the writer's busy timeout (5 s).
+    base::Database other(results_path(live.path), base::Database::Mode::read_write);
+    other.exec("BEGIN IMMEDIATE");
+    ASSERT_EQ(live.run("bump-curve GBP-GILT 1")["ok"], true);  // rows of the curve's bonds, trades and books
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (results.last_error().empty() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(contains(results.last_error(), "locked")) << results.last_error();
+    EXPECT_LT(results.written_as_of(), live.executor->served_event());
+    // A newer batch, of one trade, must not leave the failed one's rows behind.
+    ASSERT_EQ(live.run("amend-trade " + ot + " quantity=3")["ok"], true);
+  }  // the lock is released; no further event comes
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while ((results.written_as_of() != live.executor->served_event() || !results.last_error().empty()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(results.written_as_of(), live.executor->served_event()) << results.last_error();
+  test::expect_result_tables_fresh(live);
 }
 
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {

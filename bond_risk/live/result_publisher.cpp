@@ -79,6 +79,7 @@ std::string ResultPublisher::last_error() const {
 
 void ResultPublisher::run(const std::string& results_path) {
   std::unique_ptr<base::Database> results;
+  auto retry_after = kFirstRetry;
   for (;;) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return stopping_ || (front_.sealed && !front_.empty()); });
@@ -97,18 +98,46 @@ void ResultPublisher::run(const std::string& results_path) {
     } catch (const std::exception& e) {
       error = e.what();
     }
+    lock.lock();
     const std::int64_t as_of = back_.event_seq;
+    if (error.empty()) {
+      retry_after = kFirstRetry;
+    } else {
+      requeue(back_);
+    }
     for (NodeRef n : back_.nodes) back_.slot[n.type][n.index] = kNone;
     back_.rows.clear();
     back_.nodes.clear();
     back_.replace_all = false;
     back_.sealed = false;
-    lock.lock();
     writing_ = false;
     error_ = error;
     if (error.empty()) written_as_of_ = as_of;
     lock.unlock();
     changed_.notify_all();
+    if (!error.empty()) {  // the next attempt after a pause, unless the engine stops first (its start-up writes every row)
+      lock.lock();
+      if (changed_.wait_for(lock, retry_after, [&] { return stopping_; })) return;
+      retry_after = std::min(2 * retry_after, kLastRetry);
+    }
+  }
+}
+
+void ResultPublisher::requeue(Pending& failed) {
+  const bool fresh = front_.empty();
+  for (std::size_t r = 0; r < failed.rows.size(); ++r) {
+    const NodeRef node = failed.nodes[r];
+    std::vector<std::uint32_t>& slots = front_.slot[node.type];
+    if (slots.size() <= node.index) slots.resize(failed.slot[node.type].size(), kNone);
+    if (slots[node.index] != kNone) continue;  // the master has a newer row
+    slots[node.index] = static_cast<std::uint32_t>(front_.rows.size());
+    front_.rows.push_back(std::move(failed.rows[r]));
+    front_.nodes.push_back(node);
+  }
+  front_.replace_all = front_.replace_all || failed.replace_all;
+  if (fresh) {  // nothing newer yet: the rows still reflect the failed batch's event
+    front_.sealed = true;
+    front_.event_seq = failed.event_seq;
   }
 }
 

@@ -7,10 +7,14 @@
 // row, however many events touched it), in id order, in one transaction
 // together with that event. Readers of the results database therefore see
 // consistent tables and know their freshness; after a crash the engine's
-// start-up writes every row again.
+// start-up writes every row again. A batch whose write fails (the database
+// locked or the disk full) goes back under the newer rows, and the writer
+// tries again after a pause (0.1 s, doubling up to 5 s): no row is lost, and
+// the tables never claim an event they do not reflect.
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -66,8 +70,13 @@ class ResultPublisher {
   };
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
+  static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
+
   void add_row(const Store& store, const engine::Graph& graph, NodeRef node);
   void run(const std::string& results_path);
+  // With the lock held: puts a batch that failed to be written back into
+  // front_, each row unless front_ has a newer one of its node.
+  void requeue(Pending& failed);
   static void write(Pending& batch, base::Database& results);
 
   mutable std::mutex mutex_;
