@@ -119,12 +119,16 @@ struct Context {
   // result writer's backlog of one step is not charged to the next. Throws
   // after a minute.
   void wait_for_results() const {
+    base::Json s;
     for (int i = 0; i < 6000; ++i) {
-      const base::Json s = stats();
+      s = stats();
       if (s.at("results_as_of") == s.at("event")) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    throw std::runtime_error("the engine's result writer did not catch up within a minute");
+    throw std::runtime_error("the engine's result writer did not catch up within a minute (results as of event " +
+                             s.at("results_as_of").dump() + ", event " + s.at("event").dump() +
+                             (s.contains("results_error") ? ", its last error: " + s.at("results_error").dump() : "") +
+                             ")");
   }
 };
 
