@@ -54,9 +54,9 @@ inline constexpr std::array<std::uint64_t, kTableSize> kTwoToFractionBits = [] {
   return bits;
 }();
 
-// The bits of each table entry a lane's index names.
-inline std::uint64_t entries(std::uint64_t index) { return kTwoToFractionBits[index]; }
-inline Uint64s entries(Uint64s index) {
+// The bits of the table entry each lane's index names.
+inline std::uint64_t table_bits(std::uint64_t index) { return kTwoToFractionBits[index]; }
+inline Uint64s table_bits(Uint64s index) {
   Uint64s bits;
   for (std::size_t k = 0; k < kLanes; ++k) bits[k] = kTwoToFractionBits[index[k]];
   return bits;
@@ -80,7 +80,7 @@ inline D exp_within_limit(D x) {
   // The low bits of `shifted` are 2^51 + 64 k + j: j indexes the table,
   // and k, shifted into the exponent field and added, scales the entry by 2^k.
   const Bits bits = std::bit_cast<Bits>(shifted);
-  const D t = std::bit_cast<D>(entries(bits & (kTableSize - 1)) + ((bits >> kTableBits) << 52));
+  const D t = std::bit_cast<D>(table_bits(bits & (kTableSize - 1)) + ((bits >> kTableBits) << 52));
   return t + t * q;  // t exp(r), rounded once at its full size
 }
 

@@ -2,7 +2,8 @@
 // extension): four lanes where the target has AVX, two (SSE2) otherwise.
 // Arithmetic acts on each lane as on a double and rounds it the same way,
 // so a formula written once for a double (a template on its number type)
-// gives the same bits alone and in a lane. Values, not storage: load and
+// gives the same bits alone and in a lane, as long as no multiply and add
+// are fused (every build has -ffp-contract=off). Values, not storage: load and
 // store them with std::memcpy.
 #pragma once
 

@@ -14,6 +14,7 @@
 
 #include "base/unix_socket.h"
 #include "bond_risk/cli/settings.h"
+#include "bond_risk/db/generator.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
 #include "tests/live_support.h"
@@ -50,11 +51,28 @@ TEST(Hardening, ADatabaseLockedByAnotherProgramFailsTheBatchAndTheEngineServesOn
   test::expect_same_as_fresh(live);
 }
 
-TEST(Hardening, ResultsAWriteCouldNotStoreAreWrittenOnceTheResultsDatabaseAllowsIt) {
-  Live live("100", 20);
+TEST(Hardening, RowsOfAFailedResultWriteAreWrittenOnceTheResultsDatabaseAllowsIt) {
+  // The outright books' ids reversed, so that their trades (laid out book by book) lie out of id order: a
+  // batch's rows, written in id order, are not in the order the engine recalculated them.
+  Live live("100", 20, 2, R"SQL(
+CREATE TEMP TABLE ranked AS SELECT id, row_number() OVER (ORDER BY id) AS k FROM outright_book;
+CREATE TEMP TABLE renamed AS SELECT a.id AS old_id, b.id AS new_id FROM ranked a JOIN ranked b
+  ON a.k + b.k = (SELECT count(*) + 1 FROM ranked);
+CREATE TEMP TABLE members AS SELECT new_id AS book_id, trade_id FROM outright_book_trade JOIN renamed ON book_id = old_id;
+DELETE FROM outright_book_trade;
+INSERT INTO outright_book_trade SELECT book_id, trade_id FROM members;
+)SQL");
   ResultPublisher& results = live.executor->results();
   ASSERT_EQ(results.wait_written(), live.executor->served_event());
-  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  // The last outright trade on a GBP-GILT bond: in the failed batch, and last by id, first by index.
+  const Store& s = live.store();
+  const NodeIndex gilt = s.names.at("GBP-GILT").index;
+  std::int64_t ot_id = 0;
+  for (NodeIndex i = 0; i < s.outright_trades.size(); ++i) {
+    if (s.bonds[s.outright_trades[i].bond].curve == gilt) ot_id = std::max(ot_id, s.id(ref(Kind::outright_trade, i)));
+  }
+  ASSERT_NE(ot_id, 0);
+  const std::string ot = std::to_string(ot_id);
   {
     // Another program holds the results database's write lock past the writer's busy timeout (5 s).
     base::Database other(results_path(live.path), base::Database::Mode::read_write);
@@ -66,7 +84,7 @@ TEST(Hardening, ResultsAWriteCouldNotStoreAreWrittenOnceTheResultsDatabaseAllows
     }
     ASSERT_TRUE(contains(results.last_error(), "locked")) << results.last_error();
     EXPECT_LT(results.written_as_of(), live.executor->served_event());
-    // A newer batch, of one trade, must not leave the failed one's rows behind.
+    // A newer batch, of one of its trades, must not leave the failed one's other rows behind.
     ASSERT_EQ(live.run("amend-trade " + ot + " quantity=3")["ok"], true);
   }  // the lock is released; no further event comes
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -76,6 +94,31 @@ TEST(Hardening, ResultsAWriteCouldNotStoreAreWrittenOnceTheResultsDatabaseAllows
   }
   ASSERT_EQ(results.written_as_of(), live.executor->served_event()) << results.last_error();
   test::expect_result_tables_fresh(live);
+}
+
+TEST(Hardening, AResultsDatabaseLockedWhenTheWriterFirstOpensItGetsItsTablesOnceItIsFree) {
+  test::TempDir dir;
+  bond_risk::generate(bond_risk::find_preset("tiny"), bond_risk::GenerateOptions{}, dir.path("t.db"));
+  const auto model = test::calculate(dir.path("t.db"));
+  const std::string path = dir.path("t.results.db");
+  base::Database other(path, base::Database::Mode::create);
+  other.exec("BEGIN IMMEDIATE");  // before the writer has set the file up (WAL, its tables)
+  ResultPublisher results(path);
+  results.add_all(model->store, model->graph);
+  results.seal(7);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (results.last_error().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(contains(results.last_error(), "locked")) << results.last_error();
+  other.exec("ROLLBACK");
+  while (results.written_as_of() != 7 && std::chrono::steady_clock::now() < deadline + std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(results.written_as_of(), 7) << results.last_error();
+  base::Statement rows = other.prepare("SELECT count(*) FROM bond_result");
+  ASSERT_TRUE(rows.step());
+  EXPECT_EQ(static_cast<std::size_t>(rows.integer(0)), model->store.bonds.size());
 }
 
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {

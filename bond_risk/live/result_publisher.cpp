@@ -1,6 +1,7 @@
 #include "bond_risk/live/result_publisher.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "bond_risk/db/result_writer.h"
 
@@ -89,18 +90,14 @@ void ResultPublisher::run(const std::string& results_path) {
     lock.unlock();
     std::string error;
     try {
-      if (!results) {
-        results = std::make_unique<base::Database>(results_path, base::Database::Mode::create);
-        results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");  // results can be recomputed
-        create_result_tables(*results);
-      }
+      if (!results) results = open_results(results_path);
       write(back_, *results);
     } catch (const std::exception& e) {
       error = e.what();
     }
     lock.lock();
-    const std::int64_t as_of = back_.event_seq;
     if (error.empty()) {
+      written_as_of_ = back_.event_seq;
       retry_after = kFirstRetry;
     } else {
       requeue(back_);
@@ -112,18 +109,24 @@ void ResultPublisher::run(const std::string& results_path) {
     back_.sealed = false;
     writing_ = false;
     error_ = error;
-    if (error.empty()) written_as_of_ = as_of;
-    lock.unlock();
     changed_.notify_all();
-    if (!error.empty()) {  // the next attempt after a pause, unless the engine stops first (its start-up writes every row)
-      lock.lock();
-      if (changed_.wait_for(lock, retry_after, [&] { return stopping_; })) return;
-      retry_after = std::min(2 * retry_after, kLastRetry);
-    }
+    if (error.empty()) continue;
+    // Stopping: that was the last attempt (the next start-up writes every row).
+    if (stopping_) return;
+    changed_.wait_for(lock, retry_after, [&] { return stopping_; });
+    retry_after = std::min(2 * retry_after, kLastRetry);
   }
 }
 
+std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& path) {
+  auto results = std::make_unique<base::Database>(path, base::Database::Mode::create);
+  results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");  // results can be recomputed
+  create_result_tables(*results);
+  return results;
+}
+
 void ResultPublisher::requeue(Pending& failed) {
+  if (front_.replace_all) return;  // the master's batch replaces every row already
   const bool fresh = front_.empty();
   for (std::size_t r = 0; r < failed.rows.size(); ++r) {
     const NodeRef node = failed.nodes[r];
@@ -134,19 +137,35 @@ void ResultPublisher::requeue(Pending& failed) {
     front_.rows.push_back(std::move(failed.rows[r]));
     front_.nodes.push_back(node);
   }
-  front_.replace_all = front_.replace_all || failed.replace_all;
-  if (fresh) {  // nothing newer yet: the rows still reflect the failed batch's event
+  front_.replace_all = failed.replace_all;
+  if (fresh && !front_.sealed) {  // nothing newer: the rows still reflect the failed batch's event
     front_.sealed = true;
     front_.event_seq = failed.event_seq;
   }
 }
 
+void ResultPublisher::Pending::sort_by_id() {
+  std::vector<std::uint32_t> order(rows.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return rows[a].kind != rows[b].kind ? rows[a].kind < rows[b].kind : rows[a].id < rows[b].id;
+  });
+  std::vector<ResultRow> sorted_rows;
+  std::vector<NodeRef> sorted_nodes;
+  sorted_rows.reserve(rows.size());
+  sorted_nodes.reserve(nodes.size());
+  for (const std::uint32_t r : order) {
+    slot[nodes[r].type][nodes[r].index] = static_cast<std::uint32_t>(sorted_rows.size());
+    sorted_rows.push_back(std::move(rows[r]));
+    sorted_nodes.push_back(nodes[r]);
+  }
+  rows = std::move(sorted_rows);
+  nodes = std::move(sorted_nodes);
+}
+
 // One transaction: the rows in id order within each table, and the event they reflect.
 void ResultPublisher::write(Pending& batch, base::Database& results) {
-  // Sorting the rows leaves `nodes` (which only clears the slots afterwards) as it is.
-  std::sort(batch.rows.begin(), batch.rows.end(), [](const ResultRow& x, const ResultRow& y) {
-    return x.kind != y.kind ? x.kind < y.kind : x.id < y.id;
-  });
+  batch.sort_by_id();
   base::Transaction tx(results);
   if (batch.replace_all) clear_results(results);
   write_rows(results, batch.rows);

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -35,7 +36,7 @@ class ResultPublisher {
   // Starts the writer thread on the results database at `results_path`
   // (created if missing).
   explicit ResultPublisher(std::string results_path);
-  ~ResultPublisher();  // writes what is pending, then stops the thread
+  ~ResultPublisher();  // writes what is sealed (one more attempt after a failed write), then stops the thread
   ResultPublisher(const ResultPublisher&) = delete;
   ResultPublisher& operator=(const ResultPublisher&) = delete;
 
@@ -48,8 +49,9 @@ class ResultPublisher {
   // `event_seq`; the writer may take it.
   void seal(std::int64_t event_seq);
 
-  // Blocks until every sealed batch is written; returns the event the
-  // tables then reflect.
+  // Blocks until every sealed batch is written, or until a write fails
+  // (see last_error; the writer tries again); returns the event the tables
+  // then reflect.
   std::int64_t wait_written();
 
   // The event the written tables reflect (-1 before the first write), and
@@ -67,6 +69,8 @@ class ResultPublisher {
     bool sealed = false;
     std::int64_t event_seq = -1;
     bool empty() const { return rows.empty() && !replace_all; }
+    // Rows in id order within each kind, each node (and slot) kept with its row.
+    void sort_by_id();
   };
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
@@ -74,8 +78,11 @@ class ResultPublisher {
 
   void add_row(const Store& store, const engine::Graph& graph, NodeRef node);
   void run(const std::string& results_path);
+  // The results database, WAL and its tables set up; throws if it cannot be.
+  static std::unique_ptr<base::Database> open_results(const std::string& path);
   // With the lock held: puts a batch that failed to be written back into
-  // front_, each row unless front_ has a newer one of its node.
+  // front_, each row unless front_ has a newer one of its node (none when
+  // front_ replaces every row).
   void requeue(Pending& failed);
   static void write(Pending& batch, base::Database& results);
 

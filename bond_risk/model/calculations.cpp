@@ -70,7 +70,7 @@ struct Calculator {
     const IrCurve* curves;
     const BondValue* bond_values;
   };
-  Below below() const {
+  Below tiers_below() const {
     auto states = [&](Kind kind) { return s.states[static_cast<std::size_t>(kind)].data(); };
     return {states(Kind::calendar), states(Kind::ir_curve), states(Kind::bond), s.calendars.data(), s.curves.data(),
             s.bond_values.data()};
@@ -163,7 +163,7 @@ struct Calculator {
   }
 
   void outright_trades(Indices nodes) const {
-    const Below in = below();
+    const Below below = tiers_below();
     const OutrightTrade* trades = s.outright_trades.data();
     NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
     OutrightValue* values = s.outright_values.data();
@@ -173,26 +173,26 @@ struct Calculator {
       NodeState& st = states[i];
       OutrightValue& value = values[i];
       value = {};
-      st.status = from_inputs(st, [&] { return std::array{in.bond_states[t.bond].status}; });
+      st.status = from_inputs(st, [&] { return std::array{below.bond_states[t.bond].status}; });
       if (st.status != Status::ok) return;
-      value = value_outright(t.quantity, t.dir, t.trade_price, in.bond_values[t.bond]);
+      value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]);
       keep_finite(st, value);
     });
   }
 
   // Settles a repo's status; when it is OK, returns what its value is
   // computed from.
-  static std::optional<RepoInputs> repo_inputs_of(const Below& in, const RepoTrade& t, NodeState& st) {
+  static std::optional<RepoInputs> repo_inputs_of(const Below& below, const RepoTrade& t, NodeState& st) {
     st.status = from_inputs(st, [&] {
-      return std::array{in.calendar_states[t.calendar].status, in.bond_states[t.bond].status,
-                        in.curve_states[t.curve].status};
+      return std::array{below.calendar_states[t.calendar].status, below.bond_states[t.bond].status,
+                        below.curve_states[t.curve].status};
     });
     if (st.status != Status::ok) return std::nullopt;
-    const Date today = in.calendars[t.calendar].today;
+    const Date today = below.calendars[t.calendar].today;
     st.status = end_status(end_date(t), today);
     if (st.status != Status::ok) return std::nullopt;
-    return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, in.bond_values[t.bond].price,
-                       in.curves[t.curve].arrays);
+    return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, below.bond_values[t.bond].price,
+                       below.curves[t.curve].arrays);
   }
 
   // Repos' inputs by field, for their values a vector of lanes at a time.
@@ -213,7 +213,7 @@ struct Calculator {
       inputs.cum_df[count] = in.cum_df;
       ++count;
     }
-    // The inputs of nodes k .. k + kLanes - 1 (see pad).
+    // The inputs of nodes k .. k + kLanes - 1 (past the last node, after pad: zeros).
     RepoInputsOf<base::Doubles> lanes(std::size_t k) const {
       auto at = [k](const Column& column) {
         base::Doubles v;
@@ -222,11 +222,13 @@ struct Calculator {
       };
       return {at(inputs.start_cash), at(inputs.notional), at(inputs.growth), at(inputs.bond_price), at(inputs.cum_df)};
     }
-    // Zeros past the last node up to a whole vector; returns the count of nodes.
-    std::size_t pad() {
-      const std::size_t nodes_added = count;
-      while (count % base::kLanes != 0) add(0, {});
-      return nodes_added;
+    // Zeros past the last node, up to a whole vector.
+    void pad() {
+      for (std::size_t k = count; k % base::kLanes != 0; ++k) {
+        for (Column* column : {&inputs.start_cash, &inputs.notional, &inputs.growth, &inputs.bond_price, &inputs.cum_df}) {
+          (*column)[k] = 0;
+        }
+      }
     }
   };
 
@@ -236,25 +238,26 @@ struct Calculator {
   // zeros, which gives the zero value it publishes.
   void repo_trades(Indices nodes) const {
     RepoBlock block;
-    const Below in = below();
+    const Below below = tiers_below();
     const RepoTrade* trades = s.repo_trades.data();
     NodeState* states = s.states[static_cast<std::size_t>(Kind::repo_trade)].data();
+    RepoValue* values = s.repo_values.data();
     for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
-      block.add(i, repo_inputs_of(in, trades[i], states[i]).value_or(RepoInputs{}));
-      if (block.count == RepoBlock::kSize) value_repos(block);
+      block.add(i, repo_inputs_of(below, trades[i], states[i]).value_or(RepoInputs{}));
+      if (block.count == RepoBlock::kSize) value_repos(block, states, values);
     });
-    value_repos(block);
+    value_repos(block, states, values);
   }
 
-  void value_repos(RepoBlock& block) const {
-    const std::size_t count = block.pad();
-    for (std::size_t k = 0; k < count; k += base::kLanes) {
+  static void value_repos(RepoBlock& block, NodeState* states, RepoValue* values) {
+    block.pad();
+    for (std::size_t k = 0; k < block.count; k += base::kLanes) {
       const RepoValueOf<base::Doubles> v = value_repo(block.lanes(k));
       const bool finite = all_finite(v);
-      for (std::size_t j = 0; j < base::kLanes && k + j < count; ++j) {
+      for (std::size_t j = 0; j < base::kLanes && k + j < block.count; ++j) {
         const NodeIndex i = block.nodes[k + j];
-        s.repo_values[i] = {v.end_cash[j], v.margin[j], v.mtm_pnl[j]};
-        if (!finite) keep_finite(own(Kind::repo_trade, i), s.repo_values[i]);
+        values[i] = {v.end_cash[j], v.margin[j], v.mtm_pnl[j]};
+        if (!finite) keep_finite(states[i], values[i]);
       }
     }
     block.count = 0;

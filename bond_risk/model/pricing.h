@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/fast_exp.h"
+#include "base/lanes.h"
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/status.h"
 
@@ -85,7 +86,8 @@ struct RepoValueOf {
 using RepoValue = RepoValueOf<double>;
 
 // What a repo's value is computed from on a day: its growth exponent is
-// rate * days to its end / YEAR_BASIS, cum_df its curve's cum_df at those days.
+// rate * days to its end / YEAR_BASIS, cum_df its curve's cum_df at those
+// days. Of one trade, of one per lane, or (the repo kernel) by field in columns.
 template <class D>
 struct RepoInputsOf {
   D start_cash{}, notional{}, growth{}, bond_price{}, cum_df{};
@@ -127,4 +129,5 @@ inline bool all_finite(const RepoValueOf<base::Doubles>& v) {
   for (std::size_t k = 1; k < base::kLanes; ++k) all &= lanes[k];
   return all != 0;
 }
+
 }  // namespace bond_risk
