@@ -132,6 +132,11 @@ void Statement::reset() {
   sqlite3_clear_bindings(stmt_.get());
 }
 
+std::string_view ColumnValue::text() const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(value_));
+  return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_value_bytes(value_))) : std::string_view();
+}
+
 std::string_view Statement::text(int col) const {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
   return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), col)))

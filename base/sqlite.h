@@ -49,6 +49,23 @@ class Database {
   std::unordered_map<std::string, std::unique_ptr<Statement>> cache_;  // destroyed before db_ closes
 };
 
+// One column of a statement's current row, found once: its type and value
+// read without looking the column up again (a loader reads millions).
+// Valid until the statement steps, resets or ends. SQLite calls it
+// unprotected: safe here, since a connection is used by one thread at a
+// time (Database opens it without SQLite's mutexes).
+class ColumnValue {
+ public:
+  explicit ColumnValue(sqlite3_value* value) : value_(value) {}
+  int type() const { return sqlite3_value_type(value_); }
+  std::int64_t integer() const { return sqlite3_value_int64(value_); }
+  double real() const { return sqlite3_value_double(value_); }
+  std::string_view text() const;
+
+ private:
+  sqlite3_value* value_;
+};
+
 // A prepared statement. Columns and parameters are numbered as in SQLite:
 // parameters from 1, result columns from 0.
 class Statement {
@@ -68,6 +85,7 @@ class Statement {
   void run();
   void reset();
 
+  ColumnValue column(int col) const { return ColumnValue(sqlite3_column_value(stmt_.get(), col)); }
   int column_type(int col) const { return sqlite3_column_type(stmt_.get(), col); }
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   double real(int col) const { return sqlite3_column_double(stmt_.get(), col); }

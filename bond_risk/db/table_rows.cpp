@@ -35,13 +35,14 @@ void bind_value(base::Statement& st, int param, const FieldValue& value) {
 }
 
 FieldValue read_value(const base::Statement& st, int col, const Column& column) {
-  const int type = st.column_type(col);
+  const base::ColumnValue value = st.column(col);
+  const int type = value.type();
   switch (column.type) {
     case ColumnType::id:
     case ColumnType::integer:
     case ColumnType::reference: {
-      if (type == SQLITE_INTEGER) return st.integer(col);
-      const double v = st.real(col);
+      if (type == SQLITE_INTEGER) return value.integer();
+      const double v = value.real();
       if (type == SQLITE_FLOAT && std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 9e15) {
         return static_cast<std::int64_t>(v);
       }
@@ -50,23 +51,23 @@ FieldValue read_value(const base::Statement& st, int col, const Column& column) 
     }
     case ColumnType::real: {
       if (type != SQLITE_FLOAT && type != SQLITE_INTEGER) throw FieldError(named(st, col, column) + " is not a number");
-      const double v = st.real(col);
+      const double v = value.real();
       if (!std::isfinite(v)) throw FieldError(named(st, col, column) + " is not finite");
       return v;
     }
     case ColumnType::date:
       if (type == SQLITE_TEXT) {
-        if (const auto d = parse_date(st.text(col))) return *d;
+        if (const auto d = parse_date(value.text())) return *d;
       }
       throw FieldError(named(st, col, column) + " is not a YYYY-MM-DD date");
     case ColumnType::side: {
-      const std::string_view v = type == SQLITE_TEXT ? st.text(col) : "";
+      const std::string_view v = type == SQLITE_TEXT ? value.text() : "";
       if (v == "BUY") return Side{1};
       if (v == "SELL") return Side{-1};
       throw FieldError(named(st, col, column) + " is not BUY or SELL");
     }
     case ColumnType::text:
-    case ColumnType::name: return std::string(st.text(col));
+    case ColumnType::name: return std::string(value.text());
   }
   throw std::logic_error("read_value: unknown column type");
 }
