@@ -343,6 +343,7 @@ class Loader {
     Membership found;
     const Store& store = out_.store;
     const InputTable& table = membership_table(book_kind);
+    const int trade_id = table.index("trade_id");  // found once, not per row
     scope_.each_row(db, select_all(table), book_kind, "book_id", [&](const base::Statement& st) {
       const NodeRef* book = store.by_id.find(st.integer(0));
       if (!book || kind_of(*book) != book_kind) {
@@ -352,8 +353,8 @@ class Loader {
         return;
       }
       try {
-        books[book->index].members.push_back(
-            resolve(store, member_kind, std::get<std::int64_t>(Row(st, table)["trade_id"])));
+        const FieldValue trade = read_value(st, trade_id, table.columns[static_cast<std::size_t>(trade_id)]);
+        books[book->index].members.push_back(resolve(store, member_kind, std::get<std::int64_t>(trade)));
       } catch (const FieldError& e) {
         found.failures.emplace_back(book->index, e.message);
       }
