@@ -64,9 +64,10 @@ LDFLAGS := $(filter -fsanitize=% -flto=% -march=%,$(OPT))
 # The objects depend on the flags they are compiled with, kept in this file
 # (rewritten when they change): `make MARCH=x86-64` rebuilds what it must.
 FLAGS_FILE := $(BUILD)/compile-flags
-$(shell mkdir -p $(BUILD) && { echo '$(CXX) $(CXXFLAGS)' | cmp -s - $(FLAGS_FILE) || echo '$(CXX) $(CXXFLAGS)' > $(FLAGS_FILE); })
+COMPILE_FLAGS := $(CXX) $(CXXFLAGS)
+$(shell mkdir -p $(BUILD) && { echo '$(COMPILE_FLAGS)' | cmp -s - $(FLAGS_FILE) || echo '$(COMPILE_FLAGS)' > $(FLAGS_FILE); })
 $(FLAGS_FILE):  # again after `make clean` in the same command
-	@mkdir -p $(@D) && echo '$(CXX) $(CXXFLAGS)' > $@
+	@mkdir -p $(@D) && echo '$(COMPILE_FLAGS)' > $@
 
 ENGINE_SRC := $(wildcard engine/*.cpp)
 BASE_SRC := $(wildcard base/*.cpp)
@@ -195,4 +196,4 @@ clean:
 # The compiler flags of this build, for the benchmark's host table.
 .PHONY: print-cxxflags
 print-cxxflags:
-	@echo $(CXX) $(CXXFLAGS)
+	@echo $(COMPILE_FLAGS)

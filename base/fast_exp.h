@@ -29,11 +29,12 @@ namespace fast_exp_detail {
 inline constexpr int kTableBits = 6;
 inline constexpr int kTableSize = 1 << kTableBits;
 
-// 2^(j/64) for j = 0..63: the series of exp(j ln2 / 64) in long double,
+// 2^(j/64) for j = 0..63, as the bits of a double (for the integer add
+// that scales it by 2^k): the series of exp(j ln2 / 64) in long double,
 // rounded once to double.
-constexpr std::array<double, kTableSize> two_to_fractions() {
+constexpr std::array<std::uint64_t, kTableSize> two_to_fractions() {
   constexpr long double kLn2 = 0.693147180559945309417232121458176568L;
-  std::array<double, kTableSize> table{};
+  std::array<std::uint64_t, kTableSize> table{};
   for (int j = 0; j < kTableSize; ++j) {
     const long double y = j * kLn2 / kTableSize;
     long double term = 1, sum = 1;
@@ -41,18 +42,11 @@ constexpr std::array<double, kTableSize> two_to_fractions() {
       term *= y / n;
       sum += term;
     }
-    table[static_cast<std::size_t>(j)] = static_cast<double>(sum);
+    table[static_cast<std::size_t>(j)] = std::bit_cast<std::uint64_t>(static_cast<double>(sum));
   }
   return table;
 }
-inline constexpr std::array<double, kTableSize> kTwoToFractions = two_to_fractions();
-
-// 2^(j/64) as bits, for the integer add that scales it by 2^k.
-inline constexpr std::array<std::uint64_t, kTableSize> kTwoToFractionBits = [] {
-  std::array<std::uint64_t, kTableSize> bits{};
-  for (std::size_t j = 0; j < bits.size(); ++j) bits[j] = std::bit_cast<std::uint64_t>(kTwoToFractions[j]);
-  return bits;
-}();
+inline constexpr std::array<std::uint64_t, kTableSize> kTwoToFractionBits = two_to_fractions();
 
 // The bits of the table entry each lane's index names.
 inline std::uint64_t table_bits(std::uint64_t index) { return kTwoToFractionBits[index]; }

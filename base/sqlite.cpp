@@ -137,11 +137,6 @@ std::string_view ColumnValue::text() const {
   return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_value_bytes(value_))) : std::string_view();
 }
 
-std::string_view Statement::text(int col) const {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), col));
-  return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), col)))
-           : std::string_view();
-}
 
 std::string Statement::value_text(int col) const {
   switch (column_type(col)) {

@@ -89,7 +89,7 @@ class Statement {
   int column_type(int col) const { return sqlite3_column_type(stmt_.get(), col); }
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   double real(int col) const { return sqlite3_column_double(stmt_.get(), col); }
-  std::string_view text(int col) const;
+  std::string_view text(int col) const { return column(col).text(); }
   int column_count() const { return sqlite3_column_count(stmt_.get()); }
   std::string_view column_name(int col) const { return sqlite3_column_name(stmt_.get(), col); }
   // The value of column `col` as text for people: NULL, an integer, a real

@@ -78,20 +78,14 @@ INSERT INTO outright_book_trade SELECT book_id, trade_id FROM members;
     base::Database other(results_path(live.path), base::Database::Mode::read_write);
     other.exec("BEGIN IMMEDIATE");
     ASSERT_EQ(live.run("bump-curve GBP-GILT 1")["ok"], true);  // rows of the curve's bonds, trades and books
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (results.last_error().empty() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    test::eventually([&] { return !results.last_error().empty(); });
     ASSERT_TRUE(contains(results.last_error(), "locked")) << results.last_error();
     EXPECT_LT(results.written_as_of(), live.executor->served_event());
     // A newer batch, of one of its trades, must not leave the failed one's other rows behind.
     ASSERT_EQ(live.run("amend-trade " + ot + " quantity=3")["ok"], true);
   }  // the lock is released; no further event comes
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while ((results.written_as_of() != live.executor->served_event() || !results.last_error().empty()) &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  test::eventually(
+      [&] { return results.written_as_of() == live.executor->served_event() && results.last_error().empty(); });
   ASSERT_EQ(results.written_as_of(), live.executor->served_event()) << results.last_error();
   test::expect_result_tables_fresh(live);
 }
@@ -106,15 +100,10 @@ TEST(Hardening, AResultsDatabaseLockedWhenTheWriterFirstOpensItGetsItsTablesOnce
   ResultPublisher results(path);
   results.add_all(model->store, model->graph);
   results.seal(7);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (results.last_error().empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  test::eventually([&] { return !results.last_error().empty(); });
   ASSERT_TRUE(contains(results.last_error(), "locked")) << results.last_error();
   other.exec("ROLLBACK");
-  while (results.written_as_of() != 7 && std::chrono::steady_clock::now() < deadline + std::chrono::seconds(30)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  test::eventually([&] { return results.written_as_of() == 7; });
   ASSERT_EQ(results.written_as_of(), 7) << results.last_error();
   base::Statement rows = other.prepare("SELECT count(*) FROM bond_result");
   ASSERT_TRUE(rows.step());

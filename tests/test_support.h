@@ -2,6 +2,8 @@
 // from SQL, a loaded-and-flushed model, and running bin/bond_risk.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -13,6 +15,9 @@
 #include "engine/scheduler.h"
 
 namespace test {
+
+// Polls `done` every 50 ms until it holds or `limit` passes; whether it held.
+bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60));
 
 // A fresh directory under /tmp, removed with everything in it.
 class TempDir {

@@ -6,20 +6,10 @@
 #include <sys/socket.h>
 
 #include <regex>
-#include <thread>
 
 #include "base/unique_fd.h"
 
 namespace test {
-
-bool eventually(const std::function<bool()>& done, std::chrono::seconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return done();
-}
 
 int free_port() {
   const base::UniqueFd fd(::socket(AF_INET, SOCK_STREAM, 0));

@@ -2,8 +2,6 @@
 // `bond_risk web` gateway following it, and HTTP requests to either.
 #pragma once
 
-#include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -11,9 +9,6 @@
 #include "tests/test_support.h"
 
 namespace test {
-
-// Polls `done` every 50 ms until it holds or `limit` passes; whether it held.
-bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60));
 
 // A free TCP port on 127.0.0.1 (bound and released: another program may take it first, rarely).
 int free_port();

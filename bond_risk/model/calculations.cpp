@@ -4,7 +4,6 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -154,22 +153,21 @@ struct Calculator {
   // streaming through push those out of the nearest caches. A FAILED trade
   // may name no bond: the address is an integer sum, not a pointer past the
   // array, and a prefetch never faults.
-  template <class Trade>
-  void prefetch_bond_value(const std::vector<Trade>& trades, NodeIndex i) const {
+  static void prefetch_bond_value(std::span<const OutrightTrade> trades, const BondValue* values, NodeIndex i) {
     constexpr NodeIndex kAhead = 16;
     if (i + kAhead >= trades.size()) return;
-    const std::uintptr_t values = reinterpret_cast<std::uintptr_t>(s.bond_values.data());
-    __builtin_prefetch(reinterpret_cast<const void*>(values + trades[i + kAhead].bond * sizeof(BondValue)));
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(values);
+    __builtin_prefetch(reinterpret_cast<const void*>(base + trades[i + kAhead].bond * sizeof(BondValue)));
   }
 
   void outright_trades(Indices nodes) const {
     const Below below = tiers_below();
-    const OutrightTrade* trades = s.outright_trades.data();
+    const std::span<const OutrightTrade> trades = s.outright_trades;
     NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
     OutrightValue* values = s.outright_values.data();
     for_each_node(nodes, [&](NodeIndex i) {
       const OutrightTrade& t = trades[i];
-      prefetch_bond_value(s.outright_trades, i);
+      prefetch_bond_value(trades, below.bond_values, i);
       NodeState& st = states[i];
       OutrightValue& value = values[i];
       value = {};
@@ -180,17 +178,17 @@ struct Calculator {
     });
   }
 
-  // Settles a repo's status; when it is OK, returns what its value is
-  // computed from.
-  static std::optional<RepoInputs> repo_inputs_of(const Below& below, const RepoTrade& t, NodeState& st) {
+  // Settles a repo's status; returns what its value is computed from, or
+  // zeros when it is not OK (they give the zero value it publishes).
+  static RepoInputs repo_inputs_of(const Below& below, const RepoTrade& t, NodeState& st) {
     st.status = from_inputs(st, [&] {
       return std::array{below.calendar_states[t.calendar].status, below.bond_states[t.bond].status,
                         below.curve_states[t.curve].status};
     });
-    if (st.status != Status::ok) return std::nullopt;
+    if (st.status != Status::ok) return {};
     const Date today = below.calendars[t.calendar].today;
     st.status = end_status(end_date(t), today);
-    if (st.status != Status::ok) return std::nullopt;
+    if (st.status != Status::ok) return {};
     return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, below.bond_values[t.bond].price,
                        below.curves[t.curve].arrays);
   }
@@ -232,10 +230,9 @@ struct Calculator {
     }
   };
 
-  // Repos in blocks: their statuses one by one (and the inputs of the OK
-  // ones), then their values a vector of lanes at a time (base/lanes.h),
-  // the same bits as one at a time. A repo that is not OK computes from
-  // zeros, which gives the zero value it publishes.
+  // Repos in blocks: their statuses and inputs one by one, then their
+  // values a vector of lanes at a time (base/lanes.h), the same bits as one
+  // at a time.
   void repo_trades(Indices nodes) const {
     RepoBlock block;
     const Below below = tiers_below();
@@ -243,7 +240,7 @@ struct Calculator {
     NodeState* states = s.states[static_cast<std::size_t>(Kind::repo_trade)].data();
     RepoValue* values = s.repo_values.data();
     for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
-      block.add(i, repo_inputs_of(below, trades[i], states[i]).value_or(RepoInputs{}));
+      block.add(i, repo_inputs_of(below, trades[i], states[i]));
       if (block.count == RepoBlock::kSize) value_repos(block, states, values);
     });
     value_repos(block, states, values);

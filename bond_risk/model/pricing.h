@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/fast_exp.h"
@@ -118,16 +119,19 @@ inline RepoValue value_repo(double start_cash, std::int64_t notional, double rat
 
 // Whether every value is finite (see the calculations' keep_finite): x * 0
 // is 0 for a finite x and NaN for an infinity or a NaN, so one comparison
-// and no branch per value.
+// and no branch per value. Of a repo's lanes: whether every lane's is.
 inline bool all_finite(const BondValue& v) { return v.price * 0 + v.pv01 * 0 == 0; }
 inline bool all_finite(const OutrightValue& v) { return v.pv * 0 + v.pv01 * 0 + v.pnl * 0 == 0; }
-inline bool all_finite(const RepoValue& v) { return v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0; }
-// Whether every lane's value is finite.
-inline bool all_finite(const RepoValueOf<base::Doubles>& v) {
-  const auto lanes = v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0;  // all ones in a finite lane, else 0
-  auto all = lanes[0];
-  for (std::size_t k = 1; k < base::kLanes; ++k) all &= lanes[k];
-  return all != 0;
+template <class D>
+inline bool all_finite(const RepoValueOf<D>& v) {
+  const auto finite = v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0;  // per lane: all ones, or 0
+  if constexpr (std::is_same_v<D, double>) {
+    return finite;
+  } else {
+    auto all = finite[0];
+    for (std::size_t k = 1; k < base::kLanes; ++k) all &= finite[k];
+    return all != 0;
+  }
 }
 
 }  // namespace bond_risk
