@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "base/sqlite.h"
+#include "engine/affinity.h"
 #include "tests/test_support.h"
 
 using test::run_cli;
@@ -199,8 +200,11 @@ TEST(Cli, SettingsTakeFlagsOverEnvironmentOverConfOverDefaults) {
   TinyDb db;
   std::ofstream(db.dir.path("c.conf")) << "APP_DB=" << db.path << "\nNUM_THREADS=3\nGRAIN=5\n";
   const std::string conf = " --conf " + db.dir.path("c.conf");
-  EXPECT_TRUE(contains(run_cli("run --batch" + conf).out, "Threads: 3 workers, scheduler pthreads, wait block, grain 5."));
-  EXPECT_TRUE(contains(run_cli("run --batch" + conf, "NUM_THREADS=1").out, "Threads: 1 workers, scheduler pthreads, wait block, grain 5."));
+  // CPU_AFFINITY defaults to all: the CPUs this process may run on.
+  const std::string cpus = ", CPUs " + engine::format_cpu_list(engine::allowed_cpus());
+  EXPECT_TRUE(contains(run_cli("run --batch" + conf).out, "Threads: 3 workers, scheduler pthreads, wait block" + cpus + ", grain 5."));
+  EXPECT_TRUE(contains(run_cli("run --batch" + conf, "NUM_THREADS=1 CPU_AFFINITY=").out,
+                       "Threads: 1 workers, scheduler pthreads, wait block, grain 5."));
   EXPECT_TRUE(contains(run_cli("run --batch --threads 0" + conf, "NUM_THREADS=1").out, "Threads: 0 (single-threaded"));
   EXPECT_TRUE(contains(run_cli("run --batch --affinity all" + conf).out, ", CPUs "));
   EXPECT_TRUE(contains(run_cli("run --batch --scheduler tbb" + conf).out, "scheduler tbb, grain 5."));

@@ -36,9 +36,11 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
   const engine::SchedulerOptions& s = r.scheduler;
   out << "Threads: " << s.threads << (s.threads == 0 ? " (single-threaded: the master calculates)" : " workers")
       << ", scheduler " << engine::to_string(s.kind);
-  if (s.kind == engine::SchedulerKind::pthreads) out << ", wait " << engine::to_string(s.wait);
-  if (!s.cpus.empty()) out << ", CPUs " << engine::format_cpu_list(s.cpus);
-  if (s.master_cpu) out << ", master on CPU " << *s.master_cpu;
+  if (s.kind == engine::SchedulerKind::pthreads) {  // the pool's settings: oneTBB uses neither
+    out << ", wait " << engine::to_string(s.wait);
+    if (!s.cpus.empty()) out << ", CPUs " << engine::format_cpu_list(s.cpus);
+    if (s.master_cpu) out << ", master on CPU " << *s.master_cpu;
+  }
   out << ", grain " << r.grain << ".\n";
   for (const engine::TierStats& t : r.flush.tiers) {
     out << "Tier " << t.tier << " ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.\n";

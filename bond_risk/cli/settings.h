@@ -25,7 +25,8 @@ inline const base::OptionSpec kServedDbOption{"db", "PATH", "database the engine
 
 struct Settings {
   std::string db = "data/bond_risk_440k.db";  // APP_DB, --db
-  // NUM_THREADS (default: online CPUs), SCHEDULER, WAIT_POLICY, SPIN_US, CPU_AFFINITY, MASTER_CPU
+  // NUM_THREADS (default: online CPUs), SCHEDULER, WAIT_POLICY, SPIN_US,
+  // CPU_AFFINITY (default: all), MASTER_CPU
   engine::SchedulerOptions scheduler;
   bool batch = false;         // BATCH_MODE, --batch
   std::string socket;         // CONTROL_SOCKET, --socket; default: the database path + ".sock"
