@@ -107,13 +107,4 @@ void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, boo
   }
 }
 
-CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
-                       std::uint32_t coupons) {
-  const GridRange r = grid_range(grids, place, coupons);
-  const CouponSums& to = sums[r.row + r.last + 1];
-  if (r.first == 0) return to;
-  const CouponSums& from = sums[r.row + r.first];
-  return {to.df - from.df, to.df_up - from.df_up, to.df_dn - from.df_dn};
-}
-
 }  // namespace bond_risk

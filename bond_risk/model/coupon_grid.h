@@ -59,8 +59,15 @@ inline GridRange grid_range(const CouponGridDays& grids, GridPlace place, std::u
   return {static_cast<std::uint32_t>(grids.begin[g] + g), last + 1 > coupons ? last + 1 - coupons : 0, last};
 }
 
-// Its coupon sums, on the curve `sums` were summed on for `grids`.
-CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
-                       std::uint32_t coupons);
+// Its coupon sums, on the curve `sums` were summed on for `grids`. Inline:
+// the flush asks it of every bond.
+inline CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
+                              std::uint32_t coupons) {
+  const GridRange r = grid_range(grids, place, coupons);
+  const CouponSums& to = sums[r.row + r.last + 1];
+  if (r.first == 0) return to;
+  const CouponSums& from = sums[r.row + r.first];
+  return {to.df - from.df, to.df_up - from.df_up, to.df_dn - from.df_dn};
+}
 
 }  // namespace bond_risk
