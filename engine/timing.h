@@ -18,12 +18,14 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
 };
 
-// The calling process's context switches, page faults and peak resident set, from getrusage.
+// The calling process's context switches, page faults, peak resident set and
+// CPU time, from getrusage.
 struct ProcessCounters {
   long voluntary_switches = 0;
   long involuntary_switches = 0;
   long minor_faults = 0;  // pages first touched: a cost of fresh memory, not of the scheduler
   long peak_rss_kb = 0;
+  double cpu_seconds = 0;  // user and system time of all its threads
 
   static ProcessCounters now();
   ProcessCounters operator-(const ProcessCounters& earlier) const;

@@ -18,7 +18,6 @@
 //
 // A rank that fails (an unreadable database, no memory) prints its error
 // with its rank and aborts the whole job; none waits forever for it.
-#include <sys/resource.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -129,12 +128,6 @@ std::string text(const RankTimes& t) {
   return out.str();
 }
 
-long peak_rss_kb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss;
-}
-
 int scenarios(const World& world, std::span<char* const> args) {
   const bool root = world.rank() == 0;
   const base::CommandSpec command = spec();
@@ -210,7 +203,7 @@ int scenarios(const World& world, std::span<char* const> args) {
     report_set(*results, name, set, books, pnl, set_watch.seconds());
   }
 
-  times.peak_rss_kb = peak_rss_kb();
+  times.peak_rss_kb = engine::ProcessCounters::now().peak_rss_kb;
   const std::vector<std::string> all = world.gather(text(times));
   if (root) {
     std::cout << "rank  load s  revalue s  gather s  scenarios  peak RSS MB\n";
