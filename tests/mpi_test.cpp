@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
+#include <vector>
 
 #include "base/sqlite.h"
+#include "engine/affinity.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -20,12 +23,12 @@ struct MpiRun {
 // Under AddressSanitizer the ranks do not report leaks at exit: OpenMPI's own
 // allocations (thousands, in its dlopen'ed components) are never freed.
 // ThreadSanitizer's suppressions (tests/tsan.supp) name OpenMPI's transport.
-MpiRun mpirun(int ranks, const std::string& args, const test::TempDir& dir) {
+MpiRun mpirun(int ranks, const std::string& args, const test::TempDir& dir, const std::string& options = "") {
   const char* bin = std::getenv("BOND_RISK_MPI_BIN");
   if (!bin) throw std::runtime_error("BOND_RISK_MPI_BIN is not set; run the tests with make test (with OpenMPI installed)");
   const std::string log = dir.path("mpirun.log");
   const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                          "timeout 300 mpirun --oversubscribe -np " + std::to_string(ranks) + " '" + bin + "' " + args +
+                          "timeout 300 mpirun --oversubscribe " + options + " -np " + std::to_string(ranks) + " '" + bin + "' " + args +
                           " > '" + log + "' 2>&1 < /dev/null";
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::slurp(log)};
@@ -89,4 +92,24 @@ TEST(Mpi, AJobWhoseRanksFailEndsSayingWhichRank) {
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.output.find("rank "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("bad.db"), std::string::npos) << run.output;
+}
+
+TEST(Mpi, RanksOnOneMachineThatMayUseTheSameCpusPinTheirWorkersToDifferentOnes) {
+  test::TempDir dir;
+  const std::string db = dir.path("m.db");
+  ASSERT_EQ(test::run_cli("generate --preset 100 --book-size 10 --out " + db).exit_code, 0);
+  // Unbound, both ranks may run on every CPU; each pins its one worker (CPU_AFFINITY=all, the default).
+  const MpiRun run = mpirun(2, "scenarios --db " + db + " --threads 1", dir, "--bind-to none");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const std::size_t header = run.output.find("worker CPUs\n");
+  ASSERT_NE(header, std::string::npos) << run.output;
+  std::istringstream out(run.output.substr(header + 12));
+  std::vector<std::string> cpus;  // the last word of each rank's row
+  for (std::string row; std::getline(out, row) && !row.empty();) cpus.push_back(row.substr(row.rfind(' ') + 1));
+  ASSERT_EQ(cpus.size(), 2u) << run.output;
+  if (engine::allowed_cpus().size() >= 2) {
+    EXPECT_NE(cpus[0], cpus[1]) << run.output;
+  } else {
+    EXPECT_EQ(cpus[0], cpus[1]) << run.output;
+  }
 }

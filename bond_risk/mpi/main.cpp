@@ -19,11 +19,13 @@
 // A rank that fails (an unreadable database, no memory) prints its error
 // with its rank and aborts the whole job; none waits forever for it.
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "base/cli_args.h"
 #include "base/progress.h"
@@ -34,6 +36,7 @@
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/mpi/pnl_codec.h"
 #include "bond_risk/mpi/world.h"
+#include "engine/affinity.h"
 #include "engine/timing.h"
 
 namespace bond_risk::mpi {
@@ -120,12 +123,24 @@ struct RankTimes {
   double load = 0, revalue = 0, gather = 0;
   std::size_t scenarios = 0;
   long peak_rss_kb = 0;
+  std::string worker_cpus = "-";  // the CPUs its workers are pinned to; "-": none pinned
 };
 
 std::string text(const RankTimes& t) {
   std::ostringstream out;
-  out << t.load << " " << t.revalue << " " << t.gather << " " << t.scenarios << " " << t.peak_rss_kb;
+  out << t.load << " " << t.revalue << " " << t.gather << " " << t.scenarios << " " << t.peak_rss_kb << " " << t.worker_cpus;
   return out.str();
+}
+
+// The CPUs `options`' workers are pinned to (worker i to cpus[i % size]),
+// "0-1,4"; "-" when none is pinned.
+std::string worker_cpus(const engine::SchedulerOptions& options) {
+  if (options.kind != engine::SchedulerKind::pthreads || options.cpus.empty() || options.threads == 0) return "-";
+  std::vector<int> pinned;
+  for (std::size_t i = 0; i < std::min(options.threads, options.cpus.size()); ++i) pinned.push_back(options.cpus[i]);
+  std::ranges::sort(pinned);
+  pinned.erase(std::unique(pinned.begin(), pinned.end()), pinned.end());
+  return engine::format_cpu_list(pinned);
 }
 
 int scenarios(const World& world, std::span<char* const> args) {
@@ -141,6 +156,13 @@ int scenarios(const World& world, std::span<char* const> args) {
   if (!a.has("threads") && !std::getenv("NUM_THREADS")) {
     const std::size_t cores = std::max(1u, std::thread::hardware_concurrency()) / static_cast<std::size_t>(world.local_size());
     settings.scheduler.threads = cores > 1 ? cores : 0;  // one core: the master alone
+  }
+  // Ranks on one machine that may run on the same CPUs would each pin their
+  // worker i to the same i-th of them: each starts its workers further along.
+  std::vector<int>& cpus = settings.scheduler.cpus;
+  if (!cpus.empty()) {
+    const std::size_t first = static_cast<std::size_t>(world.local_rank()) * settings.scheduler.threads % cpus.size();
+    std::ranges::rotate(cpus, cpus.begin() + static_cast<std::ptrdiff_t>(first));
   }
   const std::string split_name = a.get("split", "scenarios");
   if (split_name != "scenarios" && split_name != "books") {
@@ -204,14 +226,16 @@ int scenarios(const World& world, std::span<char* const> args) {
   }
 
   times.peak_rss_kb = engine::ProcessCounters::now().peak_rss_kb;
+  times.worker_cpus = worker_cpus(settings.scheduler);
   const std::vector<std::string> all = world.gather(text(times));
   if (root) {
-    std::cout << "rank  load s  revalue s  gather s  scenarios  peak RSS MB\n";
+    std::cout << "rank  load s  revalue s  gather s  scenarios  peak RSS MB  worker CPUs\n";
     for (std::size_t r = 0; r < all.size(); ++r) {
       std::istringstream in(all[r]);
       RankTimes t;
-      in >> t.load >> t.revalue >> t.gather >> t.scenarios >> t.peak_rss_kb;
-      std::printf("%4zu %7.3f %10.3f %9.3f %10zu %12.1f\n", r, t.load, t.revalue, t.gather, t.scenarios, t.peak_rss_kb / 1024.0);
+      in >> t.load >> t.revalue >> t.gather >> t.scenarios >> t.peak_rss_kb >> t.worker_cpus;
+      std::printf("%4zu %7.3f %10.3f %9.3f %10zu %12.1f  %s\n", r, t.load, t.revalue, t.gather, t.scenarios,
+                  t.peak_rss_kb / 1024.0, t.worker_cpus.c_str());
     }
   }
   return 0;

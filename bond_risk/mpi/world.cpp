@@ -24,6 +24,7 @@ World::World(int* argc, char*** argv) {
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
   MPI_Comm_size(local, &local_size_);
+  MPI_Comm_rank(local, &local_rank_);
   MPI_Comm_free(&local);
 }
 

@@ -20,6 +20,7 @@ class World {
   int size() const { return size_; }
   // Ranks on this machine (sharing its memory), and this rank's place among them.
   int local_size() const { return local_size_; }
+  int local_rank() const { return local_rank_; }
 
   // Every rank's `mine`, in rank order, on rank 0 (empty on the others).
   // Collective: every rank must call it.
@@ -30,7 +31,7 @@ class World {
   [[noreturn]] void abort(const std::string& message) const;
 
  private:
-  int rank_ = 0, size_ = 1, local_size_ = 1;
+  int rank_ = 0, size_ = 1, local_size_ = 1, local_rank_ = 0;
 };
 
 }  // namespace bond_risk::mpi
