@@ -55,7 +55,7 @@ struct SchedulerOptions {
   std::size_t threads = 0;  // worker threads, 0 .. kMaxThreads
   WaitPolicy wait = WaitPolicy::block;
   std::chrono::microseconds spin{50};  // hybrid, and block between batches that follow each other
-  std::vector<int> cpus{};             // pthreads: worker i runs on cpus[i % size]; empty = anywhere
+  std::vector<int> cpus{};             // pthreads: where workers are pinned (worker_cpu_list); empty = anywhere
   std::optional<int> master_cpu{};     // pthreads: pin the calling thread while the scheduler lives
 };
 
@@ -66,9 +66,19 @@ inline constexpr std::size_t kMaxThreads = 4096;
 // the messages say what to change.
 std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options);
 
-// How many of `workers` workers and their master can run at once on `cpus`
-// (empty: the CPUs this process may use); asked once, when a scheduler starts.
-std::size_t runnable_threads(std::size_t workers, const std::vector<int>& cpus);
+// The CPUs a pthreads pool's workers are pinned to in turn, worker i to
+// list[i % size]: `cpus`, less the master's CPU while the others are enough
+// for one worker each. Empty when workers are not pinned (oneTBB, no list).
+std::vector<int> worker_cpu_list(const SchedulerOptions& options);
+
+// The distinct CPUs the workers are pinned to, ascending; empty when none is.
+std::vector<int> pinned_worker_cpus(const SchedulerOptions& options);
+
+// How many of the workers and their master can run at once: on the CPUs
+// the workers are pinned to and the master's own (or one more, the master
+// being free), or on every CPU this process may use when the workers are
+// not pinned. Asked once, when a scheduler starts.
+std::size_t runnable_threads(const SchedulerOptions& options);
 
 std::string to_string(SchedulerKind kind);
 std::string to_string(WaitPolicy policy);

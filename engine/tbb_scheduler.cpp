@@ -11,7 +11,7 @@ namespace engine {
 
 TbbScheduler::TbbScheduler(std::size_t threads)
     : threads_(threads),
-      runnable_(runnable_threads(threads, {})),
+      runnable_(runnable_threads({.kind = SchedulerKind::tbb, .threads = threads})),
       parallelism_(tbb::global_control::max_allowed_parallelism, std::max<std::size_t>(threads, 1)),
       arena_(static_cast<int>(std::max<std::size_t>(threads, 1))),
       seen_(std::make_unique<std::atomic<std::uint64_t>[]>(std::max<std::size_t>(threads, 1))) {}

@@ -32,15 +32,16 @@ constexpr unsigned kPausesPerYield = 64;
 
 WorkerPool::WorkerPool(const SchedulerOptions& options)
     : policy_(options.wait),
-      parallelism_(runnable_threads(options.threads, options.cpus)),
+      parallelism_(runnable_threads(options)),
       spin_(options.spin),
       master_cpu_spare_(options.threads + 1 <= allowed_cpus().size()),
       master_pin_(options.master_cpu) {
   threads_.reserve(options.threads);
+  const std::vector<int> cpus = worker_cpu_list(options);
   try {
     for (std::size_t i = 0; i < options.threads; ++i) {
       std::optional<int> cpu;
-      if (!options.cpus.empty()) cpu = options.cpus[i % options.cpus.size()];
+      if (!cpus.empty()) cpu = cpus[i % cpus.size()];
       threads_.emplace_back([this] { work(); }, kStackBytes, cpu);
     }
   } catch (const std::system_error& e) {

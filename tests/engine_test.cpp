@@ -251,6 +251,31 @@ TEST(Scheduler, PinnedWorkersAndMasterStillRunEveryJob) {
   EXPECT_EQ(done.load(), 10);
 }
 
+TEST(Scheduler, WorkersAvoidThePinnedMastersCpuWhileTheOthersAreEnough) {
+  const engine::SchedulerOptions one{.threads = 1, .cpus = {4, 5, 6}, .master_cpu = 4};
+  EXPECT_EQ(engine::worker_cpu_list(one), (std::vector<int>{5, 6}));
+  engine::SchedulerOptions three = one;
+  three.threads = 3;  // two others for three workers: one would share a CPU anyway
+  EXPECT_EQ(engine::worker_cpu_list(three), (std::vector<int>{4, 5, 6}));
+  EXPECT_EQ(engine::pinned_worker_cpus({.threads = 5, .cpus = {3, 1}}), (std::vector<int>{1, 3}));
+  EXPECT_EQ(engine::pinned_worker_cpus({.threads = 1, .cpus = {3, 1}}), (std::vector<int>{3}));
+  EXPECT_TRUE(engine::pinned_worker_cpus({.kind = engine::SchedulerKind::tbb, .threads = 2, .cpus = {0, 1}}).empty());
+  EXPECT_TRUE(engine::pinned_worker_cpus({.threads = 0, .cpus = {0, 1}}).empty());
+}
+
+TEST(Scheduler, WorkersPinnedToEveryCpuLeaveTheMasterNoneOfItsOwn) {
+  // Pinned to every CPU this process may use, n workers and their master can run n at once, not n + 1.
+  const std::vector<int> all = engine::allowed_cpus();
+  EXPECT_EQ(engine::runnable_threads({.threads = all.size(), .cpus = all}), all.size());
+  EXPECT_EQ(engine::runnable_threads({.threads = 64, .cpus = all}), all.size());
+  EXPECT_EQ(engine::runnable_threads({.threads = 64}), all.size());
+  EXPECT_EQ(engine::runnable_threads({.threads = 0, .cpus = all}), 1u);
+  if (all.size() >= 2) {  // one worker on one CPU, the master free to run on another
+    EXPECT_EQ(engine::runnable_threads({.threads = 3, .cpus = {all[0]}}), 2u);
+    EXPECT_EQ(engine::runnable_threads({.threads = 3, .cpus = {all[0]}, .master_cpu = all[0]}), 1u);
+  }
+}
+
 TEST(Affinity, ParsesCpuListsAndNamesWhatIsWrong) {
   EXPECT_EQ(engine::parse_cpu_list("0,1", "X"), (std::vector<int>{0, 1}));
   EXPECT_EQ(engine::parse_cpu_list("2-4,0", "X"), (std::vector<int>{2, 3, 4, 0}));

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -147,10 +148,32 @@ CliResult run_cli(const std::string& args, const std::string& env) {
   TempDir dir;
   const std::string out = dir.path("out"), err = dir.path("err");
   // A command that should have ended but serves forever fails the test instead of hanging it.
-  const std::string cmd = "cd '" + source_dir() + "' && env -u NUM_THREADS -u APP_DB -u BATCH_MODE -u GRAIN " + env +
+  const std::string cmd = "cd '" + source_dir() + "' && env -u NUM_THREADS -u APP_DB -u BATCH_MODE -u GRAIN " +
+                          "-u CPU_AFFINITY -u MASTER_CPU " + env +
                           " timeout 120 '" + bin + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+std::vector<int> cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  std::istringstream in{std::string(text)};
+  for (std::string part; std::getline(in, part, ',');) {
+    const std::size_t dash = part.find('-');
+    const int first = std::stoi(part.substr(0, dash));
+    const int last = dash == std::string::npos ? first : std::stoi(part.substr(dash + 1));
+    for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+  }
+  std::ranges::sort(cpus);
+  return cpus;
+}
+
+std::vector<int> cpus_allowed() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Cpus_allowed_list:")) return cpu_list(line.substr(line.find_first_not_of(" \t", 18)));
+  }
+  throw std::runtime_error("no Cpus_allowed_list in /proc/self/status");
 }
 
 std::vector<bond_risk::Date> coupon_schedule(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year) {

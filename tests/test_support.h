@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bond_risk/model/store.h"
@@ -79,6 +80,12 @@ struct CliResult {
 // Runs bin/bond_risk (the build's, from $BOND_RISK_BIN) with `args` (shell
 // words) in the source directory, with `env` prepended (e.g. "NUM_THREADS=3").
 CliResult run_cli(const std::string& args, const std::string& env = "");
+
+// The CPUs of a Linux CPU list ("0-2,5"), ascending, read by the tests
+// themselves (not by the engine's parser): of what a program printed, or of
+// this process's Cpus_allowed_list in /proc/self/status (cpus_allowed()).
+std::vector<int> cpu_list(std::string_view text);
+std::vector<int> cpus_allowed();
 
 // A program (argv[0] a path) running in its own process with `env`
 // ("KEY=VALUE") added to its environment, stdout and stderr to `log`;

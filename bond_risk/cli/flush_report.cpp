@@ -38,7 +38,9 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
       << ", scheduler " << engine::to_string(s.kind);
   if (s.kind == engine::SchedulerKind::pthreads) {  // the pool's settings: oneTBB uses neither
     out << ", wait " << engine::to_string(s.wait);
-    if (!s.cpus.empty()) out << ", CPUs " << engine::format_cpu_list(s.cpus);
+    if (const std::vector<int> cpus = engine::pinned_worker_cpus(s); !cpus.empty()) {
+      out << ", CPUs " << engine::format_cpu_list(cpus);
+    }
     if (s.master_cpu) out << ", master on CPU " << *s.master_cpu;
   }
   out << ", grain " << r.grain << ".\n";
@@ -105,8 +107,8 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
       {"db", r.db},
       {"threads", r.scheduler.threads},
       {"scheduler", engine::to_string(r.scheduler.kind)},
-      {"wait_policy", engine::to_string(r.scheduler.wait)},
-      {"cpu_affinity", engine::format_cpu_list(r.scheduler.cpus)},
+      {"wait_policy", r.scheduler.kind == engine::SchedulerKind::pthreads ? engine::to_string(r.scheduler.wait) : ""},
+      {"cpu_affinity", engine::format_cpu_list(engine::pinned_worker_cpus(r.scheduler))},  // "" when none is pinned
       {"grain", r.grain},
       {"load_seconds", micro(r.load_seconds)},
       {"flush_seconds", micro(r.flush.seconds)},

@@ -51,7 +51,9 @@ base::CommandSpec spec() {
           {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
           {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
           {"spin-us", "N", "microseconds to spin before parking: hybrid, and block between a flush's tiers (SPIN_US)"},
-          {"affinity", "CPUS", "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15, or all (CPU_AFFINITY)"},
+          {"affinity", "CPUS",
+           "pthreads: pin worker i to the i-th CPU of a list like 0,1 or 0-15, or all (the default); --affinity '' "
+           "pins none (CPU_AFFINITY)"},
           {"master-cpu", "N", "pthreads: pin the master thread to CPU N (MASTER_CPU)"},
           {"socket", "PATH", "control socket when serving (CONTROL_SOCKET; default DB.sock)"},
           {"synchronous", "S", "serving: FULL (durable, default), NORMAL or OFF; see SYNCHRONOUS (SYNCHRONOUS)"},
@@ -96,8 +98,8 @@ int run_command(std::span<char* const> args) {
   report.bytes = full_flush_bytes(model.store());
   if (a.has("memory-floor")) {
     // As many threads as calculate at once (with workers, the master only waits).
-    report.bandwidth_threads = std::max<std::size_t>(
-        1, std::min(settings.scheduler.threads, engine::runnable_threads(settings.scheduler.threads, settings.scheduler.cpus)));
+    report.bandwidth_threads =
+        std::max<std::size_t>(1, std::min(settings.scheduler.threads, engine::runnable_threads(settings.scheduler)));
     report.bandwidth = base::measure_bandwidth(report.bandwidth_threads);
   }
   print_report(std::cout, report, model.store(), settings.timing_debug);

@@ -20,11 +20,11 @@
 // with its rank and aborts the whole job; none waits forever for it.
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include "base/cli_args.h"
@@ -37,6 +37,7 @@
 #include "bond_risk/mpi/pnl_codec.h"
 #include "bond_risk/mpi/world.h"
 #include "engine/affinity.h"
+#include "engine/scheduler.h"
 #include "engine/timing.h"
 
 namespace bond_risk::mpi {
@@ -52,8 +53,9 @@ base::CommandSpec spec() {
           "[--db PATH] [--set NAME] [--split scenarios|books] [--threads N] [--conf PATH]   (run with mpirun -np N)",
           "bond_risk scenarios over MPI ranks, split by scenario or by book; rank 0 gathers the P&L,\n"
           "computes VaR and ES and writes the tables of DB.results.db, the same bits as one process writes.\n"
-          "Without --threads (or NUM_THREADS) each rank takes its share of this machine's cores. Prints each\n"
-          "rank's load, revaluation and gather times and its peak resident memory.",
+          "Without --threads (or NUM_THREADS) each rank takes its share of the cores it may run on, shared\n"
+          "with the ranks that may run on them too, and pins its workers apart from theirs (CPU_AFFINITY).\n"
+          "Prints each rank's load, revaluation and gather times, peak resident memory and worker CPUs.",
           std::move(options),
           "bond_risk_mpi"};
 }
@@ -118,7 +120,7 @@ std::vector<ScenarioPnl> assemble(Split split, const std::vector<RankShare>& sha
   return pnl;
 }
 
-// What one rank spent, and its peak resident memory.
+// What one rank spent, its peak resident memory and where its workers ran.
 struct RankTimes {
   double load = 0, revalue = 0, gather = 0;
   std::size_t scenarios = 0;
@@ -132,17 +134,6 @@ std::string text(const RankTimes& t) {
   return out.str();
 }
 
-// The CPUs `options`' workers are pinned to (worker i to cpus[i % size]),
-// "0-1,4"; "-" when none is pinned.
-std::string worker_cpus(const engine::SchedulerOptions& options) {
-  if (options.kind != engine::SchedulerKind::pthreads || options.cpus.empty() || options.threads == 0) return "-";
-  std::vector<int> pinned;
-  for (std::size_t i = 0; i < std::min(options.threads, options.cpus.size()); ++i) pinned.push_back(options.cpus[i]);
-  std::ranges::sort(pinned);
-  pinned.erase(std::unique(pinned.begin(), pinned.end()), pinned.end());
-  return engine::format_cpu_list(pinned);
-}
-
 int scenarios(const World& world, std::span<char* const> args) {
   const bool root = world.rank() == 0;
   const base::CommandSpec command = spec();
@@ -154,14 +145,14 @@ int scenarios(const World& world, std::span<char* const> args) {
   if (!a.positional.empty()) throw base::UsageError("scenarios: unexpected argument '" + a.positional[0] + "'");
   Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   if (!a.has("threads") && !std::getenv("NUM_THREADS")) {
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency()) / static_cast<std::size_t>(world.local_size());
+    const std::size_t cores = engine::allowed_cpus().size() / static_cast<std::size_t>(world.cpu_peers());
     settings.scheduler.threads = cores > 1 ? cores : 0;  // one core: the master alone
   }
-  // Ranks on one machine that may run on the same CPUs would each pin their
-  // worker i to the same i-th of them: each starts its workers further along.
+  // Ranks that may run on the same CPUs would each pin their worker i to the
+  // same i-th of them: each starts its workers further along the list.
   std::vector<int>& cpus = settings.scheduler.cpus;
   if (!cpus.empty()) {
-    const std::size_t first = static_cast<std::size_t>(world.local_rank()) * settings.scheduler.threads % cpus.size();
+    const std::size_t first = static_cast<std::size_t>(world.cpu_peer_rank()) * settings.scheduler.threads % cpus.size();
     std::ranges::rotate(cpus, cpus.begin() + static_cast<std::ptrdiff_t>(first));
   }
   const std::string split_name = a.get("split", "scenarios");
@@ -226,7 +217,9 @@ int scenarios(const World& world, std::span<char* const> args) {
   }
 
   times.peak_rss_kb = engine::ProcessCounters::now().peak_rss_kb;
-  times.worker_cpus = worker_cpus(settings.scheduler);
+  if (const std::vector<int> pinned = engine::pinned_worker_cpus(settings.scheduler); !pinned.empty()) {
+    times.worker_cpus = engine::format_cpu_list(pinned);
+  }
   const std::vector<std::string> all = world.gather(text(times));
   if (root) {
     std::cout << "rank  load s  revalue s  gather s  scenarios  peak RSS MB  worker CPUs\n";

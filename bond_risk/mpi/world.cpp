@@ -5,6 +5,9 @@
 #include <iostream>
 #include <numeric>
 #include <stdexcept>
+#include <vector>
+
+#include "engine/affinity.h"
 
 namespace bond_risk::mpi {
 
@@ -24,7 +27,12 @@ World::World(int* argc, char*** argv) {
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
   MPI_Comm_size(local, &local_size_);
-  MPI_Comm_rank(local, &local_rank_);
+  const std::vector<int> cpus = engine::allowed_cpus();
+  MPI_Comm peers;
+  MPI_Comm_split(local, cpus.empty() ? 0 : cpus.front(), rank_, &peers);
+  MPI_Comm_size(peers, &cpu_peers_);
+  MPI_Comm_rank(peers, &cpu_peer_rank_);
+  MPI_Comm_free(&peers);
   MPI_Comm_free(&local);
 }
 

@@ -18,9 +18,13 @@ class World {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  // Ranks on this machine (sharing its memory), and this rank's place among them.
+  // Ranks on this machine (sharing its memory).
   int local_size() const { return local_size_; }
-  int local_rank() const { return local_rank_; }
+  // Ranks of this machine that may run on the same CPUs as this one (the
+  // same first CPU it may use: mpirun binds ranks to cores, sockets or
+  // nothing), and this rank's place among them.
+  int cpu_peers() const { return cpu_peers_; }
+  int cpu_peer_rank() const { return cpu_peer_rank_; }
 
   // Every rank's `mine`, in rank order, on rank 0 (empty on the others).
   // Collective: every rank must call it.
@@ -31,7 +35,7 @@ class World {
   [[noreturn]] void abort(const std::string& message) const;
 
  private:
-  int rank_ = 0, size_ = 1, local_size_ = 1, local_rank_ = 0;
+  int rank_ = 0, size_ = 1, local_size_ = 1, cpu_peers_ = 1, cpu_peer_rank_ = 0;
 };
 
 }  // namespace bond_risk::mpi
