@@ -62,6 +62,24 @@ TEST(LiveEngine, ValuesTooLargeForADoubleAreRefusedAndNoBookSumsOne) {
   test::expect_result_tables_fresh(live);
 }
 
+TEST(LiveEngine, ABookWhoseSumOverflowedIsOkAgainOnceAMemberNoLongerMakesItOverflow) {
+  Live live("100", 20);
+  const std::string bond = id_text(live.store(), Kind::bond);
+  const std::string book = "OB_GBP-GILT_1";
+  // Each trade's pnl, about 1e308, is finite; the two sum to an infinity: the book FAILS.
+  const std::string add = "add-outright bond_id=" + bond + " trade_price=-1e308 quantity=1 buy_sell=BUY book=" + book;
+  const std::vector<base::Json> added = live.batch({add, add});
+  ASSERT_EQ(added[0]["ok"], true) << added[0].dump();
+  ASSERT_EQ(added[1]["ok"], true) << added[1].dump();
+  const NodeRef ob = live.store().names.at(book);
+  EXPECT_EQ(live.store().state(ob).status, Status::failed);
+  // Amended, the one left sums to a finite pnl: a fresh flush finds the book OK, and so must the update.
+  const base::Json amended = live.run("amend-trade " + std::to_string(added[1]["id"].get<std::int64_t>()) + " trade_price=100");
+  ASSERT_EQ(amended["ok"], true) << amended.dump();
+  EXPECT_EQ(live.store().state(ob).status, Status::ok);
+  test::expect_same_as_fresh(live);
+}
+
 TEST(LiveEngine, ANodeWhoseValuesOverflowFailsWithAReasonAndItsBookStaysFinite) {
   // Rows written by another program are not refused: an overflowing trade fails instead.
   Live live("100", 20, 2, "UPDATE repo_trade SET rate = 1e300 WHERE id = (SELECT min(id) FROM repo_trade);");

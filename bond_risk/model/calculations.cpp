@@ -271,7 +271,9 @@ struct Calculator {
                    const std::vector<Trade>& trades) const {
     constexpr std::uint32_t kFullSumEvery = 1000;
     const auto changed = g.changed_inputs(ref(kind, i));
-    bool from_changes = changed && book.since_full_sum < kFullSumEvery;
+    // Never from a total that overflowed: an infinity less the member that
+    // made it is still one, where a fresh sum may be finite again.
+    bool from_changes = changed && book.since_full_sum < kFullSumEvery && all_finite(book.total);
     for (std::size_t k = 0; from_changes && k < changed->size(); ++k) {
       from_changes = g.previous<Previous<Value>>((*changed)[k]).has_value();
     }
