@@ -14,6 +14,7 @@
 
 #include "base/unix_socket.h"
 #include "bond_risk/cli/settings.h"
+#include "bond_risk/db/change_log.h"
 #include "bond_risk/db/generator.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
@@ -108,6 +109,56 @@ TEST(Hardening, AResultsDatabaseLockedWhenTheWriterFirstOpensItGetsItsTablesOnce
   base::Statement rows = other.prepare("SELECT count(*) FROM bond_result");
   ASSERT_TRUE(rows.step());
   EXPECT_EQ(static_cast<std::size_t>(rows.integer(0)), model->store.bonds.size());
+}
+
+TEST(Hardening, AChangeAnotherProgramCommitsWhileABatchAwaitsTheWriteLockIsApplied) {
+  Live live("100", 20);
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  const std::string ot2 = std::to_string(test::first_id(live.store(), Kind::outright_trade) + 1);
+  base::Database other(live.path, base::Database::Mode::read_write);
+  other.exec("BEGIN IMMEDIATE");
+  other.exec("UPDATE outright_trade SET quantity = 4321 WHERE id = " + ot2);
+  // The amendment waits for the write lock (the busy timeout is 5 s); the other program commits meanwhile.
+  std::thread committer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    other.exec("COMMIT");
+  });
+  const base::Json amended = live.run("amend-trade " + ot + " quantity=7");
+  committer.join();
+  EXPECT_EQ(amended["ok"], true) << amended.dump();
+  test::expect_same_as_fresh(live);  // trade ot2 has quantity 4321
+}
+
+TEST(Hardening, AnotherProgramHoldingTheWriteLockAfterItsChangeDoesNotStopTheEngine) {
+  Live live("100", 20);
+  live.db->set_busy_timeout(50);
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  base::Database other(live.path, base::Database::Mode::read_write);
+  other.exec("UPDATE outright_trade SET quantity = 4321 WHERE id = " + ot);
+  other.exec("BEGIN IMMEDIATE");  // and holds the lock past the busy timeout
+  EXPECT_NO_THROW(live.executor->sync_external(false));  // the server's poll: it threw, and the engine exited
+  other.exec("ROLLBACK");
+  live.executor->sync_external(false);  // no new commit since: the poll retries what it could not apply
+  test::expect_same_as_fresh(live);
+  EXPECT_FALSE(live.run("stats").contains("degraded"));
+}
+
+TEST(Hardening, ChangesOfAnotherProgramAfterAFailedCommitAreStillSeen) {
+  test::TempDir dir;
+  const std::string path = dir.path("c.db");
+  ASSERT_EQ(run_cli("generate --preset 100 --out " + path).exit_code, 0);
+  base::Database db(path, base::Database::Mode::read_write);
+  ChangeLog log(db);
+  {
+    base::Transaction tx(db, true);
+    db.exec("UPDATE outright_trade SET quantity = 5 WHERE id = (SELECT min(id) FROM outright_trade)");
+    log.consume();
+  }  // not committed: rolled back, as a COMMIT that fails is
+  log.rolled_back();
+  base::Database other(path, base::Database::Mode::read_write);
+  other.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT max(id) FROM outright_trade)");
+  EXPECT_TRUE(log.pending());
+  EXPECT_EQ(log.changes().size(), 1u);
 }
 
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {

@@ -34,13 +34,16 @@ class ChangeLog {
   // Marks every recorded change consumed and deletes them; call inside the
   // transaction that made or applied them.
   void consume();
+  // The transaction of the last consume() did not commit: what it marked is
+  // not consumed (SQLite numbers the next changes from before it again).
+  void rolled_back() { consumed_ = consumed_before_; }
 
  private:
   std::int64_t last_seq();
 
   base::Database& db_;
   std::int64_t seen_version_ = -1;
-  std::int64_t consumed_ = 0;
+  std::int64_t consumed_ = 0, consumed_before_ = 0;  // the last consume()'s, and before it
 };
 
 }  // namespace bond_risk

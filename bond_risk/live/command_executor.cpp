@@ -210,13 +210,16 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   phases_.add(Phase::parse, clock.seconds());
   ++phases_.batches;
   const std::size_t events_before = model_.events();
-  bool external = false;
+  bool external = false, consumed = false;
   try {
-    // A batch of reads takes no write lock and writes nothing.
-    external = changes_.pending();
+    // A batch of reads takes no write lock and writes nothing. The lock
+    // first: no other program commits in between, and what one committed
+    // while the batch waited for the lock is seen.
     std::optional<base::Transaction> tx;
-    if (writes || external) tx.emplace(db_, true);  // the write lock first: no other program commits in between
-    if (external) apply_external_changes();          // changes made by other programs come before these commands
+    if (writes) tx.emplace(db_, true);
+    external = changes_.pending();
+    if (external && !tx) tx.emplace(db_, true);
+    if (external) apply_external_changes();  // changes made by other programs come before these commands
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (!batch.commands[i]) continue;
       try {
@@ -228,6 +231,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     batch.settle();
     if (tx) {
       changes_.consume();  // this transaction's own changes
+      consumed = true;
       clock.restart();
       tx->commit();
       phases_.add(Phase::commit, clock.seconds());
@@ -243,6 +247,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     // busy timeout, a full disk, ...): nothing of it is durable, so nothing
     // of it is kept, and the engine serves on.
     degraded_ = e.what();
+    if (consumed) changes_.rolled_back();
     refuse_batch(batch.errors, external || model_.events() != events_before);
   }
   clock.restart();
@@ -310,11 +315,24 @@ void CommandExecutor::forget_changes() {
 
 void CommandExecutor::sync_external(bool signalled) {
   const bool committed = changes_.external_commit();
-  if (!(committed || signalled) || !changes_.pending()) return;
-  base::Transaction tx(db_, true);
-  apply_external_changes();
-  changes_.consume();
-  tx.commit();
+  if (!(committed || signalled || sync_failed_) || !changes_.pending()) return;
+  bool consumed = false;
+  try {
+    base::Transaction tx(db_, true);
+    apply_external_changes();
+    changes_.consume();
+    consumed = true;
+    tx.commit();
+    sync_failed_ = false;
+    degraded_.clear();
+  } catch (const std::runtime_error& e) {
+    // Another program holds the write lock past the busy timeout, or the
+    // disk is full: its changes stay recorded, and the next poll applies
+    // them again from the database (re-reading a node is idempotent).
+    degraded_ = e.what();
+    sync_failed_ = true;
+    if (consumed) changes_.rolled_back();
+  }
   publish_results();
 }
 

@@ -80,7 +80,8 @@ class CommandExecutor {
 
   // Applies the changes other programs committed since the last call, if
   // any, and publishes the results; `signalled` looks even when SQLite saw no
-  // other commit (SIGUSR1).
+  // other commit (SIGUSR1). When the database refuses (locked, full), says
+  // so in `stats` as a refused batch does, and tries again at the next call.
   void sync_external(bool signalled);
 
   // Whether a shutdown command was executed.
@@ -114,6 +115,7 @@ class CommandExecutor {
   std::size_t published_kind_ = 0, published_offset_ = 0;  // how far into unpublished_.front()
   std::int64_t served_event_ = 0;
   std::string degraded_;  // why the last batch could not be written; "" once one is
+  bool sync_failed_ = false;  // other programs' changes could not be applied: sync_external retries
   std::array<std::size_t, kCommandCount> answered_{};
   PhaseTimes phases_;
   // The last var reply of each set, with the state (event, recalculations)
