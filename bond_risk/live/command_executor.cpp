@@ -329,6 +329,10 @@ void CommandExecutor::sync_external(bool signalled) {
     // Another program holds the write lock past the busy timeout, or the
     // disk is full: its changes stay recorded, and the next poll applies
     // them again from the database (re-reading a node is idempotent).
+    if (!sync_failed_) {
+      std::cerr << "bond_risk: warning: cannot apply what other programs changed in " << db_.path() << " (" << e.what()
+                << "); retrying at each poll\n";
+    }
     degraded_ = e.what();
     sync_failed_ = true;
     if (consumed) changes_.rolled_back();

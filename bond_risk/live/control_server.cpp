@@ -73,10 +73,12 @@ class Server {
         if (!fd_limit_logged_) std::cerr << "bond_risk: cannot accept a client (" << ec.message() << "); retrying\n";
         fd_limit_logged_ = true;
         retry_accept_.expires_after(std::chrono::milliseconds(50));
-        retry_accept_.async_wait([this](std::error_code) { accept(); });
+        retry_accept_.async_wait([this](std::error_code wait_ec) {
+          if (!wait_ec) accept();  // cancelled: stopping
+        });
         return;
       }
-      if (ec == asio::error::operation_aborted) return;
+      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;  // stopping
       if (!ec) {
         auto session = std::make_shared<Session>(std::move(socket));
         sessions_.push_back(session);
