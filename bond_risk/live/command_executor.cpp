@@ -314,10 +314,14 @@ void CommandExecutor::forget_changes() {
 }
 
 void CommandExecutor::sync_external(bool signalled) {
-  const bool committed = changes_.external_commit();
-  if (!(committed || signalled || sync_failed_) || !changes_.pending()) return;
   bool consumed = false;
   try {
+    const bool committed = changes_.external_commit();
+    if (!(committed || signalled || sync_failed_)) return;
+    if (!changes_.pending()) {  // none, or a batch applied them since
+      sync_failed_ = false;
+      return;
+    }
     base::Transaction tx(db_, true);
     apply_external_changes();
     changes_.consume();
