@@ -321,11 +321,14 @@ int bench_load_command(std::span<char* const> args) {
     throw base::UsageError("unknown experiment '" + a.positional[0] + "' (rates, patterns, memory, roundtrip or capacity)");
   }
   const std::string db = a.get("db", "");
+  // The engine first: it switches a fresh copy of the database to WAL as it
+  // starts, which SQLite refuses at once (no busy wait) while a load here
+  // holds the copy's write lock for its snapshot.
+  EngineClient client(a.get("socket", ""));
   Workload workload = [&] {
     base::Database database(db, base::Database::Mode::read_only);
     return Workload(load(database).store, static_cast<std::uint64_t>(base::parse_integer(a.get("seed", "1"), 0, 1'000'000'000, "--seed")));
   }();
-  EngineClient client(a.get("socket", ""));
   Context context{client, workload, a, a.get("out", ""), a.get("label", "-"), db};
   experiment->second(context);
   return 0;
