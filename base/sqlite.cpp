@@ -137,7 +137,6 @@ std::string_view ColumnValue::text() const {
   return p ? std::string_view(p, static_cast<std::size_t>(sqlite3_value_bytes(value_))) : std::string_view();
 }
 
-
 std::string Statement::value_text(int col) const {
   switch (column_type(col)) {
     case SQLITE_NULL: return "NULL";

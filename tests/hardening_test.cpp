@@ -149,12 +149,19 @@ TEST(Hardening, ChangesOfAnotherProgramAfterAFailedCommitAreStillSeen) {
   ASSERT_EQ(run_cli("generate --preset 100 --out " + path).exit_code, 0);
   base::Database db(path, base::Database::Mode::read_write);
   ChangeLog log(db);
+  // A COMMIT that fails: a deferred foreign key left broken.
+  db.exec("PRAGMA foreign_keys = ON; CREATE TEMP TABLE parent (id INTEGER PRIMARY KEY); "
+          "CREATE TEMP TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)");
   {
+    const std::int64_t mark = log.mark();
     base::Transaction tx(db, true);
     db.exec("UPDATE outright_trade SET quantity = 5 WHERE id = (SELECT min(id) FROM outright_trade)");
+    log.consume();  // twice, as applying other programs' changes and then the batch's own do
+    db.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT min(id) FROM outright_trade)");
     log.consume();
-  }  // not committed: rolled back, as a COMMIT that fails is
-  log.rolled_back();
+    db.exec("INSERT INTO child VALUES (1)");
+    EXPECT_THROW(log.commit(tx, mark), std::runtime_error);
+  }  // rolled back
   base::Database other(path, base::Database::Mode::read_write);
   other.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT max(id) FROM outright_trade)");
   EXPECT_TRUE(log.pending());

@@ -45,7 +45,7 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
   }
   db_.exec(sql);
   external_commit();
-  consumed_ = consumed_before_ = last_seq();
+  consumed_ = last_seq();
 }
 
 bool ChangeLog::external_commit() {
@@ -70,9 +70,17 @@ std::vector<ChangeLog::Change> ChangeLog::changes() {
 }
 
 void ChangeLog::consume() {
-  consumed_before_ = consumed_;
   consumed_ = last_seq();
   db_.cached("DELETE FROM input_change WHERE seq <= ?").bind(1, consumed_).run();
+}
+
+void ChangeLog::commit(base::Transaction& tx, std::int64_t mark) {
+  try {
+    tx.commit();
+  } catch (...) {
+    consumed_ = mark;
+    throw;
+  }
 }
 
 }  // namespace bond_risk

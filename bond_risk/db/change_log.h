@@ -32,18 +32,21 @@ class ChangeLog {
   bool pending() { return last_seq() > consumed_; }
 
   // Marks every recorded change consumed and deletes them; call inside the
-  // transaction that made or applied them.
+  // transaction that made or applied them, and end it with commit().
   void consume();
-  // The transaction of the last consume() did not commit: what it marked is
-  // not consumed (SQLite numbers the next changes from before it again).
-  void rolled_back() { consumed_ = consumed_before_; }
+  // Where consumption stands: take it as that transaction begins.
+  std::int64_t mark() const { return consumed_; }
+  // Commits `tx`. If the commit fails, nothing consumed since `mark` is
+  // (SQLite numbers the next changes from before it again) and the error
+  // is rethrown.
+  void commit(base::Transaction& tx, std::int64_t mark);
 
  private:
   std::int64_t last_seq();
 
   base::Database& db_;
   std::int64_t seen_version_ = -1;
-  std::int64_t consumed_ = 0, consumed_before_ = 0;  // the last consume()'s, and before it
+  std::int64_t consumed_ = 0;
 };
 
 }  // namespace bond_risk

@@ -210,7 +210,8 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   phases_.add(Phase::parse, clock.seconds());
   ++phases_.batches;
   const std::size_t events_before = model_.events();
-  bool external = false, consumed = false;
+  bool external = false;
+  const std::int64_t mark = changes_.mark();
   try {
     // A batch of reads takes no write lock and writes nothing. The lock
     // first: no other program commits in between, and what one committed
@@ -231,9 +232,8 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     batch.settle();
     if (tx) {
       changes_.consume();  // this transaction's own changes
-      consumed = true;
       clock.restart();
-      tx->commit();
+      changes_.commit(*tx, mark);
       phases_.add(Phase::commit, clock.seconds());
       degraded_.clear();
       for (base::Json& event : batch.logged) {
@@ -247,7 +247,6 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     // busy timeout, a full disk, ...): nothing of it is durable, so nothing
     // of it is kept, and the engine serves on.
     degraded_ = e.what();
-    if (consumed) changes_.rolled_back();
     refuse_batch(batch.errors, external || model_.events() != events_before);
   }
   clock.restart();
@@ -314,7 +313,6 @@ void CommandExecutor::forget_changes() {
 }
 
 void CommandExecutor::sync_external(bool signalled) {
-  bool consumed = false;
   try {
     const bool committed = changes_.external_commit();
     if (!(committed || signalled || sync_failed_)) return;
@@ -322,11 +320,10 @@ void CommandExecutor::sync_external(bool signalled) {
       sync_failed_ = false;
       return;
     }
+    const std::int64_t mark = changes_.mark();
     base::Transaction tx(db_, true);
-    apply_external_changes();
-    changes_.consume();
-    consumed = true;
-    tx.commit();
+    apply_external_changes();  // consumes them
+    changes_.commit(tx, mark);
     sync_failed_ = false;
     degraded_.clear();
   } catch (const std::runtime_error& e) {
@@ -339,7 +336,6 @@ void CommandExecutor::sync_external(bool signalled) {
     }
     degraded_ = e.what();
     sync_failed_ = true;
-    if (consumed) changes_.rolled_back();
   }
   publish_results();
 }
