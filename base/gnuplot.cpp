@@ -1,32 +1,65 @@
 #include "base/gnuplot.h"
 
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-#include <cstdio>
-#include <memory>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
+
+#include "base/unique_fd.h"
+
+extern char** environ;
 
 namespace base {
 
 namespace {
 
-struct PipeCloser {
-  void operator()(FILE* f) const {
-    if (f) pclose(f);
+// A script file only this process can read, removed when it goes.
+class ScriptFile {
+ public:
+  explicit ScriptFile(const std::string& text) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "bond_risk-plot-XXXXXX").string();
+    UniqueFd fd(mkstemp(pattern.data()));
+    if (fd.get() < 0) throw std::runtime_error("cannot create a temporary gnuplot script in " + pattern);
+    path_ = pattern;
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw std::runtime_error("cannot write the temporary gnuplot script " + path_);
+      done += static_cast<std::size_t>(n);
+    }
   }
+  ~ScriptFile() { std::filesystem::remove(path_); }
+  ScriptFile(const ScriptFile&) = delete;
+  ScriptFile& operator=(const ScriptFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
 };
 
 }  // namespace
 
-void run_gnuplot(const std::string& script) {
-  std::unique_ptr<FILE, PipeCloser> pipe(popen("gnuplot 2>&1", "w"));
-  if (!pipe) throw std::runtime_error("cannot start gnuplot (install Debian's gnuplot-nox: scripts/install-deps.sh)");
-  const bool written = std::fwrite(script.data(), 1, script.size(), pipe.get()) == script.size();
-  const int status = pclose(pipe.release());
-  if (!written || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error(WIFEXITED(status) && WEXITSTATUS(status) == 127
-                                 ? "gnuplot is not installed (install Debian's gnuplot-nox: scripts/install-deps.sh)"
-                                 : "gnuplot failed to draw the plot (its message is above)");
+void run_gnuplot(const std::string& script, const std::vector<std::string>& args) {
+  if (args.size() > 9) throw std::invalid_argument("run_gnuplot: gnuplot takes at most nine script arguments");
+  const ScriptFile file(script);
+  std::vector<std::string> words = {"gnuplot", "-c", file.path()};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv.data(), environ);
+  if (spawned == ENOENT) throw std::runtime_error("gnuplot is not installed (install Debian's gnuplot-nox: scripts/install-deps.sh)");
+  if (spawned != 0) throw std::runtime_error("cannot start gnuplot (install Debian's gnuplot-nox: scripts/install-deps.sh)");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw std::runtime_error("gnuplot failed to draw the plot (its message is above)");
   }
 }
 
@@ -36,10 +69,13 @@ std::string png_terminal(int width, int height) {
          " font ',10' } else { set terminal png" + size + " }\n";
 }
 
-std::string gnuplot_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
+std::string data_label(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (c == '"') c = '\'';
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return out;
 }
 
 }  // namespace base

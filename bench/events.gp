@@ -1,7 +1,10 @@
 # The plots of bench/run_events.sh, drawn by bench/events_report.sh as:
-#   gnuplot -e "dir='OUT'" bench/events.gp
+#   gnuplot -c bench/events.gp OUT
 # Reads OUT/rates.csv, memory.csv, roundtrip_histogram.csv and capacity_by_sync.csv;
 # writes rates.png, memory.png, roundtrip_histogram.png and capacity.png.
+# The directory and names arrive as arguments (strings), never as code.
+dir = ARG1
+
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
   set terminal pngcairo size 1100,650 font ',10'
 } else {

@@ -1,6 +1,9 @@
 # Latency percentiles of bond_risk bench-events, which runs it as:
-#   gnuplot -e "dir='OUT'; series='NAME NAME ...'" bench/latency.gp
+#   gnuplot -c bench/latency.gp OUT 'NAME NAME ...'
 # (reads OUT/latency.csv, writes OUT/latency.png; one line per series named).
+# The directory and names arrive as arguments (strings), never as code.
+dir = ARG1
+series = ARG2
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
   set terminal pngcairo size 1200,700 font ',10'
 } else {

@@ -61,7 +61,21 @@ if ! ls "$dir"/plotdata/series_*.dat >/dev/null 2>&1; then
   echo "plot.sh: no multi-threaded runs in $dir/results.csv; nothing to plot" >&2
   exit 1
 fi
-gnuplot -e "dir='$dir'; cores=$cores" "$here/plots.gp"
+# Each kind's series in one file, a block each headed by its name (data, never code).
+for kind in series st; do
+  first=1
+  for f in "$dir"/plotdata/"$kind"_*.dat; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .dat)
+    name=${name#"${kind}_"}
+    [ "$first" = 1 ] || printf '\n\n'
+    first=0
+    name=${name//_//}
+    printf '"%s"\n' "${name//\"/\'}"
+    cat "$f"
+  done > "$dir/plotdata/$kind.dat"
+done
+gnuplot -c "$here/plots.gp" "$dir" "$cores"
 
 # The report.
 {

@@ -1,18 +1,26 @@
 # The benchmark's plots. Run by bench/plot.sh with:
-#   gnuplot -e "dir='OUT'; cores=C" bench/plots.gp
-# OUT/plotdata/series_*.dat: one file per series, columns: threads, mean
-# flush s, std dev, mean process context switches per run, mean system
-# context switches per run, speedup over its variant's single-threaded mean.
-# OUT/plotdata/st_*.dat: each variant's single-threaded mean as a line.
+#   gnuplot -c bench/plots.gp OUT C
+# OUT/plotdata/series.dat: one block per series (blocks apart by two blank
+# lines), its first line the series' name in double quotes, then columns:
+# threads, mean flush s, std dev, mean process context switches per run,
+# mean system context switches per run, speedup over its variant's
+# single-threaded mean. OUT/plotdata/st.dat: likewise, each variant's
+# single-threaded mean as a line.
+# The directory and names arrive as arguments (strings), never as code.
+dir = ARG1
+cores = int(ARG2)
 
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
   set terminal pngcairo size 1100,700 font ',10'
 } else {
   set terminal png size 1100,700
 }
-files = system('ls '.dir.'/plotdata/series_*.dat')
-st_files = system('ls '.dir.'/plotdata/st_*.dat')
-name(f) = system('basename '.f.' .dat | sed "s/^series_//; s/^st_//" | tr _ /')
+series = dir.'/plotdata/series.dat'
+st = dir.'/plotdata/st.dat'
+stats series using 1 nooutput
+n = STATS_blocks
+stats st using 1 nooutput
+n_st = STATS_blocks
 set grid
 set key outside right top
 set logscale x 2
@@ -24,8 +32,8 @@ set output dir.'/duration_vs_threads.png'
 set title 'Full flush duration against NUM\_THREADS (mean and standard deviation of the repeats)'
 set ylabel 'flush seconds (log)'
 set logscale y
-plot for [f in files] f using 1:2:3 with yerrorlines title name(f), \
-     for [f in st_files] f using 1:2 with lines dashtype 2 lw 2 title name(f).' single-threaded mean'
+plot for [i = 0:n - 1] series index i using 1:2:3 with yerrorlines title columnhead(1), \
+     for [i = 0:n_st - 1] st index i using 1:2 with lines dashtype 2 lw 2 title columnhead(1).' single-threaded mean'
 
 set output dir.'/duration_and_cs_vs_threads.png'
 set title 'Duration (left axis, lines) and process context switches per run (right axis, points)'
@@ -34,8 +42,8 @@ set y2label 'context switches per run (log)'
 set logscale y2
 set y2tics
 set ytics nomirror
-plot for [f in files] f using 1:2 axes x1y1 with linespoints title name(f).' seconds', \
-     for [f in files] f using 1:($4 > 0 ? $4 : 1) axes x1y2 with points pointsize 1.5 title name(f).' switches'
+plot for [i = 0:n - 1] series index i using 1:2 axes x1y1 with linespoints title columnhead(1).' seconds', \
+     for [i = 0:n - 1] series index i using 1:($4 > 0 ? $4 : 1) axes x1y2 with points pointsize 1.5 title columnhead(1).' switches'
 unset y2label
 unset logscale y2
 unset y2tics
@@ -46,7 +54,7 @@ set output dir.'/speedup.png'
 set title sprintf('Speedup over the single-threaded mean of each variant, on %d cores', cores)
 set ylabel 'single-threaded mean / mean duration'
 set yrange [0:*]
-plot for [f in files] f using 1:6 with linespoints title name(f), \
+plot for [i = 0:n - 1] series index i using 1:6 with linespoints title columnhead(1), \
      (x < cores ? x : cores) with lines dashtype 2 lw 2 title sprintf('ideal (%d cores)', cores)
 
 unset logscale x

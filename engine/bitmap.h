@@ -59,6 +59,24 @@ class Bitmap {
     });
   }
 
+  // Clears the first set bits at or after `first`, at most `max` of them,
+  // appending their indices to `out` in increasing order; returns where a
+  // next call goes on (size() once none is left past the last one taken).
+  template <class Index>
+  std::size_t take(std::size_t first, std::size_t max, std::vector<Index>& out) {
+    for (std::size_t k = first / 64; k < words_.size(); ++k) {
+      Word w = words_[k] & (k == first / 64 ? ~Word{0} << (first % 64) : ~Word{0});
+      for (; w != 0; w &= w - 1) {
+        const std::size_t i = k * 64 + static_cast<std::size_t>(std::countr_zero(w));
+        if (max == 0) return i;
+        reset(i);
+        out.push_back(static_cast<Index>(i));
+        --max;
+      }
+    }
+    return size_;
+  }
+
   // The bits of word k that lie in [first, last).
   static Word mask(std::size_t k, std::size_t first, std::size_t last) {
     Word m = ~Word{0};

@@ -89,6 +89,13 @@ TEST(Commands, TradeFieldsAreTypedByTheirColumn) {
   }
 }
 
+TEST(Commands, AMoveMayBeSignedEitherWay) {
+  for (const auto& [line, bp] : std::vector<std::pair<std::string, double>>{{"bump-curve X +5", 5}, {"bump-curve X -5", -5}, {"bump-curve X 5", 5}}) {
+    const Command c = parse_command(line);
+    EXPECT_EQ(std::get<BumpCurve>(std::get<Change>(c)).bp, bp) << line;
+  }
+}
+
 TEST(Commands, ABadLineNamesWhatIsWrong) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", "empty command"},
@@ -97,6 +104,9 @@ TEST(Commands, ABadLineNamesWhatIsWrong) {
       {"bump-curve X 1 2", "usage: bump-curve CURVE BP"},
       {"set-rate X 1.5 0.01", "IDX '1.5' is not a whole number"},
       {"set-rate X 1 inf", "VALUE 'inf' is not a finite number"},
+      {"bump-curve X ++1", "BP '++1' is not a finite number"},
+      {"bump-curve X +-1", "BP '+-1' is not a finite number"},
+      {"bump-curve X +", "BP '+' is not a finite number"},
       {"roll-date 2026-13-01", "date '2026-13-01' is not a YYYY-MM-DD date"},
       {"amend-trade 5", "usage: amend-trade ID field=value..."},
       {"amend-trade 5 id=7", "unknown trade field 'id'"},

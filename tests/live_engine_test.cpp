@@ -191,6 +191,35 @@ TEST(LiveEngine, AThousandRandomBatchesEndWithResultTablesEqualToAFreshFlush) {
   test::expect_result_tables_fresh(live);
 }
 
+// Big events back to back, each followed by only a slice of publication (as
+// the server publishes between batches): what waits for the result writer
+// stays within one row per node, and the tables advance during the flood.
+TEST(LiveEngine, AFloodOfBigEventsKeepsAtMostOneResultWaitingPerNodeAndTheTablesAdvance) {
+  Live live("100", 20, 2);
+  const std::int64_t before = live.executor->results().wait_written();
+  std::int64_t during = before;
+  for (int e = 0; e < 300; ++e) {
+    const std::string line = e % 3 == 0 ? "roll-date " + format_date(*parse_date("2025-11-21") + e / 3 + 1)
+                                        : std::string("bump-curve GBP-GILT ") + (e % 2 ? "+1" : "-1");  // +1 as a desk types it
+    for (const Reply& reply : live.executor->execute(std::vector{line})) {
+      ASSERT_NE(reply.line.find("\"ok\":true"), std::string::npos) << line << ": " << reply.line;
+    }
+    live.executor->publish_results(50);  // far fewer rows than one event recalculates
+    if (e == 200) during = live.executor->results().wait_written();
+  }
+  const base::Json stats = live.run("stats");
+  ASSERT_TRUE(stats.contains("results_pending")) << stats.dump();
+  const base::Json& pending = stats["results_pending"];
+  const std::size_t nodes = pending["nodes"];
+  EXPECT_EQ(nodes, live.store().size());
+  EXPECT_GT(pending["marked_peak"].get<std::size_t>(), 0u);
+  EXPECT_LE(pending["marked_peak"].get<std::size_t>(), nodes);
+  EXPECT_LE(pending["assembled_peak"].get<std::size_t>(), nodes);
+  EXPECT_GT(during, before) << "no results were written during the flood";
+  live.executor->publish_results();
+  test::expect_result_tables_fresh(live);
+}
+
 TEST(LiveEngine, EveryLineGetsOneValidJsonReplyWhateverItsBytes) {
   Live live("tiny", 4);
   const std::vector<base::Json> replies = live.batch({"", "   ", std::string("get a\0b\xff\"c", 10)});

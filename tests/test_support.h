@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -98,6 +99,8 @@ class Process {
   Process& operator=(const Process&) = delete;
   // Waits for the process to end; its exit code, or -signal.
   int wait();
+  // ... for at most `limit`: nullopt if it is still running then.
+  std::optional<int> wait_for(std::chrono::seconds limit);
   void signal(int signal);
 
  private:
@@ -111,6 +114,7 @@ class EngineProcess {
   // Waits until the socket accepts connections (30 s at most).
   bool ready() const;
   int wait() { return process_.wait(); }
+  std::optional<int> wait_for(std::chrono::seconds limit) { return process_.wait_for(limit); }
   void kill9();
 
  private:

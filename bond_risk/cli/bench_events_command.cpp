@@ -9,9 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <stdexcept>
 #include <functional>
 
 #include "base/cli_args.h"
+#include "base/gnuplot.h"
 #include "base/percentile.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/event_series.h"
@@ -119,8 +122,16 @@ void write_report(const std::string& out, const std::vector<Series>& series, con
   std::cout << std::ifstream(out + "/summary.txt").rdbuf();
   std::string names_list;
   for (const Series& s : series) names_list += (names_list.empty() ? "" : " ") + s.name;
-  const std::string plot = "gnuplot -e \"dir='" + out + "'; series='" + names_list + "'\" bench/latency.gp 2>/dev/null";
-  if (std::system(plot.c_str()) == 0) std::cout << "Plot: " << out << "/latency.png\n";
+  std::ifstream source("bench/latency.gp");
+  std::ostringstream script;
+  script << source.rdbuf();
+  try {
+    if (!source) throw std::runtime_error("cannot read bench/latency.gp (run from the source tree)");
+    base::run_gnuplot(script.str(), {out, names_list});
+    std::cout << "Plot: " << out << "/latency.png\n";
+  } catch (const std::exception& e) {
+    std::cout << "No plot: " << e.what() << "\n";
+  }
 }
 
 double median_of(const Series& s) { return base::percentile(s.micros, 50); }

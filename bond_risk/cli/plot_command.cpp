@@ -90,7 +90,7 @@ int plot_ladder(base::Database& db, const std::string& book, const std::string& 
   const bool several_curves = !points.empty() && points.front().curve != points.back().curve;
   file << "# tenor\t" << (repo ? "margin_kr01\tmtm_pnl_kr01" : "kr01") << "\n";
   for (const Point& p : points) {
-    file << '"' << (several_curves ? p.curve + " " : "") << p.tenor << "\"\t" << p.values << "\n";
+    file << '"' << base::data_label((several_curves ? p.curve + " " : "") + p.tenor) << "\"\t" << p.values << "\n";
   }
   file.close();
   if (points.empty()) {
@@ -98,17 +98,16 @@ int plot_ladder(base::Database& db, const std::string& book, const std::string& 
                              "or the results were written with KEY_RATES=0; run: bond_risk run --batch --db " +
                              db.path() + ")");
   }
-  std::string script = base::png_terminal(1100, 600) + "set termoption noenhanced\nset output " + base::gnuplot_quoted(out) + "\n" +
-                       "set title " + base::gnuplot_quoted("Key-rate ladder of " + std::string(kind_name(kind)) + " " +
-                                                            book + " (" + curves + ")") + "\n" +
+  // Names and paths go as the script's arguments (ARG1..ARG3), never into its text.
+  std::string script = base::png_terminal(1100, 600) +
+                       "set termoption noenhanced\nset output ARG1\nset title ARG3\n"
                        "set style data histograms\nset style histogram clustered gap 1\n"
                        "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\nset key top left\n"
                        "set xtics rotate by -45\nset xlabel 'input point of the curve (tenor)'\n"
                        "set ylabel 'kr01: value change for +1bp at the point'\nset xzeroaxis\n";
-  const std::string quoted = base::gnuplot_quoted(data);
-  script += repo ? "plot " + quoted + " using 2:xtic(1) title 'margin_kr01', '' using 3 title 'mtm_pnl_kr01'\n"
-                 : "plot " + quoted + " using 2:xtic(1) title 'kr01'\n";
-  base::run_gnuplot(script);
+  script += repo ? "plot ARG2 using 2:xtic(1) title 'margin_kr01', '' using 3 title 'mtm_pnl_kr01'\n"
+                 : "plot ARG2 using 2:xtic(1) title 'kr01'\n";
+  base::run_gnuplot(script, {out, data, "Key-rate ladder of " + std::string(kind_name(kind)) + " " + book + " (" + curves + ")"});
   std::cout << "Wrote " << out << " (" << points.size() << " points; numbers in " << data << ")\n";
   return 0;
 }
@@ -142,19 +141,20 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
   const auto [lo, hi] = std::minmax_element(pnl.begin(), pnl.end());
   const double width = *hi > *lo ? (*hi - *lo) / 40 : 1.0;
   std::ostringstream script;
-  script << std::setprecision(17) << base::png_terminal(1100, 600) << "set termoption noenhanced\nset output "
-         << base::gnuplot_quoted(out) << "\nset title " << base::gnuplot_quoted("P&L of " + whose + " over scenario set " + set +
-                                                                                 " (" + std::to_string(pnl.size()) + " scenarios)")
-         << "\nset style fill solid 0.6 border -1\nset grid ytics\nset key top right\n"
+  // Names and paths go as the script's arguments (ARG1..ARG3), never into its text.
+  script << std::setprecision(17) << base::png_terminal(1100, 600)
+         << "set termoption noenhanced\nset output ARG1\nset title ARG3\n"
+            "set style fill solid 0.6 border -1\nset grid ytics\nset key top right\n"
             "set xlabel 'P&L'\nset ylabel 'scenarios'\nw = " << width << "\nset boxwidth w absolute\nbin(x) = w * floor(x / w) + w / 2\n";
   if (historical) {
     script << "set arrow 1 from " << -risk.var_99 << ", graph 0 to " << -risk.var_99 << ", graph 1 nohead lw 2 lc rgb 'red'\n"
            << "set arrow 2 from " << -risk.es_975 << ", graph 0 to " << -risk.es_975 << ", graph 1 nohead lw 2 dt 2 lc rgb 'dark-red'\n"
-           << "set label 1 " << base::gnuplot_quoted("VaR 99%") << " at " << -risk.var_99 << ", graph 0.95 right offset -0.5,0\n"
-           << "set label 2 " << base::gnuplot_quoted("ES 97.5%") << " at " << -risk.es_975 << ", graph 0.88 right offset -0.5,0\n";
+           << "set label 1 'VaR 99%' at " << -risk.var_99 << ", graph 0.95 right offset -0.5,0\n"
+           << "set label 2 'ES 97.5%' at " << -risk.es_975 << ", graph 0.88 right offset -0.5,0\n";
   }
-  script << "plot " << base::gnuplot_quoted(data) << " using (bin($1)):(1.0) smooth frequency with boxes title 'scenarios'\n";
-  base::run_gnuplot(script.str());
+  script << "plot ARG2 using (bin($1)):(1.0) smooth frequency with boxes title 'scenarios'\n";
+  base::run_gnuplot(script.str(), {out, data, "P&L of " + whose + " over scenario set " + set + " (" +
+                                                  std::to_string(pnl.size()) + " scenarios)"});
   std::cout << "Wrote " << out << " (" << pnl.size() << " scenarios";
   if (historical) std::cout << "; VaR 99% " << risk.var_99 << ", ES 97.5% " << risk.es_975;
   std::cout << "; numbers in " << data << ")\n";

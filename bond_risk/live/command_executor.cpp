@@ -54,7 +54,7 @@ struct CommandExecutor::Batch {
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
     for (; logged_settled < logged.size(); ++logged_settled) logged[logged_settled]["nodes"] = nodes;
-    ex.unpublished(std::move(r));
+    ex.unpublished(r);
     for (const auto& [i, applied] : awaiting) {
       replies[i].update(recalculation);
       replies[i].update(changed_values_json(ex.model_, applied));
@@ -167,6 +167,11 @@ struct CommandExecutor::Batch {
     base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
     stats["event"] = ex.served_event_;
     stats["results_as_of"] = ex.publisher_.written_as_of();
+    // What waits for the writer, at most since start-up: nodes marked to be
+    // copied, rows assembled for it (each at most one per node).
+    stats["results_pending"] = {{"marked_peak", ex.marked_peak_},
+                                {"assembled_peak", ex.publisher_.assembled_peak()},
+                                {"nodes", ex.model_.store().size()}};
     stats["watch_lines"] = ex.watch_lines_;
     if (!ex.degraded_.empty()) stats["degraded"] = "the last batch could not be written: " + ex.degraded_;
     if (const std::string error = ex.publisher_.last_error(); !error.empty()) stats["results_error"] = error;
@@ -276,27 +281,37 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
   }
 }
 
-void CommandExecutor::unpublished(LiveModel::Recalculation r) {
+void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
   all_changed_ |= r.whole;
-  for (std::size_t k = 0; k < kKindCount && !all_changed_; ++k) {
-    engine::Bitmap& changed = changed_[k];
-    if (changed.size() < model_.store().size(static_cast<Kind>(k))) changed.resize(model_.store().size(static_cast<Kind>(k)));
-    for (NodeIndex i : r.changed[k]) changed.set(i);
-  }
+  any_changed_ = true;
   if (r.whole) {
-    unpublished_.clear();
-    published_kind_ = published_offset_ = 0;
+    for (engine::Bitmap& marks : unpublished_) marks.clear();
+    marked_ = 0;
+    unpublished_whole_ = true;
+    passing_ = false;
   }
-  unpublished_.push_back(std::move(r));
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const std::size_t size = model_.store().size(static_cast<Kind>(k));
+    engine::Bitmap& marks = unpublished_[k];
+    if (marks.size() < size) marks.resize(size);
+    engine::Bitmap& changed = changed_[k];
+    if (changed.size() < size) changed.resize(size);
+    for (NodeIndex i : r.changed[k]) {
+      if (!all_changed_) changed.set(i);
+      if (unpublished_whole_ || marks.test(i)) continue;
+      marks.set(i);
+      ++marked_;
+    }
+  }
+  marked_peak_ = std::max(marked_peak_, marked_);
 }
 
-std::string CommandExecutor::update_line(std::int64_t id) {
+std::string CommandExecutor::update_values(std::int64_t id) {
   ++watch_lines_;
   const NodeRef* node = model_.store().by_id.find(id);
-  const base::Json values = node && model_.store().state(*node).status != Status::removed
-                                ? node_json(model_, *node)
-                                : base::Json{{"id", id}, {"status", "REMOVED"}};
-  return base::dump_line({{"update", values}, {"event", served_event_}});
+  return node && model_.store().state(*node).status != Status::removed
+             ? base::dump_line(node_json(model_, *node))
+             : base::dump_line({{"id", id}, {"status", "REMOVED"}});
 }
 
 bool CommandExecutor::changed_since_notified(std::int64_t id) const {
@@ -308,7 +323,7 @@ bool CommandExecutor::changed_since_notified(std::int64_t id) const {
 }
 
 void CommandExecutor::forget_changes() {
-  all_changed_ = false;
+  all_changed_ = any_changed_ = false;
   for (engine::Bitmap& changed : changed_) changed.clear();
 }
 
@@ -348,29 +363,35 @@ bool CommandExecutor::publish_results(std::size_t budget) {
 }
 
 bool CommandExecutor::publish_rows(std::size_t budget) {
-  while (!unpublished_.empty() && budget > 0) {
-    const LiveModel::Recalculation& r = unpublished_.front();
-    if (r.whole && published_kind_ == 0 && published_offset_ == 0) {
-      publisher_.add_all(model_.store(), model_.graph());
-      budget -= std::min(budget, model_.store().size());
-      published_kind_ = kKindCount;
+  if (!passing_) {
+    if (!unpublished_whole_ && marked_ == 0) {
+      publisher_.seal(served_event_);
+      return false;
     }
-    for (; published_kind_ < kKindCount && budget > 0; ++published_kind_, published_offset_ = 0) {
-      const std::vector<NodeIndex>& nodes = r.changed[published_kind_];
-      const std::size_t n = std::min(budget, nodes.size() - published_offset_);
-      publisher_.add(model_.store(), model_.graph(), static_cast<Kind>(published_kind_),
-                     std::span(nodes).subspan(published_offset_, n));
-      budget -= n;
-      published_offset_ += n;
-      if (published_offset_ < nodes.size()) break;
-    }
-    if (published_kind_ < kKindCount) break;
-    unpublished_.pop_front();
-    published_kind_ = published_offset_ = 0;
+    passing_ = true;
+    pass_kind_ = pass_next_ = 0;
+    pass_event_ = served_event_;
   }
-  if (!unpublished_.empty()) return true;
-  publisher_.seal(served_event_);
-  return false;
+  if (unpublished_whole_) {
+    publisher_.add_all(model_.store(), model_.graph());
+    budget -= std::min(budget, model_.store().size());
+    unpublished_whole_ = false;
+    pass_kind_ = kKindCount;
+  }
+  for (; pass_kind_ < kKindCount && budget > 0; ++pass_kind_, pass_next_ = 0) {
+    slice_.clear();
+    pass_next_ = unpublished_[pass_kind_].take(pass_next_, budget, slice_);
+    publisher_.add(model_.store(), model_.graph(), static_cast<Kind>(pass_kind_), slice_);
+    marked_ -= slice_.size();
+    budget -= slice_.size();
+    if (pass_next_ < unpublished_[pass_kind_].size()) break;
+  }
+  if (pass_kind_ < kKindCount) return true;
+  passing_ = false;
+  // Every node marked by the events up to the pass's start is in; those
+  // marked since lie behind it unless none is left.
+  publisher_.seal(marked_ == 0 ? served_event_ : pass_event_);
+  return marked_ > 0;
 }
 
 // Applies the changes other programs made to the input tables and
@@ -379,7 +400,7 @@ base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
   LiveModel::Recalculation r = apply_external(model_, changes, db_);
   const base::Json recalculation = recalculation_json(r);
-  unpublished(std::move(r));
+  unpublished(r);
   changes_.consume();
   std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
   return recalculation;

@@ -67,14 +67,16 @@ class CommandExecutor {
   // in.
   bool publish_results(std::size_t budget = SIZE_MAX);
 
-  // A watched node's update line: {"update":{...node...},"event":N}, or
-  // {"update":{"id":ID,"status":"REMOVED"},"event":N} once it is gone.
-  // `stats` counts the lines built (watch_lines).
-  std::string update_line(std::int64_t id);
-  // Whether node `id`'s values may have changed since the last
-  // forget_changes(): it was recalculated or removed, or the model was
-  // read again whole. The server builds update lines only for those, so a
-  // batch costs its watchers in proportion to what it changed.
+  // A watched node's values as JSON ({...node...}, or {"id":ID,"status":
+  // "REMOVED"} once it is gone), as of served_event(); `stats` counts the
+  // updates built (watch_lines).
+  std::string update_values(std::int64_t id);
+  // Whether any node's values may have changed since the last
+  // forget_changes(), and whether node `id`'s may: it was recalculated or
+  // removed, or the model was read again whole. The server builds updates
+  // only for those, so a batch costs its watchers in proportion to what it
+  // changed, and an idle poll nothing.
+  bool changed_since_notified() const { return any_changed_; }
   bool changed_since_notified(std::int64_t id) const;
   void forget_changes();
 
@@ -104,15 +106,26 @@ class CommandExecutor {
   base::Database& db_;
   ChangeLog changes_;
   ResultPublisher publisher_;
-  // Queues a recalculation's rows; a whole one (a reload, whose node
-  // indices may all have moved) replaces those still queued.
-  void unpublished(LiveModel::Recalculation r);
+  // Marks a recalculation's nodes for publication and for watchers; a whole
+  // one (a reload, whose node indices may all have moved) replaces every mark.
+  void unpublished(const LiveModel::Recalculation& r);
 
-  std::deque<LiveModel::Recalculation> unpublished_;
+  // Results not yet handed to the writer, conflated: one mark per node
+  // (whatever the number of events that changed it) or one reload, so what
+  // waits is bounded by the nodes, never by the events. publish_rows()
+  // hands them over in passes, in index order; a pass that ends with marks
+  // behind it (made by events during the pass) seals the event it began at,
+  // so the written tables advance however fast events come.
+  std::array<engine::Bitmap, kKindCount> unpublished_;  // by node index
+  std::size_t marked_ = 0, marked_peak_ = 0;           // marks set now, and at most since start-up
+  bool unpublished_whole_ = false;                     // every row (a reload)
+  bool passing_ = false;                               // a pass is under way
+  std::size_t pass_kind_ = 0, pass_next_ = 0;          // where the pass goes on
+  std::int64_t pass_event_ = 0;                        // the event it began at
+  std::vector<NodeIndex> slice_;                       // the nodes of one slice (reused)
   std::array<engine::Bitmap, kKindCount> changed_;  // by node index, since forget_changes()
-  bool all_changed_ = true;
+  bool all_changed_ = true, any_changed_ = true;
   std::size_t watch_lines_ = 0;  // update lines built for watchers since start-up
-  std::size_t published_kind_ = 0, published_offset_ = 0;  // how far into unpublished_.front()
   std::int64_t served_event_ = 0;
   std::string degraded_;  // why the last batch could not be written; "" once one is
   bool sync_failed_ = false;  // other programs' changes could not be applied: sync_external retries

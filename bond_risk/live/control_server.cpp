@@ -1,5 +1,6 @@
 #include "bond_risk/live/control_server.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 
 // One thread runs the event loop and nothing else touches it: Asio needs no
@@ -12,6 +13,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 #include "base/unix_socket.h"
 #include "bond_risk/live/command_executor.h"
@@ -27,13 +29,16 @@ constexpr std::size_t kMaxLine = 1 << 20;        // a longer line is garbage: th
 constexpr std::size_t kPauseReading = 1 << 20;   // queued reply bytes past which a client's lines wait
 constexpr std::size_t kMaxQueued = 16 << 20;     // queued bytes past which a client is dropped
 constexpr std::size_t kMaxWatched = 10'000;      // nodes one connection may follow
+constexpr std::size_t kMaxWatchedTotal = 100'000;  // ... and every connection together
+constexpr std::size_t kUpdatesPerTurn = 256;      // update lines built between two looks at the sockets
 constexpr std::size_t kLinesPerTurn = 64;        // a client's lines in one batch; the rest wait their turn
 constexpr auto kExternalPoll = std::chrono::milliseconds(100);
 constexpr std::size_t kPublishSlice = 16384;     // result rows copied between two looks at the sockets
 
 // One client connection: its unread bytes, its queued replies and the
 // nodes it watches. Replies are written when the socket can take them, so
-// a slow reader delays nobody but itself.
+// a slow reader delays nobody but itself. An update line is built once per
+// node and change, whoever watches it, and shared.
 struct Session {
   explicit Session(Socket s) : socket(std::move(s)) {}
   Socket socket;
@@ -41,11 +46,17 @@ struct Session {
   std::string unread;                          // bytes after the last complete line
   std::deque<std::string> queued;              // reply lines, in order
   std::size_t queued_bytes = 0;                // of queued and writing
-  std::map<std::int64_t, std::string> watched;  // node id -> its last values sent
-  std::map<std::int64_t, std::string> updates;  // the latest unsent update per node id
+  std::map<std::int64_t, std::uint64_t> watched;  // node id -> a hash of its last values sent (0: none yet)
+  std::map<std::int64_t, std::shared_ptr<const std::string>> updates;  // the latest unsent update per node id
   std::string writing;                         // the bytes of the write in flight
   bool reading = false, read_closed = false, closed = false;
   bool backlog = false;                        // complete lines wait in `unread` for a later batch
+};
+
+// The sessions following a node, and whether its update is queued.
+struct Watchers {
+  std::vector<std::shared_ptr<Session>> sessions;
+  bool queued = false;
 };
 
 class Server {
@@ -74,7 +85,7 @@ class Server {
         fd_limit_logged_ = true;
         retry_accept_.expires_after(std::chrono::milliseconds(50));
         retry_accept_.async_wait([this](std::error_code wait_ec) {
-          if (!wait_ec) accept();  // cancelled: stopping
+          if (!wait_ec && !stopping_) accept();
         });
         return;
       }
@@ -90,7 +101,7 @@ class Server {
 
   void wait_signal() {
     signals_.async_wait([this](std::error_code ec, int signal) {
-      if (ec) return;
+      if (ec || stopping_) return;
       if (signal == SIGUSR1 || signal == SIGHUP) {
         executor_.sync_external(true);  // SIGHUP, like SIGUSR1: re-read what other programs changed
         notify_watchers();
@@ -104,7 +115,9 @@ class Server {
   void poll_external() {
     poll_.expires_after(kExternalPoll);
     poll_.async_wait([this](std::error_code ec) {
-      if (ec) return;
+      // A wait that had already expired when stop() cancelled it completes
+      // without an error: without this check it would poll, and re-arm, forever.
+      if (ec || stopping_) return;
       executor_.sync_external(false);
       notify_watchers();
       poll_external();
@@ -118,8 +131,11 @@ class Server {
       s->reading = false;
       if (s->closed) return;
       if (ec) {
-        // The client sent all it will; it may still read replies (a watcher does).
+        // The client sent all it will; it may still read replies (a watcher
+        // does), unless it closed the connection whole: then its watches go.
         s->read_closed = true;
+        pollfd hangup{s->socket.native_handle(), POLLOUT, 0};
+        if (::poll(&hangup, 1, 0) == 1 && (hangup.revents & (POLLHUP | POLLERR))) return close(s);
         if (s->watched.empty() && s->queued.empty() && s->writing.empty() && pending_for(s) == 0) close(s);
         return;
       }
@@ -170,11 +186,9 @@ class Server {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       Session& s = *batch[i].session;
       if (s.closed) continue;
-      if (replies[i].unwatch_all) s.watched.clear();
-      for (std::int64_t id : replies[i].unwatch) s.watched.erase(id);
-      for (std::int64_t id : replies[i].watch) s.watched.emplace(id, std::string());
-      enqueue(batch[i].session, replies[i].line);
-      if (s.watched.size() > kMaxWatched) drop(batch[i].session, "more than 10000 watched nodes; connection closed");
+      if (replies[i].unwatch_all) unwatch_all(s);
+      for (std::int64_t id : replies[i].unwatch) unwatch(s, id);
+      enqueue(batch[i].session, replies[i].watch.empty() ? replies[i].line : watch(batch[i].session, replies[i]));
     }
     notify_watchers();
     publish_slice();
@@ -200,21 +214,101 @@ class Server {
     });
   }
 
-  // Queues an update for every watched node whose values changed (and
-  // for those newly watched).
-  void notify_watchers() {
-    for (const auto& s : sessions_) {
-      for (auto& [id, last] : s->watched) {
-        if (!last.empty() && !executor_.changed_since_notified(id)) continue;
-        std::string update = executor_.update_line(id);
-        const std::string values = update.substr(0, update.rfind(",\"event\":"));
-        if (values == last) continue;
-        last = values;
-        s->updates[id] = std::move(update);  // only the latest per node waits
-      }
-      write(s);
+  // Follows the nodes of a watch reply, unless that would take the
+  // connection or every connection together past its bound; the reply line.
+  std::string watch(const std::shared_ptr<Session>& s, const Reply& reply) {
+    std::size_t added = 0;
+    for (std::int64_t id : reply.watch) added += !s->watched.contains(id);
+    if (s->watched.size() + added > kMaxWatched) {
+      return error_line("watch refused: this connection would follow " + std::to_string(s->watched.size() + added) +
+                        " nodes, at most " + std::to_string(kMaxWatched) + "; unwatch some first");
     }
-    executor_.forget_changes();
+    if (watched_total_ + added > kMaxWatchedTotal) {
+      return error_line("watch refused: the engine's connections would follow " +
+                        std::to_string(watched_total_ + added) + " nodes together, at most " +
+                        std::to_string(kMaxWatchedTotal) + "; unwatch some or try later");
+    }
+    for (std::int64_t id : reply.watch) {
+      if (!s->watched.emplace(id, 0).second) continue;
+      ++watched_total_;
+      Watchers& w = watchers_[id];
+      w.sessions.push_back(s);
+      queue_update(id, w);  // its first update
+    }
+    return reply.line;
+  }
+
+  void unwatch(Session& s, std::int64_t id) {
+    if (s.watched.erase(id) == 0) return;
+    s.updates.erase(id);
+    --watched_total_;
+    const auto it = watchers_.find(id);
+    std::erase_if(it->second.sessions, [&](const std::shared_ptr<Session>& w) { return w.get() == &s; });
+    if (it->second.sessions.empty() && !it->second.queued) watchers_.erase(it);
+  }
+
+  void unwatch_all(Session& s) {
+    while (!s.watched.empty()) unwatch(s, s.watched.begin()->first);
+  }
+
+  void queue_update(std::int64_t id, Watchers& w) {
+    if (w.queued) return;
+    w.queued = true;
+    to_update_.push_back(id);
+  }
+
+  // Queues the watched nodes whose values may have changed (nothing when
+  // none did: an idle poll costs nothing), then builds their update lines.
+  void notify_watchers() {
+    if (executor_.changed_since_notified()) {
+      for (auto& [id, w] : watchers_) {
+        if (executor_.changed_since_notified(id)) queue_update(id, w);
+      }
+      executor_.forget_changes();
+    }
+    build_updates();
+  }
+
+  // Builds the queued nodes' update lines, a turn's worth at a time between
+  // looks at the sockets (so that thousands of watched nodes never hold up
+  // another client's command), each line once for all its watchers; a
+  // watcher whose last line had the same values gets none. Only the latest
+  // unsent update of a node waits for a watcher.
+  void build_updates() {
+    if (updating_ || stopping_) return;
+    std::vector<std::shared_ptr<Session>> touched;
+    for (std::size_t built = 0; !to_update_.empty() && built < kUpdatesPerTurn;) {
+      const std::int64_t id = to_update_.front();
+      to_update_.pop_front();
+      const auto it = watchers_.find(id);
+      it->second.queued = false;
+      if (it->second.sessions.empty()) {
+        watchers_.erase(it);
+        continue;
+      }
+      const std::string values = executor_.update_values(id);
+      ++built;
+      const std::uint64_t hash = std::hash<std::string>{}(values) | 1;
+      std::shared_ptr<const std::string> line;
+      for (const std::shared_ptr<Session>& s : it->second.sessions) {
+        std::uint64_t& last = s->watched[id];
+        if (last == hash) continue;
+        last = hash;
+        if (!line) {
+          line = std::make_shared<const std::string>("{\"update\":" + values + ",\"event\":" +
+                                                      std::to_string(executor_.served_event()) + "}\n");
+        }
+        s->updates[id] = line;
+        touched.push_back(s);
+      }
+    }
+    for (const std::shared_ptr<Session>& s : touched) write(s);
+    if (to_update_.empty()) return;
+    updating_ = true;
+    asio::post(io_, [this] {
+      updating_ = false;
+      build_updates();
+    });
   }
 
   void enqueue(const std::shared_ptr<Session>& s, const std::string& line) {
@@ -227,7 +321,7 @@ class Server {
   void write(const std::shared_ptr<Session>& s) {
     if (s->closed || !s->writing.empty()) return;
     if (s->queued.empty()) {
-      for (auto& [id, update] : s->updates) s->queued.push_back(update + "\n"), s->queued_bytes += update.size() + 1;
+      for (auto& [id, update] : s->updates) s->queued.push_back(*update), s->queued_bytes += update->size();
       s->updates.clear();
     }
     if (s->queued.empty()) {
@@ -258,12 +352,17 @@ class Server {
   void close(const std::shared_ptr<Session>& s) {
     if (s->closed) return;
     s->closed = true;
+    unwatch_all(*s);
     std::error_code ignored;
     s->socket.close(ignored);
     std::erase(sessions_, s);
   }
 
+  // Ends the loop: every handler that completes from now on returns
+  // without arming another wait (cancel() cannot recall one already due).
   void stop() {
+    if (stopping_) return;
+    stopping_ = true;
     std::error_code ignored;
     acceptor_.close(ignored);
     signals_.cancel(ignored);
@@ -272,7 +371,7 @@ class Server {
     // Replies already queued still go out, for at most a second: the loop
     // ends when the last write does.
     for (const auto& s : std::vector(sessions_)) {
-      s->watched.clear();
+      unwatch_all(*s);
       s->read_closed = true;
       s->socket.shutdown(Socket::shutdown_receive, ignored);
       if (s->writing.empty() && s->queued.empty()) close(s);
@@ -298,9 +397,14 @@ class Server {
   asio::steady_timer retry_accept_{io_};
   std::vector<std::shared_ptr<Session>> sessions_;
   std::vector<Pending> batch_;
+  std::unordered_map<std::int64_t, Watchers> watchers_;  // by node id
+  std::size_t watched_total_ = 0;                        // nodes followed, summed over connections
+  std::deque<std::int64_t> to_update_;                   // watched nodes whose update lines are due
+  bool updating_ = false;                                // build_updates is posted
   bool batch_scheduled_ = false;
   bool publishing_ = false;
   bool fd_limit_logged_ = false;
+  bool stopping_ = false;
 };
 
 }  // namespace

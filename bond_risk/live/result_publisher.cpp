@@ -27,6 +27,7 @@ void ResultPublisher::add_row(const Store& store, const engine::Graph& graph, No
     slot = static_cast<std::uint32_t>(front_.rows.size());
     front_.rows.emplace_back();
     front_.nodes.push_back(node);
+    assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
   }
   front_.rows[slot] = result_row(store, graph, node);
 }
@@ -34,8 +35,7 @@ void ResultPublisher::add_row(const Store& store, const engine::Graph& graph, No
 void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes) {
   if (kind == Kind::calendar || kind == Kind::ir_curve) return;  // inputs only: no result table
   const std::lock_guard lock(mutex_);
-  front_.sealed = false;
-  for (NodeIndex i : nodes) add_row(store, graph, ref(kind, i));
+  for (NodeIndex i : nodes) add_row(store, graph, ref(kind, i));  // a sealed batch stays sealed: its rows only get newer
 }
 
 void ResultPublisher::add_all(const Store& store, const engine::Graph& graph) {
@@ -71,6 +71,11 @@ std::int64_t ResultPublisher::wait_written() {
 std::int64_t ResultPublisher::written_as_of() const {
   const std::lock_guard lock(mutex_);
   return written_as_of_;
+}
+
+std::size_t ResultPublisher::assembled_peak() const {
+  const std::lock_guard lock(mutex_);
+  return assembled_peak_;
 }
 
 std::string ResultPublisher::last_error() const {
@@ -137,6 +142,7 @@ void ResultPublisher::requeue(Pending& failed) {
     front_.rows.push_back(std::move(failed.rows[r]));
     front_.nodes.push_back(node);
   }
+  assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
   front_.replace_all = failed.replace_all;
   if (fresh && !front_.sealed) {  // nothing newer: the rows still reflect the failed batch's event
     front_.sealed = true;

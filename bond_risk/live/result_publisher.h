@@ -1,13 +1,20 @@
 // Persists the live engine's results behind its acknowledgements. The
 // master thread copies the rows of the nodes it recalculated into the batch
 // being assembled (the writer never reads the store), in as many slices as
-// it likes, then seals the batch with the event it reflects. A writer
-// thread on its own connection to the results database (db/result_writer.h)
-// takes only sealed batches and writes them conflated (only a node's latest
-// row, however many events touched it), in id order, in one transaction
-// together with that event. Readers of the results database therefore see
-// consistent tables and know their freshness; after a crash the engine's
-// start-up writes every row again. A batch whose write fails (the database
+// it likes, then seals the batch with an event: every row that event and
+// those before it changed is in the batch (rows copied later may already
+// show later events). A writer thread on its own connection to the results
+// database (db/result_writer.h) takes only sealed batches and writes them
+// conflated (only a node's latest row, however many events touched it), in
+// id order, in one transaction together with that event. Readers of the
+// results database therefore know their freshness; after a crash the
+// engine's start-up writes every row again.
+//
+// Memory is bounded by the nodes, not by the events: the batch being
+// assembled holds at most one row per node (a node's later row replaces
+// its earlier one), and so does the batch being written; adding to a sealed
+// batch leaves it sealed, so a flood of events never keeps the writer
+// waiting. (The executor keeps what it has yet to copy as one mark per node.) A batch whose write fails (the database
 // locked or the disk full) goes back under the newer rows, and the writer
 // tries again after a pause (0.1 s, doubling up to 5 s): no row is lost, and
 // the tables never claim an event they do not reflect.
@@ -58,6 +65,8 @@ class ResultPublisher {
   // the last write's error ("" when it succeeded).
   std::int64_t written_as_of() const;
   std::string last_error() const;
+  // The most rows the batch being assembled has held (at most one per node).
+  std::size_t assembled_peak() const;
 
  private:
   // Rows waiting to be written, one per node (its latest).
@@ -92,6 +101,7 @@ class ResultPublisher {
   Pending back_;                     // written by the writer thread
   bool writing_ = false;
   bool stopping_ = false;
+  std::size_t assembled_peak_ = 0;
   std::int64_t written_as_of_ = -1;
   std::string error_;
   std::thread writer_;

@@ -125,9 +125,11 @@ FieldValue parse_field(const Column& column, std::string_view text) {
       return v;
     }
     case ColumnType::real: {
+      // A leading '+' as a desk types a move ("+5"); from_chars takes only '-'.
+      const std::string_view number = text.size() > 1 && text[0] == '+' && text[1] != '-' ? text.substr(1) : text;
       double v = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+      const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+      if (number.empty() || ec != std::errc() || end != number.data() + number.size() || !std::isfinite(v)) {
         throw FieldError(what + " is not a finite number");
       }
       return v;
