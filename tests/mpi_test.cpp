@@ -93,6 +93,21 @@ TEST(Mpi, AJobWhoseRanksFailEndsSayingWhichRank) {
   EXPECT_NE(run.output.find("bad.db"), std::string::npos) << run.output;
 }
 
+TEST(Mpi, ASetWithNoUsableScenarioEndsTheJobWithoutVar) {
+  test::TempDir dir;
+  const std::string db = dir.path("v.db");
+  ASSERT_EQ(test::run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  base::Database(db, base::Database::Mode::read_write).exec("UPDATE scenario_shift SET ir_curve_id = ir_curve_id + 1000");
+  const MpiRun run = mpirun(2, "scenarios --set historical --db " + db, dir);
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.output.find("scenario set 'historical' has no usable scenario, so no VaR or ES: all 500 of its "
+                            "scenarios were left out"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("VaR 99%"), std::string::npos) << run.output;
+  EXPECT_EQ(rows(results_of(db), "scenario_var"), 0);
+}
+
 TEST(Mpi, RanksOnOneMachineThatMayUseTheSameCpusPinTheirWorkersToDifferentOnes) {
   test::TempDir dir;
   const std::string db = dir.path("m.db");

@@ -25,7 +25,9 @@ const base::CommandSpec kSpec = {
     "scenario to the results database (table scenario_pnl of DB.results.db) and, for a historical set,\n"
     "1-day VaR at 99% and expected shortfall at 97.5% per book and in total (table scenario_var).\n"
     "A scenario whose shift names an unknown curve or point, or is not a number, is left out with a\n"
-    "warning; the rest of the set runs. Sets live in the tables scenario_set, scenario and\n"
+    "warning; the rest of the set runs. A historical set with no usable scenario is an error (exit 1,\n"
+    "no VaR written); under 100 scenarios its VaR is the worst loss, with a warning. Sets live in the\n"
+    "tables scenario_set, scenario and\n"
     "scenario_shift of the database (see schema/bond_risk.sql); bond_risk generate adds 'ladder' and\n"
     "'historical'.",
     scenarios_options(),
