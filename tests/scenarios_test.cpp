@@ -253,6 +253,41 @@ TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
   EXPECT_NE(unknown.err.find("historical, ladder, mine"), std::string::npos) << unknown.err;
 }
 
+TEST(Scenarios, AShiftRowOfTheWrongTypeLeavesItsScenarioOutNamingTheRow) {
+  test::TempDir dir;
+  const std::string db = generated(dir, "tiny", 5);  // curves 2 and 3, input points idx 0 to 11
+  {
+    base::Database conn(db, base::Database::Mode::read_write);
+    // The table as another program may have made it, with no primary key: a point can be given twice.
+    conn.exec(
+        "DROP TABLE scenario_shift;"
+        "CREATE TABLE scenario_shift (scenario_id INTEGER, ir_curve_id INTEGER, idx INTEGER, shift_bp REAL);"
+        "INSERT INTO scenario (id, name, set_name) VALUES (9101, 'idx-text', 'typed'), (9102, 'idx-blob', 'typed'),"
+        " (9103, 'idx-real', 'typed'), (9104, 'curve-real', 'typed'), (9105, 'twice', 'typed'),"
+        " (9106, 'shift-blob', 'typed'), (9107, 'shift-infinite', 'typed'), (9108, 'good', 'typed');"
+        "INSERT INTO scenario_shift (rowid, scenario_id, ir_curve_id, idx, shift_bp) VALUES"
+        " (11, 9101, 2, 'abc', 1), (12, 9102, 2, x'03', 1), (13, 9103, 2, 3.7, 1), (14, 9104, 2.5, 0, 1),"
+        " (15, 9105, 2, 3, 1), (16, 9105, 2, 3, 2), (17, 9106, 2, 0, x'00'), (18, 9107, 2, 0, 1e999),"
+        " (19, 9108, 2, 3, 1), (20, 9108, 3, 4, -2);");
+  }
+  const test::CliResult run = test::run_cli("scenarios --set typed --threads 2 --db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* why : {"idx-text (id 9101) left out: idx 'abc' is not a whole number (scenario_shift rowid 11)",
+                          "idx-blob (id 9102) left out: idx (a blob) is not a whole number (scenario_shift rowid 12)",
+                          "idx-real (id 9103) left out: idx 3.7 is not a whole number (scenario_shift rowid 13)",
+                          "curve-real (id 9104) left out: ir_curve_id 2.5 is not an id (scenario_shift rowid 14)",
+                          "twice (id 9105) left out: ir_curve 2 idx 3 is shifted twice (scenario_shift rowid 16)",
+                          "shift-blob (id 9106) left out: shift_bp (a blob) is not a number (scenario_shift rowid 17)",
+                          "shift-infinite (id 9107) left out: shift_bp", "(scenario_shift rowid 18)"}) {
+    EXPECT_NE(run.err.find(why), std::string::npos) << why << "\n" << run.err;
+  }
+  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  base::Statement ids = results.prepare("SELECT DISTINCT scenario_id FROM scenario_pnl WHERE set_name = 'typed'");
+  std::vector<std::int64_t> stored;
+  while (ids.step()) stored.push_back(ids.integer(0));
+  EXPECT_EQ(stored, std::vector<std::int64_t>{9108});
+}
+
 TEST(Scenarios, VarNeedsAUsableScenarioAndSaysWhenThereAreFewerThanAHundred) {
   // Three days of one historical set: VaR 99% and ES 97.5% over 3 are the worst loss (MODEL.md:
   // j = ceil(0.03) = 1, m = ceil(0.075) = 1).

@@ -18,8 +18,10 @@ struct ScenarioSet {
   std::string name;
   bool historical = false;  // scenario_set.kind = 'historical': VaR and ES apply
   std::vector<Scenario> scenarios;
-  // Scenarios left out, each with why (a shift naming an unknown curve or
-  // point, a shift that is not a finite number): one bad row never stops the set.
+  // Scenarios left out, each with why and the scenario_shift rowid of its
+  // first bad row (a curve id or idx that is not a whole number, a shift
+  // that is not a finite number, an unknown curve or point, a point shifted
+  // twice): one bad row never stops the set.
   std::vector<std::string> problems;
   friend bool operator==(const ScenarioSet&, const ScenarioSet&) = default;
 };
