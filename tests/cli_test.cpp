@@ -238,6 +238,30 @@ TEST(Cli, ABatchRunThatFailsLeavesThePreviousResultsWhole) {
   EXPECT_EQ(st.integer(1), 4);
 }
 
+TEST(Cli, GenerateRefusesMoreDesksThanACurveHasBondsAndNeverLeavesItsTemporaryFile) {
+  test::TempDir dir;
+  auto files = [&] {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path(""))) names.push_back(entry.path().filename());
+    std::ranges::sort(names);
+    return names;
+  };
+  // tiny: 6 bonds on 2 curves, 3 a curve; a desk needs one of its own (it died of SIGFPE, leaving x.db.XXXXXX).
+  const test::CliResult many = run_cli("generate --preset tiny --desks 4 --out " + dir.path("x.db"));
+  EXPECT_EQ(many.exit_code, 2) << many.err;
+  EXPECT_TRUE(contains(many.err, "--desks")) << many.err;
+  EXPECT_TRUE(contains(many.err, "is '4'; it must be a whole number from 1 to 3")) << many.err;
+  EXPECT_EQ(files(), std::vector<std::string>{});
+  // A write that fails midway (files limited to 64 blocks) removes the temporary file too.
+  const test::CliResult full =
+      run_cli("generate --preset 100 --out " + dir.path("x.db"), "sh -c 'trap \"\" XFSZ; ulimit -f 64; exec \"$0\" \"$@\"'");
+  EXPECT_EQ(full.exit_code, 1) << full.err;
+  EXPECT_EQ(files(), std::vector<std::string>{});
+  const test::CliResult three = run_cli("generate --preset tiny --desks 3 --out " + dir.path("x.db"));
+  EXPECT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_EQ(files(), std::vector<std::string>{"x.db"});
+}
+
 TEST(Layers, TheCheckRefusesAnIncludeOfAHigherLayerAndAcceptsTheTree) {
   const std::string script = test::source_dir() + "/scripts/check-layers.sh";
   EXPECT_EQ(std::system((script + " > /dev/null").c_str()), 0) << "the source tree breaks its layers";

@@ -93,6 +93,54 @@ TEST(Mpi, AJobWhoseRanksFailEndsSayingWhichRank) {
   EXPECT_NE(run.output.find("bad.db"), std::string::npos) << run.output;
 }
 
+TEST(Mpi, RanksThatReadDifferentInputsEndTheJobSayingWhichRank) {
+  test::TempDir dir;
+  const std::string db = dir.path("r0.db"), other = dir.path("r1.db");
+  ASSERT_EQ(test::run_cli("generate --preset 100 --book-size 10 --out " + db).exit_code, 0);
+  // Rank 0 reads `db`, rank 1 `other` (mpirun's MPMD form: one program and its arguments per rank).
+  const std::string bin = std::getenv("BOND_RISK_MPI_BIN");
+  auto with_rank1_reading = [&](const std::string& sql) {
+    std::filesystem::remove(other);
+    std::filesystem::copy_file(db, other);
+    base::Database(other, base::Database::Mode::read_write).exec(sql);
+    return mpirun(1, "scenarios --set historical --db " + db + " : -np 1 '" + bin + "' scenarios --set historical --db " + other,
+                  dir);
+  };
+  // Rank 1's database has no such set: the job ends at once (it hung, rank 0 waiting for rank 1).
+  const MpiRun missing = with_rank1_reading("DELETE FROM scenario WHERE set_name = 'historical'");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("rank 1 of 2: no scenario set 'historical'"), std::string::npos) << missing.output;
+  // Rank 1 reads other shifts, or one scenario fewer: the job ends before it writes a row (it wrote
+  // rank 1's half of the P&L from the other inputs and exited 0).
+  const MpiRun shifted = with_rank1_reading("UPDATE scenario_shift SET shift_bp = shift_bp + 1 WHERE scenario_id = "
+                                            "(SELECT max(id) FROM scenario WHERE set_name = 'historical')");
+  EXPECT_EQ(shifted.exit_code, 1) << shifted.output;
+  EXPECT_NE(shifted.output.find("rank 1 of 2 read other inputs than rank 0"), std::string::npos) << shifted.output;
+  EXPECT_NE(shifted.output.find("rank 1: set historical: 500 scenarios"), std::string::npos) << shifted.output;
+  const MpiRun fewer = with_rank1_reading("DELETE FROM scenario WHERE name = 'day-500'");
+  EXPECT_EQ(fewer.exit_code, 1) << fewer.output;
+  EXPECT_NE(fewer.output.find("rank 1: set historical: 499 scenarios"), std::string::npos) << fewer.output;
+  EXPECT_FALSE(std::filesystem::exists(results_of(db))) << "a job whose ranks disagree wrote results";
+  // The same database on both: the check passes.
+  const MpiRun same = with_rank1_reading("SELECT 1");
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+}
+
+TEST(Mpi, ASetWithNoUsableScenarioEndsTheJobWithoutVar) {
+  test::TempDir dir;
+  const std::string db = dir.path("v.db");
+  ASSERT_EQ(test::run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  base::Database(db, base::Database::Mode::read_write).exec("UPDATE scenario_shift SET ir_curve_id = ir_curve_id + 1000");
+  const MpiRun run = mpirun(2, "scenarios --set historical --db " + db, dir);
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_NE(run.output.find("scenario set 'historical' has no usable scenario, so no VaR or ES: all 500 of its "
+                            "scenarios were left out"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("VaR 99%"), std::string::npos) << run.output;
+  EXPECT_EQ(rows(results_of(db), "scenario_var"), 0);
+}
+
 TEST(Mpi, RanksOnOneMachineThatMayUseTheSameCpusPinTheirWorkersToDifferentOnes) {
   test::TempDir dir;
   const std::string db = dir.path("m.db");

@@ -253,6 +253,100 @@ TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
   EXPECT_NE(unknown.err.find("historical, ladder, mine"), std::string::npos) << unknown.err;
 }
 
+TEST(Scenarios, AShiftRowOfTheWrongTypeLeavesItsScenarioOutNamingTheRow) {
+  test::TempDir dir;
+  const std::string db = generated(dir, "tiny", 5);  // curves 2 and 3, input points idx 0 to 11
+  {
+    base::Database conn(db, base::Database::Mode::read_write);
+    // The table as another program may have made it, with no primary key: a point can be given twice.
+    conn.exec(
+        "DROP TABLE scenario_shift;"
+        "CREATE TABLE scenario_shift (scenario_id INTEGER, ir_curve_id INTEGER, idx INTEGER, shift_bp REAL);"
+        "INSERT INTO scenario (id, name, set_name) VALUES (9101, 'idx-text', 'typed'), (9102, 'idx-blob', 'typed'),"
+        " (9103, 'idx-real', 'typed'), (9104, 'curve-real', 'typed'), (9105, 'twice', 'typed'),"
+        " (9106, 'shift-blob', 'typed'), (9107, 'shift-infinite', 'typed'), (9108, 'good', 'typed');"
+        "INSERT INTO scenario_shift (rowid, scenario_id, ir_curve_id, idx, shift_bp) VALUES"
+        " (11, 9101, 2, 'abc', 1), (12, 9102, 2, x'03', 1), (13, 9103, 2, 3.7, 1), (14, 9104, 2.5, 0, 1),"
+        " (15, 9105, 2, 3, 1), (16, 9105, 2, 3, 2), (17, 9106, 2, 0, x'00'), (18, 9107, 2, 0, 1e999),"
+        " (19, 9108, 2, 3, 1), (20, 9108, 3, 4, -2);");
+  }
+  const test::CliResult run = test::run_cli("scenarios --set typed --threads 2 --db " + db);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* why : {"idx-text (id 9101) left out: idx 'abc' is not a whole number (scenario_shift rowid 11)",
+                          "idx-blob (id 9102) left out: idx (a blob) is not a whole number (scenario_shift rowid 12)",
+                          "idx-real (id 9103) left out: idx 3.7 is not a whole number (scenario_shift rowid 13)",
+                          "curve-real (id 9104) left out: ir_curve_id 2.5 is not an id (scenario_shift rowid 14)",
+                          "twice (id 9105) left out: ir_curve 2 idx 3 is shifted twice (scenario_shift rowid 16)",
+                          "shift-blob (id 9106) left out: shift_bp (a blob) is not a number (scenario_shift rowid 17)",
+                          "shift-infinite (id 9107) left out: shift_bp", "(scenario_shift rowid 18)"}) {
+    EXPECT_NE(run.err.find(why), std::string::npos) << why << "\n" << run.err;
+  }
+  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  base::Statement ids = results.prepare("SELECT DISTINCT scenario_id FROM scenario_pnl WHERE set_name = 'typed'");
+  std::vector<std::int64_t> stored;
+  while (ids.step()) stored.push_back(ids.integer(0));
+  EXPECT_EQ(stored, std::vector<std::int64_t>{9108});
+}
+
+TEST(Scenarios, VarNeedsAUsableScenarioAndSaysWhenThereAreFewerThanAHundred) {
+  // Three days of one historical set: VaR 99% and ES 97.5% over 3 are the worst loss (MODEL.md:
+  // j = ceil(0.03) = 1, m = ceil(0.075) = 1).
+  const char* days =
+      "INSERT INTO scenario_set VALUES ('three', 'historical');"
+      "INSERT INTO scenario (id, name, set_name) VALUES (9201, 'three-1', 'three'), (9202, 'three-2', 'three'),"
+      " (9203, 'three-3', 'three');"
+      "INSERT INTO scenario_shift VALUES (9201, 2, 3, 10), (9202, 2, 3, -15), (9203, 3, 9, 20);";
+  const char* spoil = "UPDATE scenario_shift SET ir_curve_id = 999 WHERE scenario_id BETWEEN 9201 AND 9203";
+  {
+    test::Live live("100", 10);
+    live.db->exec(days);
+    double worst = 0;
+    for (const char* day : {"three-1", "three-2", "three-3"}) {
+      const base::Json reply = live.run(std::string("scenario ") + day);
+      ASSERT_EQ(reply["ok"], true) << reply.dump();
+      worst = std::min(worst, reply["total"].get<double>());
+    }
+    ASSERT_LT(worst, 0);
+    const base::Json var = live.run("var three");
+    ASSERT_EQ(var["ok"], true) << var.dump();
+    EXPECT_EQ(var["scenarios"], 3);
+    EXPECT_DOUBLE_EQ(var["total"]["var_99"].get<double>(), -worst);
+    EXPECT_DOUBLE_EQ(var["total"]["es_975"].get<double>(), -worst);
+    EXPECT_NE(var.value("note", "").find("only 3 scenarios"), std::string::npos) << var.dump();
+    EXPECT_FALSE(live.run("var").contains("note"));  // the 500 generated days
+
+    live.db->exec(spoil);
+    const base::Json none = live.run("var three");
+    EXPECT_EQ(none["ok"], false) << none.dump();
+    const std::string error = none.value("error", "");
+    EXPECT_NE(error.find("scenario set 'three' has no usable scenario"), std::string::npos) << error;
+    EXPECT_NE(error.find("all 3 of its scenarios were left out"), std::string::npos) << error;
+  }
+  test::TempDir dir;
+  const std::string db = generated(dir, "tiny", 5);
+  const std::string results_db = db.substr(0, db.size() - 3) + ".results.db";
+  auto var_rows = [&] {
+    base::Database results(results_db, base::Database::Mode::read_only);
+    base::Statement st = results.prepare("SELECT count(*) FROM scenario_var WHERE set_name = 'three'");
+    st.step();
+    return st.integer(0);
+  };
+  base::Database(db, base::Database::Mode::read_write).exec(days);
+  const test::CliResult few = test::run_cli("scenarios --set three --db " + db);
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  EXPECT_NE(few.err.find("only 3 scenarios: fewer than 100"), std::string::npos) << few.err;
+  EXPECT_GT(var_rows(), 0);
+
+  base::Database(db, base::Database::Mode::read_write).exec(spoil);
+  const test::CliResult none = test::run_cli("scenarios --set three --db " + db);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("scenario set 'three' has no usable scenario, so no VaR or ES: all 3 of its scenarios were left out"),
+            std::string::npos)
+      << none.err;
+  EXPECT_EQ(none.out.find("VaR 99%"), std::string::npos) << none.out;
+  EXPECT_EQ(var_rows(), 0) << "the last run's VaR outlived a set with no usable scenario";
+}
+
 TEST(Scenarios, TheRunningEngineAnswersScenarioAndVarFromItsStateWithoutChangingIt) {
   test::Live live("100", 10);
   ASSERT_EQ(live.run("amend-trade " + std::to_string(test::first_id(live.store(), Kind::outright_trade)) +

@@ -8,6 +8,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "base/fnv1a.h"
 #include "base/json.h"
 #include "base/percentile.h"
 #include "bond_risk/model/status_counts.h"
@@ -20,12 +21,6 @@ namespace {
 std::string fixed(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6f", seconds);
-  return buf;
-}
-
-std::string hex(std::uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(value));
   return buf;
 }
 
@@ -79,7 +74,7 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
       << r.flush.counters.involuntary_switches << " involuntary; " << r.flush.counters.minor_faults
       << " minor page faults. Peak RSS " << r.flush.counters.peak_rss_kb / 1024
       << " MB.\n";
-  out << "Results digest: " << hex(r.digest) << "\n";
+  out << "Results digest: " << base::hex(r.digest) << "\n";
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const auto c = count_statuses(store, static_cast<Kind>(k));
     char line[160];
@@ -120,7 +115,7 @@ void write_json(const std::string& path, const RunReport& r, const Store& store)
       {"involuntary_context_switches", r.flush.counters.involuntary_switches},
       {"minor_page_faults", r.flush.counters.minor_faults},
       {"peak_rss_kb", r.flush.counters.peak_rss_kb},
-      {"results_digest", hex(r.digest)},
+      {"results_digest", base::hex(r.digest)},
       {"flush_bytes_read", r.bytes.read},
       {"flush_bytes_written", r.bytes.written},
       {"flush_traffic_bytes", r.bytes.traffic()},

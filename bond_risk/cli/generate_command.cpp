@@ -26,7 +26,8 @@ const base::CommandSpec kSpec = {
         {"book-size", "N", "trades per book; books are grouped by curve (default 1000; 10,000 for the 10M preset)"},
         {"desks", "N",
          "each curve's bonds and trades cut into N desks, in order: a trade holds a bond of its desk, so\n"
-         "consecutive books hold a slice of the bonds (default 1: any bond of the curve; 20 for the 10M preset)"},
+         "consecutive books hold a slice of the bonds (default 1: any bond of the curve; 20 for the 10M preset);\n"
+         "at most the preset's bonds a curve (tiny: 3)"},
         {"scenarios", "PATH", "add the ladder and historical scenario sets to this existing database and exit"},
     },
 };
@@ -52,8 +53,10 @@ int generate_command(std::span<char* const> args) {
   options.seed = seed;
   options.book_size = static_cast<std::size_t>(
       base::parse_integer(a.get("book-size", std::to_string(preset.book_size)), 1, 100'000'000, "--book-size"));
-  options.desks = static_cast<std::size_t>(
-      base::parse_integer(a.get("desks", std::to_string(preset.desks)), 1, 1'000'000, "--desks"));
+  const auto desks = static_cast<long long>(max_desks(preset));
+  options.desks = static_cast<std::size_t>(base::parse_integer(
+      a.get("desks", std::to_string(preset.desks)), 1, desks,
+      "--desks (preset " + preset.name + " has " + std::to_string(desks) + " bonds a curve, and a desk needs one of its own)"));
   const std::string out = a.get("out", "");
   const engine::Stopwatch watch;
   base::usage_checked([&] { generate(preset, options, out); });

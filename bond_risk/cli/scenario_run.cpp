@@ -55,11 +55,15 @@ void report_set(base::Database& results, const std::string& name, const Scenario
             << set.scenarios.size() - failed.size() << " scenarios of " << books.size() << " books revalued in " << seconds
             << " seconds (" << seconds / std::max<std::size_t>(1, set.scenarios.size()) * 1e3 << " ms a scenario).\n";
   const engine::Stopwatch write_watch;
-  write_scenario_results(results, set, books, pnl);
+  write_scenario_results(results, set, books, pnl);  // for a set without a usable scenario: its old rows gone
   if (set.historical) {
+    if (const std::string why = no_var_reason(set, pnl); !why.empty()) throw std::runtime_error(why);
     const SetRisk risk = set_risk(books.size(), pnl);
     std::cout << "Total: 1-day VaR 99% " << money(risk.total.var_99) << ", expected shortfall 97.5% "
               << money(risk.total.es_975) << " (over " << risk.scenarios << " days).\n";
+    if (const std::string note = few_scenarios_note(risk.scenarios); !note.empty()) {
+      std::cerr << "bond_risk: warning: set " << name << ": " << note << "\n";
+    }
   } else {
     std::vector<std::pair<double, std::string>> worst;
     for (std::size_t k = 0; k < pnl.size(); ++k) {

@@ -32,6 +32,8 @@ std::unique_ptr<LiveModel> scenario_model(base::Database& db, const Settings& se
                                           const std::vector<std::int64_t>* books = nullptr, bool warn = true);
 
 // `pnl` in the set's scenario order; `seconds` the revaluation's wall time.
+// Throws std::runtime_error, once the set's old rows are replaced, when a
+// historical set has no usable scenario (no_var_reason).
 void report_set(base::Database& results, const std::string& name, const ScenarioSet& set, const BookList& books,
                 const std::vector<ScenarioPnl>& pnl, double seconds);
 

@@ -24,10 +24,12 @@ const base::CommandSpec kSpec = {
     "on its own copy of the curves and prices it changes. Writes each book's and the total's P&L per\n"
     "scenario to the results database (table scenario_pnl of DB.results.db) and, for a historical set,\n"
     "1-day VaR at 99% and expected shortfall at 97.5% per book and in total (table scenario_var).\n"
-    "A scenario whose shift names an unknown curve or point, or is not a number, is left out with a\n"
-    "warning; the rest of the set runs. Sets live in the tables scenario_set, scenario and\n"
-    "scenario_shift of the database (see schema/bond_risk.sql); bond_risk generate adds 'ladder' and\n"
-    "'historical'.",
+    "A scenario with a malformed shift row (a curve id or idx that is not a whole number, a shift that is\n"
+    "not a finite number, an unknown curve or point, a point given twice) is left out with a warning\n"
+    "naming the row; the rest of the set runs. A historical set with no usable scenario is an error (exit\n"
+    "1, no VaR written); under 100 scenarios its VaR is the worst loss, with a warning. Sets live in the\n"
+    "tables scenario_set, scenario and scenario_shift of the database (see schema/bond_risk.sql);\n"
+    "bond_risk generate adds 'ladder' and 'historical'.",
     scenarios_options(),
 };
 

@@ -55,6 +55,33 @@ struct CurveDef {
 };
 constexpr std::array<CurveDef, 2> kCurves = {{{"GBP-GILT", "GBP"}, {"EUR-BUND", "EUR"}}};
 
+// A new owner-only file of our own beside `path` (nothing that was there is
+// touched), removed when this ends unless renamed to `path` by commit().
+class TempFile {
+ public:
+  explicit TempFile(const std::string& path) : target_(path), path_(path + ".XXXXXX") {
+    const int fd = ::mkstemp(path_.data());
+    if (fd < 0) throw std::runtime_error("cannot create a file beside " + path + ": " + std::strerror(errno));
+    ::close(fd);
+  }
+  ~TempFile() {
+    if (!committed_) std::remove(path_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+  void commit() {
+    if (std::rename(path_.c_str(), target_.c_str()) != 0) {
+      throw std::runtime_error("cannot rename " + path_ + " to " + target_ + ": " + std::strerror(errno));
+    }
+    committed_ = true;
+  }
+
+ private:
+  std::string target_, path_;
+  bool committed_ = false;
+};
+
 class Writer {
  public:
   Writer(const Preset& preset, const GenerateOptions& options, base::Database& db)
@@ -195,31 +222,27 @@ class Writer {
 
 }  // namespace
 
+std::size_t max_desks(const Preset& preset) { return preset.bonds / kCurves.size(); }
+
 void generate(const Preset& preset, const GenerateOptions& options, const std::string& path) {
   if (options.book_size == 0) throw std::invalid_argument("book size must be at least 1");
-  if (options.desks == 0) throw std::invalid_argument("desks must be at least 1");
+  if (options.desks == 0 || options.desks > max_desks(preset)) {
+    throw std::invalid_argument("desks must be 1 to " + std::to_string(max_desks(preset)) + " for preset " + preset.name +
+                                " (a desk needs a bond of its own on every curve), not " + std::to_string(options.desks));
+  }
   if (access(path.c_str(), F_OK) == 0) {
     throw std::invalid_argument(path + " already exists; remove it first or choose another --out");
   }
-  // A new owner-only file of our own beside `path`: nothing that was there is touched.
-  std::string tmp = path + ".XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw std::runtime_error("cannot create a file beside " + path + ": " + std::strerror(errno));
-  ::close(fd);
-  try {
-    {
-      base::Database db(tmp, base::Database::Mode::read_write);
-      db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
-      db.exec(kSchemaSql);
-      base::Transaction tx(db);
-      Writer(preset, options, db).run();
-      tx.commit();
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
+  TempFile tmp(path);
+  {
+    base::Database db(tmp.path(), base::Database::Mode::read_write);
+    db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
+    db.exec(kSchemaSql);
+    base::Transaction tx(db);
+    Writer(preset, options, db).run();
+    tx.commit();
   }
+  tmp.commit();
 }
 
 }  // namespace bond_risk

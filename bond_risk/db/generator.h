@@ -22,19 +22,25 @@ const std::vector<Preset>& presets();
 // The preset called `name`; throws std::invalid_argument listing the presets otherwise.
 const Preset& find_preset(const std::string& name);
 
+// The most desks `preset` can be cut into: a desk needs a bond of its
+// own on every curve, so its bonds per curve (the fewest any curve has).
+std::size_t max_desks(const Preset& preset);
+
 struct GenerateOptions {
   std::uint64_t seed = 1;
   std::size_t book_size = 1000;  // trades per book; books never mix curves
   // Each curve's bonds and, in the same order, its outright and its repo
   // trades are cut into this many desks: a trade holds a bond of its desk,
   // so consecutive books hold a matching slice of the bonds. 1: any bond
-  // of the curve.
+  // of the curve. 1..max_desks(preset).
   std::size_t desks = 1;
 };
 
 // Writes a new database at `path` (which must not exist: std::invalid_argument): the schema, then
-// every input table in one transaction. Writes to a temporary file that is
-// renamed into place, so `path` never holds a half-made data set.
+// every input table in one transaction. Writes to a temporary file beside
+// it that is renamed into place, so `path` never holds a half-made data
+// set; a generate that fails removes the temporary file. Throws
+// std::invalid_argument for options out of range.
 void generate(const Preset& preset, const GenerateOptions& options, const std::string& path);
 
 }  // namespace bond_risk

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 namespace bond_risk {
 
@@ -18,7 +19,8 @@ class Random {
     return z ^ (z >> 31);
   }
   double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  std::int64_t between(std::int64_t lo, std::int64_t hi) {  // inclusive
+  std::int64_t between(std::int64_t lo, std::int64_t hi) {  // inclusive; hi < lo is a caller's bug
+    if (hi < lo) throw std::logic_error("Random::between: empty range");
     return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
   }
   // A standard normal draw (Box-Muller; uses two uniforms).

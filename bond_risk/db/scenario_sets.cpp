@@ -1,8 +1,10 @@
 #include "bond_risk/db/scenario_sets.h"
 
-#include <cmath>
-#include <map>
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
+
+#include "bond_risk/db/table_rows.h"
 
 namespace bond_risk {
 
@@ -22,6 +24,34 @@ std::optional<std::size_t> point_of(const IrCurve& curve, std::int64_t idx) {
     if (curve.point_idx[k] == idx) return k;
   }
   return std::nullopt;
+}
+
+// scenario_shift's columns 3, 4 and 5 of the reading query, typed as the
+// loader types the input tables (model/input_tables.h).
+constexpr Column kShiftColumns[] = {
+    {"ir_curve_id", ColumnType::reference, Kind::ir_curve}, {"idx", ColumnType::integer}, {"shift_bp", ColumnType::real}};
+
+// Adds the shift of the current row of `st` to `scenario`; returns why it
+// cannot (a value of the wrong type, an unknown curve or point, a point the
+// scenario shifts already), or "".
+std::string add_shift(const base::Statement& st, const Store& store, Scenario& scenario) {
+  try {
+    const auto curve_id = std::get<std::int64_t>(read_value(st, 3, kShiftColumns[0]));
+    const auto idx = std::get<std::int64_t>(read_value(st, 4, kShiftColumns[1]));
+    const double bp = std::get<double>(read_value(st, 5, kShiftColumns[2]));
+    const NodeRef* curve = store.by_id.find(curve_id);
+    if (!curve || kind_of(*curve) != Kind::ir_curve) return "ir_curve_id " + std::to_string(curve_id) + " is not a curve";
+    const std::optional<std::size_t> point = point_of(store.curves[curve->index], idx);
+    if (!point) return "ir_curve " + std::to_string(curve_id) + " has no input point idx " + std::to_string(idx);
+    const Shift shift{curve->index, *point, bp};
+    if (std::ranges::any_of(scenario.shifts, [&](const Shift& s) { return s.curve == shift.curve && s.point == shift.point; })) {
+      return "ir_curve " + std::to_string(curve_id) + " idx " + std::to_string(idx) + " is shifted twice";
+    }
+    scenario.shifts.push_back(shift);
+    return "";
+  } catch (const FieldError& e) {
+    return e.message;
+  }
 }
 
 }  // namespace
@@ -45,7 +75,7 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
     set.historical = kind.step() && kind.text(0) == "historical";
   }
   base::Statement st = db.prepare(
-      "SELECT s.id, s.name, h.ir_curve_id, h.idx, h.shift_bp, typeof(h.shift_bp) FROM scenario s "
+      "SELECT s.id, s.name, h.rowid, h.ir_curve_id, h.idx, h.shift_bp FROM scenario s "
       "LEFT JOIN scenario_shift h ON h.scenario_id = s.id WHERE s.set_name = ?1 AND (?2 IS NULL OR s.name = ?2) "
       "ORDER BY s.id, h.ir_curve_id, h.idx");
   st.bind(1, name);
@@ -72,21 +102,8 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
     }
     if (st.column_type(2) == SQLITE_NULL) continue;  // a scenario without shifts: P&L 0
     if (!bad.empty()) continue;
-    const std::int64_t curve_id = st.integer(2), idx = st.integer(3);
-    const NodeRef* curve = store.by_id.find(curve_id);
-    if (!curve || kind_of(*curve) != Kind::ir_curve) {
-      bad = "ir_curve_id " + std::to_string(curve_id) + " is not a curve";
-      continue;
-    }
-    const std::optional<std::size_t> point = point_of(store.curves[curve->index], idx);
-    const double bp = st.real(4);
-    if (!point) {
-      bad = "ir_curve " + std::to_string(curve_id) + " has no input point idx " + std::to_string(idx);
-    } else if ((st.text(5) != "real" && st.text(5) != "integer") || !std::isfinite(bp)) {
-      bad = "shift_bp '" + st.value_text(4) + "' of ir_curve " + std::to_string(curve_id) + " idx " +
-            std::to_string(idx) + " is not a finite number";
-    } else {
-      set.scenarios.back().shifts.push_back({curve->index, *point, bp});
+    if (const std::string why = add_shift(st, store, set.scenarios.back()); !why.empty()) {
+      bad = why + " (scenario_shift rowid " + std::to_string(st.integer(2)) + ")";
     }
   }
   finish();
@@ -100,6 +117,21 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
                                 ")");
   }
   return set;
+}
+
+std::vector<std::string> left_out(const ScenarioSet& set, std::span<const ScenarioPnl> pnl) {
+  std::vector<std::string> out = set.problems;
+  std::ranges::copy(left_out(set.scenarios, pnl), std::back_inserter(out));
+  return out;
+}
+
+std::string no_var_reason(const ScenarioSet& set, std::span<const ScenarioPnl> pnl) {
+  if (std::ranges::any_of(pnl, [](const ScenarioPnl& p) { return p.error.empty(); })) return "";
+  const std::vector<std::string> out = left_out(set, pnl);
+  return "scenario set '" + set.name + "' has no usable scenario, so no VaR or ES: " +
+         (out.empty() ? "it has no scenarios"
+                      : "all " + std::to_string(out.size()) + " of its scenarios were left out (the first: " + out.front() +
+                            "); correct or remove their rows in scenario_shift");
 }
 
 std::optional<std::string> set_of_scenario(base::Database& db, const std::string& name) {

@@ -6,8 +6,9 @@ namespace bond_risk {
 
 namespace {
 
-// "coupon 'NaN'", "quantity 1.5": the column and the value as stored.
+// "coupon 'NaN'", "quantity 1.5", "idx (a blob)": the column and the value as stored.
 std::string named(const base::Statement& st, int col, const Column& column) {
+  if (st.column_type(col) == SQLITE_BLOB) return std::string(column.name) + " (a blob)";
   const std::string value = st.value_text(col).substr(0, 40);
   return std::string(column.name) + " " + (st.column_type(col) == SQLITE_TEXT ? "'" + value + "'" : value);
 }

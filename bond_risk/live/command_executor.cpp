@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <iterator>
 #include <numeric>
 #include <optional>
 
@@ -155,10 +154,7 @@ struct CommandExecutor::Batch {
     }
     const ScenarioBase base(ex.model_.store());
     const std::vector<ScenarioPnl> pnl = revalue_all(base, set.scenarios, ex.model_.scheduler());
-    base::Json reply = var_json(base, v.set, pnl);
-    std::vector<std::string> problems = set.problems;
-    std::ranges::copy(left_out(set.scenarios, pnl), std::back_inserter(problems));
-    if (!problems.empty()) reply["left_out"] = problems;
+    base::Json reply = var_json(base, set, pnl);
     reply["event"] = ex.served_event_;
     ex.var_cache_[v.set] = {state, set, reply};
     return reply;

@@ -133,7 +133,8 @@ base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, con
   return {{"name", scenario.name}, {"id", scenario.id}, {"set", set}, {"total", pnl.total}, {"books", std::move(books)}};
 }
 
-base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl) {
+base::Json var_json(const ScenarioBase& base, const ScenarioSet& set, const std::vector<ScenarioPnl>& pnl) {
+  if (const std::string why = no_var_reason(set, pnl); !why.empty()) throw CommandError(why);
   const SetRisk risk = set_risk(base.books(), pnl);
   auto risk_json = [](const TailRisk& r) { return base::Json{{"var_99", r.var_99}, {"es_975", r.es_975}}; };
   std::vector<base::Json> heads = book_heads(base);
@@ -144,7 +145,10 @@ base::Json var_json(const ScenarioBase& base, const std::string& set, const std:
     book.update(risk_json(risk.books[b]));
     books.push_back(std::move(book));
   }
-  return {{"set", set}, {"scenarios", risk.scenarios}, {"total", risk_json(risk.total)}, {"books", std::move(books)}};
+  base::Json reply = {{"set", set.name}, {"scenarios", risk.scenarios}, {"total", risk_json(risk.total)}, {"books", std::move(books)}};
+  if (const std::vector<std::string> out = left_out(set, pnl); !out.empty()) reply["left_out"] = out;
+  if (const std::string note = few_scenarios_note(risk.scenarios); !note.empty()) reply["note"] = note;
+  return reply;
 }
 
 base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCommandCount>& answered,

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "base/json.h"
+#include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
@@ -48,9 +49,12 @@ base::Json books_json(const Store& store);
 // and, for repo books, "margin_change"}, ...]}.
 base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, const std::string& set, const ScenarioPnl& pnl);
 
-// VaR and ES of a historical set: {"set","scenarios","total":{"var_99",
-// "es_975"},"books":[{"id","name","var_99","es_975"}, ...]}.
-base::Json var_json(const ScenarioBase& base, const std::string& set, const std::vector<ScenarioPnl>& pnl);
+// VaR and ES of a historical set from its scenarios' `pnl`: {"set",
+// "scenarios","total":{"var_99","es_975"},"books":[{"id","name","var_99",
+// "es_975"}, ...]}, with "left_out" (the scenarios left out, each with why)
+// and "note" (fewer than 100 scenarios: few_scenarios_note) when there are.
+// Throws CommandError when no scenario is usable (no_var_reason).
+base::Json var_json(const ScenarioBase& base, const ScenarioSet& set, const std::vector<ScenarioPnl>& pnl);
 
 // Counts per kind and status, changes applied, commands answered per name
 // (`answered`, indexed by CommandId), recalculation latency percentiles (of

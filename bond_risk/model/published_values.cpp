@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "base/fnv1a.h"
 #include "bond_risk/model/layout.h"
 
 namespace bond_risk {
@@ -52,28 +53,11 @@ std::span<const std::string_view> value_names(Kind kind) {
   }
 }
 
-namespace {
-
-class Fnv1a {
- public:
-  template <class T>
-  void add(const T& value) {
-    const auto* p = reinterpret_cast<const unsigned char*>(&value);
-    for (std::size_t i = 0; i < sizeof value; ++i) hash_ = (hash_ ^ p[i]) * 0x100000001B3ULL;
-  }
-  std::uint64_t value() const { return hash_; }
-
- private:
-  std::uint64_t hash_ = 0xCBF29CE484222325ULL;
-};
-
-}  // namespace
-
 std::uint64_t results_digest(const Store& store) {
   // In id order: node indices are the process's own (model/layout.h).
   std::array<std::vector<NodeIndex>, kKindCount> by_id;
   for (std::size_t k = 0; k < kKindCount; ++k) by_id[k] = in_id_order(store, static_cast<Kind>(k));
-  Fnv1a h;
+  base::Fnv1a h;
   for (std::size_t k = 0; k < kKindCount; ++k) {
     for (NodeIndex i : by_id[k]) h.add(Status{store.states[k][i].status});
   }

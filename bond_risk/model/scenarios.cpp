@@ -169,18 +169,30 @@ std::vector<ScenarioPnl> revalue_all(const ScenarioBase& base, std::span<const S
   return out;
 }
 
+namespace {
+
+// How many of n ascending P&Ls ES 97.5% averages: ceil(0.025 n).
+std::size_t es_tail(std::size_t n) { return (n + 39) / 40; }
+
+}  // namespace
+
 TailRisk tail_risk(std::span<const double> pnl) {
   if (pnl.empty()) return {};
   std::vector<double> sorted(pnl.begin(), pnl.end());
   std::sort(sorted.begin(), sorted.end());
   const std::size_t n = sorted.size();
   const std::size_t j = (n + 99) / 100;  // ceil(0.01 n)
-  const std::size_t m = (n + 39) / 40;   // ceil(0.025 n)
+  const std::size_t m = es_tail(n);
   double worst = 0;
   for (std::size_t k = 0; k < m; ++k) worst += sorted[k];
   return {-sorted[j - 1], -worst / static_cast<double>(m)};
 }
-
+std::string few_scenarios_note(std::size_t scenarios) {
+  if (scenarios >= 100) return "";
+  const std::string n = std::to_string(scenarios), m = std::to_string(es_tail(scenarios));
+  return "only " + n + " scenarios: fewer than 100 leave less than one in the 1% tail, so VaR 99% is the worst loss of the " +
+         n + " and ES 97.5% the mean of the worst " + m + "; a 99% quantile needs at least 100 days";
+}
 
 SetRisk set_risk(std::size_t books, std::span<const ScenarioPnl> pnl) {
   std::vector<std::vector<double>> by_book(books);

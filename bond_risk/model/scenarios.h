@@ -132,6 +132,11 @@ struct TailRisk {
 };
 TailRisk tail_risk(std::span<const double> pnl);
 
+// For VaR and ES over fewer than 100 scenarios, says what they are then
+// (less than one scenario in the 1% tail: VaR 99% is the worst loss seen);
+// "" from 100 on.
+std::string few_scenarios_note(std::size_t scenarios);
+
 // Each of `books` books' (in result order) and the total's VaR and ES over
 // the scenarios revalued without an error, and how many those were.
 struct SetRisk {

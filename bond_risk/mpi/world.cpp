@@ -52,6 +52,11 @@ std::vector<std::string> World::gather(const std::string& mine) const {
   return out;
 }
 
+int World::broadcast(int value) const {
+  check(MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return value;
+}
+
 void World::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
 void World::abort(const std::string& message) const {

@@ -29,6 +29,8 @@ class World {
   // Every rank's `mine`, in rank order, on rank 0 (empty on the others).
   // Collective: every rank must call it.
   std::vector<std::string> gather(const std::string& mine) const;
+  // Rank 0's `value`, on every rank. Collective.
+  int broadcast(int value) const;
   // Waits for every rank.
   void barrier() const;
   // Ends the whole job (every rank) after printing `message` naming this rank.
