@@ -99,6 +99,7 @@ class Process {
   // Waits for the process to end; its exit code, or -signal.
   int wait();
   void signal(int signal);
+  int pid() const { return pid_; }
 
  private:
   int pid_ = -1;
