@@ -395,3 +395,17 @@ TEST(WebGateway, StreamsNobodyReadsAreClosedAndFreeTheirPlaces) {
             << " ms\n";
 }
 
+TEST(WebGateway, AHostThatIsNotTheGatewaysIsRefused) {
+  Desk desk;
+  const std::string port = std::to_string(desk.port);
+  for (const std::string& host : std::vector<std::string>{"attacker.example:" + port, "127.0.0.1:1",
+                                                          "localhost.attacker.example:" + port, "localhost"}) {
+    const auto [status, body] = desk.get("/api/snapshot", {{"Host", host}});
+    EXPECT_EQ(status, 421) << host;
+    EXPECT_NE(body.find("answers only for 127.0.0.1:" + port), std::string::npos) << body;
+  }
+  for (const std::string& host : std::vector<std::string>{"127.0.0.1:" + port, "LOCALHOST:" + port, "[::1]:" + port}) {
+    EXPECT_EQ(desk.get("/api/snapshot", {{"Host", host}}).first, 200) << host;
+  }
+}
+

@@ -225,6 +225,7 @@ struct HttpGateway::Impl {
                                " (address in use, or not this machine's?): choose another with --listen ADDR:PORT");
     }
     rules.token = options.token;
+    rules.hosts = accepted_hosts(options.host, port);
     router.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
       if (!options.token.empty() && req.has_param("token")) {
         res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + options.token + "; HttpOnly; SameSite=Strict; Path=/");
