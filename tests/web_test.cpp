@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -407,5 +408,53 @@ TEST(WebGateway, AHostThatIsNotTheGatewaysIsRefused) {
   for (const std::string& host : std::vector<std::string>{"127.0.0.1:" + port, "LOCALHOST:" + port, "[::1]:" + port}) {
     EXPECT_EQ(desk.get("/api/snapshot", {{"Host", host}}).first, 200) << host;
   }
+}
+
+TEST(DeskState, ReachingTheEngineAgainStartsFromWhatItSays) {
+  DeskState s;
+  s.connected("a.sock");
+  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"}])"));
+  s.update(outright(1, 10.0));
+  s.add_events(base::Json::parse(R"([{"seq":5,"command":"bump-curve 2 1"}])"));
+  std::uint64_t v = 0;
+  EXPECT_EQ(message(s, &v, "")["as_of_event"], 5);
+  s.disconnected("a.sock", "the engine closed the connection");
+  s.connected("a.sock");  // another engine, on a database restored to event 1
+  s.add_events(base::Json::parse(R"([{"seq":1,"command":"bump-curve 2 -1"}])"));
+  s.saw_event(1);
+  const base::Json after = message(s, &v, "");
+  EXPECT_TRUE(after["full"]) << "a stream is sent everything again";
+  EXPECT_EQ(after["as_of_event"], 1);
+  ASSERT_EQ(after["events"].size(), 1u);
+  EXPECT_EQ(after["events"][0]["seq"], 1);
+  EXPECT_EQ(s.last_event_seq(), 1);
+}
+
+TEST(WebGateway, AfterAnEngineRestartOnARestoredDatabaseThePageFollowsTheNewEngine) {
+  Desk desk(false);
+  std::filesystem::copy_file(desk.db, desk.dir.path("backup.db"));
+  desk.start_engine();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(desk.send("bump-curve 2 1")["ok"]);
+  const std::int64_t old_event = desk.send("bump-curve 2 1")["event"];
+  ASSERT_TRUE(eventually([&] { return desk.snapshot()["as_of_event"] == old_event; })) << desk.log();
+  desk.engine->kill9();
+  desk.engine->wait();
+  for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(desk.db + suffix);
+  std::filesystem::copy_file(desk.dir.path("backup.db"), desk.db, std::filesystem::copy_options::overwrite_existing);
+  desk.start_engine();
+  const base::Json reply = desk.send("amend-trade OT_1 quantity=321");
+  ASSERT_TRUE(reply["ok"]) << reply;
+  const std::int64_t event = reply["event"];
+  ASSERT_LT(event, old_event);
+  const std::int64_t book_id = reply["books"][0]["id"];
+  const base::Json book = desk.send("book " + std::to_string(book_id));
+  EXPECT_TRUE(eventually([&] {
+    const base::Json s = desk.snapshot();
+    if (s["as_of_event"] != event || s["events"].empty() || s["events"].back()["seq"] != event) return false;
+    for (const base::Json& row : s["rows"]) {
+      if (row["id"] == book_id) return row["pv"] == book["pv"];
+    }
+    return false;
+  })) << desk.snapshot().dump();
 }
 

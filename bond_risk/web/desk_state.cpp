@@ -28,7 +28,11 @@ std::uint64_t DeskState::bump() {
 
 void DeskState::connected(const std::string& socket) {
   const std::lock_guard lock(mutex_);
-  engine_ = {bump(), {{"connected", true}, {"socket", socket}, {"error", ""}}};
+  restarted_ = bump();
+  engine_ = {restarted_, {{"connected", true}, {"socket", socket}, {"error", ""}}};
+  events_.clear();
+  figures_ = {restarted_, base::Json::object()};
+  as_of_event_ = 0;
 }
 
 void DeskState::disconnected(const std::string& socket, const std::string& error) {
@@ -159,7 +163,9 @@ base::Json DeskState::totals() const {
 std::string DeskState::message(std::uint64_t since, const std::string& selected, std::uint64_t* version) const {
   const std::lock_guard lock(mutex_);
   // A stream older than the removals kept starts again from everything.
-  const bool full = since == 0 || (!removed_.empty() && removed_.front().first > since && removed_.size() == kKeptRemoved);
+  // So does a stream from before the engine was reached again (its events and event number may be another engine's).
+  const bool full = since == 0 || since < restarted_ ||
+                    (!removed_.empty() && removed_.front().first > since && removed_.size() == kKeptRemoved);
   if (full) since = 0;
   std::string rows = "[", ladder;
   for (const auto& [id, b] : books_) {

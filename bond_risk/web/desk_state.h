@@ -26,7 +26,9 @@ namespace bond_risk::web {
 
 class DeskState {
  public:
-  // The engine on `socket` was reached, or could not be (`error` says why).
+  // The engine on `socket` was reached (the event number, the events and the
+  // figures start again from what it says: it may be another engine, on a
+  // restored database), or could not be (`error` says why).
   void connected(const std::string& socket);
   void disconnected(const std::string& socket, const std::string& error);
 
@@ -52,6 +54,7 @@ class DeskState {
   //    "totals":{"outright":{"pv","pv01","pnl","books"},"repo":{"margin","mtm_pnl","books"},"not_ok"},
   //    "events":[last-events entries], "figures":{"events_per_s","recalc_us","event","results_as_of",
   //    "results_lag"}, "sent_ms"}
+  // After connected(), every stream gets everything.
   // Sets *version to the version the message reflects.
   std::string message(std::uint64_t since, const std::string& selected, std::uint64_t* version) const;
 
@@ -90,6 +93,7 @@ class DeskState {
   Stamped figures_{0, base::Json::object()};
   Stamped engine_{0, base::Json::object()};
   std::int64_t as_of_event_ = 0;
+  std::uint64_t restarted_ = 0;  // the version of the last connected()
 };
 
 }  // namespace bond_risk::web
