@@ -430,6 +430,27 @@ TEST(DeskState, ReachingTheEngineAgainStartsFromWhatItSays) {
   EXPECT_EQ(s.last_event_seq(), 1);
 }
 
+TEST(DeskState, BooksWithoutValuesMakeTheTotalsIncompleteAndTheErrorSaysWhy) {
+  DeskState s;
+  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
+                                    {"id":2,"name":"OB_B","type":"outright_book"}])"));
+  s.update(outright(1, 10.0));
+  std::uint64_t v = 0;
+  base::Json m = message(s, &v, "");
+  EXPECT_FALSE(m["totals"]["complete"]);
+  EXPECT_EQ(m["totals"]["missing"], 1);
+  EXPECT_EQ(m["error"], "");
+  s.set_unwatched(1, "the engine refused to watch them: too many watched nodes");
+  m = message(s, &v, "");
+  EXPECT_NE(m["error"].get<std::string>().find("1 of 2 books are not followed (the engine refused"), std::string::npos) << m;
+  s.update(outright(2, 5.0));
+  s.set_unwatched(0, "");
+  m = message(s, &v, "");
+  EXPECT_TRUE(m["totals"]["complete"]);
+  EXPECT_EQ(m["totals"]["outright"]["pv"], 15.0);
+  EXPECT_EQ(m["error"], "");
+}
+
 TEST(WebGateway, AfterAnEngineRestartOnARestoredDatabaseThePageFollowsTheNewEngine) {
   Desk desk(false);
   std::filesystem::copy_file(desk.db, desk.dir.path("backup.db"));
@@ -458,3 +479,29 @@ TEST(WebGateway, AfterAnEngineRestartOnARestoredDatabaseThePageFollowsTheNewEngi
   })) << desk.snapshot().dump();
 }
 
+TEST(WebGateway, MoreBooksThanOneWatchFollowsAreAllShownAndTotalled) {
+  Desk desk(true, {}, {}, "--preset 50k --book-size 2");
+  const std::size_t books = books_in(desk.db);
+  ASSERT_GT(books, 20'000u);
+  ASSERT_TRUE(eventually([&] {
+    const base::Json s = desk.snapshot();
+    return s["rows"].size() == books && s["totals"]["complete"] == true;
+  })) << desk.log();
+  const base::Json s = desk.snapshot();
+  EXPECT_EQ(s["error"], "");
+  double pv = 0, margin = 0;
+  std::size_t outright = 0, repo = 0;
+  for (const base::Json& row : s["rows"]) {
+    if (row["status"] != "OK") continue;
+    if (row["type"] == "outright_book") pv += row["pv"].get<double>(), ++outright;
+    else margin += row["margin"].get<double>(), ++repo;
+  }
+  EXPECT_GT(outright, 10'000u);
+  EXPECT_GT(repo, 10'000u);
+  EXPECT_EQ(s["totals"]["outright"]["books"], outright);
+  EXPECT_EQ(s["totals"]["repo"]["books"], repo);
+  EXPECT_NEAR(s["totals"]["outright"]["pv"].get<double>(), pv, 1e-9 * std::abs(pv));
+  EXPECT_NEAR(s["totals"]["repo"]["margin"].get<double>(), margin, 1e-9 * std::abs(margin) + 1e-6);
+  std::cout << books << " books: " << outright << " outright (pv " << pv << ") and " << repo << " repo (margin " << margin
+            << ") in the totals\n";
+}
