@@ -102,6 +102,7 @@ class Process {
   // ... for at most `limit`: nullopt if it is still running then.
   std::optional<int> wait_for(std::chrono::seconds limit);
   void signal(int signal);
+  int pid() const { return pid_; }
 
  private:
   int pid_ = -1;

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <regex>
@@ -24,8 +25,50 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-Desk::Desk(bool with_engine, const std::vector<std::string>& web_args, const std::vector<std::string>& web_env) {
-  if (run_cli("generate --preset tiny --out " + db).exit_code != 0) throw std::runtime_error("generate failed");
+RawClient::RawClient(const std::string& host, int port, int receive_buffer) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  ::inet_pton(AF_INET, host.c_str(), &addr.sin_addr);
+  if (receive_buffer > 0) ::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
+  if (::connect(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    throw std::runtime_error("cannot connect to " + host + ":" + std::to_string(port));
+  }
+}
+
+bool RawClient::send(const std::string& bytes) {
+  for (std::size_t at = 0; at < bytes.size();) {
+    const ssize_t n = ::send(fd_.get(), bytes.data() + at, bytes.size() - at, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    at += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string RawClient::receive(std::chrono::milliseconds limit, std::size_t max_bytes) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  std::string out;
+  char buffer[65536];
+  while (out.size() < max_bytes) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd p{fd_.get(), POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+long rss_kb(int pid) {
+  const std::string status = slurp("/proc/" + std::to_string(pid) + "/status");
+  const std::size_t at = status.find("VmRSS:");
+  return at == std::string::npos ? -1 : std::stol(status.substr(at + 6));
+}
+
+Desk::Desk(bool with_engine, const std::vector<std::string>& web_args, const std::vector<std::string>& web_env,
+           const std::string& generate) {
+  if (run_cli("generate " + generate + " --out " + db).exit_code != 0) throw std::runtime_error("generate failed");
   if (with_engine) start_engine();
   std::vector<std::string> argv = {std::getenv("BOND_RISK_BIN"), "web", "--socket", sock};
   if (web_args.empty()) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <filesystem>
+#include <iostream>
 #include <mutex>
 #include <thread>
 
@@ -264,4 +266,242 @@ TEST(WebGateway, StopsCleanlyOnSigtermWithAStreamOpen) {
   // Exit code 0: no sanitizer report either (they exit non-zero).
   EXPECT_EQ(desk.web->wait(), 0) << desk.log();
   EXPECT_NE(desk.log().find("stopped"), std::string::npos) << desk.log();
+}
+
+namespace {
+
+std::string host_of(const Desk& desk) { return desk.host + ":" + std::to_string(desk.port); }
+
+// Sends `bump-curve 2 ±0.01` to the engine every `every` from a thread of
+// its own until destroyed: every book on curve 2 changes all the time.
+class Bumper {
+ public:
+  Bumper(const Desk& desk, std::chrono::milliseconds every) : fd_(base::connect_unix(desk.sock)) {
+    thread_ = std::jthread([this, every](const std::stop_token& stop) {
+      for (int i = 0; !stop.stop_requested(); ++i) {
+        if (!base::write_all(fd_.get(), i % 2 ? "bump-curve 2 0.01\n" : "bump-curve 2 -0.01\n")) return;
+        char buffer[4096];
+        if (::read(fd_.get(), buffer, sizeof buffer) <= 0) return;
+        std::this_thread::sleep_for(every);
+      }
+    });
+  }
+
+ private:
+  base::UniqueFd fd_;
+  std::jthread thread_;
+};
+
+}  // namespace
+
+TEST(WebGateway, SlowHeadsHoldNoThreadAndAreClosedAtTheirDeadline) {
+  Desk desk;
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
+  // More connections trickling their heads than the gateway has threads (116).
+  std::vector<std::unique_ptr<test::RawClient>> slow;
+  for (int i = 0; i < 200; ++i) {
+    slow.push_back(std::make_unique<test::RawClient>(desk.host, desk.port));
+    ASSERT_TRUE(slow.back()->send("GET /api/snapshot HTTP/1.1\r\nHost: " + host_of(desk) + "\r\n"));
+  }
+  const auto opened = std::chrono::steady_clock::now();
+  std::jthread trickle([&](const std::stop_token& stop) {  // a header byte each every 500 ms, for 4 s
+    for (int i = 0; i < 8 && !stop.stop_requested(); ++i) {
+      for (auto& c : slow) c->send("X");
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::chrono::milliseconds longest{0};
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(desk.get("/api/snapshot").first, 200);
+    longest = std::max(longest, std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start));
+  }
+  EXPECT_LT(longest.count(), 2000) << "a snapshot waited " << longest.count() << " ms behind the slow heads";
+  std::cout << "longest snapshot wait behind 200 slow heads: " << longest.count() << " ms\n";
+  trickle.join();
+  // Each slow head is refused at its deadline (5 s after it connected) however it trickled.
+  std::this_thread::sleep_until(opened + std::chrono::seconds(7));
+  std::size_t timed_out = 0;
+  for (auto& c : slow) timed_out += c->receive(std::chrono::milliseconds(100)).starts_with("HTTP/1.1 408");
+  EXPECT_EQ(timed_out, slow.size());
+}
+
+TEST(WebGateway, HugeOrManyHeadersAreRefusedAtTheirBoundBeforeTheToken) {
+  Desk desk(true, {"--listen", "127.0.0.1:0"}, {"WEB_TOKEN=s3cret-t0ken"});
+  const long before = test::rss_kb(desk.web->pid());
+  test::RawClient greedy(desk.host, desk.port);
+  std::string lines;
+  for (int i = 0; i < 64; ++i) lines += "X-Pad: " + std::string(1017, 'a') + "\r\n";  // 64 KB
+  std::size_t sent = 0;
+  bool open = greedy.send("GET / HTTP/1.1\r\nHost: " + host_of(desk) + "\r\n");
+  for (; open && sent < (200u << 20); sent += lines.size()) open = greedy.send(lines);
+  const long after = test::rss_kb(desk.web->pid());
+  EXPECT_FALSE(open) << "the gateway read " << sent << " bytes of headers from a client without the token";
+  EXPECT_LT(sent, 16u << 20);
+  EXPECT_LT(after - before, 20 * 1024) << "RSS " << before << " -> " << after << " kB";
+  std::cout << "headers taken before the close: " << sent << " bytes; RSS " << before << " -> " << after << " kB\n";
+
+  std::string many = "GET / HTTP/1.1\r\nHost: " + host_of(desk) + "\r\n";
+  for (int i = 0; i < 100; ++i) many += "A" + std::to_string(i) + ": b\r\n";
+  test::RawClient client(desk.host, desk.port);
+  ASSERT_TRUE(client.send(many + "\r\n"));
+  const std::string reply = client.receive(std::chrono::seconds(5));
+  EXPECT_TRUE(reply.starts_with("HTTP/1.1 431")) << reply;
+  EXPECT_NE(reply.find("more than 64 headers"), std::string::npos) << reply;
+}
+
+TEST(WebGateway, ManyRangesGetTheWholeFileOnce) {
+  Desk desk;
+  const std::size_t file = test::slurp("/usr/share/javascript/chart.js/chart.min.js").size();
+  ASSERT_GT(file, 0u);
+  const auto fetch = [&](const std::string& range) {
+    test::RawClient client(desk.host, desk.port);
+    client.send("GET /chart.js HTTP/1.1\r\nHost: " + host_of(desk) + "\r\nRange: " + range + "\r\n\r\n");
+    return client.receive(std::chrono::seconds(10), 4 * file);
+  };
+  std::string ranges = "bytes=0-";
+  for (int i = 1; i < 2500; ++i) ranges += ",0-";
+  const std::string many = fetch(ranges);
+  EXPECT_TRUE(many.starts_with("HTTP/1.1 200")) << many.substr(0, 200);
+  EXPECT_LT(many.size(), file + 1024) << "bytes sent for 2,500 ranges of a " << file << "-byte file";
+  std::cout << "2,500 ranges of chart.js (" << file << " bytes): " << many.size() << " bytes sent\n";
+  const std::string past = fetch("bytes=99999999-");
+  EXPECT_TRUE(past.starts_with("HTTP/1.1 200")) << past.substr(0, 200);
+  EXPECT_LT(past.size(), file + 1024);
+}
+
+TEST(WebGateway, StreamsNobodyReadsAreClosedAndFreeTheirPlaces) {
+  Desk desk(true, {"--listen", "127.0.0.1:0", "--max-streams", "2"}, {}, "--preset 100 --book-size 1");
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
+  std::vector<std::unique_ptr<test::RawClient>> greedy;
+  for (int i = 0; i < 2; ++i) {
+    greedy.push_back(std::make_unique<test::RawClient>(desk.host, desk.port, 4096));
+    ASSERT_TRUE(greedy.back()->send("GET /stream HTTP/1.1\r\nHost: " + host_of(desk) + "\r\n\r\n"));
+  }
+  ASSERT_TRUE(eventually([&] { return desk.get("/stream").first == 503; })) << "both places are taken";
+  // About 50 KB a second to each: their socket buffers fill within seconds
+  // (the gateway's is 64 KB), their writes block, and after 5 s blocked the
+  // gateway closes them: a reader gets a place.
+  const Bumper bumper(desk, std::chrono::milliseconds(200));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(eventually(
+      [&] {
+        StreamReader reader(desk, "");
+        return eventually([&] { return !reader.messages().empty(); }, std::chrono::seconds(1));
+      },
+      std::chrono::seconds(20)));
+  std::cout << "a reading stream got a place after "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()
+            << " ms\n";
+}
+
+TEST(WebGateway, AHostThatIsNotTheGatewaysIsRefused) {
+  Desk desk;
+  const std::string port = std::to_string(desk.port);
+  for (const std::string& host : std::vector<std::string>{"attacker.example:" + port, "127.0.0.1:1",
+                                                          "localhost.attacker.example:" + port, "localhost"}) {
+    const auto [status, body] = desk.get("/api/snapshot", {{"Host", host}});
+    EXPECT_EQ(status, 421) << host;
+    EXPECT_NE(body.find("answers only for 127.0.0.1:" + port), std::string::npos) << body;
+  }
+  for (const std::string& host : std::vector<std::string>{"127.0.0.1:" + port, "LOCALHOST:" + port, "[::1]:" + port}) {
+    EXPECT_EQ(desk.get("/api/snapshot", {{"Host", host}}).first, 200) << host;
+  }
+}
+
+TEST(DeskState, ReachingTheEngineAgainStartsFromWhatItSays) {
+  DeskState s;
+  s.connected("a.sock");
+  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"}])"));
+  s.update(outright(1, 10.0));
+  s.add_events(base::Json::parse(R"([{"seq":5,"command":"bump-curve 2 1"}])"));
+  std::uint64_t v = 0;
+  EXPECT_EQ(message(s, &v, "")["as_of_event"], 5);
+  s.disconnected("a.sock", "the engine closed the connection");
+  s.connected("a.sock");  // another engine, on a database restored to event 1
+  s.add_events(base::Json::parse(R"([{"seq":1,"command":"bump-curve 2 -1"}])"));
+  s.saw_event(1);
+  const base::Json after = message(s, &v, "");
+  EXPECT_TRUE(after["full"]) << "a stream is sent everything again";
+  EXPECT_EQ(after["as_of_event"], 1);
+  ASSERT_EQ(after["events"].size(), 1u);
+  EXPECT_EQ(after["events"][0]["seq"], 1);
+  EXPECT_EQ(s.last_event_seq(), 1);
+}
+
+TEST(DeskState, BooksWithoutValuesMakeTheTotalsIncompleteAndTheErrorSaysWhy) {
+  DeskState s;
+  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
+                                    {"id":2,"name":"OB_B","type":"outright_book"}])"));
+  s.update(outright(1, 10.0));
+  std::uint64_t v = 0;
+  base::Json m = message(s, &v, "");
+  EXPECT_FALSE(m["totals"]["complete"]);
+  EXPECT_EQ(m["totals"]["missing"], 1);
+  EXPECT_EQ(m["error"], "");
+  s.set_unwatched(1, "the engine refused to watch them: too many watched nodes");
+  m = message(s, &v, "");
+  EXPECT_NE(m["error"].get<std::string>().find("1 of 2 books are not followed (the engine refused"), std::string::npos) << m;
+  s.update(outright(2, 5.0));
+  s.set_unwatched(0, "");
+  m = message(s, &v, "");
+  EXPECT_TRUE(m["totals"]["complete"]);
+  EXPECT_EQ(m["totals"]["outright"]["pv"], 15.0);
+  EXPECT_EQ(m["error"], "");
+}
+
+TEST(WebGateway, AfterAnEngineRestartOnARestoredDatabaseThePageFollowsTheNewEngine) {
+  Desk desk(false);
+  std::filesystem::copy_file(desk.db, desk.dir.path("backup.db"));
+  desk.start_engine();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(desk.send("bump-curve 2 1")["ok"]);
+  const std::int64_t old_event = desk.send("bump-curve 2 1")["event"];
+  ASSERT_TRUE(eventually([&] { return desk.snapshot()["as_of_event"] == old_event; })) << desk.log();
+  desk.engine->kill9();
+  desk.engine->wait();
+  for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(desk.db + suffix);
+  std::filesystem::copy_file(desk.dir.path("backup.db"), desk.db, std::filesystem::copy_options::overwrite_existing);
+  desk.start_engine();
+  const base::Json reply = desk.send("amend-trade OT_1 quantity=321");
+  ASSERT_TRUE(reply["ok"]) << reply;
+  const std::int64_t event = reply["event"];
+  ASSERT_LT(event, old_event);
+  const std::int64_t book_id = reply["books"][0]["id"];
+  const base::Json book = desk.send("book " + std::to_string(book_id));
+  EXPECT_TRUE(eventually([&] {
+    const base::Json s = desk.snapshot();
+    if (s["as_of_event"] != event || s["events"].empty() || s["events"].back()["seq"] != event) return false;
+    for (const base::Json& row : s["rows"]) {
+      if (row["id"] == book_id) return row["pv"] == book["pv"];
+    }
+    return false;
+  })) << desk.snapshot().dump();
+}
+
+TEST(WebGateway, MoreBooksThanOneWatchFollowsAreAllShownAndTotalled) {
+  Desk desk(true, {}, {}, "--preset 50k --book-size 2");
+  const std::size_t books = books_in(desk.db);
+  ASSERT_GT(books, 20'000u);
+  ASSERT_TRUE(eventually([&] {
+    const base::Json s = desk.snapshot();
+    return s["rows"].size() == books && s["totals"]["complete"] == true;
+  })) << desk.log();
+  const base::Json s = desk.snapshot();
+  EXPECT_EQ(s["error"], "");
+  double pv = 0, margin = 0;
+  std::size_t outright = 0, repo = 0;
+  for (const base::Json& row : s["rows"]) {
+    if (row["status"] != "OK") continue;
+    if (row["type"] == "outright_book") pv += row["pv"].get<double>(), ++outright;
+    else margin += row["margin"].get<double>(), ++repo;
+  }
+  EXPECT_GT(outright, 10'000u);
+  EXPECT_GT(repo, 10'000u);
+  EXPECT_EQ(s["totals"]["outright"]["books"], outright);
+  EXPECT_EQ(s["totals"]["repo"]["books"], repo);
+  EXPECT_NEAR(s["totals"]["outright"]["pv"].get<double>(), pv, 1e-9 * std::abs(pv));
+  EXPECT_NEAR(s["totals"]["repo"]["margin"].get<double>(), margin, 1e-9 * std::abs(margin) + 1e-6);
+  std::cout << books << " books: " << outright << " outright (pv " << pv << ") and " << repo << " repo (margin " << margin
+            << ") in the totals\n";
 }

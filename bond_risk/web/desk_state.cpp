@@ -28,7 +28,12 @@ std::uint64_t DeskState::bump() {
 
 void DeskState::connected(const std::string& socket) {
   const std::lock_guard lock(mutex_);
-  engine_ = {bump(), {{"connected", true}, {"socket", socket}, {"error", ""}}};
+  restarted_ = bump();
+  engine_ = {restarted_, {{"connected", true}, {"socket", socket}, {"error", ""}}};
+  events_.clear();
+  figures_ = {restarted_, base::Json::object()};
+  as_of_event_ = 0;
+  unwatched_.clear();
 }
 
 void DeskState::disconnected(const std::string& socket, const std::string& error) {
@@ -127,6 +132,18 @@ void DeskState::saw_event(std::int64_t event) {
   bump();
 }
 
+void DeskState::set_unwatched(std::size_t books, const std::string& why) {
+  const std::lock_guard lock(mutex_);
+  std::string text;
+  if (books > 0) {
+    text = std::to_string(books) + " of " + std::to_string(books_.size()) + " books are not followed (" + why +
+           "): their values are missing and the totals leave them out; the gateway tries again every 10 s";
+  }
+  if (text == unwatched_) return;
+  unwatched_ = std::move(text);
+  bump();
+}
+
 std::size_t DeskState::books() const {
   const std::lock_guard lock(mutex_);
   return books_.size();
@@ -140,9 +157,12 @@ std::int64_t DeskState::last_event_seq() const {
 // Sums over the OK books, in id order (the same figures for every stream).
 base::Json DeskState::totals() const {
   double pv = 0, pv01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
-  std::size_t outright = 0, repo = 0, not_ok = 0;
+  std::size_t outright = 0, repo = 0, not_ok = 0, missing = 0;
   for (const auto& [id, b] : books_) {
-    if (!b.has_values) continue;
+    if (!b.has_values) {
+      ++missing;
+      continue;
+    }
     if (!b.ok) {
       ++not_ok;
     } else if (b.type == "outright_book") {
@@ -153,13 +173,17 @@ base::Json DeskState::totals() const {
   }
   return {{"outright", {{"pv", pv}, {"pv01", pv01}, {"pnl", pnl}, {"books", outright}}},
           {"repo", {{"margin", margin}, {"mtm_pnl", mtm_pnl}, {"books", repo}}},
-          {"not_ok", not_ok}};
+          {"not_ok", not_ok},
+          {"complete", missing == 0},
+          {"missing", missing}};
 }
 
 std::string DeskState::message(std::uint64_t since, const std::string& selected, std::uint64_t* version) const {
   const std::lock_guard lock(mutex_);
   // A stream older than the removals kept starts again from everything.
-  const bool full = since == 0 || (!removed_.empty() && removed_.front().first > since && removed_.size() == kKeptRemoved);
+  // So does a stream from before the engine was reached again (its events and event number may be another engine's).
+  const bool full = since == 0 || since < restarted_ ||
+                    (!removed_.empty() && removed_.front().first > since && removed_.size() == kKeptRemoved);
   if (full) since = 0;
   std::string rows = "[", ladder;
   for (const auto& [id, b] : books_) {
@@ -175,7 +199,7 @@ std::string DeskState::message(std::uint64_t since, const std::string& selected,
   for (const Stamped& e : events_) {
     if (e.version > since) events.push_back(e.value);
   }
-  base::Json head = {{"full", full}, {"engine", engine_.value}, {"as_of_event", as_of_event_}};
+  base::Json head = {{"full", full}, {"engine", engine_.value}, {"as_of_event", as_of_event_}, {"error", unwatched_}};
   base::Json tail = {{"removed", std::move(removed)},
                      {"totals", totals()},
                      {"events", std::move(events)},

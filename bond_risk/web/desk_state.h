@@ -26,7 +26,9 @@ namespace bond_risk::web {
 
 class DeskState {
  public:
-  // The engine on `socket` was reached, or could not be (`error` says why).
+  // The engine on `socket` was reached (the event number, the events and the
+  // figures start again from what it says: it may be another engine, on a
+  // restored database), or could not be (`error` says why).
   void connected(const std::string& socket);
   void disconnected(const std::string& socket, const std::string& error);
 
@@ -40,18 +42,24 @@ class DeskState {
   void set_figures(const base::Json& stats, double events_per_second);
   // The latest event number the engine mentioned.
   void saw_event(std::int64_t event);
+  // `books` listed books no watch follows (`why`: the engine's reason); 0 and "" when every one is.
+  void set_unwatched(std::size_t books, const std::string& why);
 
   std::size_t books() const;
   std::int64_t last_event_seq() const;  // of the events added, 0 when none
 
   // What changed since version `since` (0: everything) as one JSON object,
   // with the ladder of the book named `selected` when it changed:
-  //   {"full", "engine":{"connected","socket","error"}, "as_of_event",
+  //   {"full", "engine":{"connected","socket","error"}, "as_of_event", "error",
   //    "rows":[{"id","name","type","status","reason", values...}] (changed books, without ladders),
   //    "ladder":{"name","id","type","points":[...]}, "removed":[ids],
-  //    "totals":{"outright":{"pv","pv01","pnl","books"},"repo":{"margin","mtm_pnl","books"},"not_ok"},
+  //    "totals":{"outright":{"pv","pv01","pnl","books"},"repo":{"margin","mtm_pnl","books"},"not_ok",
+  //              "complete","missing"},
   //    "events":[last-events entries], "figures":{"events_per_s","recalc_us","event","results_as_of",
   //    "results_lag"}, "sent_ms"}
+  // "error" says what the page cannot show ("" when nothing); "complete" is
+  // false while "missing" listed books have no values (not yet, or unwatched):
+  // the totals leave them out. After connected(), every stream gets everything.
   // Sets *version to the version the message reflects.
   std::string message(std::uint64_t since, const std::string& selected, std::uint64_t* version) const;
 
@@ -90,6 +98,8 @@ class DeskState {
   Stamped figures_{0, base::Json::object()};
   Stamped engine_{0, base::Json::object()};
   std::int64_t as_of_event_ = 0;
+  std::uint64_t restarted_ = 0;  // the version of the last connected()
+  std::string unwatched_;        // the books no watch follows, said for the page
 };
 
 }  // namespace bond_risk::web

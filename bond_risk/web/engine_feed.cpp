@@ -3,7 +3,9 @@
 #include <poll.h>
 
 #include <chrono>
+#include <algorithm>
 #include <deque>
+#include <memory>
 #include <stdexcept>
 
 #include "base/unix_socket.h"
@@ -17,17 +19,33 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kEventsEvery = std::chrono::milliseconds(100);
 constexpr auto kStatsEvery = std::chrono::seconds(1);
 constexpr auto kRetryEvery = std::chrono::seconds(1);
-constexpr std::size_t kMaxWatched = 10'000;  // the engine's bound per connection
+constexpr auto kRewatchEvery = std::chrono::seconds(10);  // books no watch could follow are tried again
+constexpr std::size_t kMaxWatched = 10'000;  // the engine's bound per connection: the books of one watch link
 
-// One connection to the engine, followed until it fails (throws
-// std::runtime_error saying why) or `stop` is requested.
+// A connection of its own that watches a share of the books (at most
+// kMaxWatched): the engine's update lines for them arrive on it.
+struct WatchLink {
+  WatchLink(base::UniqueFd f, std::size_t n) : fd(std::move(f)), lines(fd.get()), books(n) {}
+  base::UniqueFd fd;
+  base::LineReader lines;
+  std::size_t books;      // asked to follow
+  bool answered = false;  // the watch's reply came
+  std::string failure;    // why it follows none of them ("" while it does)
+};
+
+// One connection to the engine (its questions), and the watch links its
+// book list asked for, followed until the connection fails (throws
+// std::runtime_error saying why) or `stop` is requested. A watch link that
+// fails leaves its books unfollowed, says so in the state, and is tried again.
 class Follower {
  public:
-  Follower(base::UniqueFd fd, DeskState& state) : fd_(std::move(fd)), lines_(fd_.get()), state_(state) {}
+  Follower(std::string socket, DeskState& state)
+      : socket_(std::move(socket)), fd_(base::connect_unix(socket_)), lines_(fd_.get()), state_(state) {}
 
   void run(const std::stop_token& stop) {
     ask(format_command(ListBooks{}), Asked::books);
     auto next_events = Clock::now(), next_stats = Clock::now();
+    std::vector<pollfd> polled;
     while (!stop.stop_requested()) {
       const auto now = Clock::now();
       if (now >= next_events) {
@@ -38,17 +56,21 @@ class Follower {
         if (!waiting_for(Asked::stats)) ask(format_command(Stats{}), Asked::stats);
         next_stats = now + kStatsEvery;
       }
-      pollfd p{fd_.get(), POLLIN, 0};
+      polled.assign(1, {fd_.get(), POLLIN, 0});
+      for (const auto& link : links_) polled.push_back({link->failure.empty() ? link->fd.get() : -1, POLLIN, 0});
       const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(std::min(next_events, next_stats) - Clock::now());
-      if (::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(wait.count(), 0))) < 0 && errno != EINTR) {
+      if (::poll(polled.data(), polled.size(), static_cast<int>(std::max<std::int64_t>(wait.count(), 0))) < 0 && errno != EINTR) {
         throw std::runtime_error("cannot wait for the engine's replies");
       }
-      if (p.revents != 0) read_lines();
+      if (polled[0].revents != 0) read_lines();
+      for (std::size_t i = 0; i < links_.size(); ++i) {
+        if (polled[i + 1].revents != 0) read_link(*links_[i]);
+      }
     }
   }
 
  private:
-  enum class Asked { books, watch, events, stats };
+  enum class Asked { books, events, stats };
 
   void ask(const std::string& line, Asked what) {
     if (!base::write_all(fd_.get(), line + "\n")) throw std::runtime_error("the engine closed the connection");
@@ -62,14 +84,8 @@ class Follower {
     while (const std::optional<std::string> line = lines_.next()) take(base::Json::parse(*line));
   }
 
-  // One line from the engine: a watched book's update, or the reply to the
-  // oldest question still open (replies come in the order asked).
+  // The reply to the oldest question still open (replies come in the order asked).
   void take(const base::Json& line) {
-    if (line.contains("update")) {
-      state_.update(line["update"]);
-      state_.saw_event(line.value("event", std::int64_t{0}));
-      return;
-    }
     if (asked_.empty()) throw std::runtime_error("the engine sent a reply nobody asked for");
     const Asked what = asked_.front();
     asked_.pop_front();
@@ -79,25 +95,76 @@ class Follower {
     state_.saw_event(line.value("event", std::int64_t{0}));
     switch (what) {
       case Asked::books: return watch(line["books"]);
-      case Asked::watch: return;
       case Asked::events: return state_.add_events(line["events"]);
       case Asked::stats: return figures(line);
     }
   }
 
+  // A watch link's lines: its watch's reply, then the updates of its books.
+  void read_link(WatchLink& link) {
+    try {
+      if (!link.lines.fill()) return fail(link, "the engine closed the connection watching them");
+      while (const std::optional<std::string> text = link.lines.next()) {
+        const base::Json line = base::Json::parse(*text);
+        if (line.contains("update")) {
+          state_.update(line["update"]);
+          state_.saw_event(line.value("event", std::int64_t{0}));
+        } else if (!link.answered) {
+          link.answered = true;
+          if (!line.value("ok", false)) return fail(link, "the engine refused to watch them: " + line.value("error", std::string("?")));
+        }
+      }
+    } catch (const std::exception& e) {  // a read error, or a line that is not JSON
+      fail(link, e.what());
+    }
+  }
+
+  void fail(WatchLink& link, const std::string& why) {
+    link.failure = why;
+    link.fd = base::UniqueFd();
+    report_unwatched();
+  }
+
+  void report_unwatched() {
+    std::size_t unwatched = 0;
+    std::string why;
+    for (const auto& link : links_) {
+      if (link->failure.empty()) continue;
+      unwatched += link->books;
+      if (why.empty()) why = link->failure;
+    }
+    state_.set_unwatched(unwatched, why);
+    rewatch_at_ = Clock::now() + kRewatchEvery;
+  }
+
+  // Watches every listed book, kMaxWatched to a link, on new links (the old
+  // ones close: a link never follows more than its share).
   void watch(const base::Json& books) {
     state_.set_books(books);
-    Watch watch;
-    for (const base::Json& b : books) {
-      if (watch.keys.size() == kMaxWatched) break;
-      watch.keys.push_back(std::to_string(b.at("id").get<std::int64_t>()));
-    }
     books_listed_ = books.size();
-    if (!watch.keys.empty()) ask(format_command(watch), Asked::watch);
+    links_.clear();
+    for (std::size_t first = 0; first < books.size(); first += kMaxWatched) {
+      Watch watch;
+      for (std::size_t i = first; i < std::min(books.size(), first + kMaxWatched); ++i) {
+        watch.keys.push_back(std::to_string(books[i].at("id").get<std::int64_t>()));
+      }
+      try {
+        links_.push_back(std::make_unique<WatchLink>(base::connect_unix(socket_), watch.keys.size()));
+      } catch (const std::exception& e) {
+        links_.push_back(std::make_unique<WatchLink>(base::UniqueFd(), watch.keys.size()));
+        links_.back()->failure = e.what();
+        continue;
+      }
+      if (!base::write_all(links_.back()->fd.get(), format_command(watch) + "\n")) {
+        links_.back()->failure = "the engine closed the connection watching them";
+      }
+    }
+    report_unwatched();
   }
 
   // Events per second between two stats replies; a changed number of books
-  // (other programs edit the tables) lists them again.
+  // (other programs edit the tables), or books left unwatched a while, lists
+  // them again.
   void figures(const base::Json& stats) {
     const auto now = Clock::now();
     const std::int64_t event = stats.value("event", std::int64_t{0});
@@ -112,13 +179,19 @@ class Follower {
     for (const char* kind : {"outright_book", "repo_book"}) {
       for (const auto& [status, count] : stats["counts"][kind].items()) books += count.get<std::size_t>();
     }
-    if (books != books_listed_ && !waiting_for(Asked::books)) ask(format_command(ListBooks{}), Asked::books);
+    const bool unwatched = std::any_of(links_.begin(), links_.end(), [](const auto& l) { return !l->failure.empty(); });
+    if ((books != books_listed_ || (unwatched && now >= rewatch_at_)) && !waiting_for(Asked::books)) {
+      ask(format_command(ListBooks{}), Asked::books);
+    }
   }
 
+  std::string socket_;
   base::UniqueFd fd_;
   base::LineReader lines_;
   DeskState& state_;
   std::deque<Asked> asked_;
+  std::vector<std::unique_ptr<WatchLink>> links_;
+  Clock::time_point rewatch_at_;
   std::size_t books_listed_ = 0;
   std::int64_t last_stats_event_ = -1;
   Clock::time_point last_stats_time_;
@@ -137,7 +210,7 @@ EngineFeed::~EngineFeed() {
 void EngineFeed::run(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     try {
-      Follower follower(base::connect_unix(socket_), state_);
+      Follower follower(socket_, state_);
       state_.connected(socket_);
       follower.run(stop);
     } catch (const std::exception& e) {  // runtime_error, or a line that is not JSON

@@ -1,9 +1,12 @@
 // Follows a running engine for the desk page, as an ordinary client of its
 // Unix socket: lists the books (list-books) and watches every one of them,
-// asks for the events after the last it saw every 100 ms (last-events) and
-// for the engine's figures every second (stats), and feeds all of it to a
-// DeskState. When the engine is unreachable or goes away, the state says so
-// and the feed connects again every second by itself.
+// over as many more connections as the engine's bound on one connection's
+// watches (10,000) needs; asks for the events after the last it saw every
+// 100 ms (last-events) and for the engine's figures every second (stats),
+// and feeds all of it to a DeskState. Books no watch could follow are named
+// in the state (and tried again every 10 s). When the engine is unreachable
+// or goes away, the state says so and the feed connects again every second
+// by itself; the state then starts again from what that engine says.
 //
 // Runs on its own thread from construction to destruction; `state` must
 // outlive it.

@@ -9,8 +9,16 @@
 //
 // With a token, every request must carry it: ?token=T, the header
 // "Authorization: Bearer T", or the cookie the page gets when opened with
-// ?token=T. Each request and stream runs on a thread of the server's own
-// pool (max_streams streams, plus threads for the other requests).
+// ?token=T.
+//
+// The gateway accepts connections and reads every request's head itself on
+// run()'s thread, all of them at once with a deadline, and checks it
+// (request_head.h: size, header count, Host, token) before cpp-httplib sees
+// it: a slow or greedy client costs a socket, never a thread. A checked
+// request runs on a worker thread (max_streams streams, plus threads for the
+// other requests); each read or write that cannot go on for 5 s ends its
+// connection (a stream nobody reads frees its place), and a response that is
+// not a stream must be sent within 10 s. One request per connection.
 #pragma once
 
 #include <chrono>
@@ -40,7 +48,7 @@ class HttpGateway {
   HttpGateway& operator=(const HttpGateway&) = delete;
 
   int port() const;  // the bound port
-  // Serves until stop() (from any thread).
+  // Serves until stop() (from any thread, also before run()).
   void run();
   void stop();
 

@@ -171,7 +171,8 @@
     // Sums over the OK books: how many went in, and how many were left out.
     cell('name').textContent = 'Total';
     const ok = (o.books || 0) + (r.books || 0);
-    cell('status').textContent = ok + ' OK' + (t.not_ok ? ' · ' + t.not_ok + ' left out' : '');
+    cell('status').textContent = ok + ' OK' + (t.not_ok ? ' · ' + t.not_ok + ' left out' : '') +
+      (t.complete === false ? ' · ' + t.missing + ' without values: incomplete' : '');
     cell('status').title = (o.books || 0) + ' outright and ' + (r.books || 0) + ' repo books summed';
     for (const f of ['pv', 'pv01', 'pnl']) if (f in o) setCell(cell(f), f, o[f], true);
     for (const f of ['margin', 'mtm_pnl']) if (f in r) setCell(cell(f), f, r[f], true);
@@ -246,6 +247,8 @@
     if (eng.connected === false) {
       showBanner('Engine unreachable: ' + (eng.error || 'no detail') +
         ' — the gateway is reconnecting; values below are as of event ' + $('as-of-event').textContent);
+    } else if (msg.error) {
+      showBanner(msg.error);
     } else {
       banner.hidden = true;
     }
