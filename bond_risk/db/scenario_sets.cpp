@@ -134,6 +134,14 @@ std::string no_var_reason(const ScenarioSet& set, std::span<const ScenarioPnl> p
                             "); correct or remove their rows in scenario_shift");
 }
 
+std::int64_t scenario_count(base::Database& db, const std::string& name) {
+  require_tables(db);
+  base::Statement st = db.prepare("SELECT count(*) FROM scenario WHERE set_name = ?");
+  st.bind(1, name);
+  st.step();
+  return st.integer(0);
+}
+
 std::optional<std::string> set_of_scenario(base::Database& db, const std::string& name) {
   require_tables(db);
   base::Statement st = db.prepare("SELECT set_name FROM scenario WHERE name = ?");

@@ -46,6 +46,9 @@ std::vector<std::string> left_out(const ScenarioSet& set, std::span<const Scenar
 // scenarios were left out and why the first was.
 std::string no_var_reason(const ScenarioSet& set, std::span<const ScenarioPnl> pnl);
 
+// How many scenarios set `name` has (0 for no such set).
+std::int64_t scenario_count(base::Database& db, const std::string& name);
+
 // The set scenario `name` belongs to, if there is one.
 std::optional<std::string> set_of_scenario(base::Database& db, const std::string& name);
 

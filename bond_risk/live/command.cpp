@@ -30,10 +30,10 @@ constexpr CommandInfo kCommands[] = {
      "stream a line on this connection each time a node's values change: {\"update\":{...},\"event\":N}", false},
     {CommandId::unwatch, "unwatch", "[ID|NAME...]", "stop following those nodes, or every node", false},
     {CommandId::scenario, "scenario", "NAME",
-     "every book's P&L (and repo margin change) under a stored scenario, revalued from the current state", false},
+     "every book's P&L (and repo margin change) under a stored scenario, revalued from the current state", false, true},
     {CommandId::var, "var", "[SET]",
      "1-day VaR 99% and expected shortfall 97.5% per book and in total over a historical set (default historical)",
-     false},
+     false, true},
     {CommandId::stats, "stats", "",
      "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
      "(time_us), the engine's memory (memory_kb) and the update lines built for watchers (watch_lines)",
@@ -276,6 +276,16 @@ Command parse_command(std::string_view line) {
     if (info.name == words[0]) return parse_words(words, info);
   }
   throw CommandError("unknown command '" + text_of(words[0].substr(0, 40)) + "' (commands: " + command_names() + ")");
+}
+
+bool runs_apart(std::string_view line) {
+  const std::size_t at = line.find_first_not_of(" \t\r");
+  if (at == std::string_view::npos) return false;
+  const std::string_view name = line.substr(at, line.find_first_of(" \t\r", at) - at);
+  for (const CommandInfo& info : kCommands) {
+    if (info.name == name) return info.runs_apart;
+  }
+  return false;
 }
 
 std::string format_command(const Command& command) {

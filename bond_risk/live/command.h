@@ -59,12 +59,17 @@ struct CommandInfo {
   std::string_view args;  // for usage: CURVE BP
   std::string_view help;  // one line
   bool changes_state;
+  // Long to answer (scenario, var): computed away from the master thread,
+  // and a connection's later lines wait for its reply.
+  bool runs_apart = false;
 };
 
 // Every command, in CommandId order.
 std::span<const CommandInfo> command_table();
 const CommandInfo& command_info(CommandId id);
 CommandId command_id(const Command& command);
+// Whether `line`'s first word names a command that runs apart.
+bool runs_apart(std::string_view line);
 
 // Parses one line of words; throws CommandError
 // naming what is wrong (an unknown command or field, a bad value, a

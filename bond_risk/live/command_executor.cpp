@@ -45,6 +45,7 @@ struct CommandExecutor::Batch {
   std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
   std::vector<base::Json> logged;                          // this batch's events, for `last-events`
   std::size_t logged_settled = 0;                          // of logged, those recalculated
+  std::size_t current = 0;                                 // the line being executed
 
   void settle() {
     if (awaiting.empty()) return;
@@ -66,6 +67,7 @@ struct CommandExecutor::Batch {
   // Executes command i; throws CommandError for one that cannot be applied.
   void execute(std::size_t i, const std::string& line) {
     const Command& command = *commands[i];
+    current = i;
     if (const Change* change = std::get_if<Change>(&command)) {
       const engine::Stopwatch clock;
       base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
@@ -125,25 +127,37 @@ struct CommandExecutor::Batch {
       throw CommandError(e.what());
     }
   }
-  base::Json operator()(const RunScenario& r) const {
+  // A scenario and VaR revalue on the job runner's thread, against a copy
+  // of the market taken here (the reply is what the state was at this
+  // line); the master serves the others meanwhile.
+  base::Json operator()(const RunScenario& r) {
     const std::optional<std::string> set_name = set_of_scenario(ex.db_, r.name);
     if (!set_name) throw CommandError("no scenario '" + r.name + "' (table scenario)");
     const ScenarioSet set = read_set(*set_name, r.name);
     if (set.scenarios.empty()) {
       throw CommandError(set.problems.empty() ? "scenario '" + r.name + "' cannot be read" : set.problems.front());
     }
-    const ScenarioBase base(ex.model_.store());
-    const ScenarioPnl pnl = ScenarioRevaluer(base).revalue(set.scenarios.front());
-    if (!pnl.error.empty()) throw CommandError("scenario " + r.name + ": " + pnl.error);
-    base::Json reply = scenario_json(base, set.scenarios.front(), *set_name, pnl);
-    reply["event"] = ex.served_event_;
-    return reply;
+    auto base = std::make_shared<const ScenarioBase>(ex.model_.store());
+    defer([base, scenario = set.scenarios.front(), set_name = *set_name, event = ex.served_event_](std::stop_token) {
+      const ScenarioPnl pnl = ScenarioRevaluer(*base).revalue(scenario);
+      if (!pnl.error.empty()) throw CommandError("scenario " + scenario.name + ": " + pnl.error);
+      base::Json reply = scenario_json(*base, scenario, set_name, pnl);
+      reply["event"] = event;
+      return reply;
+    }, {});
+    return nullptr;
   }
-  // Every scenario of the set on the workers (0.5-1 s on 440k); the reply
-  // is kept per set until the state or the set's rows change, so asking
-  // again costs only reading the set.
-  base::Json operator()(const ValueAtRisk& v) const {
-    const ScenarioSet set = read_set(v.set);
+  // Every scenario of the set, one after another on the job runner's
+  // thread; the reply is kept per set until the state or the set's rows
+  // change, so asking again costs only reading the set.
+  base::Json operator()(const ValueAtRisk& v) {
+    const std::int64_t size = scenario_count(ex.db_, v.set);
+    if (size > static_cast<std::int64_t>(kMaxLiveScenarios)) {
+      throw CommandError("scenario set '" + v.set + "' has " + std::to_string(size) + " scenarios; the running engine "
+                         "revalues at most " + std::to_string(kMaxLiveScenarios) + " for one request: run "
+                         "'bond_risk scenarios --set " + v.set + "' (or bond_risk_mpi) for it");
+    }
+    ScenarioSet set = read_set(v.set);
     if (!set.historical) {
       throw CommandError("scenario set '" + v.set + "' is not historical (scenario_set.kind); VaR needs one day's moves per scenario");
     }
@@ -152,12 +166,23 @@ struct CommandExecutor::Batch {
         kept != ex.var_cache_.end() && kept->second.state == state && kept->second.set == set) {
       return kept->second.reply;
     }
-    const ScenarioBase base(ex.model_.store());
-    const std::vector<ScenarioPnl> pnl = revalue_all(base, set.scenarios, ex.model_.scheduler());
-    base::Json reply = var_json(base, set, pnl);
-    reply["event"] = ex.served_event_;
-    ex.var_cache_[v.set] = {state, set, reply};
-    return reply;
+    auto base = std::make_shared<const ScenarioBase>(ex.model_.store());
+    auto shared_set = std::make_shared<const ScenarioSet>(std::move(set));
+    defer([base, shared_set, event = ex.served_event_](std::stop_token stop) {
+      std::vector<ScenarioPnl> pnl;
+      ScenarioRevaluer revaluer(*base);
+      for (const Scenario& scenario : shared_set->scenarios) {
+        if (stop.stop_requested()) throw CommandError("the engine is stopping");
+        pnl.push_back(revaluer.revalue(scenario));
+      }
+      base::Json reply = var_json(*base, *shared_set, pnl);
+      reply["event"] = event;
+      return reply;
+    }, [&ex = ex, shared_set, state](const base::Json& reply) { ex.var_cache_[shared_set->name] = {state, *shared_set, reply}; });
+    return nullptr;
+  }
+  void defer(std::function<base::Json(std::stop_token)> run, std::function<void(const base::Json&)> keep) {
+    out[current] .deferred = std::make_shared<Deferred>(Deferred{std::move(run), std::move(keep)});
   }
   base::Json operator()(const Stats&) const {
     base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
@@ -180,6 +205,17 @@ struct CommandExecutor::Batch {
   }
   base::Json operator()(const auto&) const { throw std::logic_error("changes and watches are not visited"); }
 };
+
+DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {
+  try {
+    base::Json members = deferred.run(stop);
+    return {ok_line(members), std::move(members)};
+  } catch (const CommandError& e) {
+    return {error_line(e.message), std::nullopt};
+  } catch (const std::exception& e) {
+    return {error_line("cannot compute this reply: " + std::string(e.what())), std::nullopt};
+  }
+}
 
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
     : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
@@ -252,10 +288,10 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   }
   clock.restart();
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (batch.errors[i].empty()) {
+    if (!batch.errors[i].empty()) {
+      batch.out[i] = {error_line(batch.errors[i]), {}, {}, false, nullptr};
+    } else if (!batch.out[i].deferred) {
       batch.out[i].line = ok_line(batch.replies[i]);
-    } else {
-      batch.out[i] = {error_line(batch.errors[i]), {}, {}, false};
     }
   }
   phases_.add(Phase::reply, clock.seconds());

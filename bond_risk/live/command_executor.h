@@ -17,7 +17,11 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
+#include <memory>
+#include <optional>
+#include <stop_token>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,13 +39,33 @@
 
 namespace bond_risk {
 
+// A reply too long to compute on the master thread (scenario, var):
+// prepared there against a copy of what it reads. `run` computes the
+// reply's members on another thread (the server's JobRunner), throwing
+// CommandError for the client's error and giving up once `stop` is
+// requested; `keep`, if any, is then called back on the master thread with
+// them (to cache them).
+struct Deferred {
+  std::function<base::Json(std::stop_token stop)> run;
+  std::function<void(const base::Json&)> keep;
+};
+
+// Runs `deferred` (on any thread): its reply line, and its members when it
+// succeeded (for `keep`, on the master thread).
+struct DeferredAnswer {
+  std::string line;
+  std::optional<base::Json> members;
+};
+DeferredAnswer answer(const Deferred& deferred, std::stop_token stop);
+
 // One line's reply, and for watch and unwatch what the connection follows.
 struct Reply {
-  std::string line;              // JSON, without a newline
+  std::string line;              // JSON, without a newline; empty when deferred
   // Nodes by id (ids, unlike indices, survive a reload of the model).
   std::vector<std::int64_t> watch;    // nodes to follow from now on
   std::vector<std::int64_t> unwatch;  // nodes to stop following
   bool unwatch_all = false;
+  std::shared_ptr<const Deferred> deferred;  // set: the line is to come from it
 };
 
 class CommandExecutor {
@@ -131,6 +155,9 @@ class CommandExecutor {
   bool sync_failed_ = false;  // other programs' changes could not be applied: sync_external retries
   std::array<std::size_t, kCommandCount> answered_{};
   PhaseTimes phases_;
+  // The most scenarios one var request revalues (a bigger set is for
+  // `bond_risk scenarios` or bond_risk_mpi).
+  static constexpr std::size_t kMaxLiveScenarios = 10'000;
   // The last var reply of each set, with the state (event, recalculations)
   // and the set's rows it was computed from.
   struct KeptVar {

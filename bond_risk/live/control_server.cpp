@@ -1,7 +1,9 @@
 #include "bond_risk/live/control_server.h"
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 // One thread runs the event loop and nothing else touches it: Asio needs no
 // locks or fences of its own (and ThreadSanitizer builds need no warnings
@@ -13,10 +15,14 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <unordered_map>
 
+#include "base/unique_fd.h"
 #include "base/unix_socket.h"
 #include "bond_risk/live/command_executor.h"
+#include "bond_risk/live/job_runner.h"
 #include "bond_risk/live/replies.h"
 
 namespace bond_risk {
@@ -31,6 +37,7 @@ constexpr std::size_t kMaxQueued = 16 << 20;     // queued bytes past which a cl
 constexpr std::size_t kMaxWatched = 10'000;      // nodes one connection may follow
 constexpr std::size_t kMaxWatchedTotal = 100'000;  // ... and every connection together
 constexpr std::size_t kUpdatesPerTurn = 256;      // update lines built between two looks at the sockets
+constexpr std::size_t kLongReadsWaiting = 16;     // scenario and var requests queued for the job runner
 constexpr std::size_t kLinesPerTurn = 64;        // a client's lines in one batch; the rest wait their turn
 constexpr auto kExternalPoll = std::chrono::milliseconds(100);
 constexpr std::size_t kPublishSlice = 16384;     // result rows copied between two looks at the sockets
@@ -51,6 +58,7 @@ struct Session {
   std::string writing;                         // the bytes of the write in flight
   bool reading = false, read_closed = false, closed = false;
   bool backlog = false;                        // complete lines wait in `unread` for a later batch
+  bool held = false;                           // a line that runs apart awaits its reply: take no more
 };
 
 // The sessions following a node, and whether its update is queued.
@@ -64,6 +72,11 @@ class Server {
   Server(LiveModel& model, base::Database& db, const std::string& path, Synchronous synchronous)
       : db_(db), executor_(model, db, synchronous), listener_(path), acceptor_(io_), signals_(io_), poll_(io_) {
     acceptor_.assign(asio::local::stream_protocol(), listener_.release_socket());
+    base::UniqueFd wake(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+    if (wake.get() < 0) throw std::runtime_error("cannot create an eventfd for the job runner's replies");
+    finished_signal_ = base::UniqueFd(dup(wake.get()));
+    if (finished_signal_.get() < 0) throw std::runtime_error("cannot duplicate the job runner's eventfd");
+    finished_wake_.assign(wake.release());
     for (int signal : {SIGINT, SIGTERM, SIGUSR1, SIGHUP}) signals_.add(signal);
   }
 
@@ -72,6 +85,7 @@ class Server {
     accept();
     wait_signal();
     poll_external();
+    wait_finished();
     io_.run();
     std::cerr << "bond_risk: stopped serving " << listener_.path() << "\n";
   }
@@ -125,7 +139,7 @@ class Server {
   }
 
   void read(const std::shared_ptr<Session>& s) {
-    if (s->reading || s->read_closed || s->closed || s->backlog || s->queued_bytes > kPauseReading) return;
+    if (s->reading || s->read_closed || s->closed || s->backlog || s->held || s->queued_bytes > kPauseReading) return;
     s->reading = true;
     s->socket.async_read_some(asio::buffer(s->buffer), [this, s](std::error_code ec, std::size_t n) {
       s->reading = false;
@@ -150,11 +164,14 @@ class Server {
   // Moves a client's complete lines into the next batch, a turn's worth at
   // most: a client that pipelines thousands of commands shares the engine
   // with the others batch by batch instead of holding it for all of them.
+  // A line that runs apart (scenario, var) is the last taken until its
+  // reply is queued, so a connection's replies keep the order of its lines.
   void take_lines(const std::shared_ptr<Session>& s) {
     std::size_t start = 0, taken = 0;
-    for (std::size_t nl; taken < kLinesPerTurn && (nl = s->unread.find('\n', start)) != std::string::npos;
+    for (std::size_t nl; !s->held && taken < kLinesPerTurn && (nl = s->unread.find('\n', start)) != std::string::npos;
          start = nl + 1, ++taken) {
       batch_.push_back({s, s->unread.substr(start, nl - start)});
+      s->held = runs_apart(batch_.back().line);
     }
     s->unread.erase(0, start);
     s->backlog = s->unread.find('\n') != std::string::npos;
@@ -188,7 +205,12 @@ class Server {
       if (s.closed) continue;
       if (replies[i].unwatch_all) unwatch_all(s);
       for (std::int64_t id : replies[i].unwatch) unwatch(s, id);
+      if (replies[i].deferred) {
+        run_apart(batch[i].session, replies[i].deferred);
+        continue;
+      }
       enqueue(batch[i].session, replies[i].watch.empty() ? replies[i].line : watch(batch[i].session, replies[i]));
+      if (s.held && runs_apart(batch[i].line)) release(batch[i].session);  // answered at once (an error, a kept reply)
     }
     notify_watchers();
     publish_slice();
@@ -212,6 +234,53 @@ class Server {
       publishing_ = false;
       publish_slice();
     });
+  }
+
+  // Hands a deferred reply to the job runner; its line is queued when it
+  // is done (wait_finished), or at once if the runner's queue is full.
+  void run_apart(const std::shared_ptr<Session>& s, std::shared_ptr<const Deferred> deferred) {
+    const bool queued = runner_.submit([this, session = std::weak_ptr(s), deferred](std::stop_token stop) {
+      Finished done{session, deferred, answer(*deferred, stop)};
+      {
+        const std::lock_guard lock(finished_mutex_);
+        finished_.push_back(std::move(done));
+      }
+      const std::uint64_t one = 1;
+      [[maybe_unused]] const ssize_t n = ::write(finished_signal_.get(), &one, sizeof one);  // a full counter still wakes
+    });
+    if (queued) return;
+    enqueue(s, error_line("busy: " + std::to_string(kLongReadsWaiting) +
+                          " scenario and var requests already wait for their turn; retry in a moment"));
+    release(s);
+  }
+
+  // Queues the replies the job runner finished (its thread signals the eventfd).
+  void wait_finished() {
+    finished_wake_.async_read_some(asio::buffer(&finished_count_, sizeof finished_count_), [this](std::error_code ec, std::size_t) {
+      if (ec || stopping_) return;
+      std::vector<Finished> done;
+      {
+        const std::lock_guard lock(finished_mutex_);
+        done.swap(finished_);
+      }
+      for (Finished& f : done) {
+        if (f.answer.members && f.deferred->keep) f.deferred->keep(*f.answer.members);
+        const std::shared_ptr<Session> s = f.session.lock();
+        if (!s || s->closed) continue;
+        enqueue(s, f.answer.line);
+        release(s);
+      }
+      wait_finished();
+    });
+  }
+
+  // A connection's line that ran apart is answered: its next lines go on.
+  void release(const std::shared_ptr<Session>& s) {
+    s->held = false;
+    if (s->closed) return;
+    take_lines(s);
+    schedule_batch();
+    read(s);
   }
 
   // Follows the nodes of a watch reply, unless that would take the
@@ -368,6 +437,7 @@ class Server {
     signals_.cancel(ignored);
     poll_.cancel();
     retry_accept_.cancel();
+    finished_wake_.close(ignored);
     // Replies already queued still go out, for at most a second: the loop
     // ends when the last write does.
     for (const auto& s : std::vector(sessions_)) {
@@ -405,6 +475,21 @@ class Server {
   bool publishing_ = false;
   bool fd_limit_logged_ = false;
   bool stopping_ = false;
+  // Replies the job runner finished, for the loop to queue: filled on the
+  // runner's thread, which then signals finished_signal_ (the eventfd that
+  // finished_wake_ reads; a duplicate, so closing the reader at stop()
+  // leaves the runner's writes harmless).
+  struct Finished {
+    std::weak_ptr<Session> session;
+    std::shared_ptr<const Deferred> deferred;
+    DeferredAnswer answer;
+  };
+  std::mutex finished_mutex_;
+  std::vector<Finished> finished_;
+  base::UniqueFd finished_signal_;
+  asio::posix::stream_descriptor finished_wake_{io_};
+  std::uint64_t finished_count_ = 0;
+  JobRunner runner_{kLongReadsWaiting};  // last: joined before what its jobs use goes
 };
 
 }  // namespace

@@ -106,14 +106,10 @@ namespace {
 
 // Each book's {"id","name"}, in ScenarioBase order.
 std::vector<base::Json> book_heads(const ScenarioBase& base) {
-  const Store& s = base.store();
-  std::map<std::pair<engine::TypeId, NodeIndex>, const std::string*> name_of;
-  for (const auto& [name, node] : s.names) name_of[{node.type, node.index}] = &name;
   std::vector<base::Json> heads;
   for (std::size_t b = 0; b < base.books(); ++b) {
-    const NodeRef book = base.book(b);
-    heads.push_back({{"id", s.id(book)}});
-    if (const auto found = name_of.find({book.type, book.index}); found != name_of.end()) heads.back()["name"] = *found->second;
+    heads.push_back({{"id", base.book_id(b)}});
+    if (!base.book_name(b).empty()) heads.back()["name"] = base.book_name(b);
   }
   return heads;
 }

@@ -28,7 +28,18 @@ void merge_equal(std::vector<Position>& positions, std::size_t from, Key key) {
 
 }  // namespace
 
-ScenarioBase::ScenarioBase(const Store& s) : store_(s) {
+ScenarioBase::ScenarioBase(const Store& s)
+    : outright_books_(s.outright_books.size()), repo_books_(s.repo_books.size()), book_names_(books()) {
+  market_.calendars = s.calendars;
+  market_.curves = s.curves;
+  market_.bonds = s.bonds;
+  market_.bond_values = s.bond_values;
+  market_.states = s.states;
+  market_.ids = s.ids;
+  for (const auto& [name, node] : s.names) {
+    if (node.type == static_cast<engine::TypeId>(Kind::outright_book)) book_names_[node.index] = name;
+    if (node.type == static_cast<engine::TypeId>(Kind::repo_book)) book_names_[outright_books_ + node.index] = name;
+  }
   const auto ok = [&s](Kind kind, NodeIndex i) { return s.states[static_cast<std::size_t>(kind)][i].status == Status::ok; };
   const auto bond_key = [](const BondPosition& p) { return p.bond; };
   const auto cash_key = [](const CashPosition& p) { return std::pair(p.curve, p.days); };
@@ -64,26 +75,26 @@ ScenarioBase::ScenarioBase(const Store& s) : store_(s) {
 
 BookList ScenarioBase::book_list() const {
   BookList list;
-  for (std::size_t b = 0; b < books(); ++b) list.push_back(store_.id(book(b)), kind_of(book(b)), publishes(b));
+  for (std::size_t b = 0; b < books(); ++b) list.push_back(book_id(b), kind_of(book(b)), publishes(b));
   return list;
 }
 
 NodeRef ScenarioBase::book(std::size_t b) const {
-  const std::size_t outright = store_.outright_books.size();
+  const std::size_t outright = outright_books_;
   return b < outright ? ref(Kind::outright_book, static_cast<NodeIndex>(b))
                       : ref(Kind::repo_book, static_cast<NodeIndex>(b - outright));
 }
 
 ScenarioRevaluer::ScenarioRevaluer(const ScenarioBase& base)
     : base_(base),
-      points_(base.store().curves.size()),
-      curves_(base.store().curves.size()),
-      grids_(base.store().curves.size()),
-      shifted_(base.store().curves.size()),
-      price_change_(base.store().bonds.size()) {}
+      points_(base.market().curves.size()),
+      curves_(base.market().curves.size()),
+      grids_(base.market().curves.size()),
+      shifted_(base.market().curves.size()),
+      price_change_(base.market().bonds.size()) {}
 
 ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
-  const Store& s = base_.store();
+  const Store& s = base_.market();
   ScenarioPnl out;
   // The shifted curves, built again from their points.
   std::ranges::fill(shifted_, 0);
@@ -121,7 +132,7 @@ ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
                                   s.calendars[bond.calendar].today, curves_[bond.curve]) -
                        s.bond_values[b].price;
   }
-  const std::size_t books = base_.books(), outright = s.outright_books.size();
+  const std::size_t books = base_.books(), outright = base_.outright_books_;
   out.pnl.assign(books, 0.0);
   out.margin.assign(books, 0.0);
   for (std::size_t k = 0; k < books; ++k) {

@@ -14,9 +14,11 @@
 // for what the scenario leaves alone, exactly. Positions are summed in a
 // fixed order, so results do not depend on threads.
 //
-// Threading: a ScenarioBase reads the store it was made from, which must
-// not change while scenarios are revalued; revaluations of different
-// scenarios may run concurrently (each has its own curves and prices).
+// Threading: a ScenarioBase copies what revaluation reads from the store
+// (calendars, curves, bonds and their prices, statuses, ids, book names),
+// so it may be revalued on any thread while the store goes on changing;
+// revaluations of different scenarios may run concurrently (each has its
+// own curves and prices).
 #pragma once
 
 #include <cstdint>
@@ -58,18 +60,23 @@ struct BookList {
   }
 };
 
-// The books' positions over their OK members, gathered from a flushed store.
+// The books' positions over their OK members, gathered from a flushed
+// store, and a copy of the market they are revalued on.
 class ScenarioBase {
  public:
   explicit ScenarioBase(const Store& store);
 
-  const Store& store() const { return store_; }
+  // The copied parts of the store: calendars, curves, bonds, bond values,
+  // every node's status and id (no trades, books or names).
+  const Store& market() const { return market_; }
   // Books in result order: every outright book, then every repo book.
-  std::size_t books() const { return store_.outright_books.size() + store_.repo_books.size(); }
+  std::size_t books() const { return outright_books_ + repo_books_; }
   NodeRef book(std::size_t b) const;
+  std::int64_t book_id(std::size_t b) const { return market_.id(book(b)); }
+  const std::string& book_name(std::size_t b) const { return book_names_[b]; }  // "" if it has none
   // Whether book b publishes values in the base state: a FAILED book has no
   // P&L (0 in ScenarioPnl, left out of the total; its results are not shown).
-  bool publishes(std::size_t b) const { return store_.state(book(b)).status != Status::failed; }
+  bool publishes(std::size_t b) const { return market_.state(book(b)).status != Status::failed; }
   BookList book_list() const;
 
  private:
@@ -83,7 +90,9 @@ class ScenarioBase {
     int days;       // the discounted sum df[0] + ... + df[days-1]
     double weight;  // -start_cash / YEAR_BASIS
   };
-  const Store& store_;
+  Store market_;
+  std::size_t outright_books_ = 0, repo_books_ = 0;
+  std::vector<std::string> book_names_;
   // Book b's positions are [begin[b], begin[b + 1]) of each list (repo books
   // have no outright positions and outright books no cash positions).
   std::vector<BondPosition> bond_positions_;
