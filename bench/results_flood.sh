@@ -56,6 +56,7 @@ field() { grep -o "\"$1\":[0-9-]*" | head -1 | cut -d: -f2; }
 # One connection; each event waits for its reply before the next goes (one
 # event a batch, the hardest case for the writer).
 coproc CLIENT { "$bin" send --socket "$sock"; }
+flood_start=$(date +%s%N)
 for i in $(seq "$events"); do
   if [ "$kind" = bump ]; then
     echo "bump-curve $curve $(( i % 2 ? 1 : -1 ))" >&"${CLIENT[1]}"
@@ -68,6 +69,8 @@ for i in $(seq "$events"); do
   read -r sample <&"${CLIENT[0]}"
   echo "$sample" >> "$work/samples"
 done
+flood_ms=$((($(date +%s%N) - flood_start) / 1000000))
+eval "exec ${CLIENT[1]}>&-"  # the client's input closed: send exits
 last=$("$bin" send --socket "$sock" stats | field event)
 start=$(date +%s%N)
 until [ "$("$bin" send --socket "$sock" stats | field results_as_of)" = "$last" ]; do sleep 0.05; done
@@ -84,6 +87,7 @@ while read -r line; do
   [ "$n" -ne "$every" ] || first=$rss
   [ $((rss - first)) -le "$worst" ] || worst=$((rss - first))
 done < "$work/samples"
+echo "$events events (and $((events / every)) stats) acknowledged in $flood_ms ms: $((events * 1000 / (flood_ms + 1))) events a second"
 echo "RSS at most $worst MB above the sample after the first $every events; results caught up $caught_up_ms ms after the last acknowledgement"
 "$bin" send --socket "$sock" shutdown > /dev/null
 wait

@@ -693,6 +693,29 @@ TEST(Bitmap, CountsAndListsTheBitsOfARange) {
   }
 }
 
+TEST(Bitmap, TakesItsSetBitsInSlicesInOrderClearingThem) {
+  engine::Bitmap b;
+  b.resize(300);
+  std::mt19937 random(5);
+  std::vector<std::size_t> expected;
+  for (int k = 0; k < 120; ++k) b.set(random() % 300);
+  b.for_each([&](std::size_t i) { expected.push_back(i); });
+  for (std::size_t slice : {1u, 7u, 64u, 500u}) {
+    engine::Bitmap copy = b;
+    std::vector<std::uint32_t> taken;
+    std::size_t next = 0, calls = 0;
+    while (next < copy.size()) {
+      const std::size_t before = taken.size();
+      next = copy.take(next, slice, taken);
+      ASSERT_LE(taken.size() - before, slice);
+      ++calls;
+    }
+    EXPECT_EQ(std::vector<std::size_t>(taken.begin(), taken.end()), expected) << "slices of " << slice;
+    EXPECT_EQ(copy.count(), 0u);
+    EXPECT_EQ(calls, (expected.size() + slice - 1) / slice) << "slices of " << slice;
+  }
+}
+
 TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsItsChangedInputs) {
   // Sources (tier 1) feed items (tier 2): source 0 feeds hundreds of them
   // in runs (marked a word at a time), the others feed items at random.
