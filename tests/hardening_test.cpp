@@ -327,3 +327,28 @@ TEST(Hardening, AtTheDescriptorLimitTheEngineBacksOffServesAgainAndStops) {
   EXPECT_FALSE(running()) << "SIGTERM at the descriptor limit did not stop the engine\n" << test::slurp(dir.path("log"));
   kill(pid, SIGKILL);
 }
+
+TEST(Hardening, ASymlinkAtTheResultsDatabaseIsRefusedAndNothingIsCreated) {
+  test::TempDir dir;
+  const std::string db = dir.path("z.db"), results = dir.path("z.results.db"), elsewhere = dir.path("elsewhere");
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  for (const char* suffix : {"", "-wal"}) {  // the database, or its WAL, names another file
+    std::filesystem::create_symlink(elsewhere, results + suffix);
+    for (const char* command : {"run --batch", "scenarios"}) {
+      const test::CliResult r = run_cli(std::string(command) + " --db " + db);
+      EXPECT_EQ(r.exit_code, 1) << command << suffix;
+      EXPECT_TRUE(contains(r.err, results + suffix + " is a symbolic link")) << command << suffix << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, "rm " + results + suffix)) << r.err;
+      EXPECT_FALSE(std::filesystem::exists(elsewhere)) << command << suffix << " created the file the link names";
+    }
+    std::filesystem::remove(results + suffix);
+  }
+  // The engine serves on and says why it writes no results.
+  std::filesystem::create_symlink(elsewhere, results);
+  test::EngineProcess engine(db, dir.path("z.sock"), dir.path("engine.log"));
+  ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("engine.log"));
+  const auto stats = [&] { return run_cli("send --socket " + dir.path("z.sock") + " stats").out; };
+  EXPECT_TRUE(test::eventually([&] { return contains(stats(), "is a symbolic link"); }, std::chrono::seconds(10)))
+      << stats();
+  EXPECT_FALSE(std::filesystem::exists(elsewhere));
+}

@@ -124,9 +124,8 @@ void ResultPublisher::run(const std::string& results_path) {
 }
 
 std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& path) {
-  auto results = std::make_unique<base::Database>(path, base::Database::Mode::create);
+  auto results = bond_risk::open_results(path);
   results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");  // results can be recomputed
-  create_result_tables(*results);
   return results;
 }
 
