@@ -352,3 +352,30 @@ TEST(Hardening, ASymlinkAtTheResultsDatabaseIsRefusedAndNothingIsCreated) {
       << stats();
   EXPECT_FALSE(std::filesystem::exists(elsewhere));
 }
+
+TEST(Hardening, AResultsFileDeletedOrReplacedUnderTheEngineIsWrittenAgainWhole) {
+  Live live("100", 20);
+  ResultPublisher& results = live.executor->results();
+  ASSERT_EQ(results.wait_written(), live.executor->served_event());
+  const std::string path = results_path(live.path);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);  // rm DB.results.db*
+  EXPECT_EQ(results.written_as_of(), -1);  // it claimed the deleted file's event
+  EXPECT_TRUE(contains(live.run("stats").value("results_recovering", ""), "deleted or replaced"));
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  ASSERT_EQ(live.run("amend-trade " + ot + " quantity=7")["ok"], true);
+  test::expect_result_tables_fresh(live);  // every row, not only the amendment's (it wrote on into the deleted file)
+  EXPECT_FALSE(live.run("stats").contains("results_recovering"));
+
+  // Another file put in its place, one SQLite cannot open: the writer says so and tries again.
+  std::ofstream(path + ".new") << "not a database\n";
+  std::filesystem::rename(path + ".new", path);
+  EXPECT_EQ(results.written_as_of(), -1);
+  ASSERT_EQ(live.run("amend-trade " + ot + " quantity=8")["ok"], true);
+  test::eventually([&] { return !results.last_error().empty(); });
+  EXPECT_TRUE(contains(results.last_error(), "not a usable SQLite database")) << results.last_error();
+  EXPECT_EQ(results.written_as_of(), -1);
+  EXPECT_TRUE(live.run("stats").contains("results_recovering"));
+  std::filesystem::remove(path);
+  test::eventually([&] { return results.written_as_of() == live.executor->served_event(); });
+  test::expect_result_tables_fresh(live);
+}

@@ -20,7 +20,7 @@ const base::CommandSpec kSpec = {
     "running engine or the last 'bond_risk run --batch' wrote them, and the event they reflect; for a\n"
     "bond or book also its key-rate ladder, a line per curve input point (kr01 per point moved 1bp).\n"
     "Exits 1 if any id or name is unknown, or if there is no results database (none was written yet,\n"
-    "or it was deleted: 'bond_risk run --batch' or the engine writes it).",
+    "or it was deleted: 'bond_risk run --batch' writes it, and a running engine writes it again).",
     {
         {"db", "PATH", "database to read (APP_DB; default from the conf file)"},
         kConfOption,
@@ -108,7 +108,8 @@ int show_command(std::span<char* const> args) {
   if (!has_results) {
     std::cerr << "bond_risk: there is no results database " << results_path(db.path())
               << " (none was written yet, or it was deleted): run bond_risk run --batch --db " << db.path()
-              << ", or start the engine (bond_risk run), which writes it\n";
+              << ", or start the engine (bond_risk run), which writes it; a running engine writes it again within a "
+                 "second\n";
     status = 1;
   }
   for (const std::string& key : a.positional) {
