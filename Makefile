@@ -162,10 +162,11 @@ test: $(TEST_BIN) $(BIN) $(if $(MPICXX),$(MPI_BIN))
 bench: $(BIN)
 	bench/run_benchmark.sh --quick
 
-# libFuzzer targets: the command parser and the loader's row parsers. `make fuzz`
-# runs each for FUZZ_SECONDS (default 30) from its seeds; crashes land in build/fuzz/.
+# libFuzzer targets: the command parser, the loader's row parsers and the typing of
+# scenario_shift rows. `make fuzz` runs each for FUZZ_SECONDS (default 30) from its
+# seeds; crashes land in build/fuzz/.
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS := command_fuzz row_fuzz
+FUZZ_TARGETS := command_fuzz row_fuzz scenario_fuzz
 fuzz:
 	$(MAKE) FUZZ=1 fuzz-targets
 	for t in $(FUZZ_TARGETS); do \
