@@ -162,11 +162,11 @@ test: $(TEST_BIN) $(BIN) $(if $(MPICXX),$(MPI_BIN))
 bench: $(BIN)
 	bench/run_benchmark.sh --quick
 
-# libFuzzer targets: the command parser, the loader's row parsers and the desk
-# page gateway's check of request heads. `make fuzz`
+# libFuzzer targets: the command parser, the loader's row parsers, the typing of
+# scenario_shift rows and the desk page gateway's check of request heads. `make fuzz`
 # runs each for FUZZ_SECONDS (default 30) from its seeds; crashes land in build/fuzz/.
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS := command_fuzz row_fuzz http_head_fuzz
+FUZZ_TARGETS := command_fuzz row_fuzz scenario_fuzz http_head_fuzz
 fuzz:
 	$(MAKE) FUZZ=1 fuzz-targets
 	for t in $(FUZZ_TARGETS); do \

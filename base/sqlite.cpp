@@ -1,15 +1,33 @@
 #include "base/sqlite.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 namespace base {
 
+namespace {
+
+// Throws if `file` is a symbolic link: SQLite would create or write the file it names.
+void refuse_symlink(const std::string& file, const std::string& path) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return;
+  std::error_code ec;
+  const std::string target = std::filesystem::read_symlink(file, ec).string();
+  throw std::runtime_error("cannot open database " + path + ": " + file + " is a symbolic link (to '" + target +
+                           "'), which would write the file it names; remove it (rm " + file +
+                           ") and run again, or give another path");
+}
+
+}  // namespace
+
 Database::Database(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::create) {
+    for (const char* suffix : {"", "-wal", "-shm"}) refuse_symlink(path + suffix, path);
     // Owner-only: positions are confidential. SQLite gives the -wal and -shm
     // files the database file's mode.
     const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -18,7 +36,7 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   // One connection is only ever used by one thread at a time: SQLite's own mutexes would be pure cost.
   const int flags = SQLITE_OPEN_NOMUTEX | (mode == Mode::read_only    ? SQLITE_OPEN_READONLY
                     : mode == Mode::read_write ? SQLITE_OPEN_READWRITE
-                                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+                                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW);
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   db_.reset(raw);

@@ -19,7 +19,8 @@ class Database {
   enum class Mode { read_only, read_write, create };
 
   // Opens `path`; read_only and read_write require the file to exist;
-  // create makes a missing file owner-only (0600).
+  // create makes a missing file owner-only (0600) and refuses a symbolic
+  // link at `path` or its -wal or -shm (it would write the file it names).
   Database(const std::string& path, Mode mode);
 
   void exec(const std::string& sql);

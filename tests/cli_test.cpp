@@ -107,6 +107,15 @@ TEST(Cli, ShowNamesAnUnknownIdAndExitsNonZero) {
   EXPECT_TRUE(contains(r.err, "no node with id or name '987654'")) << r.err;
 }
 
+TEST(Cli, ShowWithoutAResultsDatabaseSaysSoAndExitsNonZero) {
+  TinyDb db;
+  const test::CliResult r = run_cli("show --db " + db.path + " 4");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.out, "bond 4 (BOND_1): no results database")) << r.out;
+  EXPECT_TRUE(contains(r.err, "there is no results database " + db.dir.path("tiny.results.db"))) << r.err;
+  EXPECT_TRUE(contains(r.err, "run bond_risk run --batch --db " + db.path)) << r.err;
+}
+
 TEST(Cli, MissingOrUnusableDatabasesGiveOneClearLine) {
   test::TempDir dir;
   const test::CliResult missing = run_cli("run --db " + dir.path("nope.db"));

@@ -327,3 +327,55 @@ TEST(Hardening, AtTheDescriptorLimitTheEngineBacksOffServesAgainAndStops) {
   EXPECT_FALSE(running()) << "SIGTERM at the descriptor limit did not stop the engine\n" << test::slurp(dir.path("log"));
   kill(pid, SIGKILL);
 }
+
+TEST(Hardening, ASymlinkAtTheResultsDatabaseIsRefusedAndNothingIsCreated) {
+  test::TempDir dir;
+  const std::string db = dir.path("z.db"), results = dir.path("z.results.db"), elsewhere = dir.path("elsewhere");
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  for (const char* suffix : {"", "-wal"}) {  // the database, or its WAL, names another file
+    std::filesystem::create_symlink(elsewhere, results + suffix);
+    for (const char* command : {"run --batch", "scenarios"}) {
+      const test::CliResult r = run_cli(std::string(command) + " --db " + db);
+      EXPECT_EQ(r.exit_code, 1) << command << suffix;
+      EXPECT_TRUE(contains(r.err, results + suffix + " is a symbolic link")) << command << suffix << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, "rm " + results + suffix)) << r.err;
+      EXPECT_FALSE(std::filesystem::exists(elsewhere)) << command << suffix << " created the file the link names";
+    }
+    std::filesystem::remove(results + suffix);
+  }
+  // The engine serves on and says why it writes no results.
+  std::filesystem::create_symlink(elsewhere, results);
+  test::EngineProcess engine(db, dir.path("z.sock"), dir.path("engine.log"));
+  ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("engine.log"));
+  const auto stats = [&] { return run_cli("send --socket " + dir.path("z.sock") + " stats").out; };
+  EXPECT_TRUE(test::eventually([&] { return contains(stats(), "is a symbolic link"); }, std::chrono::seconds(10)))
+      << stats();
+  EXPECT_FALSE(std::filesystem::exists(elsewhere));
+}
+
+TEST(Hardening, AResultsFileDeletedOrReplacedUnderTheEngineIsWrittenAgainWhole) {
+  Live live("100", 20);
+  ResultPublisher& results = live.executor->results();
+  ASSERT_EQ(results.wait_written(), live.executor->served_event());
+  const std::string path = results_path(live.path);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);  // rm DB.results.db*
+  EXPECT_EQ(results.written_as_of(), -1);  // it claimed the deleted file's event
+  EXPECT_TRUE(contains(live.run("stats").value("results_recovering", ""), "deleted or replaced"));
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  ASSERT_EQ(live.run("amend-trade " + ot + " quantity=7")["ok"], true);
+  test::expect_result_tables_fresh(live);  // every row, not only the amendment's (it wrote on into the deleted file)
+  EXPECT_FALSE(live.run("stats").contains("results_recovering"));
+
+  // Another file put in its place, one SQLite cannot open: the writer says so and tries again.
+  std::ofstream(path + ".new") << "not a database\n";
+  std::filesystem::rename(path + ".new", path);
+  EXPECT_EQ(results.written_as_of(), -1);
+  ASSERT_EQ(live.run("amend-trade " + ot + " quantity=8")["ok"], true);
+  test::eventually([&] { return !results.last_error().empty(); });
+  EXPECT_TRUE(contains(results.last_error(), "not a usable SQLite database")) << results.last_error();
+  EXPECT_EQ(results.written_as_of(), -1);
+  EXPECT_TRUE(live.run("stats").contains("results_recovering"));
+  std::filesystem::remove(path);
+  test::eventually([&] { return results.written_as_of() == live.executor->served_event(); });
+  test::expect_result_tables_fresh(live);
+}

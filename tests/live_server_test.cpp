@@ -185,3 +185,17 @@ TEST(LiveServer, SendSaysSoWhenTheEngineClosesWithoutAReply) {
   EXPECT_TRUE(contains(r.err, "closed the connection before replying to 1 of 1 commands")) << r.err;
   EXPECT_TRUE(contains(r.err, "event_log")) << r.err;
 }
+
+TEST(LiveServer, AnIdleEngineWritesItsResultsAgainWhenTheirFileIsDeleted) {
+  Served s;
+  const std::string results = s.dir.path("s.results.db");
+  ASSERT_TRUE(test::eventually([&] { return !contains(run_cli("show --db " + s.db + " 4").out, "no results"); }));
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(results + suffix);  // rm DB.results.db*
+  // No command comes: the engine notices at its poll, and writes every row to a new file.
+  const auto shown = [&] { return run_cli("show --db " + s.db + " 4"); };
+  EXPECT_TRUE(test::eventually([&] { return shown().exit_code == 0; }, std::chrono::seconds(10))) << shown().err;
+  EXPECT_TRUE(contains(shown().out, "bond 4 (BOND_1): OK price=")) << shown().out;
+  const base::Json stats = base::Json::parse(s.send("stats"));
+  EXPECT_EQ(stats["results_as_of"], stats["event"]) << stats.dump();
+  EXPECT_FALSE(stats.contains("results_recovering")) << stats.dump();
+}

@@ -107,10 +107,9 @@ int run_command(std::span<char* const> args) {
 
   if (settings.batch) {
     const engine::Stopwatch write_watch;
-    base::Database results(results_path(settings.db), base::Database::Mode::create);
-    create_result_tables(results);
-    write_all_results(results, model.store(), model.graph(), last_event(db));
-    std::cout << "Wrote results of " << model.store().size() << " objects to " << results.path() << " in "
+    const std::unique_ptr<base::Database> results = open_results(results_path(settings.db));
+    write_all_results(*results, model.store(), model.graph(), last_event(db));
+    std::cout << "Wrote results of " << model.store().size() << " objects to " << results->path() << " in "
               << write_watch.seconds() << " seconds.\n";
   } else {
     std::cout.flush();

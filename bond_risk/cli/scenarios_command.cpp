@@ -63,9 +63,8 @@ int scenarios_command(std::span<char* const> args) {
   std::cout << "Loaded " << model->store().size() << " objects from " << settings.db << " and flushed them in "
             << load_watch.seconds() << " seconds.\n";
 
-  base::Database results(results_path(settings.db), base::Database::Mode::create);
-  create_result_tables(results);
-  for (const std::string& name : sets) base::usage_checked([&] { run_set(db, results, *model, base, name); });
+  const std::unique_ptr<base::Database> results = open_results(results_path(settings.db));
+  for (const std::string& name : sets) base::usage_checked([&] { run_set(db, *results, *model, base, name); });
   return 0;
 }
 

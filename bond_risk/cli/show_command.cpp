@@ -19,7 +19,8 @@ const base::CommandSpec kSpec = {
     "the reason when not OK, and the values in the results database beside DB (DB.results.db), as the\n"
     "running engine or the last 'bond_risk run --batch' wrote them, and the event they reflect; for a\n"
     "bond or book also its key-rate ladder, a line per curve input point (kr01 per point moved 1bp).\n"
-    "Exits 1 if any id or name is unknown.",
+    "Exits 1 if any id or name is unknown, or if there is no results database (none was written yet,\n"
+    "or it was deleted: 'bond_risk run --batch' writes it, and a running engine writes it again).",
     {
         {"db", "PATH", "database to read (APP_DB; default from the conf file)"},
         kConfOption,
@@ -65,7 +66,7 @@ bool show_node(base::Database& db, const std::string& key, bool results) {
       return true;
     }
     if (!results) {
-      std::cout << "no results stored (run: bond_risk run --batch --db " << db.path() << ")\n";
+      std::cout << "no results database\n";
       return true;
     }
     base::Statement result = db.prepare("SELECT * FROM results." + table + "_result WHERE id = ?");
@@ -104,6 +105,13 @@ int show_command(std::span<char* const> args) {
     }
   }
   int status = 0;
+  if (!has_results) {
+    std::cerr << "bond_risk: there is no results database " << results_path(db.path())
+              << " (none was written yet, or it was deleted): run bond_risk run --batch --db " << db.path()
+              << ", or start the engine (bond_risk run), which writes it; a running engine writes it again within a "
+                 "second\n";
+    status = 1;
+  }
   for (const std::string& key : a.positional) {
     if (!show_node(db, key, has_results)) {
       std::cerr << "bond_risk: no node with id or name '" << key << "' in " << db.path() << "\n";

@@ -73,7 +73,11 @@ bool attach_results(base::Database& db) {
   return true;
 }
 
-void create_result_tables(base::Database& results) { results.exec(kResultsSchemaSql); }
+std::unique_ptr<base::Database> open_results(const std::string& path) {
+  auto results = std::make_unique<base::Database>(path, base::Database::Mode::create);
+  results->exec(kResultsSchemaSql);
+  return results;
+}
 
 void write_rows(base::Database& results, std::span<const ResultRow> rows) {
   for (const ResultRow& row : rows) write_row(results, row);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -25,8 +26,12 @@ std::string results_path(const std::string& db_path);
 // schema `results`; false when there is none yet.
 bool attach_results(base::Database& db);
 
-// Creates the result tables of a results database if missing.
-void create_result_tables(base::Database& results);
+// Opens the results database at `path` for writing, with its tables: every
+// writer of results (run --batch, scenarios, bond_risk_mpi, the engine)
+// opens it here. A missing file is created owner-only (0600, and so its
+// -wal and -shm); a symbolic link there is refused with an error saying
+// what to do (base::Database::Mode::create).
+std::unique_ptr<base::Database> open_results(const std::string& path);
 
 // Writes `rows` (INSERT OR REPLACE; a removed node's row is deleted) in the
 // caller's transaction.

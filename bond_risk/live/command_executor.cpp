@@ -188,6 +188,7 @@ struct CommandExecutor::Batch {
     base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
     stats["event"] = ex.served_event_;
     stats["results_as_of"] = ex.publisher_.written_as_of();
+    if (const std::string why = ex.publisher_.recovering(); !why.empty()) stats["results_recovering"] = why;
     // What waits for the writer, at most since start-up: nodes marked to be
     // copied, rows assembled for it (each at most one per node).
     stats["results_pending"] = {{"marked_peak", ex.marked_peak_},
@@ -316,12 +317,7 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
 void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
   all_changed_ |= r.whole;
   any_changed_ = true;
-  if (r.whole) {
-    for (engine::Bitmap& marks : unpublished_) marks.clear();
-    marked_ = 0;
-    unpublished_whole_ = true;
-    passing_ = false;
-  }
+  if (r.whole) publish_whole();
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const std::size_t size = model_.store().size(static_cast<Kind>(k));
     engine::Bitmap& marks = unpublished_[k];
@@ -394,7 +390,15 @@ bool CommandExecutor::publish_results(std::size_t budget) {
   return more;
 }
 
+void CommandExecutor::publish_whole() {
+  for (engine::Bitmap& marks : unpublished_) marks.clear();
+  marked_ = 0;
+  unpublished_whole_ = true;
+  passing_ = false;
+}
+
 bool CommandExecutor::publish_rows(std::size_t budget) {
+  if (publisher_.needs_all()) publish_whole();  // the results file was deleted or replaced
   if (!passing_) {
     if (!unpublished_whole_ && marked_ == 0) {
       publisher_.seal(served_event_);

@@ -85,10 +85,11 @@ class CommandExecutor {
   std::vector<Reply> execute(std::span<const std::string> lines);
 
   // Hands the rows recalculated since then to the result writer, at most
-  // about `budget` of them (the server publishes in slices between batches,
-  // so that a big event's rows never hold up the next command); true while
-  // rows remain. The writer takes them once every row of the last event is
-  // in.
+  // about `budget` of them (the server publishes in slices between batches
+  // and at each poll, so that a big event's rows never hold up the next
+  // command); true while rows remain. The writer takes them once every row
+  // of the last event is in. Every row, when the writer asks for them again
+  // (ResultPublisher::needs_all).
   bool publish_results(std::size_t budget = SIZE_MAX);
 
   // A watched node's values as JSON ({...node...}, or {"id":ID,"status":
@@ -133,6 +134,8 @@ class CommandExecutor {
   // Marks a recalculation's nodes for publication and for watchers; a whole
   // one (a reload, whose node indices may all have moved) replaces every mark.
   void unpublished(const LiveModel::Recalculation& r);
+  // Every row is to be published again (a reload, or the results file lost).
+  void publish_whole();
 
   // Results not yet handed to the writer, conflated: one mark per node
   // (whatever the number of events that changed it) or one reload, so what

@@ -134,6 +134,7 @@ class Server {
       if (ec || stopping_) return;
       executor_.sync_external(false);
       notify_watchers();
+      publish_slice();  // rows left behind, or every row again if the results file was lost
       poll_external();
     });
   }

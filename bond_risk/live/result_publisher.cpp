@@ -1,6 +1,7 @@
 #include "bond_risk/live/result_publisher.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 namespace bond_risk {
 
 ResultPublisher::ResultPublisher(std::string results_path)
-    : writer_([this, path = std::move(results_path)] { run(path); }) {}
+    : path_(std::move(results_path)), writer_([this] { run(); }) {}
 
 ResultPublisher::~ResultPublisher() {
   {
@@ -65,15 +66,49 @@ void ResultPublisher::seal(std::int64_t event_seq) {
   changed_.notify_all();
 }
 
+bool ResultPublisher::needs_all() {
+  const std::lock_guard lock(mutex_);
+  notice_loss();
+  if (!lost_ || all_asked_) return false;
+  all_asked_ = true;
+  return true;
+}
+
 std::int64_t ResultPublisher::wait_written() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return ((front_.empty() || !front_.sealed) && !writing_) || !error_.empty(); });
+  changed_.wait(lock, [&] { return (!takeable() && !writing_) || !error_.empty(); });
   return written_as_of_;
 }
 
-std::int64_t ResultPublisher::written_as_of() const {
+std::int64_t ResultPublisher::written_as_of() {
   const std::lock_guard lock(mutex_);
+  notice_loss();
   return written_as_of_;
+}
+
+std::string ResultPublisher::recovering() {
+  const std::lock_guard lock(mutex_);
+  notice_loss();
+  return lost_ ? "the results database " + path_ + " was deleted or replaced; every row is being written to it again"
+               : "";
+}
+
+std::optional<ResultPublisher::FileId> ResultPublisher::file_at(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+void ResultPublisher::notice_loss() {
+  if (lost_ || !opened_ || file_at(path_) == opened_) return;
+  lost_ = true;
+  all_asked_ = false;
+  written_as_of_ = -1;
+}
+
+bool ResultPublisher::takeable() const {
+  // Once the file is lost, only a batch of every row is written (to a new file).
+  return front_.sealed && !front_.empty() && (!lost_ || front_.replace_all);
 }
 
 std::size_t ResultPublisher::assembled_peak() const {
@@ -86,7 +121,7 @@ std::string ResultPublisher::last_error() const {
   return error_;
 }
 
-void ResultPublisher::run(const std::string& results_path) {
+void ResultPublisher::run() {
   // Below the master and the workers: under a flood the desk's replies come
   // first, and the results, conflated, catch up on what CPU is left.
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kWriterNice);  // best effort: at worst it competes as before
@@ -94,21 +129,33 @@ void ResultPublisher::run(const std::string& results_path) {
   auto retry_after = kFirstRetry;
   for (;;) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return stopping_ || (front_.sealed && !front_.empty()); });
-    if (!front_.sealed || front_.empty()) return;  // stopping, with nothing sealed left to write
+    changed_.wait(lock, [&] {
+      notice_loss();  // before each write transaction
+      return stopping_ || takeable();
+    });
+    if (!takeable()) return;  // stopping, with nothing sealed left to write
     std::swap(front_, back_);
     writing_ = true;
+    const bool reopen = lost_;  // then back_ holds every row
     lock.unlock();
     std::string error;
     try {
-      if (!results) results = open_results(results_path);
+      if (reopen) results.reset();
+      if (!results) {
+        results = open_results(path_);
+        // Gone already: an identity no file has, so that notice_loss() finds it lost.
+        const FileId opened = file_at(path_).value_or(FileId{});
+        const std::lock_guard relock(mutex_);
+        opened_ = opened;
+      }
       write(back_, *results);
     } catch (const std::exception& e) {
       error = e.what();
     }
     lock.lock();
     if (error.empty()) {
-      written_as_of_ = back_.event_seq;
+      if (reopen) lost_ = false;  // unless it was lost again meanwhile (then notice_loss() finds that next time)
+      if (!lost_) written_as_of_ = back_.event_seq;
       retry_after = kFirstRetry;
     } else {
       requeue(back_);
@@ -130,9 +177,8 @@ void ResultPublisher::run(const std::string& results_path) {
 }
 
 std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& path) {
-  auto results = std::make_unique<base::Database>(path, base::Database::Mode::create);
+  auto results = bond_risk::open_results(path);
   results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");  // results can be recomputed
-  create_result_tables(*results);
   return results;
 }
 

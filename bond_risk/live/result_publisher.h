@@ -20,6 +20,13 @@
 // locked or the disk full) goes back under the newer rows, and the writer
 // tries again after a pause (0.1 s, doubling up to 5 s): no row is lost, and
 // the tables never claim an event they do not reflect.
+//
+// The results file deleted or replaced under the engine (rm DB.results.db*)
+// is noticed before each write transaction and whenever written_as_of() or
+// needs_all() is asked: from then on written_as_of() is -1 and recovering()
+// says why, the writer writes nothing until the master has added every row
+// again (needs_all(), then add_all()), and writes those to a file it opens
+// afresh at the path, as at start-up.
 #pragma once
 
 #include <array>
@@ -28,6 +35,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -57,16 +65,22 @@ class ResultPublisher {
   // Master thread: the batch holds every row changed up to event
   // `event_seq`; the writer may take it.
   void seal(std::int64_t event_seq);
+  // Master thread: true once after the results file was found deleted or
+  // replaced; the master then calls add_all() and seal().
+  bool needs_all();
 
   // Blocks until every sealed batch is written, or until a write fails
   // (see last_error; the writer tries again); returns the event the tables
   // then reflect.
   std::int64_t wait_written();
 
-  // The event the written tables reflect (-1 before the first write), and
-  // the last write's error ("" when it succeeded).
-  std::int64_t written_as_of() const;
+  // The event the written tables reflect (-1 before the first write, and
+  // while the results file is lost), and the last write's error ("" when it
+  // succeeded).
+  std::int64_t written_as_of();
   std::string last_error() const;
+  // Why every row is being written again ("" when they are not).
+  std::string recovering();
   // The most rows the batch being assembled has held (at most one per node).
   std::size_t assembled_peak() const;
 
@@ -88,8 +102,20 @@ class ResultPublisher {
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
   static constexpr int kWriterNice = 10;  // the writer thread's nice value (Linux: per thread)
 
+  // A file's identity: device and inode.
+  struct FileId {
+    std::uint64_t device = 0, inode = 0;
+    friend bool operator==(const FileId&, const FileId&) = default;
+  };
+  static std::optional<FileId> file_at(const std::string& path);
+
   void add_row(const Store& store, const engine::Graph& graph, NodeRef node);
-  void run(const std::string& results_path);
+  // With the lock held: whether the writer may take front_.
+  bool takeable() const;
+  // With the lock held: marks the file lost if the one the writer opened at
+  // path_ is no longer there (deleted, or another file in its place).
+  void notice_loss();
+  void run();
   // The results database, WAL and its tables set up; throws if it cannot be.
   static std::unique_ptr<base::Database> open_results(const std::string& path);
   // With the lock held: puts a batch that failed to be written back into
@@ -107,6 +133,10 @@ class ResultPublisher {
   std::size_t assembled_peak_ = 0;
   std::int64_t written_as_of_ = -1;
   std::string error_;
+  const std::string path_;           // of the results database
+  std::optional<FileId> opened_;     // the file the writer opened there (none before it first opens)
+  bool lost_ = false;                // it was deleted or replaced, and not every row is written again yet
+  bool all_asked_ = false;           // needs_all() has said so to the master
   std::thread writer_;
 };
 

@@ -349,11 +349,8 @@ int scenarios(const World& world, std::span<char* const> args) {
               << times.load << " seconds; " << settings.scheduler.threads << " worker threads a rank.\n";
   }
 
-  std::optional<base::Database> results;
-  if (root) {
-    results.emplace(results_path(settings.db), base::Database::Mode::create);
-    create_result_tables(*results);
-  }
+  std::unique_ptr<base::Database> results;
+  if (root) results = open_results(results_path(settings.db));
   for (const ScenarioSet& set : job->sets) {
     const std::string& name = set.name;
     if (root) {
