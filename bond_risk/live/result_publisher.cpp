@@ -1,8 +1,6 @@
 #include "bond_risk/live/result_publisher.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <numeric>
@@ -122,9 +120,6 @@ std::string ResultPublisher::last_error() const {
 }
 
 void ResultPublisher::run() {
-  // Below the master and the workers: under a flood the desk's replies come
-  // first, and the results, conflated, catch up on what CPU is left.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kWriterNice);  // best effort: at worst it competes as before
   std::unique_ptr<base::Database> results;
   auto retry_after = kFirstRetry;
   for (;;) {

@@ -14,9 +14,7 @@
 // assembled holds at most one row per node (a node's later row replaces
 // its earlier one), and so does the batch being written; adding to a sealed
 // batch leaves it sealed, so a flood of events never keeps the writer
-// waiting. (The executor keeps what it has yet to copy as one mark per node.)
-// The writer thread runs at a lower priority (nice 10) than the master and
-// the workers, so that writing results never slows an acknowledgement. A batch whose write fails (the database
+// waiting. (The executor keeps what it has yet to copy as one mark per node.) A batch whose write fails (the database
 // locked or the disk full) goes back under the newer rows, and the writer
 // tries again after a pause (0.1 s, doubling up to 5 s): no row is lost, and
 // the tables never claim an event they do not reflect.
@@ -100,7 +98,6 @@ class ResultPublisher {
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
-  static constexpr int kWriterNice = 10;  // the writer thread's nice value (Linux: per thread)
 
   // A file's identity: device and inode.
   struct FileId {
