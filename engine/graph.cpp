@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
+#include <string>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -27,6 +29,9 @@ inline void mark_word(Bitmap::Word* dirty, Bitmap::Word* fresh, std::size_t k, B
   fresh[k] |= bits & ~dirty[k];
   dirty[k] |= bits;
 }
+
+// Graph::check()'s failure.
+[[noreturn]] void violation(const std::string& what) { throw std::logic_error("graph check: " + what); }
 
 }  // namespace
 
@@ -560,6 +565,167 @@ unsigned Graph::max_tier() const {
   unsigned m = 0;
   for (const Type& t : types_) m = std::max(m, t.tier);
   return m;
+}
+
+void Graph::check() const {
+  if (flushing_) violation("called during a flush (or after one that threw): call it between flushes");
+  for (TypeId id = 0; id < types_.size(); ++id) check_edges(id);
+  // Both directions hold the same (publisher, subscriber) pairs, as often.
+  std::vector<std::pair<NodeRef, NodeRef>> down, up;
+  for (TypeId id = 0; id < types_.size(); ++id) {
+    for (NodeIndex n = 0; n < types_[id].size; ++n) {
+      for (NodeRef s : types_[id].downstream.view(n)) down.push_back({{id, n}, s});
+      for (NodeRef p : types_[id].upstream.view(n)) up.push_back({p, {id, n}});
+    }
+  }
+  std::ranges::sort(down);
+  std::ranges::sort(up);
+  const auto [d, u] = std::ranges::mismatch(down, up);
+  if (d != down.end() || u != up.end()) {
+    const bool extra_down = u == up.end() || (d != down.end() && *d < *u);
+    const auto [p, s] = extra_down ? *d : *u;
+    const std::string edge = "the edge from " + types_[p.type].name + " " + std::to_string(p.index) + " to " +
+                             types_[s.type].name + " " + std::to_string(s.index);
+    violation(edge + (extra_down ? " is listed more often by its publisher than by its subscriber"
+                                 : " is listed more often by its subscriber than by its publisher"));
+  }
+  for (TypeId id = 0; id < types_.size(); ++id) {
+    check_marks(id);
+    check_causes(id);
+  }
+}
+
+void Graph::check_edges(TypeId id) const {
+  const Type& t = types_[id];
+  auto node = [&](NodeIndex n) { return t.name + " " + std::to_string(n); };
+  if (t.downstream.size() != t.size || t.upstream.size() != t.size || t.dirty.size() != t.size ||
+      t.fresh.size() != t.size || t.retired.size() != t.size) {
+    violation("type " + t.name + " has " + std::to_string(t.size) + " nodes but edge arenas or bitmaps of another size");
+  }
+  if (t.live != t.size - t.retired.count()) violation("type " + t.name + " counts " + std::to_string(t.live) + " live nodes");
+  for (NodeIndex n = 0; n < t.size; ++n) {
+    if (t.retired.test(n) && (!t.downstream.view(n).empty() || !t.upstream.view(n).empty())) {
+      violation(node(n) + " is retired but has edges");
+    }
+    for (NodeRef p : t.upstream.view(n)) {
+      if (p.type >= types_.size() || p.index >= types_[p.type].size) violation(node(n) + " has an input out of range");
+      const Type& pub = types_[p.type];
+      if (pub.tier >= t.tier) violation(node(n) + " subscribes to " + pub.name + ", not of a lower tier");
+      if (std::ranges::count(pub.subscriber_types, id) != 1) {
+        violation(node(n) + " subscribes to " + pub.name + ", whose subscriber types do not hold " + t.name + " once");
+      }
+    }
+    for (NodeRef s : t.downstream.view(n)) {
+      if (s.type >= types_.size() || s.index >= types_[s.type].size) violation(node(n) + " has a subscriber out of range");
+    }
+  }
+  for (const EdgeArena* arena : {&t.downstream, &t.upstream}) {
+    const char* direction = arena == &t.downstream ? "subscribers" : "inputs";
+    std::size_t edges = 0, loose = 0;
+    for (NodeIndex n = 0; n < t.size; ++n) {
+      const std::span<const NodeRef> e = arena->view(n);
+      edges += e.size();
+      if (!arena->run(n)) loose += e.size();
+      if (e.size() <= 1 && !(arena->run(n) && arena->increasing(n))) {
+        violation("the " + std::string(direction) + " of " + node(n) + " are at most one but not flagged a run and increasing");
+      }
+      for (std::size_t k = 1; k < e.size(); ++k) {
+        if (arena->run(n) && !(e[k].type == e[k - 1].type && e[k].index == e[k - 1].index + 1)) {
+          violation("the " + std::string(direction) + " of " + node(n) + " are flagged a run but are not one");
+        }
+        if (arena->increasing(n) && !(e[k - 1] < e[k])) {
+          violation("the " + std::string(direction) + " of " + node(n) + " are flagged increasing but are not");
+        }
+      }
+    }
+    if (edges != arena->edges() || loose != arena->loose_edges()) {
+      violation("the " + std::string(direction) + " arena of type " + t.name + " counts " +
+                std::to_string(arena->edges()) + " edges, " + std::to_string(arena->loose_edges()) +
+                " outside runs; its slices hold " + std::to_string(edges) + " and " + std::to_string(loose));
+    }
+  }
+}
+
+void Graph::check_marks(TypeId id) const {
+  const Type& t = types_[id];
+  auto node = [&](std::size_t n) { return t.name + " " + std::to_string(n); };
+  t.dirty.for_each([&](std::size_t n) {
+    if (t.retired.test(n)) violation(node(n) + " is retired but dirty");
+    for (NodeRef s : t.downstream.view(static_cast<NodeIndex>(n))) {
+      if (!types_[s.type].dirty.test(s.index)) {
+        violation(node(n) + " is dirty but its subscriber " + types_[s.type].name + " " + std::to_string(s.index) + " is not");
+      }
+    }
+  });
+  t.fresh.for_each([&](std::size_t n) { violation(node(n) + " is fresh: its subscribers are still to be marked"); });
+  if (t.counted && (t.dirty_count != t.dirty.count() || t.fresh_count != t.fresh.count())) {
+    violation("type " + t.name + " counts " + std::to_string(t.dirty_count) + " dirty and " +
+              std::to_string(t.fresh_count) + " fresh nodes; its bitmaps hold " + std::to_string(t.dirty.count()) +
+              " and " + std::to_string(t.fresh.count()));
+  }
+  if (!t.listed) return;
+  if (t.walked > t.dirty_list.size()) violation("type " + t.name + " has walked past the end of its dirty list");
+  std::vector<unsigned char> seen(t.size, 0);
+  for (std::size_t k = 0; k < t.dirty_list.size(); ++k) {
+    const NodeIndex n = t.dirty_list[k];
+    if (n >= t.size) violation("the dirty list of type " + t.name + " holds " + node(n) + ", out of range");
+    if (seen[n]) violation("the dirty list of type " + t.name + " holds " + node(n) + " twice");
+    seen[n] = 1;
+    if (!t.dirty.test(n) && (t.ordered || !t.retired.test(n))) {
+      violation("the dirty list of type " + t.name + " holds " + node(n) + ", which is not dirty");
+    }
+    if (t.ordered && k > 0 && t.dirty_list[k - 1] > n) {
+      violation("the dirty list of type " + t.name + " is flagged ordered but " + node(n) + " follows " +
+                node(t.dirty_list[k - 1]));
+    }
+  }
+  t.dirty.for_each([&](std::size_t n) {
+    if (!seen[n]) violation(node(n) + " is dirty but not in its type's dirty list");
+  });
+}
+
+void Graph::check_causes(TypeId id) const {
+  const Type& t = types_[id];
+  auto node = [&](std::size_t n) { return t.name + " " + std::to_string(n); };
+  if (!t.causes.empty() || !t.saved.empty() || !t.saved_nodes.empty() ||
+      std::ranges::any_of(t.saved_slot, [](std::uint32_t slot) { return slot != kNotSaved; })) {
+    violation("type " + t.name + " keeps changed inputs or previous values between flushes");
+  }
+  if (!t.options.incremental) return;
+  if (t.whole.size() != t.size || t.cause_count.size() != t.size) {
+    violation("incremental type " + t.name + " keeps changed inputs for another number of nodes");
+  }
+  // The logged causes of each live node not to be recalculated whole, by node.
+  std::vector<std::pair<NodeIndex, NodeRef>> log;
+  for (const auto& entry : t.cause_log) {
+    if (entry.first >= t.size) violation("type " + t.name + " logs a changed input of " + node(entry.first) + ", out of range");
+    if (!t.whole[entry.first] && !t.retired.test(entry.first)) log.push_back(entry);
+  }
+  std::ranges::sort(log);
+  auto cause = log.begin();
+  for (NodeIndex n = 0; n < t.size; ++n) {
+    if (t.retired.test(n)) continue;
+    if (!t.dirty.test(n) && (t.whole[n] || t.cause_count[n] != 0)) {
+      violation(node(n) + " is not dirty but is to be recalculated whole or counts changed inputs");
+    }
+    if (t.dirty.test(n) && !t.whole[n] && t.cause_count[n] == 0) {
+      violation(node(n) + " is dirty but neither to be recalculated whole nor told any changed input");
+    }
+    const auto first = cause;
+    for (; cause != log.end() && cause->first == n; ++cause) {
+      const NodeRef p = cause->second;
+      if (std::ranges::find(t.upstream.view(n), p) == t.upstream.view(n).end()) {
+        violation(node(n) + " logs a changed input that is not one of its inputs");
+      }
+      const std::string input = types_[p.type].name + " " + std::to_string(p.index);
+      if (cause != first && std::prev(cause)->second == p) violation(node(n) + " logs its changed input " + input + " twice");
+      if (!types_[p.type].dirty.test(p.index)) violation(node(n) + " logs " + input + " as a changed input, which is not dirty");
+    }
+    if (!t.whole[n] && static_cast<std::size_t>(cause - first) != t.cause_count[n]) {
+      violation(node(n) + " counts " + std::to_string(t.cause_count[n]) + " changed inputs but logged " +
+                std::to_string(cause - first));
+    }
+  }
 }
 
 }  // namespace engine

@@ -37,6 +37,32 @@
 // anything. A node marked itself, by mark_all_dirty, or with at least half
 // of its inputs changed is recalculated whole instead.
 //
+// subscribe() and unsubscribe() mark nothing: a caller that gives a dirty
+// node a clean subscriber marks the subscriber, and one that takes an input
+// from an incremental node marks that node itself (as retire() does).
+//
+// Between flushes check() verifies, in time linear in nodes and edges (the
+// edges sorted once), that every mark agrees with the edges and with the
+// others:
+// - edges: each subscriber lists its publisher as often as the publisher
+//   lists it, from a lower tier, with the subscriber's type among the
+//   publisher's subscriber types; a retired node has none; each arena's
+//   run and increasing flags hold of their slice, and its edge counts of
+//   its slices;
+// - marks: no retired node is dirty; no node is fresh (a mark walks what
+//   it reaches before it returns); every live subscriber of a dirty node
+//   is dirty; kept counts are the bitmaps' counts;
+// - lists: a listed type lists every dirty node once (and otherwise only
+//   retired ones); a listed, ordered one exactly the dirty nodes, in
+//   increasing index order;
+// - changed inputs: a live incremental node is whole or counts causes only
+//   while dirty, and a dirty one is one of them; a node not whole has
+//   logged exactly its count of causes, each a distinct dirty publisher of
+//   it; no previous value is kept.
+// It throws std::logic_error naming the first violation, or if called
+// during a flush (or after one that threw, until one completes). The flush
+// never calls it: it is for tests and debugging.
+//
 // The graph is not thread-safe: it is built and marked by one (master)
 // thread. Batch calculations of one tier may run concurrently on disjoint
 // index sets, and may call the const accessors.
@@ -157,12 +183,17 @@ class Graph {
   void clear_dirty(TypeId type);
   std::size_t dirty_count() const;
 
+  // Verifies the invariants listed at the top of this file.
+  void check() const;
+
   std::size_t type_count() const { return types_.size(); }
   unsigned tier(TypeId type) const;
   unsigned max_tier() const;
   const BatchFn& calculation(TypeId type) const;
 
  private:
+  friend struct GraphTestAccess;  // tests/engine_test.cpp: corrupts a graph to see check() fail
+
   static constexpr std::uint32_t kNotSaved = ~std::uint32_t{0};
 
   struct Type {
@@ -243,6 +274,10 @@ class Graph {
   // Groups an incremental type's cause_log into causes (prepare_flush).
   static void group_causes(Type& t);
   const std::byte* previous_bytes(NodeRef publisher, std::size_t bytes) const;
+  // Parts of check(): one type's edges and arenas, its marks and lists, its changed inputs.
+  void check_edges(TypeId id) const;
+  void check_marks(TypeId id) const;
+  void check_causes(TypeId id) const;
 
   std::vector<Type> types_;
   std::vector<TypeId> by_tier_;  // type ids in tier order

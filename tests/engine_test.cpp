@@ -12,6 +12,8 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -348,16 +350,21 @@ struct IncrementalToy {
     for (NodeRef m : *changed) total[s] += value[m.index] - graph.previous<double>(m).value();
   }
 
-  void flush() { engine::flush(graph, pool, 1); }
+  void flush() {
+    engine::flush(graph, pool, 1);
+    graph.check();
+  }
   void set(NodeIndex member, double v) {
     input[member] = v;
     graph.mark_dirty({kMember, member});
+    graph.check();
   }
   void remove(NodeIndex member) {
     const NodeIndex s = static_cast<NodeIndex>(member % members.size());
     graph.unsubscribe({kSum, s}, {kMember, member});
     std::erase(members[s], member);
     graph.mark_dirty({kSum, s});
+    graph.check();
   }
   double fresh_sum(std::size_t s) const {
     double sum = 0;
@@ -772,6 +779,7 @@ TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsI
   }
   engine::WorkerPool pool(engine::SchedulerOptions{.threads = 2});
   engine::flush(graph, pool, 64);
+  graph.check();
 
   for (int round = 0; round < 240; ++round) {
     if (round % 30 == 29) {  // edits: a member moved, an item retired or given another source
@@ -786,7 +794,9 @@ TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsI
       const NodeIndex i = any(0, kItems);
       if (random() % 2 == 0) graph.retire({kItem, i});
       else if (!graph.retired({kItem, i})) graph.subscribe({kItem, i}, {kSource, any(1, kSources)});
+      graph.check();
       engine::flush(graph, pool, 64);
+      graph.check();
     }
     std::vector<NodeRef> roots;
     auto mark_items_of = [&](NodeIndex s, std::size_t count) {  // `count` of sum s's first members
@@ -822,7 +832,11 @@ TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsI
         for (int k = 0; k < 300; ++k) roots.push_back({kItem, any(0, kItems)});
         roots.push_back({kSum, any(0, kSums)});
     }
-    for (NodeRef r : roots) graph.mark_dirty(r);
+    for (std::size_t k = 0; k < roots.size(); ++k) {
+      graph.mark_dirty(roots[k]);
+      // After every mark of a small event; of a big one, every 32nd and the last (a check reads the whole graph).
+      if (roots.size() <= 64 || k % 32 == 0 || k + 1 == roots.size()) graph.check();
+    }
 
     // What a search of the subscribers reaches from the live roots; and
     // when it reaches 7/8 of a type's live nodes, every live node of the
@@ -867,6 +881,7 @@ TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsI
     }
     std::ranges::fill(calculated, 0);
     engine::flush(graph, pool, 64);
+    graph.check();
     std::size_t sums_reached = 0;
     for (NodeRef n : reached) {
       if (n.type != kSum) continue;
@@ -886,4 +901,100 @@ TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsI
     }
     EXPECT_EQ(static_cast<std::size_t>(std::ranges::count(calculated, 1)), sums_reached) << "round " << round;
   }
+}
+
+namespace engine {
+
+// Reaches into a graph's marks and edges, to corrupt them.
+struct GraphTestAccess {
+  static Bitmap& dirty(Graph& g, TypeId t) { return g.types_[t].dirty; }
+  static Bitmap& fresh(Graph& g, TypeId t) { return g.types_[t].fresh; }
+  static std::vector<NodeIndex>& dirty_list(Graph& g, TypeId t) { return g.types_[t].dirty_list; }
+  static std::size_t& walked(Graph& g, TypeId t) { return g.types_[t].walked; }
+  static EdgeArena& downstream(Graph& g, TypeId t) { return g.types_[t].downstream; }
+  static std::vector<std::uint32_t>& cause_count(Graph& g, TypeId t) { return g.types_[t].cause_count; }
+  static std::vector<std::pair<NodeIndex, NodeRef>>& cause_log(Graph& g, TypeId t) { return g.types_[t].cause_log; }
+};
+
+}  // namespace engine
+
+namespace {
+
+// What check() throws, or "" when the graph is consistent.
+std::string violation(const engine::Graph& graph) {
+  try {
+    graph.check();
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Graph, CheckNamesTheFirstMarkThatDisagreesWithTheEdgesOrTheOtherMarks) {
+  using Access = engine::GraphTestAccess;
+  engine::WorkerPool pool(engine::SchedulerOptions{});
+  auto flushed_toy = [&] {
+    auto toy = std::make_unique<Toy>();
+    engine::flush(toy->graph, pool, 1);
+    EXPECT_EQ(violation(toy->graph), "");
+    return toy;
+  };
+  auto expect_violation = [](const engine::Graph& graph, const std::string& what) {
+    const std::string found = violation(graph);
+    EXPECT_NE(found.find(what), std::string::npos) << "expected \"" << what << "\", got \"" << found << "\"";
+  };
+
+  auto toy = flushed_toy();
+  Access::dirty(toy->graph, Toy::kSource).set(3);  // dirty, but nothing downstream is
+  expect_violation(toy->graph, "source 3 is dirty but its subscriber sum 1 is not");
+
+  toy = flushed_toy();
+  toy->graph.mark_dirty({Toy::kSource, 0});
+  EXPECT_EQ(violation(toy->graph), "");
+  Access::fresh(toy->graph, Toy::kSource).set(0);  // as if the mark had not walked it
+  expect_violation(toy->graph, "source 0 is fresh");
+
+  {
+    IncrementalToy sums(64, 16);  // few of a type dirty: listed
+    sums.set(0, 10);
+    Access::dirty_list(sums.graph, IncrementalToy::kSum).clear();
+    Access::walked(sums.graph, IncrementalToy::kSum) = 0;
+    expect_violation(sums.graph, "sum 0 is dirty but not in its type's dirty list");
+  }
+
+  toy = flushed_toy();
+  {
+    // An edge slipped in behind the arena's flags: source 0's subscribers,
+    // flagged a run, become sums 0 and 2.
+    engine::EdgeArena& arena = Access::downstream(toy->graph, Toy::kSource);
+    std::vector<std::uint32_t> extra(arena.size(), 0);
+    extra[0] = 1;
+    arena.reserve(extra);
+    arena.append(0, {Toy::kSum, 2});
+  }
+  expect_violation(toy->graph, "the subscribers of source 0 are flagged a run but are not one");
+
+  // The public API, misused: a clean node subscribed to a new (dirty) one
+  // and not marked.
+  toy = flushed_toy();
+  const NodeIndex added = toy->graph.add_nodes(Toy::kSource);
+  EXPECT_EQ(violation(toy->graph), "");
+  toy->graph.subscribe({Toy::kSum, 0}, {Toy::kSource, added});
+  expect_violation(toy->graph, "source 6 is dirty but its subscriber sum 0 is not");
+
+  // Changed inputs: counted but not logged, logged twice, and an input
+  // taken from an incremental node without marking it.
+  IncrementalToy sums(8, 2);  // sum 0 adds members 0, 2, 4, 6
+  sums.set(2, 10);
+  Access::cause_count(sums.graph, IncrementalToy::kSum)[0] = 2;
+  expect_violation(sums.graph, "sum 0 counts 2 changed inputs but logged 1");
+  Access::cause_log(sums.graph, IncrementalToy::kSum).push_back({0, {IncrementalToy::kMember, 2}});
+  expect_violation(sums.graph, "sum 0 logs its changed input member 2 twice");
+  Access::cause_log(sums.graph, IncrementalToy::kSum).pop_back();
+  Access::cause_count(sums.graph, IncrementalToy::kSum)[0] = 1;
+  EXPECT_EQ(violation(sums.graph), "");
+  sums.graph.unsubscribe({IncrementalToy::kSum, 0}, {IncrementalToy::kMember, 2});
+  expect_violation(sums.graph, "sum 0 logs a changed input that is not one of its inputs");
 }
