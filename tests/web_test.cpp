@@ -10,13 +10,19 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "base/json.h"
 #include "base/sqlite.h"
 #include "base/unix_socket.h"
 #include "bond_risk/web/desk_state.h"
+#include "bond_risk/web/metrics.h"
 #include "tests/web_support.h"
 // After Eigen (through the model headers): resolv.h, which httplib includes, defines macros Eigen names.
 #include <httplib.h>
@@ -230,7 +236,7 @@ TEST(WebGateway, AnyAddressButLoopbackNeedsATokenThatEveryRequestCarries) {
 
   Desk desk(true, {"--listen", "0.0.0.0:0"}, {"WEB_TOKEN=s3cret-t0ken"});
   EXPECT_NE(desk.log().find("WEB_TOKEN"), std::string::npos) << "start-up says the token is required";
-  for (const char* path : {"/", "/desk.js", "/chart.js", "/api/snapshot", "/stream", "/?token=wrong"}) {
+  for (const char* path : {"/", "/desk.js", "/chart.js", "/api/snapshot", "/stream", "/metrics", "/healthz", "/?token=wrong"}) {
     EXPECT_EQ(desk.get(path).first, 401) << path;
   }
   EXPECT_EQ(desk.get("/api/snapshot", {{"Authorization", "Bearer wrong"}}).first, 401);
@@ -403,6 +409,7 @@ TEST(WebGateway, AHostThatIsNotTheGatewaysIsRefused) {
                                                           "localhost.attacker.example:" + port, "localhost"}) {
     const auto [status, body] = desk.get("/api/snapshot", {{"Host", host}});
     EXPECT_EQ(status, 421) << host;
+    EXPECT_EQ(desk.get("/metrics", {{"Host", host}}).first, 421) << host;
     EXPECT_NE(body.find("answers only for 127.0.0.1:" + port), std::string::npos) << body;
   }
   for (const std::string& host : std::vector<std::string>{"127.0.0.1:" + port, "LOCALHOST:" + port, "[::1]:" + port}) {
@@ -504,4 +511,107 @@ TEST(WebGateway, MoreBooksThanOneWatchFollowsAreAllShownAndTotalled) {
   EXPECT_NEAR(s["totals"]["repo"]["margin"].get<double>(), margin, 1e-9 * std::abs(margin) + 1e-6);
   std::cout << books << " books: " << outright << " outright (pv " << pv << ") and " << repo << " repo (margin " << margin
             << ") in the totals\n";
+}
+
+namespace {
+
+// A /metrics page read line by line as Prometheus' text format has it:
+// samples by name (with their labels), failing the test on a line that is
+// not a HELP, a TYPE or a `name{labels} value` sample of a metric whose HELP
+// and TYPE came before.
+std::map<std::string, double> parse_metrics(const std::string& text) {
+  static const std::regex kHelp(R"(# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*)");
+  static const std::regex kType(R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|summary|histogram|untyped))");
+  static const std::regex kSample(
+      R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*")*\})? (\S+))");
+  std::set<std::string> helped, typed;
+  std::map<std::string, double> samples;
+  std::istringstream lines(text);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_match(line, m, kHelp)) {
+      EXPECT_TRUE(helped.insert(m[1]).second) << "two HELP lines: " << line;
+    } else if (std::regex_match(line, m, kType)) {
+      EXPECT_TRUE(helped.contains(m[1])) << "TYPE before HELP: " << line;
+      EXPECT_TRUE(typed.insert(m[1]).second) << "two TYPE lines: " << line;
+    } else if (std::regex_match(line, m, kSample)) {
+      EXPECT_TRUE(typed.contains(m[1])) << "a sample of a metric with no TYPE and HELP before it: " << line;
+      std::size_t used = 0;
+      const std::string value = m[4];
+      double v = 0;
+      EXPECT_NO_THROW(v = std::stod(value, &used)) << line;
+      EXPECT_EQ(used, value.size()) << "not a number: " << line;
+      EXPECT_TRUE(samples.emplace(std::string(m[1]) + std::string(m[2]), v).second) << "two samples: " << line;
+    } else {
+      ADD_FAILURE() << "not a line of the text format: \"" << line << "\"";
+    }
+  }
+  EXPECT_TRUE(text.empty() || text.back() == '\n');
+  return samples;
+}
+
+}  // namespace
+
+TEST(Metrics, NameEveryQuantileOfTheEnginesPercentilesAndLeaveOutTheEngineWhileUnreachable) {
+  DeskState::Health health{.connected = true, .error = "", .has_figures = true, .event = 40, .results_as_of = 37, .resident_kb = 2048,
+                           .recalc_us = {{"min", 10}, {"p50", 250}, {"p90", 400}, {"p99", 900}, {"p99.9", 1500}, {"max", 2000}}};
+  std::map<std::string, double> m = parse_metrics(bond_risk::web::metrics_text(health, 3, 12));
+  EXPECT_EQ(m.at("bond_risk_engine_up"), 1);
+  EXPECT_EQ(m.at("bond_risk_web_streams"), 3);
+  EXPECT_EQ(m.at("bond_risk_web_books"), 12);
+  EXPECT_EQ(m.at("bond_risk_events_total"), 40);
+  EXPECT_EQ(m.at("bond_risk_results_lag_events"), 3);
+  EXPECT_EQ(m.at("bond_risk_resident_memory_bytes"), 2048 * 1024);
+  const std::map<std::string, double> quantiles{{"0", 10e-6}, {"0.5", 250e-6}, {"0.9", 400e-6}, {"0.99", 900e-6},
+                                                 {"0.999", 1500e-6}, {"1", 2000e-6}};
+  for (const auto& [q, seconds] : quantiles) {
+    EXPECT_DOUBLE_EQ(m.at("bond_risk_recalc_latency_seconds{quantile=\"" + q + "\"}"), seconds) << q;
+  }
+  EXPECT_EQ(m.size(), 12u);
+
+  health = DeskState::Health();
+  health.error = "no engine is listening";
+  m = parse_metrics(bond_risk::web::metrics_text(health, 0, 12));
+  EXPECT_EQ(m.at("bond_risk_engine_up"), 0);
+  EXPECT_FALSE(m.contains("bond_risk_events_total")) << "no figures of an engine the feed does not reach";
+}
+
+TEST(WebGateway, MetricsAgreeWithTheSnapshotAndHealthzSaysWhetherTheEngineIsReached) {
+  Desk desk(false);
+  ASSERT_TRUE(eventually([&] { return desk.get("/healthz").second.find("no engine is listening") != std::string::npos; }))
+      << desk.log();
+  EXPECT_EQ(desk.get("/healthz").first, 503);
+  EXPECT_EQ(parse_metrics(desk.get("/metrics").second).at("bond_risk_engine_up"), 0);
+
+  desk.start_engine();
+  ASSERT_TRUE(eventually([&] { return desk.get("/healthz") == std::pair<int, std::string>(200, "ok\n"); })) << desk.log();
+  const base::Json amended = desk.send("amend-trade OT_1 quantity=321");
+  ASSERT_TRUE(amended["ok"]) << amended;
+  StreamReader stream(desk, "");
+  // The figures change once a second: compare a page read between two equal snapshots.
+  ASSERT_TRUE(eventually([&] {
+    const base::Json before = desk.snapshot();
+    const auto [status, text] = desk.get("/metrics");
+    const base::Json after = desk.snapshot();
+    const base::Json& f = after["figures"];
+    if (status != 200 || before["figures"] != f || f.value("event", 0) < amended["event"].get<std::int64_t>() ||
+        !f["recalc_us"].is_object() || stream.messages().empty()) {
+      return false;
+    }
+    const std::map<std::string, double> m = parse_metrics(text);
+    EXPECT_EQ(m.at("bond_risk_engine_up"), 1);
+    EXPECT_EQ(m.at("bond_risk_events_total"), f["event"].get<double>());
+    EXPECT_EQ(m.at("bond_risk_results_lag_events"), f["results_lag"].get<double>());
+    EXPECT_GT(m.at("bond_risk_resident_memory_bytes"), 0);
+    EXPECT_EQ(m.at("bond_risk_web_books"), static_cast<double>(after["rows"].size()));
+    EXPECT_EQ(m.at("bond_risk_web_streams"), 1);
+    EXPECT_DOUBLE_EQ(m.at("bond_risk_recalc_latency_seconds{quantile=\"0.5\"}"), f["recalc_us"]["p50"].get<double>() * 1e-6);
+    EXPECT_DOUBLE_EQ(m.at("bond_risk_recalc_latency_seconds{quantile=\"1\"}"), f["recalc_us"]["max"].get<double>() * 1e-6);
+    return true;
+  })) << desk.log();
+
+  desk.engine->kill9();
+  desk.engine->wait();
+  ASSERT_TRUE(eventually([&] { return desk.get("/healthz").first == 503; })) << desk.log();
+  EXPECT_NE(desk.get("/healthz").second.find("the engine is unreachable: "), std::string::npos);
 }

@@ -33,6 +33,7 @@ void DeskState::connected(const std::string& socket) {
   events_.clear();
   figures_ = {restarted_, base::Json::object()};
   as_of_event_ = 0;
+  resident_kb_ = 0;
   unwatched_.clear();
 }
 
@@ -123,6 +124,26 @@ void DeskState::set_figures(const base::Json& stats, double events_per_second) {
                         {"results_as_of", results_as_of},
                         {"results_lag", event - results_as_of}};
   if (figures != figures_.value) figures_ = {bump(), std::move(figures)};
+  const auto memory = stats.find("memory_kb");
+  if (memory != stats.end() && memory->is_object()) resident_kb_ = memory->value("vm_rss", std::int64_t{0});
+}
+
+DeskState::Health DeskState::health() const {
+  const std::lock_guard lock(mutex_);
+  Health h;
+  h.connected = engine_.value.value("connected", false);
+  h.error = engine_.value.value("error", "");
+  h.has_figures = h.connected && !figures_.value.empty();
+  if (!h.has_figures) return h;
+  h.event = figures_.value.value("event", std::int64_t{0});
+  h.results_as_of = figures_.value.value("results_as_of", std::int64_t{0});
+  h.resident_kb = resident_kb_;
+  if (const base::Json& recalc = figures_.value.at("recalc_us"); recalc.is_object()) {
+    for (const auto& [name, us] : recalc.items()) {
+      if (us.is_number()) h.recalc_us.emplace_back(name, us.get<double>());
+    }
+  }
+  return h;
 }
 
 void DeskState::saw_event(std::int64_t event) {

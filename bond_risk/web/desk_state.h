@@ -19,6 +19,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/json.h"
 
@@ -44,6 +46,18 @@ class DeskState {
   void saw_event(std::int64_t event);
   // `books` listed books no watch follows (`why`: the engine's reason); 0 and "" when every one is.
   void set_unwatched(std::size_t books, const std::string& why);
+
+  // What /healthz and /metrics report: whether the feed reaches the engine
+  // (and why not), and the figures of the engine's last stats reply since
+  // it was reached (has_figures false before one came).
+  struct Health {
+    bool connected = false;
+    std::string error;  // why not connected ("" before the first attempt)
+    bool has_figures = false;
+    std::int64_t event = 0, results_as_of = 0, resident_kb = 0;
+    std::vector<std::pair<std::string, double>> recalc_us;  // ("p50", microseconds), ... as the engine names them
+  };
+  Health health() const;
 
   std::size_t books() const;
   std::int64_t last_event_seq() const;  // of the events added, 0 when none
@@ -98,6 +112,7 @@ class DeskState {
   Stamped figures_{0, base::Json::object()};
   Stamped engine_{0, base::Json::object()};
   std::int64_t as_of_event_ = 0;
+  std::int64_t resident_kb_ = 0;  // the engine's, from its last stats reply
   std::uint64_t restarted_ = 0;  // the version of the last connected()
   std::string unwatched_;        // the books no watch follows, said for the page
 };

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "base/unique_fd.h"
+#include "bond_risk/web/metrics.h"
 #include "bond_risk/web/page_files.h"
 #include "bond_risk/web/request_head.h"
 
@@ -245,6 +246,19 @@ struct HttpGateway::Impl {
       std::uint64_t version = 0;
       res.set_header("Cache-Control", "no-store");
       res.set_content(state.message(0, req.get_param_value("ladder"), &version), "application/json");
+    });
+    router.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(metrics_text(state.health(), streams.load(), state.books()), kMetricsContentType);
+    });
+    router.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+      const DeskState::Health health = state.health();
+      res.set_header("Cache-Control", "no-store");
+      if (!health.connected) res.status = 503;
+      res.set_content(health.connected          ? "ok\n"
+                      : health.error.empty() ? "the gateway has not reached the engine yet\n"
+                                             : "the engine is unreachable: " + health.error + "\n",
+                      "text/plain; charset=utf-8");
     });
   }
 

@@ -5,7 +5,9 @@
 // file); /stream?ladder=NAME, one `data: {json}` message per change,
 // conflated to at most one per `min_interval` (a stream that falls behind
 // gets the latest values, never a queue); /api/snapshot?ladder=NAME, the same
-// message with everything, once. Read-only: nothing is sent to the engine.
+// message with everything, once; /metrics, the gateway's and the engine's
+// figures for Prometheus (metrics.h); /healthz, 200 "ok" while the feed
+// reaches the engine, else 503 and why. Read-only: nothing is sent to the engine.
 //
 // With a token, every request must carry it: ?token=T, the header
 // "Authorization: Bearer T", or the cookie the page gets when opened with
