@@ -4,11 +4,25 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
-# Install missing Debian packages before anything else is evaluated.
-DEPS_CHECK := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json cpp-httplib && test -f /usr/share/javascript/chart.js/chart.min.js && command -v chromedriver && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/asio.hpp && test -f /usr/include/ql/quantlib.hpp && command -v gnuplot && command -v sqlite3
+# As many jobs as CPUs unless the command line says (make -j2, make -j1:
+# GNU make lets it win); a recursive make shares its parent's jobs. Each
+# line of output stays whole.
+ifeq ($(MAKELEVEL),0)
+  MAKEFLAGS += -j$(shell nproc)
+endif
+MAKEFLAGS += --output-sync=line
+
+# Install missing Debian packages before anything else is evaluated: what
+# building and running need (scripts/install-deps.sh run), and for any goal
+# but all, run, web and clean (test, fuzz, bench...) what those need too
+# (install-deps.sh test).
+DEPS_CHECK_RUN := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json cpp-httplib && test -f /usr/share/javascript/chart.js/chart.min.js && test -f /usr/include/asio.hpp && command -v gnuplot && command -v sqlite3
+DEPS_CHECK_TEST := command -v chromedriver && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/ql/quantlib.hpp && command -v clang++ && command -v shellcheck
+DEPS_MODE := $(if $(filter-out all run web clean print-cxxflags bin/bond_risk data/bond_risk_440k.db,$(MAKECMDGOALS)),test,run)
+DEPS_CHECK := $(DEPS_CHECK_RUN)$(if $(filter test,$(DEPS_MODE)), && $(DEPS_CHECK_TEST))
 ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
-  $(info make: some dependencies are missing; running scripts/install-deps.sh)
-  ifneq ($(shell scripts/install-deps.sh >&2; echo $$?),0)
+  $(info make: some dependencies are missing; running scripts/install-deps.sh $(DEPS_MODE))
+  ifneq ($(shell scripts/install-deps.sh $(DEPS_MODE) >&2; echo $$?),0)
     $(error scripts/install-deps.sh could not install the dependencies (see its message above))
   endif
 endif
@@ -106,6 +120,17 @@ $(BUILD)/bond_risk/mpi/%.o: bond_risk/mpi/%.cpp $(FLAGS_FILE)
 else
   $(info make: no MPI compiler (mpicxx): $(MPI_BIN) is not built (scripts/install-deps.sh installs openmpi-bin and libopenmpi-dev))
 endif
+
+# The version (the file VERSION) and the git commit are compiled into main.o
+# alone, which is rebuilt when either changes (this file is rewritten then).
+VERSION := $(shell cat VERSION)
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+VERSION_FILE := $(BUILD)/version
+$(shell mkdir -p $(BUILD) && { echo '$(VERSION) $(COMMIT)' | cmp -s - $(VERSION_FILE) || echo '$(VERSION) $(COMMIT)' > $(VERSION_FILE); })
+$(MAIN_OBJ): $(VERSION_FILE)
+$(MAIN_OBJ): CXXFLAGS += -DBOND_RISK_VERSION='"$(VERSION)"' -DBOND_RISK_COMMIT='"$(COMMIT)"'
+$(VERSION_FILE):  # again after `make clean` in the same command
+	@mkdir -p $(@D) && echo '$(VERSION) $(COMMIT)' > $@
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(@D)

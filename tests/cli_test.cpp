@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <string>
 
 #include "base/sqlite.h"
 #include "tests/test_support.h"
@@ -42,6 +44,17 @@ TEST(Cli, HelpDescribesEveryCommandAndOption) {
   const test::CliResult gen = run_cli("generate --help");
   for (const char* opt : {"--preset", "--out", "--seed", "--book-size"}) EXPECT_TRUE(contains(gen.out, opt)) << opt;
   EXPECT_EQ(run_cli("show --help").exit_code, 0);
+}
+
+TEST(Cli, VersionPrintsTheVersionFileAndTheCommitBuiltFrom) {
+  const test::CliResult r = test::run_cli("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string version = test::slurp(test::source_dir() + "/VERSION");
+  version.erase(version.find_last_not_of(" \n") + 1);
+  // The commit: 12 hex digits from git, or "unknown" when built outside a checkout.
+  EXPECT_TRUE(std::regex_match(r.out, std::regex("bond_risk " + version + R"( \(commit ([0-9a-f]{12}|unknown)\)\n)")))
+      << r.out;
+  EXPECT_NE(test::run_cli("--help").out.find("--version"), std::string::npos) << "--help names it";
 }
 
 TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {

@@ -40,8 +40,14 @@ commands:
   bench-events  latency percentiles of events on a running engine
   bench-load    one experiment of bench/run_events.sh against a serving engine (rates, bursts, memory, ...)
 
-Run 'bond_risk COMMAND --help' for a command's options.
+Run 'bond_risk COMMAND --help' for a command's options; 'bond_risk --version' for the
+version and the git commit this binary was built from.
 )";
+
+// Set by the Makefile from the file VERSION and `git rev-parse` ("unknown" outside a git checkout).
+#if !defined(BOND_RISK_VERSION) || !defined(BOND_RISK_COMMIT)
+#error "build bond_risk with make: it defines BOND_RISK_VERSION and BOND_RISK_COMMIT"
+#endif
 
 }  // namespace
 
@@ -51,6 +57,10 @@ int main(int argc, char** argv) {
       std::string_view(all[1]) == "help") {
     std::cout << kUsage;
     return all.size() < 2 ? 2 : 0;
+  }
+  if (std::string_view(all[1]) == "--version") {
+    std::cout << "bond_risk " << BOND_RISK_VERSION << " (commit " << BOND_RISK_COMMIT << ")\n";
+    return 0;
   }
   const std::string_view command = all[1];
   const std::span<char* const> args = all.subspan(2);
