@@ -60,7 +60,7 @@ else ifeq ($(SANITIZE),)
   # Link-time optimisation: the flush's per-type kernels inline the pricing
   # functions of other translation units; MARCH: AVX2 and FMA, which x86-64
   # CPUs have had since 2013-2015, for Eigen's curve and ladder arrays four
-  # doubles wide (both measured in the README). MARCH=x86-64: any x86-64 CPU.
+  # doubles wide (both measured in docs/build.md). MARCH=x86-64: any x86-64 CPU.
   OPT := -O3 -DNDEBUG -flto=auto -march=$(MARCH)
 else ifeq ($(SANITIZE),thread)
   BUILD := build/thread

@@ -59,14 +59,14 @@ class Bitmap {
     });
   }
 
-  // Clears the first set bits at or after `first`, at most `max` of them,
+  // Clears the first set bits in [first, last), at most `max` of them,
   // appending their indices to `out` in increasing order; returns where a
-  // next call goes on (size() once none is left past the last one taken).
+  // next call goes on (`last` once none is left in the range).
   template <class Index>
-  std::size_t take(std::size_t first, std::size_t max, std::vector<Index>& out) {
-    for (std::size_t k = first / 64; k < words_.size(); ++k) {
-      Word w = words_[k] & (k == first / 64 ? ~Word{0} << (first % 64) : ~Word{0});
-      for (; w != 0; w &= w - 1) {
+  std::size_t take(std::size_t first, std::size_t last, std::size_t max, std::vector<Index>& out) {
+    if (first >= last) return last;
+    for (std::size_t k = first / 64; k <= (last - 1) / 64; ++k) {
+      for (Word w = words_[k] & mask(k, first, last); w != 0; w &= w - 1) {
         const std::size_t i = k * 64 + static_cast<std::size_t>(std::countr_zero(w));
         if (max == 0) return i;
         reset(i);
@@ -74,7 +74,7 @@ class Bitmap {
         --max;
       }
     }
-    return size_;
+    return last;
   }
 
   // The bits of word k that lie in [first, last).

@@ -713,7 +713,7 @@ TEST(Bitmap, TakesItsSetBitsInSlicesInOrderClearingThem) {
     std::size_t next = 0, calls = 0;
     while (next < copy.size()) {
       const std::size_t before = taken.size();
-      next = copy.take(next, slice, taken);
+      next = copy.take(next, copy.size(), slice, taken);
       ASSERT_LE(taken.size() - before, slice);
       ++calls;
     }
@@ -721,6 +721,12 @@ TEST(Bitmap, TakesItsSetBitsInSlicesInOrderClearingThem) {
     EXPECT_EQ(copy.count(), 0u);
     EXPECT_EQ(calls, (expected.size() + slice - 1) / slice) << "slices of " << slice;
   }
+  // Within a range only: the bits outside it stay.
+  engine::Bitmap copy = b;
+  std::vector<std::uint32_t> taken;
+  EXPECT_EQ(copy.take(100, 200, 1000, taken), 200u);
+  EXPECT_EQ(copy.count(), b.count() - b.count(100, 200));
+  EXPECT_EQ(taken.size(), b.count(100, 200));
 }
 
 TEST(Graph, RandomMarksReachExactlyWhatIsDownstreamAndEachIncrementalNodeLearnsItsChangedInputs) {

@@ -154,7 +154,7 @@ Settings load_settings(const base::ParsedArgs& flags, const EnvLookup& env) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   settings.scheduler.threads = cpus > 0 ? static_cast<std::size_t>(cpus) : 1;
   // Workers pinned: two unpinned workers flushed the 440k set in 1.4 or
-  // 2.5 ms, as the kernel placed them; pinned, in 1.3-1.4 (README).
+  // 2.5 ms, as the kernel placed them; pinned, in 1.3-1.4 (docs/benchmarks.md).
   settings.scheduler.cpus = engine::allowed_cpus();
 
   if (flags.has("conf")) {

@@ -221,6 +221,7 @@ DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
     : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
   served_event_ = last_event(db_);
+  forget_marks();
   // The feed starts with the events logged before this engine started.
   for (const LoggedEvent& e : last_events(db_, kRecentEvents)) recent_events_.push_back(event_json(e));
   publisher_.add_all(model_.store(), model_.graph());
@@ -329,6 +330,8 @@ void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
       if (unpublished_whole_ || marks.test(i)) continue;
       marks.set(i);
       ++marked_;
+      marked_from_[k] = std::min<std::size_t>(marked_from_[k], i);
+      marked_to_[k] = std::max<std::size_t>(marked_to_[k], i + 1);
     }
   }
   marked_peak_ = std::max(marked_peak_, marked_);
@@ -392,9 +395,15 @@ bool CommandExecutor::publish_results(std::size_t budget) {
 
 void CommandExecutor::publish_whole() {
   for (engine::Bitmap& marks : unpublished_) marks.clear();
-  marked_ = 0;
+  forget_marks();
   unpublished_whole_ = true;
   passing_ = false;
+}
+
+void CommandExecutor::forget_marks() {
+  marked_ = 0;
+  marked_from_.fill(SIZE_MAX);
+  marked_to_.fill(0);
 }
 
 bool CommandExecutor::publish_rows(std::size_t budget) {
@@ -415,15 +424,18 @@ bool CommandExecutor::publish_rows(std::size_t budget) {
     pass_kind_ = kKindCount;
   }
   for (; pass_kind_ < kKindCount && budget > 0; ++pass_kind_, pass_next_ = 0) {
+    // Only the span that holds marks is scanned: an amendment's few cost a few words.
+    const std::size_t to = marked_to_[pass_kind_];
     slice_.clear();
-    pass_next_ = unpublished_[pass_kind_].take(pass_next_, budget, slice_);
+    pass_next_ = unpublished_[pass_kind_].take(std::max(pass_next_, marked_from_[pass_kind_]), to, budget, slice_);
     publisher_.add(model_.store(), model_.graph(), static_cast<Kind>(pass_kind_), slice_);
     marked_ -= slice_.size();
     budget -= slice_.size();
-    if (pass_next_ < unpublished_[pass_kind_].size()) break;
+    if (pass_next_ < to) break;
   }
   if (pass_kind_ < kKindCount) return true;
   passing_ = false;
+  if (marked_ == 0) forget_marks();
   // Every node marked by the events up to the pass's start is in; those
   // marked since lie behind it unless none is left.
   publisher_.seal(marked_ == 0 ? served_event_ : pass_event_);

@@ -136,6 +136,7 @@ class CommandExecutor {
   void unpublished(const LiveModel::Recalculation& r);
   // Every row is to be published again (a reload, or the results file lost).
   void publish_whole();
+  void forget_marks();  // no mark is left: none counted, no span
 
   // Results not yet handed to the writer, conflated: one mark per node
   // (whatever the number of events that changed it) or one reload, so what
@@ -145,6 +146,7 @@ class CommandExecutor {
   // so the written tables advance however fast events come.
   std::array<engine::Bitmap, kKindCount> unpublished_;  // by node index
   std::size_t marked_ = 0, marked_peak_ = 0;           // marks set now, and at most since start-up
+  std::array<std::size_t, kKindCount> marked_from_, marked_to_;  // per kind, [from, to) holds every mark
   bool unpublished_whole_ = false;                     // every row (a reload)
   bool passing_ = false;                               // a pass is under way
   std::size_t pass_kind_ = 0, pass_next_ = 0;          // where the pass goes on
