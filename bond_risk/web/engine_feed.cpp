@@ -62,8 +62,10 @@ class Follower {
       if (::poll(polled.data(), polled.size(), static_cast<int>(std::max<std::int64_t>(wait.count(), 0))) < 0 && errno != EINTR) {
         throw std::runtime_error("cannot wait for the engine's replies");
       }
+      const std::size_t links_polled = links_made_;
       if (polled[0].revents != 0) read_lines();
-      for (std::size_t i = 0; i < links_.size(); ++i) {
+      // A book list read just now replaced the links: what was polled was of the old ones.
+      for (std::size_t i = 0; links_made_ == links_polled && i + 1 < polled.size(); ++i) {
         if (polled[i + 1].revents != 0) read_link(*links_[i]);
       }
     }
@@ -143,6 +145,7 @@ class Follower {
     state_.set_books(books);
     books_listed_ = books.size();
     links_.clear();
+    ++links_made_;
     for (std::size_t first = 0; first < books.size(); first += kMaxWatched) {
       Watch watch;
       for (std::size_t i = first; i < std::min(books.size(), first + kMaxWatched); ++i) {
@@ -191,6 +194,7 @@ class Follower {
   DeskState& state_;
   std::deque<Asked> asked_;
   std::vector<std::unique_ptr<WatchLink>> links_;
+  std::size_t links_made_ = 0;  // how many times links_ was made anew (a book list read)
   Clock::time_point rewatch_at_;
   std::size_t books_listed_ = 0;
   std::int64_t last_stats_event_ = -1;
