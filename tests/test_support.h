@@ -18,6 +18,16 @@
 
 namespace test {
 
+// Instrumented builds (make test SANITIZE=...) run many times slower and
+// count shadow memory in their RSS: functional deadlines are scaled by
+// kSlowdown, and bounds on RSS hold only where kSanitized is false.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+inline constexpr int kSlowdown = kSanitized ? 10 : 1;
+
 // Polls `done` every 50 ms until it holds or `limit` passes; whether it held.
 bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60));
 

@@ -63,8 +63,9 @@ TEST(Watch, ManyWatchersThatLeaveNeitherFreezeAnotherClientNorKeepTheEngineFromS
       watchers.push_back(base::connect_unix(sock));
       base::write_all(watchers.back().get(), watch);
     }
-    const std::string got = ask(sock, "get 1", std::chrono::seconds(2));
-    EXPECT_NE(got.find("\"id\":1"), std::string::npos) << "another client waited past 2 s: '" << got << "'";
+    const std::string got = ask(sock, "get 1", std::chrono::seconds(2 * test::kSlowdown));
+    EXPECT_NE(got.find("\"id\":1"), std::string::npos)
+        << "another client waited past " << 2 * test::kSlowdown << " s: '" << got << "'";
     std::this_thread::sleep_for(std::chrono::seconds(3));  // their updates queued, unread
   }  // the watchers close
   std::this_thread::sleep_for(std::chrono::seconds(1));  // while the engine's polls go on
