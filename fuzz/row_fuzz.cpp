@@ -13,6 +13,7 @@
 #include <string>
 
 #include "base/sqlite.h"
+#include "fuzz/fuzz_bytes.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/db/table_rows.h"
@@ -33,23 +34,7 @@ INSERT INTO repo_book VALUES (2000, 'RB');
 INSERT INTO repo_book_trade VALUES (2000, 200);
 )SQL";
 
-// Reads the fuzz input a few bytes at a time; zeros once it runs out.
-struct Bytes {
-  const std::uint8_t* data;
-  std::size_t size;
-  std::uint8_t byte() { return size ? (--size, *data++) : 0; }
-  std::int64_t integer() {
-    std::int64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = (v << 8) | byte();
-    return v;
-  }
-  std::string text() {
-    const std::size_t n = std::min<std::size_t>(byte() % 24, size);
-    std::string s(reinterpret_cast<const char*>(data), n);
-    data += n, size -= n;
-    return s;
-  }
-};
+using fuzz::Bytes;
 
 // Aborts if a failed node of `s` gives no reason.
 void expect_reasons(const bond_risk::Store& s) {

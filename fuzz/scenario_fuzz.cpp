@@ -13,6 +13,7 @@
 #include <string>
 
 #include "base/sqlite.h"
+#include "fuzz/fuzz_bytes.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
@@ -32,23 +33,7 @@ INSERT INTO scenario VALUES (1, 's1', 'f'), (2, 's2', 'f'), (3, 's3', 'f'), (4, 
 )SQL";
 constexpr std::size_t kScenarios = 4;  // in set 'f'
 
-// Reads the fuzz input a few bytes at a time; zeros once it runs out.
-struct Bytes {
-  const std::uint8_t* data;
-  std::size_t size;
-  std::uint8_t byte() { return size ? (--size, *data++) : 0; }
-  std::int64_t integer() {
-    std::int64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = (v << 8) | byte();
-    return v;
-  }
-  std::string text() {
-    const std::size_t n = std::min<std::size_t>(byte() % 24, size);
-    std::string s(reinterpret_cast<const char*>(data), n);
-    data += n, size -= n;
-    return s;
-  }
-};
+using fuzz::Bytes;
 
 // Binds parameter `param` of `st` to a value of a type the input chooses.
 void bind_value(base::Statement& st, int param, Bytes& in) {

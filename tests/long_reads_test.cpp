@@ -3,8 +3,6 @@
 // each connection's replies keep the order of its lines.
 #include <gtest/gtest.h>
 
-#include <sys/socket.h>
-
 #include <chrono>
 #include <string>
 #include <vector>
@@ -43,18 +41,9 @@ TEST(LongReads, ClientsPipeliningVarAfterAmendmentsDelayNobodyAndGetTheirReplies
   }
   {
     const auto start = std::chrono::steady_clock::now();
-    base::UniqueFd other = base::connect_unix(sock);
-    timeval timeout{5 * test::kSlowdown, 0};
-    setsockopt(other.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    base::write_all(other.get(), "get 1\n");
-    base::LineReader reader(other.get());
-    std::string reply;
-    try {
-      reply = reader.read_line().value_or("");
-    } catch (const std::runtime_error&) {
-    }
+    const std::string reply = test::ask(sock, "get 1", std::chrono::seconds(5 * test::kSlowdown));
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_NE(reply.find("\"id\":1"), std::string::npos) << "no reply within 5 s";
+    EXPECT_NE(reply.find("\"id\":1"), std::string::npos) << "no reply within " << 5 * test::kSlowdown << " s";
     EXPECT_LT(waited, 2.0 * test::kSlowdown) << "another client waited " << waited << " s behind the VaR requests";
   }
   for (int c = 0; c < kClients; ++c) {

@@ -1,6 +1,7 @@
 #include "tests/test_support.h"
 
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +76,19 @@ std::optional<int> Process::wait_for(std::chrono::seconds limit) {
 
 void Process::signal(int signal) {
   if (pid_ > 0) kill(pid_, signal);
+}
+
+std::string ask(const std::string& socket, const std::string& line, std::chrono::seconds limit) {
+  base::UniqueFd fd = base::connect_unix(socket);
+  timeval timeout{static_cast<time_t>(limit.count()), 0};
+  setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  base::write_all(fd.get(), line + "\n");
+  base::LineReader reader(fd.get());
+  try {
+    return reader.read_line().value_or("");
+  } catch (const std::runtime_error&) {
+    return "";  // timed out
+  }
 }
 
 EngineProcess::EngineProcess(const std::string& db, const std::string& socket, const std::string& log)

@@ -118,6 +118,10 @@ class Process {
   int pid_ = -1;
 };
 
+// One command's reply on a fresh connection to the engine at `socket`, or
+// "" if none came within `limit`.
+std::string ask(const std::string& socket, const std::string& line, std::chrono::seconds limit);
+
 // A `bond_risk run` serving `db` on `socket` with 2 workers (a Process).
 class EngineProcess {
  public:

@@ -3,8 +3,6 @@
 // memory or freeze another client.
 #include <gtest/gtest.h>
 
-#include <sys/socket.h>
-
 #include <chrono>
 #include <string>
 #include <thread>
@@ -30,19 +28,14 @@ std::string watch_line(const std::string& db, std::size_t n) {
   return line + "\n";
 }
 
-// One command's reply on a fresh connection, or "" if none came within `limit`.
-std::string ask(const std::string& sock, const std::string& line, std::chrono::seconds limit) {
-  base::UniqueFd fd = base::connect_unix(sock);
-  timeval timeout{static_cast<time_t>(limit.count()), 0};
-  setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  base::write_all(fd.get(), line + "\n");
-  base::LineReader reader(fd.get());
-  try {
-    return reader.read_line().value_or("");
-  } catch (const std::runtime_error&) {
-    return "";  // timed out
-  }
-}
+// An engine serving the 50k preset, and the line that watches its first
+// 10,000 outright trades.
+struct Served {
+  test::TempDir dir;
+  std::string db = dir.path("w.db"), sock = dir.path("w.sock");
+  std::string watch = (generate(find_preset("50k"), {.seed = 3}, db), watch_line(db, 10'000));
+  test::EngineProcess engine{db, sock, dir.path("engine.log")};
+};
 
 }  // namespace
 
@@ -51,42 +44,38 @@ std::string ask(const std::string& sock, const std::string& line, std::chrono::s
 // on `shutdown` (it once polled on forever, its database locked) and
 // meanwhile serves another client within a couple of seconds.
 TEST(Watch, ManyWatchersThatLeaveNeitherFreezeAnotherClientNorKeepTheEngineFromStopping) {
-  test::TempDir dir;
-  const std::string db = dir.path("w.db"), sock = dir.path("w.sock");
-  generate(find_preset("50k"), {.seed = 3}, db);
-  const std::string watch = watch_line(db, 10'000);
-  test::EngineProcess engine(db, sock, dir.path("engine.log"));
-  ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("engine.log"));
+  Served served;
+  ASSERT_TRUE(served.engine.ready()) << test::slurp(served.dir.path("engine.log"));
+  const std::string &sock = served.sock, &watch = served.watch;
+  test::EngineProcess& engine = served.engine;
   {
     std::vector<base::UniqueFd> watchers;
     for (int c = 0; c < 20; ++c) {
       watchers.push_back(base::connect_unix(sock));
       base::write_all(watchers.back().get(), watch);
     }
-    const std::string got = ask(sock, "get 1", std::chrono::seconds(2 * test::kSlowdown));
+    const std::string got = test::ask(sock, "get 1", std::chrono::seconds(2 * test::kSlowdown));
     EXPECT_NE(got.find("\"id\":1"), std::string::npos)
         << "another client waited past " << 2 * test::kSlowdown << " s: '" << got << "'";
     std::this_thread::sleep_for(std::chrono::seconds(3));  // their updates queued, unread
   }  // the watchers close
   std::this_thread::sleep_for(std::chrono::seconds(1));  // while the engine's polls go on
-  const std::string stopping = ask(sock, "shutdown", std::chrono::seconds(10));
+  const std::string stopping = test::ask(sock, "shutdown", std::chrono::seconds(10));
   EXPECT_NE(stopping.find("\"stopping\":true"), std::string::npos) << stopping;
   const std::optional<int> exit = engine.wait_for(std::chrono::seconds(20));
   if (!exit) engine.kill9();
   ASSERT_TRUE(exit.has_value()) << "the engine did not stop within 20 s of shutdown";
-  EXPECT_EQ(*exit, 0) << test::slurp(dir.path("engine.log"));
+  EXPECT_EQ(*exit, 0) << test::slurp(served.dir.path("engine.log"));
 }
 
 // The connections together follow at most 100,000 nodes: past that a watch
 // is refused with a reason and the connection stays; a connection that
 // closed gives its share back.
 TEST(Watch, TheConnectionsTogetherFollowABoundedNumberOfNodes) {
-  test::TempDir dir;
-  const std::string db = dir.path("w.db"), sock = dir.path("w.sock");
-  generate(find_preset("50k"), {.seed = 3}, db);
-  const std::string watch = watch_line(db, 10'000);
-  test::EngineProcess engine(db, sock, dir.path("engine.log"));
-  ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("engine.log"));
+  Served served;
+  ASSERT_TRUE(served.engine.ready()) << test::slurp(served.dir.path("engine.log"));
+  const std::string &sock = served.sock, &watch = served.watch;
+  test::EngineProcess& engine = served.engine;
   std::vector<base::UniqueFd> watchers;
   for (int c = 0; c < 10; ++c) {
     watchers.push_back(base::connect_unix(sock));
@@ -109,6 +98,6 @@ TEST(Watch, TheConnectionsTogetherFollowABoundedNumberOfNodes) {
     while (reply.starts_with("{\"update\"")) reply = reader.read_line().value_or("");
     return reply.find("\"watching\"") != std::string::npos;
   }, std::chrono::seconds(20)));
-  ask(sock, "shutdown", std::chrono::seconds(10));
+  test::ask(sock, "shutdown", std::chrono::seconds(10));
   EXPECT_TRUE(engine.wait_for(std::chrono::seconds(20)).has_value());
 }

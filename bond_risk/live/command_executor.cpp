@@ -182,7 +182,7 @@ struct CommandExecutor::Batch {
     return nullptr;
   }
   void defer(std::function<base::Json(std::stop_token)> run, std::function<void(const base::Json&)> keep) {
-    out[current] .deferred = std::make_shared<Deferred>(Deferred{std::move(run), std::move(keep)});
+    out[current].deferred = std::make_shared<Deferred>(Deferred{std::move(run), std::move(keep)});
   }
   base::Json operator()(const Stats&) const {
     base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);

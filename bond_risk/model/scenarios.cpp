@@ -34,8 +34,11 @@ ScenarioBase::ScenarioBase(const Store& s)
   market_.curves = s.curves;
   market_.bonds = s.bonds;
   market_.bond_values = s.bond_values;
-  market_.states = s.states;
-  market_.ids = s.ids;
+  // Statuses and ids of what revaluation and the replies read; no trade's.
+  for (Kind kind : {Kind::calendar, Kind::ir_curve, Kind::bond, Kind::outright_book, Kind::repo_book}) {
+    market_.states[static_cast<std::size_t>(kind)] = s.states[static_cast<std::size_t>(kind)];
+    market_.ids[static_cast<std::size_t>(kind)] = s.ids[static_cast<std::size_t>(kind)];
+  }
   for (const auto& [name, node] : s.names) {
     if (node.type == static_cast<engine::TypeId>(Kind::outright_book)) book_names_[node.index] = name;
     if (node.type == static_cast<engine::TypeId>(Kind::repo_book)) book_names_[outright_books_ + node.index] = name;

@@ -67,7 +67,7 @@ class ScenarioBase {
   explicit ScenarioBase(const Store& store);
 
   // The copied parts of the store: calendars, curves, bonds, bond values,
-  // every node's status and id (no trades, books or names).
+  // and the statuses and ids of those and of the books (nothing of trades).
   const Store& market() const { return market_; }
   // Books in result order: every outright book, then every repo book.
   std::size_t books() const { return outright_books_ + repo_books_; }
