@@ -5,11 +5,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-// One thread runs the event loop and nothing else touches it: Asio needs no
-// locks or fences of its own (and ThreadSanitizer builds need no warnings
-// about them).
-#define ASIO_DISABLE_THREADS
-#include <asio.hpp>
 #include <chrono>
 #include <deque>
 #include <iostream>
@@ -23,6 +18,7 @@
 #include "base/unix_socket.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/live/job_runner.h"
+#include "bond_risk/live/repeating_timer.h"
 #include "bond_risk/live/replies.h"
 
 namespace bond_risk {
@@ -70,7 +66,7 @@ struct Watchers {
 class Server {
  public:
   Server(LiveModel& model, base::Database& db, const std::string& path, Synchronous synchronous)
-      : db_(db), executor_(model, db, synchronous), listener_(path), acceptor_(io_), signals_(io_), poll_(io_) {
+      : db_(db), executor_(model, db, synchronous), listener_(path), acceptor_(io_), signals_(io_), poll_(io_, kExternalPoll) {
     acceptor_.assign(asio::local::stream_protocol(), listener_.release_socket());
     base::UniqueFd wake(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
     if (wake.get() < 0) throw std::runtime_error("cannot create an eventfd for the job runner's replies");
@@ -127,15 +123,10 @@ class Server {
   }
 
   void poll_external() {
-    poll_.expires_after(kExternalPoll);
-    poll_.async_wait([this](std::error_code ec) {
-      // A wait that had already expired when stop() cancelled it completes
-      // without an error: without this check it would poll, and re-arm, forever.
-      if (ec || stopping_) return;
+    poll_.start([this] {
       executor_.sync_external(false);
       notify_watchers();
       publish_slice();  // rows left behind, or every row again if the results file was lost
-      poll_external();
     });
   }
 
@@ -436,7 +427,7 @@ class Server {
     std::error_code ignored;
     acceptor_.close(ignored);
     signals_.cancel(ignored);
-    poll_.cancel();
+    poll_.stop();
     retry_accept_.cancel();
     finished_wake_.close(ignored);
     // Replies already queued still go out, for at most a second: the loop
@@ -464,7 +455,7 @@ class Server {
   asio::io_context io_;
   asio::local::stream_protocol::acceptor acceptor_;
   asio::signal_set signals_;
-  asio::steady_timer poll_;
+  RepeatingTimer poll_;  // other programs' changes
   asio::steady_timer retry_accept_{io_};
   std::vector<std::shared_ptr<Session>> sessions_;
   std::vector<Pending> batch_;
