@@ -224,6 +224,20 @@ bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date matur
                     coupons_per_year, today, curve);
 }
 
+bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
+                                       double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve,
+                                       double quote) {
+  using namespace bond_risk;
+  CouponGridDays grids;
+  lay_out_coupon_grids(today, grids);
+  const BondValue value = priced_on_grid(start, maturity, coupons_per_year, coupon, today, curve);
+  const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, coupons_per_year),
+                                               coupon_count(start, maturity, coupons_per_year), maturity,
+                                               coupons_per_year, coupon);
+  const std::span<const double> df(curve.df.data(), static_cast<std::size_t>(curve.df.size()));
+  return bond_figures(flows, value.price, quote, df, BondFigures{});
+}
+
 std::vector<double> ladder_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                    double coupon, bond_risk::Date today,
                                    std::span<const bond_risk::CurvePoint> points,

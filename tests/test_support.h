@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bond_risk/model/quote_analytics.h"
 #include "bond_risk/model/store.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
@@ -75,6 +76,12 @@ std::vector<bond_risk::Date> coupon_schedule(bond_risk::Date start, bond_risk::D
 // grids laid out for `today`, summed on `curve` (built with build_curve).
 bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                     double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve);
+
+// Its quote analytics as a flush takes them from a cold start, against
+// clean market quote `quote` (NaN: none): model/quote_analytics.h.
+bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
+                                       double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve,
+                                       double quote);
 
 // Its key-rate ladder as a flush takes it, on a curve's points and the
 // key-rate arrays built from them.
