@@ -36,6 +36,14 @@ CREATE TABLE IF NOT EXISTS bond (
   coupon           REAL NOT NULL      -- annual rate, 0.028 = 2.8%
 );
 
+-- A bond's market quote (MODEL.md "Market quotes and spread"): its clean
+-- price per 100 nominal. No row: no quote. A value that is not a finite
+-- positive number (NULL included) makes the bond FAILED.
+CREATE TABLE IF NOT EXISTS bond_quote (
+  bond_id     INTEGER PRIMARY KEY,
+  clean_price REAL
+);
+
 CREATE TABLE IF NOT EXISTS outright_trade (
   id          INTEGER PRIMARY KEY,
   name        TEXT UNIQUE NOT NULL,

@@ -8,12 +8,27 @@
 -- status is OK, FAILED, STALE or EXPIRED; reason says why a node is not OK.
 -- Values are NULL for FAILED and STALE nodes (books: for FAILED only) and 0
 -- for EXPIRED ones. A book's excluded counts the members left out of its sums.
+-- Quote analytics (MODEL.md "Quote analytics"): a bond's accrued .. convexity
+-- are NULL unless it is OK (yield, durations and convexity also when its
+-- only cash flow left is today's); market_dirty, z_spread and cs01 unless it
+-- also has a quote. A trade's cs01 is NULL on an unquoted bond; an outright
+-- book's sums its quoted members' and `unquoted` counts the others. A
+-- results file written before these columns existed gains them when opened.
 CREATE TABLE IF NOT EXISTS bond_result (
   id     INTEGER PRIMARY KEY,
   status TEXT NOT NULL,
   reason TEXT NOT NULL,
   price  REAL,
-  pv01   REAL
+  pv01   REAL,
+  accrued           REAL,
+  clean_price       REAL,
+  yield             REAL,
+  macaulay_duration REAL,
+  modified_duration REAL,
+  convexity         REAL,
+  market_dirty      REAL,
+  z_spread          REAL,
+  cs01              REAL
 );
 
 CREATE TABLE IF NOT EXISTS outright_trade_result (
@@ -22,7 +37,8 @@ CREATE TABLE IF NOT EXISTS outright_trade_result (
   reason TEXT NOT NULL,
   pv     REAL,
   pv01   REAL,
-  pnl    REAL
+  pnl    REAL,
+  cs01   REAL
 );
 
 CREATE TABLE IF NOT EXISTS repo_trade_result (
@@ -41,7 +57,9 @@ CREATE TABLE IF NOT EXISTS outright_book_result (
   pv       REAL,
   pv01     REAL,
   pnl      REAL,
-  excluded INTEGER
+  cs01     REAL,
+  excluded INTEGER,
+  unquoted INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS repo_book_result (

@@ -30,6 +30,8 @@ std::vector<Command> examples() {
                        {"quantity", std::int64_t{-7}}, {"buy_sell", Side{1}}},
                       std::nullopt}},
       Change{RemoveTrade{"OT_3"}},
+      Change{SetPrices{{{"BOND_1", 99.875}, {"7", 101.0625}}}},
+      Change{ClearPrice{"BOND_1"}},
       Get{"BOND_1"},
       ShowBook{"OB_1"},
       ListBooks{},
@@ -67,6 +69,9 @@ TEST(Commands, EveryCommandParsesBackFromItsLine) {
     }
     if (const auto* bump = std::get_if<BumpCurve>(std::get_if<Change>(&parsed))) {
       EXPECT_EQ(bump->bp, -2.5);
+    }
+    if (const auto* tick = std::get_if<SetPrices>(std::get_if<Change>(&parsed))) {
+      EXPECT_EQ(tick->quotes, std::get<SetPrices>(std::get<Change>(command)).quotes) << line;
     }
   }
   for (std::size_t i = 0; i < kCommandCount; ++i) EXPECT_TRUE(seen[i]) << command_table()[i].name << " has no example";

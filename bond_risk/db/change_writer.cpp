@@ -44,6 +44,18 @@ struct Persist {
     }
   }
 
+  void operator()(const BondQuotes& w) const {
+    base::Statement& set = db.cached(insert_all(input_table("bond_quote")).replace(0, 6, "INSERT OR REPLACE"));
+    base::Statement& clear = db.cached("DELETE FROM bond_quote WHERE bond_id = ?");
+    for (const auto& [id, price] : w.quotes) {
+      if (price) {
+        set.bind(1, id).bind(2, *price).run();
+      } else {
+        clear.bind(1, id).run();
+      }
+    }
+  }
+
   void operator()(const TradeRemoval& w) const {
     const std::string table(kind_name(w.kind));
     const InputTable& members = membership_table(w.kind == Kind::outright_trade ? Kind::outright_book : Kind::repo_book);

@@ -18,7 +18,9 @@
 #include "bond_risk/db/scenario_generator.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/db/table_rows.h"
+#include "bond_risk/model/coupon_grid.h"
 #include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/quote_analytics.h"
 #include "base/sqlite.h"
 
 namespace bond_risk {
@@ -93,6 +95,7 @@ class Writer {
     progress_ = &progress;
     calendar_and_curves();
     bonds();
+    quotes();
     outright_trades();
     repo_trades();
     books(Kind::outright_book, "OB", outright_by_curve_);
@@ -115,9 +118,11 @@ class Writer {
       curve_ids_.push_back(id);
       curve.bind(1, id).bind(2, std::string_view(def.name)).bind(3, std::string_view(def.ccy)).run();
       double value = rng_.uniform(0.01, 0.03);
+      std::vector<CurvePoint>& points = curve_points_.emplace_back();
       for (std::size_t k = 0; k < kCurveDays.size(); ++k) {
         rate.bind(1, id).bind(2, static_cast<std::int64_t>(k)).bind(3, std::int64_t{kCurveDays[k]});
         rate.bind(4, Random::round_to(value, 1e-5)).run();
+        points.push_back({kCurveDays[k], Random::round_to(value, 1e-5)});
         value = std::clamp(value + rng_.uniform(-0.001, 0.005), 0.01, 0.06);
       }
     }
@@ -135,9 +140,39 @@ class Writer {
       const Date start = today_ - static_cast<Date>(rng_.between(0, 3650));
       st.bind(1, id).bind(2, "BOND_" + std::to_string(i + 1)).bind(3, calendar_id_).bind(4, curve_ids_[curve]);
       st.bind(5, format_date(start)).bind(6, format_date(maturity));
-      st.bind(7, frequencies[rng_.between(0, 2)]).bind(8, Random::round_to(rng_.uniform(0.0, 0.08), 0.00125));
+      const std::int64_t frequency = frequencies[rng_.between(0, 2)];
+      const double coupon = Random::round_to(rng_.uniform(0.0, 0.08), 0.00125);
+      st.bind(7, frequency).bind(8, coupon);
       st.run();
+      bond_terms_.push_back({start, maturity, static_cast<int>(frequency), coupon});
       tick();
+    }
+  }
+
+  // Market quotes for about 80% of the bonds: the model's clean price at a
+  // z-spread over the curve of 5 to 200bp, most of them tight (5bp plus
+  // 195bp times the square of a uniform draw: a median near 54bp), rounded
+  // to a thousandth as prices are quoted. From a random stream of their own,
+  // so that the other tables are what they were before quotes existed.
+  void quotes() {
+    Random rng(options_.seed ^ 0x51D0'7E5ULL);
+    CouponGridDays grids;
+    lay_out_coupon_grids(today_, grids);
+    std::vector<CurveArrays> curves(curve_points_.size());
+    for (std::size_t c = 0; c < curves.size(); ++c) build_discount_factors(curve_points_[c], curves[c]);
+    base::Statement st = db_.prepare(insert_all(input_table("bond_quote")));
+    for (std::size_t i = 0; i < bond_ids_.size(); ++i) {
+      const bool quoted = rng.uniform(0, 1) < 0.8;
+      const double u = rng.uniform(0, 1), spread = 0.0005 + 0.0195 * u * u;
+      if (!quoted) continue;
+      const BondTerms& b = bond_terms_[i];
+      const RemainingFlows flows = remaining_flows(grids, today_, grid_place(b.maturity, b.frequency),
+                                                   coupon_count(b.start, b.maturity, b.frequency), b.maturity,
+                                                   b.frequency, b.coupon);
+      const CurveArrays& curve = curves[bond_curve_[i]];
+      const double dirty = spread_price(flows, {curve.df.data(), static_cast<std::size_t>(curve.df.size())}, spread);
+      const double clean = Random::round_to(dirty - flows.c100 * std::max(0.0, 1 - flows.w), 0.001);
+      if (clean > 0) st.bind(1, bond_ids_[i]).bind(2, clean).run();
     }
   }
 
@@ -216,6 +251,13 @@ class Writer {
   std::int64_t calendar_id_ = 0;
   std::vector<std::int64_t> curve_ids_, bond_ids_;
   std::vector<std::size_t> bond_curve_;
+  struct BondTerms {
+    Date start, maturity;
+    int frequency;
+    double coupon;
+  };
+  std::vector<BondTerms> bond_terms_;           // per bond, for its quote
+  std::vector<std::vector<CurvePoint>> curve_points_;  // per curve
   std::vector<std::vector<std::int64_t>> outright_by_curve_, repo_by_curve_;
   base::ProgressBar* progress_ = nullptr;
 };

@@ -85,6 +85,15 @@ void add_rate(Store& store, NodeIndex curve, const Row& row) {
   }
 }
 
+// Sets a bond's quote from its bond_quote row (columns as select_all's).
+void read_quote(Store& store, NodeIndex bond, const base::Statement& st, const InputTable& table) {
+  try {
+    store.set_quote(bond, std::get<double>(read_value(st, 1, table.columns[1])));
+  } catch (const FieldError& e) {
+    store.set_quote(bond, std::nullopt, e.message);
+  }
+}
+
 // Fails the curve if its points cannot define it.
 void check_curve(Store& store, NodeIndex curve) {
   std::string problem = check_curve_points(store.curves[curve].points);
@@ -125,9 +134,11 @@ class Loader {
     named_nodes(Kind::ir_curve, [&](const Row&, NodeIndex) { s().curves.emplace_back(); });
     curve_rates();
     bonds();
+    quotes();
     trades(snapshot);
     books(snapshot);
     s().bond_values.resize(s().bonds.size());
+    s().bond_figures.resize(s().bonds.size());
     s().outright_values.resize(s().outright_trades.size());
     s().repo_values.resize(s().repo_trades.size());
     snapshot.release();
@@ -176,6 +187,20 @@ class Loader {
       add_rate(s(), curve->index, Row(st, rates));
     }
     for (NodeIndex i = 0; i < s().curves.size(); ++i) check_curve(s(), i);
+  }
+
+  // Each quoted bond's clean price; a row naming no bond is ignored with a
+  // warning (a share of the books reads its own bonds' rows only).
+  void quotes() {
+    const InputTable& table = input_table("bond_quote");
+    scope_.each_row(db_, select_all(table), Kind::bond, "bond_id", [&](const base::Statement& st) {
+      const NodeRef* bond = s().by_id.find(st.integer(0));
+      if (!bond || kind_of(*bond) != Kind::bond) {
+        out_.warnings.push_back("bond_quote row (bond_id " + st.value_text(0) + ") names no bond; row ignored");
+        return;
+      }
+      read_quote(s(), bond->index, st, table);
+    });
   }
 
   void bonds() {
@@ -400,6 +425,17 @@ void check_input_schema(base::Database& db) {
 Loaded load(base::Database& db, const std::vector<std::int64_t>* books) { return Loader(db, books).run(); }
 
 bool reread(base::Database& db, Store& store, NodeRef node) {
+  if (kind_of(node) == Kind::bond) {  // its quote: a change to its own row loads everything again
+    const InputTable& table = input_table("bond_quote");
+    base::Statement st = db.prepare(select_all(table) + " WHERE bond_id = ?");
+    st.bind(1, store.id(node));
+    if (st.step()) {
+      read_quote(store, node.index, st, table);
+    } else {
+      store.set_quote(node.index, std::nullopt);
+    }
+    return true;
+  }
   store.state(node).error = 0;
   const bool curve = kind_of(node) == Kind::ir_curve;
   const InputTable& table = curve ? input_table("ir_curve_input_rate") : input_table(kind_of(node));

@@ -1,6 +1,7 @@
 #include "bond_risk/db/result_writer.h"
 
 #include <filesystem>
+#include <set>
 
 #include "bond_risk/db/schema.h"
 #include "bond_risk/model/layout.h"
@@ -76,6 +77,19 @@ bool attach_results(base::Database& db) {
 std::unique_ptr<base::Database> open_results(const std::string& path) {
   auto results = std::make_unique<base::Database>(path, base::Database::Mode::create);
   results->exec(kResultsSchemaSql);
+  // A file from a version that published fewer values: its tables gain the
+  // columns (their rows are all written again by the first flush).
+  for (Kind kind : {Kind::bond, Kind::outright_trade, Kind::repo_trade, Kind::outright_book, Kind::repo_book}) {
+    const std::string table = std::string(kind_name(kind)) + "_result";
+    std::set<std::string> columns;
+    base::Statement& info = results->cached("SELECT name FROM pragma_table_info(?)");
+    info.bind(1, std::string_view(table));
+    while (info.step()) columns.emplace(info.text(0));
+    info.reset();
+    for (std::string_view name : value_names(kind)) {
+      if (!columns.contains(std::string(name))) results->exec("ALTER TABLE " + table + " ADD COLUMN " + std::string(name) + " REAL");
+    }
+  }
   return results;
 }
 

@@ -23,6 +23,11 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::add_repo, "add-repo", "field=value... [book=NAME]",
      "book a repo (calendar, curve and start_date default from the bond); the reply gives its id", true},
     {CommandId::remove_trade, "remove-trade", "ID", "remove a trade; its books recalculate", true},
+    {CommandId::set_price, "set-price", "BOND CLEAN [BOND CLEAN ...]",
+     "set market quotes (clean price per 100) of one or more bonds: their yields' spread to the curve (z_spread) and "
+     "cs01, and their trades' and books' cs01, recalculate; model values do not move",
+     true},
+    {CommandId::clear_price, "clear-price", "BOND", "remove a bond's market quote", true},
     {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
     {CommandId::book, "book", "NAME", "a book's totals and member count", false},
     {CommandId::list_books, "list-books", "", "every book's id, name and type (`watch` them for their values)", false},
@@ -160,6 +165,16 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::add_outright: return parse_add(w, info, Kind::outright_trade);
     case CommandId::add_repo: return parse_add(w, info, Kind::repo_trade);
     case CommandId::remove_trade: expect_words(w, info, 2, 2); return Change{RemoveTrade{text_of(w[1])}};
+    case CommandId::set_price: {
+      expect_words(w, info, 3, SIZE_MAX);
+      if (w.size() % 2 == 0) throw CommandError("set-price takes pairs of BOND CLEAN; the last bond has no price");
+      SetPrices set;
+      for (std::size_t i = 1; i < w.size(); i += 2) {
+        set.quotes.emplace_back(text_of(w[i]), std::get<double>(value("CLEAN", T::real, w[i + 1])));
+      }
+      return Change{std::move(set)};
+    }
+    case CommandId::clear_price: expect_words(w, info, 2, 2); return Change{ClearPrice{text_of(w[1])}};
     case CommandId::get: expect_words(w, info, 2, 2); return Get{text_of(w[1])};
     case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
     case CommandId::list_books: expect_words(w, info, 1, 1); return ListBooks{};
@@ -205,6 +220,10 @@ struct Arguments {
     if (c.book) word("book=" + *c.book);
   }
   void operator()(const RemoveTrade& c) { word(c.trade); }
+  void operator()(const SetPrices& c) {
+    for (const auto& [bond, price] : c.quotes) word(bond), number(price);
+  }
+  void operator()(const ClearPrice& c) { word(c.bond); }
   void operator()(const Get& c) { word(c.key); }
   void operator()(const ShowBook& c) { word(c.key); }
   void operator()(const RunScenario& c) { word(c.name); }
@@ -254,6 +273,8 @@ CommandId command_id(const Command& command) {
       return c.kind == Kind::outright_trade ? CommandId::add_outright : CommandId::add_repo;
     }
     CommandId operator()(const RemoveTrade&) const { return CommandId::remove_trade; }
+    CommandId operator()(const SetPrices&) const { return CommandId::set_price; }
+    CommandId operator()(const ClearPrice&) const { return CommandId::clear_price; }
     CommandId operator()(const Get&) const { return CommandId::get; }
     CommandId operator()(const ShowBook&) const { return CommandId::book; }
     CommandId operator()(const ListBooks&) const { return CommandId::list_books; }

@@ -48,10 +48,10 @@ using Command = std::variant<Change, Get, ShowBook, ListBooks, Watch, Unwatch, R
                              Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
-  bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, get, book, list_books,
-  watch, unwatch, scenario, var, stats, last_events, reload, shutdown
+  bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, set_price, clear_price,
+  get, book, list_books, watch, unwatch, scenario, var, stats, last_events, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 19;
+inline constexpr std::size_t kCommandCount = 21;
 
 struct CommandInfo {
   CommandId id;

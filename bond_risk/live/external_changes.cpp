@@ -14,6 +14,7 @@ std::optional<Kind> row_by_row(std::string_view table) {
     if (table == kind_name(kind)) return kind;
   }
   if (table == "ir_curve_input_rate") return Kind::ir_curve;  // a curve's rates, re-read together
+  if (table == "bond_quote") return Kind::bond;                // a bond's quote
   return std::nullopt;
 }
 

@@ -235,6 +235,36 @@ struct LiveModel::Apply {
     }
   }
 
+  // Quotes move no model value: each quoted bond recalculates its figures,
+  // and its trades and books their cs01.
+  Applied operator()(const SetPrices& p) const {
+    BondQuotes write;
+    std::vector<NodeIndex> bonds;
+    for (const auto& [key, price] : p.quotes) {
+      bonds.push_back(m.find_kind(key, Kind::bond, db).index);
+      if (!(price > 0)) {
+        throw CommandError("clean price " + field_text(FieldValue{price}) + " of bond " + text_of(key) +
+                           " is not a positive number");
+      }
+      write.quotes.emplace_back(m.store_.id(ref(Kind::bond, bonds.back())), price);
+    }
+    return quotes(bonds, std::move(write));
+  }
+
+  Applied operator()(const ClearPrice& c) const {
+    const NodeIndex bond = m.find_kind(c.bond, Kind::bond, db).index;
+    return quotes({bond}, BondQuotes{{{m.store_.id(ref(Kind::bond, bond)), std::nullopt}}});
+  }
+
+  Applied quotes(const std::vector<NodeIndex>& bonds, BondQuotes write) const {
+    persist_or_refuse(db, write);
+    for (std::size_t k = 0; k < bonds.size(); ++k) {
+      m.store_.set_quote(bonds[k], write.quotes[k].second);
+      m.graph_.mark_dirty(ref(Kind::bond, bonds[k]));
+    }
+    return {std::move(write)};
+  }
+
   Applied operator()(const RemoveTrade& r) const {
     const NodeRef t = m.find_trade(r.trade, db);
     const TradeRemoval write{kind_of(t), m.store_.id(t)};

@@ -37,6 +37,7 @@ base::Json applied_json(const Applied& applied) {
       return out;
     }
     base::Json operator()(const TradeRemoval& w) const { return {{"id", w.id}, {"books", a.books}}; }
+    base::Json operator()(const BondQuotes& w) const { return {{"bonds", w.quotes.size()}}; }
   };
   return std::visit(Members{applied}, applied.write);
 }

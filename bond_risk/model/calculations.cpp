@@ -68,11 +68,12 @@ struct Calculator {
     const Calendar* calendars;
     const IrCurve* curves;
     const BondValue* bond_values;
+    const BondFigures* bond_figures;
   };
   Below tiers_below() const {
     auto states = [&](Kind kind) { return s.states[static_cast<std::size_t>(kind)].data(); };
     return {states(Kind::calendar), states(Kind::ir_curve), states(Kind::bond), s.calendars.data(), s.curves.data(),
-            s.bond_values.data()};
+            s.bond_values.data(), s.bond_figures.data()};
   }
 
   // A value too large for a double (absurd but valid inputs) fails its
@@ -124,10 +125,13 @@ struct Calculator {
       const Bond& b = s.bonds[i];
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
+      BondFigures& figures = s.bond_figures[i];
       value = {};
+      figures = {};
       if (s.with_key_rates) ++s.bond_ladder_version[i];
       st.status = from_inputs(
           st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
+      if (st.status == Status::ok && b.quote_error != 0) st.status = Status::failed;  // bad data outranks expiry
       if (st.status != Status::ok) return;  // publishes no ladder either
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b), today);
@@ -142,10 +146,26 @@ struct Calculator {
                          100.0 * b.coupon / b.coupons_per_year, b.maturity - today, curve.key_rates, s.bond_ladder(i));
         }
         keep_finite(st, value);
+        if (st.status == Status::ok) figures_of(b, today, grid_days, curve.arrays, value, st, figures);
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
       }
     });
+  }
+
+  // A bond's quote analytics (model/quote_analytics.h), solved afresh from
+  // its price: a warm start from the last solve would save a step or two
+  // but make the figures depend on the path of events, where a replay or a
+  // fresh flush must give the same bits. No root fails the bond.
+  static void figures_of(const Bond& b, Date today, const CouponGridDays& grid_days, const CurveArrays& curve,
+                         BondValue& value, NodeState& st, BondFigures& figures) {
+    const RemainingFlows flows =
+        remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon);
+    figures = bond_figures(flows, value.price, b.quote,
+                           std::span<const double>(curve.df.data(), static_cast<std::size_t>(curve.df.size())));
+    if (figures.failure == AnalyticsFailure::none) return;
+    st.status = Status::failed;
+    value = {};
   }
 
   // Asks for the bond value of the trade kAhead places after trade i: trades
@@ -173,7 +193,7 @@ struct Calculator {
       value = {};
       st.status = from_inputs(st, [&] { return std::array{below.bond_states[t.bond].status}; });
       if (st.status != Status::ok) return;
-      value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]);
+      value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond], below.bond_figures[t.bond].cs01);
       keep_finite(st, value);
     });
   }
@@ -309,11 +329,12 @@ struct Calculator {
   template <class Value>
   static void sum_members(Book<Value>& book, const std::vector<NodeState>& states, const std::vector<Value>& values) {
     Value total{};
-    std::uint32_t excluded = 0, broken = 0;
+    std::uint32_t excluded = 0, broken = 0, unquoted = 0;
     for (NodeIndex m : book.members) {
       const Status status = states[m].status;
       if (status == Status::ok) {
         accumulate(total, values[m], 1.0);
+        unquoted += unquoted_member(values[m]);
       } else {
         ++excluded;
         broken += is_broken(status) ? 1 : 0;
@@ -322,26 +343,32 @@ struct Calculator {
     book.total = total;
     book.excluded = excluded;
     book.broken = broken;
+    book.unquoted = unquoted;
     book.since_full_sum = 0;
   }
 
   // Adds (sign 1) or takes away (sign -1) one member's part of a book.
   template <class Value>
   static void add_member(Book<Value>& book, Status status, const Value& v, double sign) {
+    const std::uint32_t one = sign > 0 ? 1u : ~0u;  // unsigned +1 or -1
     if (status == Status::ok) {
       accumulate(book.total, v, sign);
+      book.unquoted += unquoted_member(v) * one;
       return;
     }
-    const std::uint32_t one = sign > 0 ? 1u : ~0u;  // unsigned +1 or -1
     book.excluded += one;
     if (is_broken(status)) book.broken += one;
   }
 
+  // An outright book's cs01 sums its quoted members'; it counts the others.
   static void accumulate(OutrightValue& sum, const OutrightValue& v, double sign) {
     sum.pv += sign * v.pv;
     sum.pv01 += sign * v.pv01;
     sum.pnl += sign * v.pnl;
+    if (!is_null(v.cs01)) sum.cs01 += sign * v.cs01;
   }
+  static std::uint32_t unquoted_member(const OutrightValue& v) { return is_null(v.cs01) ? 1 : 0; }
+  static std::uint32_t unquoted_member(const RepoValue&) { return 0; }
 
   static void accumulate(RepoValue& sum, const RepoValue& v, double sign) {
     sum.margin += sign * v.margin;
@@ -372,7 +399,7 @@ struct Calculator {
 
 bool values_finite(const Store& s, const OutrightTrade& t) {
   if (t.bond >= s.bonds.size() || s.state(ref(Kind::bond, t.bond)).status != Status::ok) return true;
-  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]));
+  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond], s.bond_figures[t.bond].cs01));
 }
 
 bool values_finite(const Store& s, const RepoTrade& t) {

@@ -73,7 +73,16 @@ struct RemoveTrade {
   std::string trade;
 };
 
-using Change = std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade>;
+// Market quotes: each bond's clean price per 100, or none (ClearPrice).
+struct SetPrices {
+  std::vector<std::pair<std::string, double>> quotes;  // (bond id or name, clean price), one tick
+};
+
+struct ClearPrice {
+  std::string bond;
+};
+
+using Change = std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade, SetPrices, ClearPrice>;
 
 // The rows an applied change writes, every node resolved to its database id.
 struct CurveRates {
@@ -99,7 +108,11 @@ struct TradeRemoval {
   std::int64_t id = 0;
 };
 
-using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval>;
+struct BondQuotes {
+  std::vector<std::pair<std::int64_t, std::optional<double>>> quotes;  // (bond id, clean price; none: deleted)
+};
+
+using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval, BondQuotes>;
 
 // What applying a change did.
 struct Applied {

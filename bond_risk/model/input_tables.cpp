@@ -23,6 +23,7 @@ constexpr Column kBond[] = {{"id", T::id},
                             {"maturity_date", T::date},
                             {"coupons_per_year", T::integer},
                             {"coupon", T::real}};
+constexpr Column kQuote[] = {{"bond_id", T::reference, Kind::bond}, {"clean_price", T::real}};
 constexpr Column kOutright[] = {{"id", T::id},
                                 {"name", T::name},
                                 {"bond_id", T::reference, Kind::bond, true},
@@ -53,6 +54,7 @@ constexpr InputTable kTables[] = {
     {"ir_curve", "id", kCurve},
     {"ir_curve_input_rate", "ir_curve_id", kRate},
     {"bond", "id", kBond},
+    {"bond_quote", "bond_id", kQuote},
     {"outright_trade", "id", kOutright},
     {"repo_trade", "id", kRepo},
     {"outright_book", "id", kBook},

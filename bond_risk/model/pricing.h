@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -67,16 +68,18 @@ inline BondValue bond_value(double c100, const CouponSums& coupons, const Coupon
 BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, int coupons_per_year, Date today,
                      const CurveArrays& curve);
 
+// cs01 is NaN (null) on a bond with no quote (model/quote_analytics.h).
 struct OutrightValue {
-  double pv = 0, pv01 = 0, pnl = 0;
+  double pv = 0, pv01 = 0, pnl = 0, cs01 = 0;
 };
 
 // value_bond's price alone, from coupons.df and curve.df (the same bits).
 double bond_price(double coupons_df, Date maturity, double coupon, int coupons_per_year, Date today,
                   const CurveArrays& curve);
 
-// dir is +1 for BUY, -1 for SELL.
-OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond);
+// dir is +1 for BUY, -1 for SELL; bond_cs01 NaN when the bond has no quote.
+OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond,
+                             double bond_cs01);
 
 // A repo's value, of one trade (D = double) or of one in each lane of
 // D = base::Doubles (base/lanes.h).
@@ -121,7 +124,9 @@ inline RepoValue value_repo(double start_cash, std::int64_t notional, double rat
 // is 0 for a finite x and NaN for an infinity or a NaN, so one comparison
 // and no branch per value. Of a repo's lanes: whether every lane's is.
 inline bool all_finite(const BondValue& v) { return v.price * 0 + v.pv01 * 0 == 0; }
-inline bool all_finite(const OutrightValue& v) { return v.pv * 0 + v.pv01 * 0 + v.pnl * 0 == 0; }
+inline bool all_finite(const OutrightValue& v) {
+  return v.pv * 0 + v.pv01 * 0 + v.pnl * 0 == 0 && !std::isinf(v.cs01);  // a NaN cs01 is null, not a failure
+}
 template <class D>
 inline bool all_finite(const RepoValueOf<D>& v) {
   const auto finite = v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0;  // per lane: all ones, or 0

@@ -16,10 +16,15 @@ PublishedValues published_values(const Store& s, NodeRef n) {
     return p;
   };
   switch (kind_of(n)) {
-    case Kind::bond: return of({s.bond_values[n.index].price, s.bond_values[n.index].pv01});
+    case Kind::bond: {
+      const BondValue& v = s.bond_values[n.index];
+      const BondFigures& f = s.bond_figures[n.index];
+      return of({v.price, v.pv01, f.accrued, f.clean_price, f.yield, f.macaulay_duration, f.modified_duration,
+                 f.convexity, f.market_dirty, f.z_spread, f.cs01});
+    }
     case Kind::outright_trade: {
       const OutrightValue& v = s.outright_values[n.index];
-      return of({v.pv, v.pv01, v.pnl});
+      return of({v.pv, v.pv01, v.pnl, v.cs01});
     }
     case Kind::repo_trade: {
       const RepoValue& v = s.repo_values[n.index];
@@ -27,7 +32,8 @@ PublishedValues published_values(const Store& s, NodeRef n) {
     }
     case Kind::outright_book: {
       const OutrightBook& b = s.outright_books[n.index];
-      return of({b.total.pv, b.total.pv01, b.total.pnl, static_cast<double>(b.excluded)});
+      return of({b.total.pv, b.total.pv01, b.total.pnl, b.total.cs01, static_cast<double>(b.excluded),
+                 static_cast<double>(b.unquoted)});
     }
     case Kind::repo_book: {
       const RepoBook& b = s.repo_books[n.index];
@@ -38,10 +44,12 @@ PublishedValues published_values(const Store& s, NodeRef n) {
 }
 
 std::span<const std::string_view> value_names(Kind kind) {
-  static constexpr std::string_view bond[] = {"price", "pv01"};
-  static constexpr std::string_view outright[] = {"pv", "pv01", "pnl"};
+  static constexpr std::string_view bond[] = {"price",          "pv01",         "accrued",  "clean_price",
+                                              "yield",          "macaulay_duration", "modified_duration",
+                                              "convexity",      "market_dirty", "z_spread", "cs01"};
+  static constexpr std::string_view outright[] = {"pv", "pv01", "pnl", "cs01"};
   static constexpr std::string_view repo[] = {"end_cash", "margin", "mtm_pnl"};
-  static constexpr std::string_view outright_book[] = {"pv", "pv01", "pnl", "excluded"};
+  static constexpr std::string_view outright_book[] = {"pv", "pv01", "pnl", "cs01", "excluded", "unquoted"};
   static constexpr std::string_view repo_book[] = {"margin", "mtm_pnl", "excluded"};
   switch (kind) {
     case Kind::bond: return bond;

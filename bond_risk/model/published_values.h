@@ -13,9 +13,11 @@
 namespace bond_risk {
 
 // A node's published values, in the order of value_names: a book's sums,
-// then how many members it left out. None for calendars and curves.
+// then how many members it left out. None for calendars and curves. A
+// value not published (a bond's yield with no rate left to it, a cs01 with
+// no quote) is NaN: null in replies and tables.
 struct PublishedValues {
-  std::array<double, 4> values{};
+  std::array<double, 11> values{};
   std::size_t count = 0;
   std::span<const double> span() const& { return {values.data(), count}; }
   std::span<const double> span() const&& = delete;  // would dangle in a range-for over a temporary

@@ -143,8 +143,7 @@ Root solve_z_spread(const RemainingFlows& flows, std::span<const double> df, dou
   return newton([&](double x) { return spread_point(flows, df, x); }, false, market_dirty, std::isfinite(guess) ? guess : 0.0);
 }
 
-BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, std::span<const double> df,
-                         const BondFigures& previous) {
+BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, std::span<const double> df) {
   BondFigures out;
   const double c100 = flows.c100;
   out.accrued = c100 * std::max(0.0, 1 - flows.w);
@@ -153,7 +152,7 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
   if (quoted) out.market_dirty = quote + out.accrued;
   if (flows.days.size() == 1 && flows.days.front() == 0) return out;  // its last cash flow is today's: no rate enters
 
-  const Root y = solve_yield(flows, price, previous.yield);
+  const Root y = solve_yield(flows, price, kNull);
   out.yield_steps = static_cast<std::uint8_t>(y.steps);
   if (is_null(y.x)) {
     BondFigures failed;
@@ -174,7 +173,7 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
   out.convexity = weighted2 * v * v / (f * f) / price;
 
   if (!quoted) return out;
-  const Root s = solve_z_spread(flows, df, out.market_dirty, previous.z_spread);
+  const Root s = solve_z_spread(flows, df, out.market_dirty, kNull);
   out.spread_steps = static_cast<std::uint8_t>(s.steps);
   if (is_null(s.x)) {
     BondFigures failed;

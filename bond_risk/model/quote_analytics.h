@@ -49,7 +49,6 @@ RemainingFlows remaining_flows(const CouponGridDays& grids, Date today, GridPlac
 enum class AnalyticsFailure : std::uint8_t { none, no_yield, no_spread };
 
 // What a bond publishes besides price and pv01, NaN when not published.
-// `yield` and `z_spread` are also the next solve's starting points.
 struct BondFigures {
   double accrued = kNull, clean_price = kNull, yield = kNull;
   double macaulay_duration = kNull, modified_duration = kNull, convexity = kNull;
@@ -79,10 +78,9 @@ double spread_price(const RemainingFlows& flows, std::span<const double> df, dou
 Root solve_z_spread(const RemainingFlows& flows, std::span<const double> df, double market_dirty, double guess);
 
 // Every figure of a bond whose model price is `price`, on discount factors
-// `df`, with clean market quote `quote` (NaN: none). `previous` gives the
-// solves' starting points (a default BondFigures: none). On failure the
-// figures are null and `failure` says which solve found no root.
-BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, std::span<const double> df,
-                         const BondFigures& previous);
+// `df`, with clean market quote `quote` (NaN: none), each solve from its
+// own first guess. On failure the figures are null and `failure` says
+// which solve found no root.
+BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, std::span<const double> df);
 
 }  // namespace bond_risk

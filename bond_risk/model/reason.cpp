@@ -1,6 +1,7 @@
 #include "bond_risk/model/reason.h"
 
 #include "bond_risk/model/end_date.h"
+#include "bond_risk/model/input_tables.h"
 
 namespace bond_risk {
 
@@ -35,6 +36,19 @@ std::string end_date_reason(const Store& store, NodeRef node) {
   return end_reason(end_date(r), store.calendars[r.calendar].today);
 }
 
+// Why a bond's quote or price left it without figures ("" when neither did).
+std::string quote_reason(const Store& store, NodeIndex bond) {
+  const Bond& b = store.bonds[bond];
+  if (b.quote_error != 0) return store.errors[b.quote_error];
+  switch (store.bond_figures[bond].failure) {
+    case AnalyticsFailure::none: return "";
+    case AnalyticsFailure::no_yield: return "no yield reprices its price (MODEL.md \"Quote analytics\")";
+    case AnalyticsFailure::no_spread:
+      return "no z-spread reprices its quote " + field_text(FieldValue{b.quote}) + " to the curve";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string reason(const Store& store, const engine::Graph& graph, NodeRef node) {
@@ -44,6 +58,9 @@ std::string reason(const Store& store, const engine::Graph& graph, NodeRef node)
     case Status::stale: return inputs_with(store, graph, node, true);
     case Status::failed: {
       if (store.state(node).error != 0) return store.error(node);
+      if (kind_of(node) == Kind::bond) {
+        if (std::string quote = quote_reason(store, node.index); !quote.empty()) return quote;
+      }
       std::string dates = end_date_reason(store, node);
       return dates.empty() ? "a value is not finite (its inputs are too large for a double)" : dates;
     }

@@ -1,7 +1,10 @@
 #include "bond_risk/model/store.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+
+#include "bond_risk/model/input_tables.h"
 
 namespace bond_risk {
 
@@ -31,6 +34,22 @@ void Store::fail(NodeRef node, std::string reason) {
   if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
   s.error = static_cast<std::uint32_t>(errors.size());
   errors.push_back(std::move(reason));
+}
+
+void Store::set_quote(NodeIndex bond, std::optional<double> clean_price, const std::string& unreadable) {
+  Bond& b = bonds[bond];
+  b.quote = kNull;
+  b.quote_error = 0;
+  if (!clean_price && unreadable.empty()) return;
+  if (clean_price && *clean_price > 0 && std::isfinite(*clean_price)) {
+    b.quote = *clean_price;
+    return;
+  }
+  if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
+  b.quote_error = static_cast<std::uint32_t>(errors.size());
+  errors.push_back(!unreadable.empty() ? "bond_quote " + unreadable
+                                       : "bond_quote clean_price " + field_text(FieldValue{*clean_price}) +
+                                             " is not a finite positive number");
 }
 
 void Store::size_key_rates() {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -22,6 +23,7 @@
 #include "bond_risk/model/kind.h"
 #include "bond_risk/model/status.h"
 #include "bond_risk/model/pricing.h"
+#include "bond_risk/model/quote_analytics.h"
 
 namespace bond_risk {
 
@@ -71,6 +73,8 @@ struct Bond {
   GridPlace place;              // its coupons' grid
   std::uint32_t coupons = 0;    // the dates of its schedule (coupon_count)
   double coupon = 0;
+  double quote = kNull;         // its market clean price per 100 (bond_quote); NaN: none
+  std::uint32_t quote_error = 0;  // index into Store::errors of why its quote row is bad; 0 = none (it FAILS)
 };
 
 struct OutrightTrade {
@@ -95,6 +99,7 @@ struct Book {
   Value total;                      // sums over the OK members (a repo book's end_cash is unused)
   std::uint32_t excluded = 0;       // members left out of the sums (not OK)
   std::uint32_t broken = 0;         // members FAILED or STALE: the book is STALE
+  std::uint32_t unquoted = 0;       // an outright book's OK members on a bond with no quote
   std::uint32_t since_full_sum = 0;  // updates from changes since the last full sum
   // Key-rate ladder over Store::key_rate_axis, summed afresh at each update:
   // an outright book's pv; a repo book's margin, then its mtm_pnl.
@@ -118,6 +123,7 @@ struct Store {
   std::vector<IrCurve> curves;
   std::vector<Bond> bonds;
   std::vector<BondValue> bond_values;  // published, one per bond
+  std::vector<BondFigures> bond_figures;  // published beside them (model/quote_analytics.h)
   std::vector<OutrightTrade> outright_trades;
   std::vector<OutrightValue> outright_values;
   std::vector<RepoTrade> repo_trades;
@@ -157,6 +163,11 @@ struct Store {
   // status turns FAILED at its next calculation: statuses are what the last
   // flush published, which books update from.
   void fail(NodeRef node, std::string reason);
+  // Sets or clears (nullopt) a bond's quote from its bond_quote row. A
+  // value that is not a finite positive number, or one that could not be
+  // read as a number (`unreadable` says why), fails the bond with that
+  // reason until the quote is set again.
+  void set_quote(NodeIndex bond, std::optional<double> clean_price, const std::string& unreadable = "");
   const std::string& error(NodeRef node) const { return errors[state(node).error]; }
 
   // Lays out key_rate_axis for the curves' point counts and sizes the
