@@ -3,7 +3,9 @@
 // QuantLib FixedRateBonds priced off them.
 #pragma once
 
+#include <ql/cashflows/duration.hpp>
 #include <ql/instruments/bonds/fixedratebond.hpp>
+#include <ql/time/daycounter.hpp>
 
 #include <memory>
 #include <vector>
@@ -30,8 +32,32 @@ class QuantLibBond {
   // Price per 100 nominal off daily discount factors from today.
   double price(const std::vector<double>& df) const;
 
+  // Quote analytics (MODEL.md "Quote analytics") by QuantLib's
+  // BondFunctions and CashFlows, settling today, a cash flow paid today
+  // included (Settings::includeTodaysCashFlows, as MODEL.md's t >= today).
+  // Accrued interest per 100 (the coupon's own ActualActual ISMA accrual).
+  double accrued() const;
+  // price() less accrued().
+  double clean_price(const std::vector<double>& df) const;
+  // The ICMA yield (Compounded at the bond's frequency, ActualActual ISMA)
+  // of a clean price, and its durations and convexity at yield `y`.
+  double yield(double clean) const;
+  double duration(double y, QuantLib::Duration::Type type) const;
+  double convexity(double y) const;
+  // The spread over the continuously compounded ACT/365.25 zero rates of
+  // `df` at which the bond is worth `clean` + accrued().
+  double z_spread(const std::vector<double>& df, double clean) const;
+  // The dirty price at spread `s` over `df`'s zero rates, and
+  // (price(s + 1bp) - price(s - 1bp)) / 2.
+  double spread_price(const std::vector<double>& df, double s) const;
+  double cs01(const std::vector<double>& df, double s) const;
+
  private:
+  void settle_today() const;
+
   QuantLib::Date today_;
+  QuantLib::Frequency frequency_;
+  QuantLib::DayCounter icma_;  // ActualActual ISMA on the bond's quasi-coupon dates back to today (see the constructor)
   std::unique_ptr<QuantLib::FixedRateBond> bond_;
 };
 
