@@ -145,3 +145,34 @@ TEST(Quotes, QuotesEditedByAnotherProgramAreReadBondByBond) {
   EXPECT_EQ(live.store().state(live.node(10)).status, Status::ok) << why(live, 10);
   test::expect_same_as_fresh(live);
 }
+
+// Absurd but accepted inputs, where Newton on the price itself overshot onto
+// the steep side and used up its 100 steps creeping back: a yield and a
+// spread exist, so the bond must not fail (MODEL.md: FAILED only when none does).
+TEST(Quotes, AYieldOrSpreadFarFromTheFirstGuessIsStillFound) {
+  const Date start = *parse_date("2010-01-01"), maturity = *parse_date("2044-11-30"), today = *parse_date("2025-01-01");
+  const CurvePoint negative[] = {{0, -0.5}, {kNumForwardDays, -0.5}};
+  CurveArrays curve;
+  build_curve(negative, curve);
+  const BondFigures f = test::figures_on_grid(start, maturity, 2, 0.05, today, curve, kNull);
+  EXPECT_EQ(f.failure, AnalyticsFailure::none);
+  EXPECT_NEAR(f.yield, -0.442408923875, 1e-10);  // the root, found by bisection on the written-out price
+
+  const CurvePoint high[] = {{0, 0.05}, {365, 0.055}, {1826, 0.065}, {3652, 0.075}, {5479, 0.085}, {7305, 0.09}};
+  build_curve(high, curve);
+  const BondFigures z = test::figures_on_grid(start, maturity, 2, 0.0, today, curve, 2000.0);
+  EXPECT_EQ(z.failure, AnalyticsFailure::none);
+  EXPECT_NEAR(z.z_spread, -0.240358026844, 1e-10);  // likewise
+}
+
+TEST(Quotes, ADatabaseFromBeforeQuotesLoadsUnquotedAndTheEngineAddsTheTable) {
+  Live live("100", 20, 2, "DROP TABLE bond_quote;");
+  for (std::size_t i = 0; i < live.store().bonds.size(); ++i) {
+    EXPECT_TRUE(is_null(live.store().bond_figures[i].z_spread));
+    EXPECT_EQ(live.store().states[static_cast<std::size_t>(Kind::bond)][i].status, Status::ok);
+  }
+  const base::Json reply = live.run("set-price 8 99.5");
+  ASSERT_EQ(reply["ok"], true) << reply.dump();
+  EXPECT_FALSE(is_null(figures(live, 8).z_spread));
+  test::expect_same_as_fresh(live);
+}

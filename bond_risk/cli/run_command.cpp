@@ -11,7 +11,6 @@
 #include "bond_risk/db/database_lock.h"
 #include "bond_risk/db/event_log.h"
 #include "bond_risk/db/loader.h"
-#include "bond_risk/db/schema.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/live/control_server.h"
 #include "bond_risk/live/live_model.h"
@@ -81,7 +80,6 @@ int run_command(std::span<char* const> args) {
                                                             " (stop it with: bond_risk send --socket " + socket +
                                                             " shutdown)");
   base::Database db(settings.db, base::Database::Mode::read_write);
-  db.exec(kSchemaSql);  // idempotent: a database from before a table existed (bond_quote) gains it, empty
   RunReport report;
   report.db = settings.db;
   report.scheduler = settings.scheduler;

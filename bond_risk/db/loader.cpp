@@ -193,6 +193,7 @@ class Loader {
   // warning (a share of the books reads its own bonds' rows only).
   void quotes() {
     const InputTable& table = input_table("bond_quote");
+    if (!db_.has_table(std::string(table.name))) return;  // a database from before quotes (InputTable::optional)
     scope_.each_row(db_, select_all(table), Kind::bond, "bond_id", [&](const base::Statement& st) {
       const NodeRef* bond = s().by_id.find(st.integer(0));
       if (!bond || kind_of(*bond) != Kind::bond) {
@@ -409,6 +410,7 @@ class Loader {
 void check_input_schema(base::Database& db) {
   for (const InputTable& t : input_tables()) {
     const std::string table(t.name);
+    if (t.optional && !db.has_table(table)) continue;
     if (!db.has_table(table)) {
       throw std::runtime_error("database " + db.path() + " has no table " + table +
                                " (create the tables with: sqlite3 " + db.path() + " < schema/bond_risk.sql)");

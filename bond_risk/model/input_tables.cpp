@@ -54,7 +54,7 @@ constexpr InputTable kTables[] = {
     {"ir_curve", "id", kCurve},
     {"ir_curve_input_rate", "ir_curve_id", kRate},
     {"bond", "id", kBond},
-    {"bond_quote", "bond_id", kQuote},
+    {"bond_quote", "bond_id", kQuote, true},
     {"outright_trade", "id", kOutright},
     {"repo_trade", "id", kRepo},
     {"outright_book", "id", kBook},

@@ -50,6 +50,9 @@ struct InputTable {
   std::string_view name;
   std::string_view node_column;  // the column naming the node a row belongs to
   std::span<const Column> columns;
+  // A table added after databases existed: one without it loads as if it
+  // were empty (the running engine then creates it, empty).
+  bool optional = false;
 
   // The column called `name`, or nullptr.
   const Column* find(std::string_view column) const;

@@ -78,21 +78,24 @@ Point spread_point(const RemainingFlows& f, std::span<const double> df, double x
   return p;
 }
 
-// Newton's method on g(x) = value - target, monotone (increasing or not)
-// and convex, from x to |g| <= kTolerance * target, taking one more step
-// once there (free: its value and slope are at hand). It keeps the bracket
-// [lo, hi] of points known on either side of the root; a step that leaves
-// it, or a value too large for a double (taken as +infinity), goes halfway
-// to the bracket's far side instead, or a stride past its one finite side.
+// Newton's method on g(x) = ln(value / target), from x to |value - target|
+// <= kTolerance * target, taking one more step once there (free: its value
+// and slope are at hand). Both prices are sums of exponentials, whose
+// logarithm is convex too and nearly straight far from the root: a step
+// that overshoots onto the steep side comes back in a few steps, where
+// Newton on the value itself would creep back by 1/duration a step. The
+// bracket [lo, hi] of points known on either side of the root catches the
+// rest: a step that leaves it, or a value too large or too small for a
+// double, goes halfway across it (or a stride past its one finite side).
 template <class Eval>
 Root newton(Eval eval, bool increasing, double target, double x) {
   double lo = -INFINITY, hi = INFINITY;
   for (int step = 1; step <= kMaxSteps; ++step) {
     const Point p = eval(x);
-    const double g = std::isnan(p.value) ? INFINITY : p.value - target;
+    const double g = std::isnan(p.value) ? INFINITY : std::log(p.value / target);
     ((g > 0) == increasing ? hi : lo) = x;
-    double next = x - g / p.slope;
-    if (std::abs(g) <= kTolerance * target && std::isfinite(next)) return {next, step};
+    double next = x - g / (p.slope / p.value);
+    if (std::abs(p.value - target) <= kTolerance * target && std::isfinite(next)) return {next, step};
     if (!(next > lo && next < hi)) {
       next = std::isfinite(lo) && std::isfinite(hi) ? lo + (hi - lo) / 2
              : std::isfinite(lo)                    ? lo + std::max(1.0, std::abs(lo))

@@ -9,10 +9,11 @@
 // begins), so cash flow j falls j + w periods from today. The yield is the
 // root of price = sum CF_j v^(j + w), v = 1 / (1 + y/f): a sum of
 // exponentials in u = ln v with non-negative exponents, so increasing and
-// convex in u. Newton's method in u therefore converges from any start
-// where a root exists (after at most one step it approaches from above);
-// a root exists exactly when the price is above what falls today. The
-// z-spread is the same for P(x), decreasing and convex in x.
+// convex in u, and so is its logarithm. Newton's method on the logarithm
+// therefore converges from any start where a root exists (after at most
+// one step it approaches from above, in few steps even from far out); a
+// root exists exactly when the price is above what falls today. The
+// z-spread is the same for P(x), decreasing in x.
 //
 // A figure not published is NaN: null in every reply and table. Pure
 // functions on plain values: the flush calls them per bond, from any thread.
