@@ -159,6 +159,7 @@ int bench_events_command(std::span<char* const> args) {
     base::Database db(copy, base::Database::Mode::read_only);
     Store store = load(db).store;
     store.with_key_rates = settings.key_rates;  // KEY_RATES, as the engine it starts below reads it too
+    store.with_quote_analytics = settings.quote_analytics;
     LiveModel model(std::move(store), settings.scheduler, settings.grain);
     model.flush_all();
     Workload a_draw(model.store(), 1), b_draw(model.store(), 2);

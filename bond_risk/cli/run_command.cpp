@@ -47,6 +47,7 @@ base::CommandSpec spec() {
           {"grain", "N", "work per chunk in outright-trade units; less than this runs on the master (GRAIN)"},
           {"flushes", "K", "run the full flush K times and print their median, min and mean (FLUSHES)"},
           {"key-rates", "0|1", "1: flushes also compute key-rate ladders of bonds and books (default); 0: not (KEY_RATES)"},
+          {"quote-analytics", "0|1", "1: flushes also compute bonds' yields, durations, z-spreads, cs01 (default); 0: not (QUOTE_ANALYTICS)"},
           {"memory-floor", "", "measure the memory bandwidth; print the flush's floor (bytes / bandwidth) and ratio"},
           {"scheduler", "S", "pthreads or tbb (SCHEDULER)"},
           {"wait", "W", "pthreads idle wait: block, busy or hybrid (WAIT_POLICY)"},
@@ -87,6 +88,7 @@ int run_command(std::span<char* const> args) {
   const engine::Stopwatch load_watch;
   Loaded loaded = load(db);
   loaded.store.with_key_rates = settings.key_rates;
+  loaded.store.with_quote_analytics = settings.quote_analytics;
   LiveModel model(std::move(loaded.store), settings.scheduler, settings.grain);
   report.load_seconds = load_watch.seconds();
   for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";

@@ -42,6 +42,7 @@ std::unique_ptr<LiveModel> scenario_model(base::Database& db, const Settings& se
     for (const std::string& w : loaded.warnings) std::cerr << "bond_risk: warning: " << w << "\n";
   }
   loaded.store.with_key_rates = false;  // the base state needs values only
+  loaded.store.with_quote_analytics = false;
   auto model = std::make_unique<LiveModel>(std::move(loaded.store), settings.scheduler, settings.grain);
   model->flush_all();
   return model;

@@ -94,6 +94,9 @@ const std::vector<SettingSpec>& specs() {
        }},
       {"KEY_RATES", "key-rates", "1 = flushes compute key-rate ladders for bonds and books (default), 0 = not",
        [](Settings& s, std::string_view v, const std::string& what) { s.key_rates = parse_bool(v, what); }},
+      {"QUOTE_ANALYTICS", "quote-analytics",
+       "1 = flushes compute bonds' yields, durations, convexity, z-spreads and cs01 (default), 0 = not: they are null",
+       [](Settings& s, std::string_view v, const std::string& what) { s.quote_analytics = parse_bool(v, what); }},
       {"SYNCHRONOUS", "synchronous",
        "serving: FULL = an acknowledged change survives a power loss (default); NORMAL = it survives the engine's "
        "crash, a power loss may take the last ones back; OFF = no fsync, a power loss may also corrupt the database",

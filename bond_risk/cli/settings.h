@@ -33,6 +33,7 @@ struct Settings {
   bool timing_debug = true;   // TIMING_DEBUG: per-tier scheduling statistics in the text output
   std::size_t grain = 4096;   // GRAIN, --grain: work per chunk, in outright-trade units
   bool key_rates = true;      // KEY_RATES, --key-rates: flushes compute key-rate ladders
+  bool quote_analytics = true;  // QUOTE_ANALYTICS, --quote-analytics: flushes compute bonds' quote analytics
   std::size_t flushes = 1;    // FLUSHES, --flushes: full flushes at start-up (the first and its repeats)
   Synchronous synchronous = Synchronous::full;  // SYNCHRONOUS, --synchronous: the serving engine's commits
 };

@@ -146,7 +146,7 @@ struct Calculator {
                          100.0 * b.coupon / b.coupons_per_year, b.maturity - today, curve.key_rates, s.bond_ladder(i));
         }
         keep_finite(st, value);
-        if (st.status == Status::ok) figures_of(b, today, grid_days, curve.arrays, value, st, figures);
+        if (st.status == Status::ok && s.with_quote_analytics) figures_of(b, today, grid_days, curve.arrays, value, st, figures);
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
       }
@@ -418,7 +418,8 @@ void build_graph(Store& store, engine::Graph& graph) {
   // Work per node relative to an outright trade (see engine::Graph::add_type),
   // as measured on the 440k set: a curve fills daily arrays (~7000x), a bond
   // reads its coupon grid (~1x; ~2x with its ladder, a pass over the
-  // curve's segments), a book reads members at ~1/4 of a trade each.
+  // curve's segments; ~64x with its quote analytics, 0.5 us of solves), a
+  // book reads members at ~1/4 of a trade each.
   auto average = [](std::size_t total, std::size_t count) { return count ? 1 + total / count : 1; };
   std::size_t members = 0;
   for (const OutrightBook& b : store.outright_books) members += b.members.size();
@@ -449,7 +450,7 @@ void build_graph(Store& store, engine::Graph& graph) {
   const TypeSpec specs[] = {
       {Kind::calendar, 1, &Calculator::calendars, {.cost = 1}},
       {Kind::ir_curve, 2, &Calculator::curves, {.cost = kNumForwardDays}},
-      {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_key_rates ? 2u : 1u}},
+      {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}},
       {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
       {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
       {Kind::outright_book, 5, &Calculator::outright_books, book_options},

@@ -136,6 +136,9 @@ struct Store {
   // with_key_rates. The axis is laid out for the curves' point counts at
   // load; a curve whose count changes is loaded again with everything else.
   bool with_key_rates = true;
+  // Quote analytics (model/quote_analytics.h), computed by flushes when
+  // with_quote_analytics; otherwise every bond's figures are null.
+  bool with_quote_analytics = true;
   KeyRateAxis key_rate_axis;
   std::vector<double> bond_kr01;  // a bond's ladder at key_rate_axis.stride * its index
   std::vector<std::uint32_t> bond_ladder_version;  // per bond: the flushes that wrote its ladder
