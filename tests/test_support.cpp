@@ -234,8 +234,7 @@ bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date ma
   const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, coupons_per_year),
                                                coupon_count(start, maturity, coupons_per_year), maturity,
                                                coupons_per_year, coupon);
-  const std::span<const double> df(curve.df.data(), static_cast<std::size_t>(curve.df.size()));
-  return bond_figures(flows, value.price, quote, df);
+  return bond_figures(flows, value.price, quote, curve);
 }
 
 std::vector<double> ladder_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,

@@ -161,8 +161,7 @@ struct Calculator {
                          BondValue& value, NodeState& st, BondFigures& figures) {
     const RemainingFlows flows =
         remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon);
-    figures = bond_figures(flows, value.price, b.quote,
-                           std::span<const double>(curve.df.data(), static_cast<std::size_t>(curve.df.size())));
+    figures = bond_figures(flows, value.price, b.quote, curve);
     if (figures.failure == AnalyticsFailure::none) return;
     st.status = Status::failed;
     value = {};

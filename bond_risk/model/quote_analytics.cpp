@@ -41,7 +41,9 @@ class ExpSum {
     double value, slope, curvature, third;  // sum a b^i e^(bx), i = 0 .. 3
   };
   Moments at(double x) const {
-    base::Doubles value{}, slope{}, curvature{}, third{}, power{}, stride{};
+    base::Doubles value{}, slope{}, curvature{}, third{}, power{}, stride{}, one{};
+    one += 1.0;
+    const bool at_zero = x == 0;  // every exponential is 1: none to take (a spread solve starts there)
     if (unit_steps_) {  // power: e^(b_j x) of the lanes' first flows; stride: e^(kLanes x)
       const double ratio = std::exp(x);
       power[0] = std::exp(b_[0] * x);
@@ -52,7 +54,7 @@ class ExpSum {
       base::Doubles a, b;
       std::memcpy(&a, &a_[j], sizeof a);
       std::memcpy(&b, &b_[j], sizeof b);
-      const base::Doubles e = unit_steps_ ? power : base::fast_exp(b * x);
+      const base::Doubles e = unit_steps_ ? power : at_zero ? one : base::fast_exp(b * x);
       power *= stride;
       const base::Doubles term = a * e, moment = term * b, moment2 = moment * b;
       value += term;
@@ -151,7 +153,7 @@ bool has_root(const RemainingFlows& flows, double target) {
 
 // The root u = ln v of the yield's sum, from yield `guess` (NaN: the
 // textbook approximation, the coupon plus the pull to par a year over the
-// average of price and par).
+// average of price and par; bond_figures guesses better from the curve).
 Solved yield_root(const ExpSum& sum, const RemainingFlows& flows, double price, double guess) {
   const double f = flows.coupons_per_year;
   if (!has_root(flows, price)) return {};
@@ -184,7 +186,24 @@ Root solve_z_spread(const RemainingFlows& flows, std::span<const double> df, dou
   return spread_root(spread_sum(flows, df), flows, market_dirty, guess).root;
 }
 
-BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, std::span<const double> df) {
+// The flows' zero rates on the curve, weighted by each flow's present value
+// times its time (its part of the duration), compounded f times a year: a
+// first guess of the yield two Halley steps from it for 98% of the bonds
+// of the generated sets (the textbook approximation: three for 94%).
+double curve_yield_guess(const RemainingFlows& flows, const CurveArrays& curve) {
+  double weighted = 0, weights = 0;
+  for (std::size_t j = 0; j < flows.days.size(); ++j) {
+    const std::uint16_t d = flows.days[j];
+    const double weight = cash_flow(flows, j) * curve.df[d] * d;
+    weighted += weight * curve.r[d];
+    weights += weight;
+  }
+  const double f = flows.coupons_per_year;
+  return weights > 0 ? f * std::expm1(weighted / weights / f) : kNull;
+}
+
+BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve) {
+  const std::span<const double> df(curve.df.data(), static_cast<std::size_t>(curve.df.size()));
   BondFigures out;
   out.accrued = flows.c100 * std::max(0.0, 1 - flows.w);
   out.clean_price = price - out.accrued;
@@ -192,7 +211,7 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
   if (quoted) out.market_dirty = quote + out.accrued;
   if (flows.days.size() == 1 && flows.days.front() == 0) return out;  // its last cash flow is today's: no rate enters
 
-  const Solved u = yield_root(yield_sum(flows), flows, price, kNull);
+  const Solved u = yield_root(yield_sum(flows), flows, price, curve_yield_guess(flows, curve));
   out.yield_steps = static_cast<std::uint8_t>(u.root.steps);
   if (is_null(u.root.x)) {
     BondFigures failed;

@@ -78,10 +78,11 @@ double spread_price(const RemainingFlows& flows, std::span<const double> df, dou
 // (NaN: from 0).
 Root solve_z_spread(const RemainingFlows& flows, std::span<const double> df, double market_dirty, double guess);
 
-// Every figure of a bond whose model price is `price`, on discount factors
-// `df`, with clean market quote `quote` (NaN: none), each solve from its
-// own first guess. On failure the figures are null and `failure` says
-// which solve found no root.
-BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, std::span<const double> df);
+// Every figure of a bond whose model price on `curve` is `price`, with
+// clean market quote `quote` (NaN: none); each solve starts from a guess
+// that depends on these inputs alone (never on an earlier solve), so the
+// same inputs give the same bits. On failure the figures are null and
+// `failure` says which solve found no root.
+BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve);
 
 }  // namespace bond_risk
