@@ -1,7 +1,8 @@
 // The desk page in a real browser: headless Chromium, driven through
 // ChromeDriver's WebDriver API, loads the page from a gateway following an
-// engine, shows a book's pv as the engine replies it, and shows the new pv
-// after an amendment sent through the engine's socket. A screenshot of the
+// engine, shows a book's pv and cs01 as the engine replies them, the new pv
+// after an amendment sent through the engine's socket, and the book's
+// largest positions with their bonds' figures, also after a set-price. A screenshot of the
 // page is saved as build/test-output/desk_page.png for a person to look at.
 #include <gtest/gtest.h>
 
@@ -83,7 +84,7 @@ class Browser {
   std::string session_;
 };
 
-// The number a pv cell shows ("-1,234,567", whole units), or NaN.
+// The number a cell shows ("-1,234,567", "4.975%", "67.7bp": the number before its unit), or NaN.
 double shown(const base::Json& text) {
   if (!text.is_string()) return std::nan("");
   std::string digits;
@@ -112,9 +113,12 @@ TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
   }
   ASSERT_FALSE(name.empty()) << probe;
   Browser browser(desk.dir);
-  browser.open("http://" + desk.host + ":" + std::to_string(desk.port) + "/");
-  const std::string cell = "const c = document.querySelector('tr[data-book=\"" + name +
-                           "\"] td[data-field=\"pv\"]'); return c ? c.textContent : null;";
+  browser.open("http://" + desk.host + ":" + std::to_string(desk.port) + "/?book=" + name);
+  const auto book_cell = [&](const std::string& field) {
+    return "const c = document.querySelector('#books tr[data-book=\"" + name + "\"] td[data-field=\"" + field +
+           "\"]'); return c ? c.textContent : null;";
+  };
+  const std::string cell = book_cell("pv");
   auto page_shows = [&](double pv) { return std::abs(shown(browser.run(cell)) - pv) <= 0.5; };
 
   const double pv_before = desk.send("book " + name)["pv"];
@@ -129,6 +133,38 @@ TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
     return browser.run("return Number(document.body.dataset.event)").get<double>() >= amended["event"].get<double>();
   }));
   EXPECT_TRUE(browser.run("return document.getElementById('banner').hidden").get<bool>());
+
+  // The book's cs01 beside its pv01, and its largest positions in the engine's order with their bonds' figures.
+  const double cs01 = desk.send("book " + name)["cs01"];
+  EXPECT_TRUE(eventually([&] { return std::abs(shown(browser.run(book_cell("cs01"))) - cs01) <= 0.5; }))
+      << browser.run(book_cell("cs01")) << " vs " << cs01;
+  const auto positions_shown = [&] {
+    return browser.run("return Array.from(document.querySelectorAll('#positions-body tr'), (tr) => "
+                       "Object.fromEntries(Array.from(tr.children, (td) => [td.dataset.field, td.textContent])))");
+  };
+  const base::Json top = desk.send("top-positions " + name + " 20")["positions"];
+  ASSERT_FALSE(top.empty());
+  EXPECT_TRUE(eventually([&] {
+    const base::Json rows = positions_shown();
+    if (rows.size() != top.size()) return false;
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      if (rows[i]["trade"] != std::to_string(top[i]["trade"]["id"].get<std::int64_t>()) ||
+          rows[i]["bond"] != std::to_string(top[i]["bond"]["id"].get<std::int64_t>()) ||
+          std::abs(shown(rows[i]["pv01"]) - top[i]["trade"]["pv01"].get<double>()) > 0.5) {
+        return false;
+      }
+    }
+    return true;
+  })) << positions_shown() << " vs " << top;
+  const base::Json bond = top[0]["bond"];
+  EXPECT_NEAR(shown(positions_shown()[0]["clean_price"]), bond["clean_price"].get<double>(), 0.0005);
+  const base::Json quoted = desk.send("set-price " + std::to_string(bond["id"].get<std::int64_t>()) + " " +
+                                      std::to_string(bond["clean_price"].get<double>() - 1.0));
+  ASSERT_TRUE(quoted["ok"]) << quoted;
+  const double z_after = desk.send("get " + std::to_string(bond["id"].get<std::int64_t>()))["z_spread"].get<double>() * 1e4;
+  // "67.7bp": the first row's z_spread in basis points.
+  EXPECT_TRUE(eventually([&] { return std::abs(shown(positions_shown()[0]["z_spread"]) - z_after) <= 0.05; }))
+      << positions_shown() << " vs a z_spread of " << z_after << "bp";
 
   const std::string png = browser.screenshot_png();
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));

@@ -34,6 +34,7 @@ std::vector<Command> examples() {
       Change{ClearPrice{"BOND_1"}},
       Get{"BOND_1"},
       ShowBook{"OB_1"},
+      TopPositions{"OB_1", 5},
       ListBooks{},
       Watch{{"OB_1", "42"}},
       Unwatch{{}},
@@ -119,6 +120,8 @@ TEST(Commands, ABadLineNamesWhatIsWrong) {
       {"add-repo bond_id=4 quantity=1", "unknown repo_trade field 'quantity'"},
       {"add-outright book=A book=B", "field book is given twice"},
       {"shutdown now", "usage: shutdown"},
+      {"top-positions OB_1 0", "lists 1 to 1000 trades, not 0"},
+      {"top-positions OB_1 20 5", "usage: top-positions BOOK [N]"},
   };
   for (const auto& [line, message] : cases) {
     try {

@@ -2,6 +2,8 @@
 // acknowledgement), checked against fresh full flushes of what it wrote.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -394,4 +396,57 @@ TEST(LiveEngine, AnEngineStartsItsEventFeedWithTheEventsLoggedBefore) {
   }
   EXPECT_EQ(n, 2u);
   EXPECT_EQ(events.size(), n);
+}
+
+TEST(LiveEngine, TopPositionsAreAnOutrightBooksLargestTradesByPv01WithTheirBonds) {
+  // One member of the first outright book FAILED (a bad side): it ranks after every OK one.
+  const std::string first_book = "(SELECT min(id) FROM outright_book)";
+  Live live("100", 20, 2,
+            "UPDATE outright_trade SET buy_sell = 'XX' WHERE id = (SELECT min(trade_id) FROM outright_book_trade "
+            "WHERE book_id = " + first_book + ");");
+  base::Statement members = live.db->prepare("SELECT m.book_id, t.id, t.bond_id FROM outright_book_trade m JOIN "
+                                             "outright_trade t ON t.id = m.trade_id WHERE m.book_id = " + first_book);
+  std::string book;
+  std::map<std::int64_t, std::int64_t> bond_of;  // the book's trades
+  while (members.step()) book = std::to_string(members.integer(0)), bond_of[members.integer(1)] = members.integer(2);
+  ASSERT_GT(bond_of.size(), 5u);
+  // What `get` says of each trade and bond, ranked: OK trades by |pv01|, then by id.
+  std::map<std::int64_t, base::Json> got;
+  for (const auto& [trade, bond] : bond_of) {
+    for (const std::int64_t id : {trade, bond}) {
+      got[id] = live.run("get " + std::to_string(id));
+      got[id].erase("key_rates");
+      got[id].erase("ok");
+    }
+  }
+  std::vector<std::int64_t> expected;
+  for (const auto& [trade, bond] : bond_of) expected.push_back(trade);
+  const auto size = [&](std::int64_t t) { return got[t]["status"] == "OK" ? std::abs(got[t]["pv01"].get<double>()) : -1.0; };
+  std::stable_sort(expected.begin(), expected.end(), [&](std::int64_t a, std::int64_t b) { return size(a) > size(b); });
+  EXPECT_EQ(got[expected.back()]["status"], "FAILED") << got[expected.back()];
+
+  const base::Json all = live.run("top-positions " + book + " 1000");
+  ASSERT_EQ(all["ok"], true) << all;
+  EXPECT_EQ(std::to_string(all["id"].get<std::int64_t>()), book);
+  ASSERT_EQ(all["positions"].size(), expected.size()) << all;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const base::Json& p = all["positions"][i];
+    EXPECT_EQ(p["trade"], got[expected[i]]) << i;
+    EXPECT_EQ(p["bond"], got[bond_of[expected[i]]]) << i;
+  }
+  const base::Json top = live.run("top-positions " + book + " 5");
+  ASSERT_EQ(top["positions"].size(), 5u) << top;
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(top["positions"][i], all["positions"][i]) << i;
+  EXPECT_EQ(live.run("top-positions " + book)["positions"].size(), std::min<std::size_t>(20, expected.size()));
+
+  // A removed trade is no position.
+  ASSERT_EQ(live.run("remove-trade " + std::to_string(expected[0]))["ok"], true);
+  const base::Json after = live.run("top-positions " + book + " 1000");
+  ASSERT_EQ(after["positions"].size(), expected.size() - 1) << after;
+  EXPECT_EQ(after["positions"][0]["trade"]["id"], expected[1]);
+
+  const base::Json repo = live.run("top-positions " + std::to_string(first_id(live.store(), Kind::repo_book)));
+  EXPECT_EQ(repo["ok"], false);
+  EXPECT_NE(repo.value("error", "").find("repo_book, not an outright book"), std::string::npos) << repo;
+  EXPECT_EQ(live.run("top-positions " + book + " 1001")["ok"], false);
 }

@@ -39,7 +39,27 @@ base::Json message(const DeskState& s, std::uint64_t* since, const std::string& 
 
 base::Json outright(std::int64_t id, double pv, const char* status = "OK") {
   return {{"id", id}, {"type", "outright_book"}, {"status", status}, {"reason", ""}, {"pv", pv}, {"pv01", 1.0},
-          {"pnl", 2.0}, {"excluded", 0}, {"members", 3}, {"key_rates", {{{"ir_curve_id", 2}, {"idx", 0}, {"kr01", pv}}}}};
+          {"pnl", 2.0}, {"cs01", -pv / 2}, {"excluded", 0}, {"unquoted", 0}, {"members", 3},
+          {"key_rates", {{{"ir_curve_id", 2}, {"idx", 0}, {"kr01", pv}}}}};
+}
+
+// A top-positions reply for book `id`: one trade, `trade`, on bond 5 quoted at a z_spread of `z`.
+base::Json top_positions(std::int64_t id, std::int64_t trade, double z) {
+  return {{"ok", true}, {"id", id}, {"event", 1},
+          {"positions", {{{"trade", {{"id", trade}, {"pv01", -3.0}, {"cs01", -2.0}}},
+                          {"bond", {{"id", 5}, {"clean_price", 99.5}, {"z_spread", z}}}}}}};
+}
+
+// The last book row named `name` and the last positions a stream's messages carried (null when none).
+std::pair<base::Json, base::Json> last_row_and_positions(const std::vector<base::Json>& messages, const std::string& name) {
+  base::Json row, positions;
+  for (const base::Json& m : messages) {
+    for (const base::Json& r : m["rows"]) {
+      if (r["name"] == name) row = r;
+    }
+    if (m.contains("positions")) positions = m["positions"];
+  }
+  return {row, positions};
 }
 
 // The books of the gateway's snapshot by name: their rows.
@@ -147,6 +167,54 @@ TEST(DeskState, AStreamIsSentOnlyWhatChangedSinceItsLastMessage) {
   EXPECT_TRUE(message(s, &v, "OB_A")["rows"].empty());
 }
 
+TEST(DeskState, PositionsAreAskedForTheShownOutrightBooksWhoseValuesChangedAndSentToTheirStreams) {
+  DeskState s;
+  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
+                                    {"id":2,"name":"OB_B","type":"outright_book"},
+                                    {"id":3,"name":"RB_C","type":"repo_book"}])"));
+  s.update(outright(1, 10.0));
+  s.update(outright(2, 20.0));
+  s.update({{"id", 3}, {"type", "repo_book"}, {"status", "OK"}, {"margin", 5.0}, {"mtm_pnl", 7.0}, {"key_rates", base::Json::array()}});
+  EXPECT_TRUE(s.positions_due().empty()) << "no stream shows a book";
+  for (const char* name : {"OB_A", "OB_A", "RB_C", "NOT_A_BOOK"}) s.show_positions(name);
+  EXPECT_EQ(s.positions_due(), std::vector<std::int64_t>{1}) << "only outright books have positions";
+  EXPECT_TRUE(s.positions_due().empty()) << "asked for already";
+  std::uint64_t v = 0;
+  base::Json m = message(s, &v, "OB_A");
+  EXPECT_FALSE(m.contains("positions")) << "none before the engine's reply";
+  EXPECT_EQ(m["totals"]["outright"]["cs01"], -15.0);
+
+  s.set_positions(1, top_positions(1, 7, 0.01));
+  m = message(s, &v, "OB_A");
+  EXPECT_EQ(m["positions"]["name"], "OB_A");
+  EXPECT_EQ(m["positions"]["id"], 1);
+  ASSERT_EQ(m["positions"]["positions"].size(), 1u);
+  EXPECT_EQ(m["positions"]["positions"][0]["trade"]["id"], 7);
+  EXPECT_EQ(m["positions"]["positions"][0]["bond"]["z_spread"], 0.01);
+  EXPECT_FALSE(message(s, &v, "OB_A").contains("positions")) << "unchanged since the last message";
+
+  s.update(outright(2, 21.0));
+  EXPECT_TRUE(s.positions_due().empty()) << "OB_B is not shown";
+  s.update(outright(1, 11.0));
+  EXPECT_EQ(s.positions_due(), std::vector<std::int64_t>{1});
+  s.set_positions(1, top_positions(1, 7, 0.01));
+  EXPECT_FALSE(message(s, &v, "OB_A").contains("positions")) << "the same positions again";
+  s.set_positions(1, top_positions(1, 7, 0.02));
+  EXPECT_EQ(message(s, &v, "OB_A")["positions"]["positions"][0]["bond"]["z_spread"], 0.02);
+  EXPECT_FALSE(message(s, &v, "OB_B").contains("positions"));
+
+  s.connected("a.sock");  // another engine: its positions are asked for again
+  EXPECT_EQ(s.positions_due(), std::vector<std::int64_t>{1});
+
+  s.hide_positions("OB_A");
+  EXPECT_TRUE(message(s, &(v = 0), "OB_A").contains("positions")) << "one stream still shows OB_A";
+  s.hide_positions("OB_A");
+  s.update(outright(1, 12.0));
+  EXPECT_TRUE(s.positions_due().empty()) << "no stream shows OB_A any more";
+  s.set_positions(1, top_positions(1, 8, 0.03));  // a reply after the last stream went
+  EXPECT_FALSE(message(s, &(v = 0), "OB_A").contains("positions")) << "kept only while a stream shows the book";
+}
+
 TEST(DeskState, AWaitingStreamWakesOnAChangeAndOnStop) {
   DeskState s;
   std::uint64_t v = 0;
@@ -170,7 +238,7 @@ TEST(WebGateway, TheSnapshotHoldsEveryBookAsTheEngineRepliesIt) {
   EXPECT_TRUE(snapshot["engine"]["connected"]);
   for (const auto& [name, row] : rows_by_name(snapshot)) {
     const base::Json book = desk.send("book " + name);
-    for (const char* field : {"status", "pv", "pv01", "pnl", "margin", "mtm_pnl", "members"}) {
+    for (const char* field : {"status", "pv", "pv01", "cs01", "pnl", "margin", "mtm_pnl", "members", "unquoted"}) {
       EXPECT_EQ(row.value(field, base::Json()), book.value(field, base::Json())) << name << " " << field;
     }
   }
@@ -178,6 +246,39 @@ TEST(WebGateway, TheSnapshotHoldsEveryBookAsTheEngineRepliesIt) {
   EXPECT_EQ(status, 200);
   EXPECT_NE(page.find("desk.js"), std::string::npos);
   EXPECT_EQ(desk.get("/chart.js").first, 200);
+}
+
+TEST(WebGateway, ABooksCs01AndItsPositionsBondFiguresReachTheStreamAndFollowASetPrice) {
+  Desk desk;
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
+  const base::Json books = desk.send("list-books");
+  std::string name;
+  for (const base::Json& b : books["books"]) {
+    if (b["type"] == "outright_book" && name.empty()) name = b["name"];
+  }
+  ASSERT_FALSE(name.empty()) << books;
+  StreamReader stream(desk, name);
+  // The stream shows the book's cs01 and positions as the engine replies them.
+  const auto shows = [&](const base::Json& book, const base::Json& top) {
+    return eventually([&] {
+      auto [row, positions] = last_row_and_positions(stream.messages(), name);  // null until the stream said
+      return row["cs01"] == book["cs01"] && positions["name"] == name && positions["positions"] == top["positions"];
+    });
+  };
+  const base::Json book = desk.send("book " + name), top = desk.send("top-positions " + name + " 20");
+  ASSERT_FALSE(top["positions"].empty()) << top;
+  ASSERT_TRUE(shows(book, top)) << last_row_and_positions(stream.messages(), name).second << "\n" << top;
+  EXPECT_TRUE(desk.snapshot(name)["positions"]["positions"] == top["positions"]) << "the snapshot has them while a stream shows them";
+
+  // The largest position's bond quoted a point below its clean price: its z_spread and the book's cs01 move.
+  const base::Json bond = top["positions"][0]["bond"];
+  const base::Json quoted = desk.send("set-price " + std::to_string(bond["id"].get<std::int64_t>()) + " " +
+                                      std::to_string(bond["clean_price"].get<double>() - 1.0));
+  ASSERT_TRUE(quoted["ok"]) << quoted;
+  const base::Json book_after = desk.send("book " + name), top_after = desk.send("top-positions " + name + " 20");
+  ASSERT_NE(book_after["cs01"], book["cs01"]);
+  ASSERT_NE(top_after["positions"][0]["bond"]["z_spread"], bond["z_spread"]);
+  EXPECT_TRUE(shows(book_after, top_after)) << last_row_and_positions(stream.messages(), name).second << "\n" << top_after;
 }
 
 TEST(WebGateway, TheStreamCarriesAnAmendmentConflatedToTenMessagesASecond) {

@@ -30,6 +30,10 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::clear_price, "clear-price", "BOND", "remove a bond's market quote", true},
     {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
     {CommandId::book, "book", "NAME", "a book's totals and member count", false},
+    {CommandId::top_positions, "top-positions", "BOOK [N]",
+     "an outright book's N largest trades by absolute pv01 (default 20, at most 1000; OK trades first), each with its "
+     "bond's values: {\"positions\":[{\"trade\":{...},\"bond\":{...}}, ...]}",
+     false},
     {CommandId::list_books, "list-books", "", "every book's id, name and type (`watch` them for their values)", false},
     {CommandId::watch, "watch", "ID|NAME...",
      "stream a line on this connection each time a node's values change: {\"update\":{...},\"event\":N}", false},
@@ -177,6 +181,16 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::clear_price: expect_words(w, info, 2, 2); return Change{ClearPrice{text_of(w[1])}};
     case CommandId::get: expect_words(w, info, 2, 2); return Get{text_of(w[1])};
     case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
+    case CommandId::top_positions: {
+      expect_words(w, info, 2, 3);
+      TopPositions top{text_of(w[1])};
+      if (w.size() == 3) top.count = std::get<std::int64_t>(value("N", T::integer, w[2]));
+      if (top.count < 1 || top.count > kMaxTopPositions) {
+        throw CommandError(text_of(info.name) + " lists 1 to " + std::to_string(kMaxTopPositions) + " trades, not " +
+                           std::to_string(top.count));
+      }
+      return top;
+    }
     case CommandId::list_books: expect_words(w, info, 1, 1); return ListBooks{};
     case CommandId::watch: expect_words(w, info, 2, SIZE_MAX); return Watch{std::vector<std::string>(w.begin() + 1, w.end())};
     case CommandId::unwatch: return Unwatch{std::vector<std::string>(w.begin() + 1, w.end())};
@@ -226,6 +240,7 @@ struct Arguments {
   void operator()(const ClearPrice& c) { word(c.bond); }
   void operator()(const Get& c) { word(c.key); }
   void operator()(const ShowBook& c) { word(c.key); }
+  void operator()(const TopPositions& c) { word(c.key), word(std::to_string(c.count)); }
   void operator()(const RunScenario& c) { word(c.name); }
   void operator()(const ValueAtRisk& c) { word(c.set); }
   void operator()(const RecentEvents& c) { word(std::to_string(c.since)); }
@@ -277,6 +292,7 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const ClearPrice&) const { return CommandId::clear_price; }
     CommandId operator()(const Get&) const { return CommandId::get; }
     CommandId operator()(const ShowBook&) const { return CommandId::book; }
+    CommandId operator()(const TopPositions&) const { return CommandId::top_positions; }
     CommandId operator()(const ListBooks&) const { return CommandId::list_books; }
     CommandId operator()(const Watch&) const { return CommandId::watch; }
     CommandId operator()(const Unwatch&) const { return CommandId::unwatch; }

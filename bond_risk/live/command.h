@@ -22,6 +22,12 @@ struct Get {
 struct ShowBook {
   std::string key;  // a book's name or id
 };
+// An outright book's `count` largest trades by |pv01|, each with its bond's values.
+inline constexpr std::int64_t kMaxTopPositions = 1000;
+struct TopPositions {
+  std::string key;          // a book's name or id
+  std::int64_t count = 20;  // 1 to kMaxTopPositions
+};
 struct ListBooks {};
 struct RecentEvents {
   std::int64_t since = 0;  // events after this sequence number
@@ -44,14 +50,14 @@ struct Shutdown {};
 
 // A state-changing command is a Change (model/changes.h); the rest read or
 // steer the engine.
-using Command = std::variant<Change, Get, ShowBook, ListBooks, Watch, Unwatch, RunScenario, ValueAtRisk, Stats, RecentEvents,
-                             Reload, Shutdown>;
+using Command = std::variant<Change, Get, ShowBook, TopPositions, ListBooks, Watch, Unwatch, RunScenario, ValueAtRisk,
+                             Stats, RecentEvents, Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
   bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, set_price, clear_price,
-  get, book, list_books, watch, unwatch, scenario, var, stats, last_events, reload, shutdown
+  get, book, top_positions, list_books, watch, unwatch, scenario, var, stats, last_events, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 21;
+inline constexpr std::size_t kCommandCount = 22;
 
 struct CommandInfo {
   CommandId id;

@@ -118,6 +118,15 @@ struct CommandExecutor::Batch {
     }
     return node_json(ex.model_, n);
   }
+  base::Json operator()(const TopPositions& p) const {
+    const NodeRef n = ex.model_.find(p.key, &ex.db_);
+    if (kind_of(n) != Kind::outright_book) {
+      throw CommandError("'" + p.key + "' is " + std::string(kind_name(kind_of(n))) + ", not an outright book");
+    }
+    base::Json reply = positions_json(ex.model_, n, static_cast<std::size_t>(p.count));
+    reply["event"] = ex.served_event_;
+    return reply;
+  }
   // Set `name` as the database holds it now (only scenario `only`, when
   // given); a set or scenario that is not there is the client's error.
   ScenarioSet read_set(const std::string& name, std::optional<std::string> only = std::nullopt) const {

@@ -1,5 +1,7 @@
 #include "bond_risk/live/replies.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "base/percentile.h"
@@ -91,6 +93,31 @@ base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
     out["key_rates"] = std::move(points);
   }
   return out;
+}
+
+base::Json positions_json(const LiveModel& model, NodeRef book, std::size_t count) {
+  const Store& s = model.store();
+  const auto trade = [](NodeIndex t) { return ref(Kind::outright_trade, t); };
+  std::vector<NodeIndex> members;
+  for (NodeIndex t : s.outright_books[book.index].members) {
+    if (s.state(trade(t)).status != Status::removed) members.push_back(t);
+  }
+  // |pv01| of an OK trade; -1 ranks the others after every OK one.
+  const auto size = [&](NodeIndex t) {
+    const double pv01 = s.outright_values[t].pv01;
+    return s.state(trade(t)).status == Status::ok && std::isfinite(pv01) ? std::abs(pv01) : -1.0;
+  };
+  const auto end = members.begin() + static_cast<std::ptrdiff_t>(std::min(count, members.size()));
+  std::partial_sort(members.begin(), end, members.end(), [&](NodeIndex a, NodeIndex b) {
+    const double x = size(a), y = size(b);
+    return x != y ? x > y : s.id(trade(a)) < s.id(trade(b));
+  });
+  base::Json positions = base::Json::array();
+  for (auto it = members.begin(); it != end; ++it) {
+    positions.push_back({{"trade", node_json(model, trade(*it), Ladder::without)},
+                         {"bond", node_json(model, ref(Kind::bond, s.outright_trades[*it].bond), Ladder::without)}});
+  }
+  return {{"id", s.id(book)}, {"positions", std::move(positions)}};
 }
 
 base::Json books_json(const Store& s) {

@@ -42,6 +42,12 @@ base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
 enum class Ladder { with, without };
 base::Json node_json(const LiveModel& model, NodeRef node, Ladder ladder = Ladder::with);
 
+// An outright book's `count` largest trades by |pv01| (OK trades first, then
+// by id; removed trades are no positions), each with its bond, both as
+// node_json without ladders: {"id":BOOK,"positions":[{"trade":{...},
+// "bond":{...}}, ...]}. Costs a partial sort of the book's members.
+base::Json positions_json(const LiveModel& model, NodeRef outright_book, std::size_t count);
+
 // Every book (not removed), by name: [{"id","name","type"}, ...].
 base::Json books_json(const Store& store);
 

@@ -1,5 +1,6 @@
 #include "bond_risk/web/desk_state.h"
 
+#include <iterator>
 #include <set>
 
 namespace bond_risk::web {
@@ -26,9 +27,22 @@ std::uint64_t DeskState::bump() {
   return ++version_;
 }
 
+std::map<std::int64_t, DeskState::Book>::iterator DeskState::erase(std::map<std::int64_t, Book>::iterator book,
+                                                                   std::uint64_t version) {
+  removed_.emplace_back(version, book->first);
+  if (removed_.size() > kKeptRemoved) removed_.pop_front();
+  if (const auto shown = positions_.find(book->second.name); shown != positions_.end()) {
+    shown->second.text.clear();
+    shown->second.asked = 0;
+  }
+  ids_.erase(book->second.name);
+  return books_.erase(book);
+}
+
 void DeskState::connected(const std::string& socket) {
   const std::lock_guard lock(mutex_);
   restarted_ = bump();
+  for (auto& [name, shown] : positions_) shown.asked = 0;  // this engine's are asked for again
   engine_ = {restarted_, {{"connected", true}, {"socket", socket}, {"error", ""}}};
   events_.clear();
   figures_ = {restarted_, base::Json::object()};
@@ -57,15 +71,9 @@ void DeskState::set_books(const base::Json& books) {
       book.changed = book.ladder_changed = v;
     }
   }
-  for (auto it = books_.begin(); it != books_.end();) {
-    if (listed.count(it->first)) {
-      ++it;
-      continue;
-    }
-    removed_.emplace_back(v, it->first);
-    if (removed_.size() > kKeptRemoved) removed_.pop_front();
-    it = books_.erase(it);
-  }
+  for (auto it = books_.begin(); it != books_.end();) it = listed.count(it->first) ? std::next(it) : erase(it, v);
+  ids_.clear();
+  for (const auto& [id, book] : books_) ids_[book.name] = id;
 }
 
 void DeskState::update(const base::Json& values) {
@@ -75,9 +83,7 @@ void DeskState::update(const base::Json& values) {
   if (found == books_.end()) return;  // not a listed book
   Book& book = found->second;
   if (values.value("status", "") == "REMOVED") {
-    removed_.emplace_back(bump(), id);
-    if (removed_.size() > kKeptRemoved) removed_.pop_front();
-    books_.erase(found);
+    erase(found, bump());
     return;
   }
   base::Json row = {{"id", id}, {"name", book.name}};
@@ -95,7 +101,8 @@ void DeskState::update(const base::Json& values) {
   book.row = std::move(row_text);
   book.has_values = true;
   book.ok = values.value("status", "") == "OK";
-  book.pv = number(values, "pv"), book.pv01 = number(values, "pv01"), book.pnl = number(values, "pnl");
+  book.pv = number(values, "pv"), book.pv01 = number(values, "pv01"), book.cs01 = number(values, "cs01");
+  book.pnl = number(values, "pnl");
   book.margin = number(values, "margin"), book.mtm_pnl = number(values, "mtm_pnl");
   book.changed = v;
 }
@@ -165,6 +172,44 @@ void DeskState::set_unwatched(std::size_t books, const std::string& why) {
   bump();
 }
 
+void DeskState::show_positions(const std::string& name) {
+  const std::lock_guard lock(mutex_);
+  ++positions_[name].streams;
+}
+
+void DeskState::hide_positions(const std::string& name) {
+  const std::lock_guard lock(mutex_);
+  const auto shown = positions_.find(name);
+  if (shown != positions_.end() && --shown->second.streams == 0) positions_.erase(shown);
+}
+
+std::vector<std::int64_t> DeskState::positions_due() {
+  const std::lock_guard lock(mutex_);
+  std::vector<std::int64_t> due;
+  for (auto& [name, shown] : positions_) {
+    const auto id = ids_.find(name);
+    if (id == ids_.end()) continue;
+    const Book& book = books_.at(id->second);
+    if (book.type != "outright_book" || !book.has_values || book.changed <= shown.asked) continue;
+    shown.asked = book.changed;
+    due.push_back(id->second);
+  }
+  return due;
+}
+
+void DeskState::set_positions(std::int64_t id, const base::Json& reply) {
+  const std::lock_guard lock(mutex_);
+  const auto book = books_.find(id);
+  if (book == books_.end()) return;  // gone since it was asked for
+  const auto shown = positions_.find(book->second.name);
+  if (shown == positions_.end()) return;  // no stream shows it any more
+  std::string text = base::dump_line(
+      {{"name", book->second.name}, {"id", id}, {"positions", reply.value("positions", base::Json::array())}});
+  if (text == shown->second.text) return;
+  shown->second.text = std::move(text);
+  shown->second.changed = bump();
+}
+
 std::size_t DeskState::books() const {
   const std::lock_guard lock(mutex_);
   return books_.size();
@@ -177,7 +222,7 @@ std::int64_t DeskState::last_event_seq() const {
 
 // Sums over the OK books, in id order (the same figures for every stream).
 base::Json DeskState::totals() const {
-  double pv = 0, pv01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
+  double pv = 0, pv01 = 0, cs01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
   std::size_t outright = 0, repo = 0, not_ok = 0, missing = 0;
   for (const auto& [id, b] : books_) {
     if (!b.has_values) {
@@ -187,12 +232,12 @@ base::Json DeskState::totals() const {
     if (!b.ok) {
       ++not_ok;
     } else if (b.type == "outright_book") {
-      pv += b.pv, pv01 += b.pv01, pnl += b.pnl, ++outright;
+      pv += b.pv, pv01 += b.pv01, cs01 += b.cs01, pnl += b.pnl, ++outright;
     } else {
       margin += b.margin, mtm_pnl += b.mtm_pnl, ++repo;
     }
   }
-  return {{"outright", {{"pv", pv}, {"pv01", pv01}, {"pnl", pnl}, {"books", outright}}},
+  return {{"outright", {{"pv", pv}, {"pv01", pv01}, {"cs01", cs01}, {"pnl", pnl}, {"books", outright}}},
           {"repo", {{"margin", margin}, {"mtm_pnl", mtm_pnl}, {"books", repo}}},
           {"not_ok", not_ok},
           {"complete", missing == 0},
@@ -212,6 +257,8 @@ std::string DeskState::message(std::uint64_t since, const std::string& selected,
     if (b.name == selected && b.has_values && b.ladder_changed > since) ladder = b.ladder;
   }
   rows += "]";
+  const auto shown = positions_.find(selected);
+  const bool positions = shown != positions_.end() && !shown->second.text.empty() && shown->second.changed > since;
   base::Json removed = base::Json::array();
   for (const auto& [v, id] : removed_) {
     if (v > since) removed.push_back(id);
@@ -227,9 +274,10 @@ std::string DeskState::message(std::uint64_t since, const std::string& selected,
                      {"figures", figures_.value},
                      {"sent_ms", milliseconds_since_epoch()}};
   std::string out = base::dump_line(head);
-  out.pop_back();  // the closing brace: the rows and the ladder go in as they are
+  out.pop_back();  // the closing brace: the rows, the ladder and the positions go in as they are
   out.append(",\"rows\":").append(rows);
   if (!ladder.empty()) out.append(",\"ladder\":").append(ladder);
+  if (positions) out.append(",\"positions\":").append(shown->second.text);
   const std::string rest = base::dump_line(tail);
   out.append(",").append(rest, 1, std::string::npos);
   *version = version_;

@@ -8,6 +8,12 @@
 // stream that falls behind skips straight to the latest values (updates are
 // conflated), and a message costs in proportion to what changed.
 //
+// The selected book's largest positions are kept only while a stream shows
+// that book: each stream holds its book from show_positions to
+// hide_positions (so at most one book a stream), and the feed asks the
+// engine (top-positions) for the shown outright books whose values changed
+// since it last asked (positions_due), never for the others.
+//
 // Thread-safe: the engine feed's thread writes, any number of HTTP threads
 // read and wait.
 #pragma once
@@ -44,6 +50,15 @@ class DeskState {
   void set_figures(const base::Json& stats, double events_per_second);
   // The latest event number the engine mentioned.
   void saw_event(std::int64_t event);
+  // A stream shows book `name`'s positions from the first call to the second.
+  void show_positions(const std::string& name);
+  void hide_positions(const std::string& name);
+  // The ids of the shown outright books whose values changed since their
+  // positions were last asked for (or never were), marked asked.
+  std::vector<std::int64_t> positions_due();
+  // The engine's top-positions reply for book `id`: {"id","positions":[...],...}.
+  void set_positions(std::int64_t id, const base::Json& reply);
+
   // `books` listed books no watch follows (`why`: the engine's reason); 0 and "" when every one is.
   void set_unwatched(std::size_t books, const std::string& why);
 
@@ -66,11 +81,14 @@ class DeskState {
   // with the ladder of the book named `selected` when it changed:
   //   {"full", "engine":{"connected","socket","error"}, "as_of_event", "error",
   //    "rows":[{"id","name","type","status","reason", values...}] (changed books, without ladders),
-  //    "ladder":{"name","id","type","points":[...]}, "removed":[ids],
-  //    "totals":{"outright":{"pv","pv01","pnl","books"},"repo":{"margin","mtm_pnl","books"},"not_ok",
+  //    "ladder":{"name","id","type","points":[...]},
+  //    "positions":{"name","id","positions":[{"trade":{...},"bond":{...}}, ...]} (as top-positions replies them),
+  //    "removed":[ids],
+  //    "totals":{"outright":{"pv","pv01","cs01","pnl","books"},"repo":{"margin","mtm_pnl","books"},"not_ok",
   //              "complete","missing"},
   //    "events":[last-events entries], "figures":{"events_per_s","recalc_us","event","results_as_of",
   //    "results_lag"}, "sent_ms"}
+  // The positions come when they changed and some stream shows `selected`.
   // "error" says what the page cannot show ("" when nothing); "complete" is
   // false while "missing" listed books have no values (not yet, or unwatched):
   // the totals leave them out. After connected(), every stream gets everything.
@@ -91,8 +109,15 @@ class DeskState {
     std::string row;     // {"id","name","type","status",...values}, serialised
     std::string ladder;  // {"name","id","type","points":[...]}, serialised
     bool ok = false;
-    double pv = 0, pv01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
+    double pv = 0, pv01 = 0, cs01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
     std::uint64_t changed = 0, ladder_changed = 0;  // versions
+  };
+  // A book some streams show, by name.
+  struct Positions {
+    std::size_t streams = 0;  // showing it
+    std::uint64_t asked = 0;  // the book's version when its positions were last asked for (0: not since connected)
+    std::string text;         // {"name","id","positions":[...]}, serialised; "" before a reply
+    std::uint64_t changed = 0;
   };
   struct Stamped {
     std::uint64_t version;
@@ -100,6 +125,8 @@ class DeskState {
   };
 
   std::uint64_t bump();  // the next version, with the lock held; wakes the waiters
+  // Forgets a book gone at `version` (and its positions), with the lock held; the next book.
+  std::map<std::int64_t, Book>::iterator erase(std::map<std::int64_t, Book>::iterator book, std::uint64_t version);
   base::Json totals() const;
 
   mutable std::mutex mutex_;
@@ -107,6 +134,8 @@ class DeskState {
   std::uint64_t version_ = 1;
   bool stopping_ = false;
   std::map<std::int64_t, Book> books_;           // by id
+  std::map<std::string, std::int64_t> ids_;      // the books' ids by name
+  std::map<std::string, Positions> positions_;   // of the books streams show, by name
   std::deque<std::pair<std::uint64_t, std::int64_t>> removed_;  // (version, id), the last kKeptRemoved
   std::deque<Stamped> events_;                   // the last kKeptEvents
   Stamped figures_{0, base::Json::object()};

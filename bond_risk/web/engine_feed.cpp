@@ -21,6 +21,7 @@ constexpr auto kStatsEvery = std::chrono::seconds(1);
 constexpr auto kRetryEvery = std::chrono::seconds(1);
 constexpr auto kRewatchEvery = std::chrono::seconds(10);  // books no watch could follow are tried again
 constexpr std::size_t kMaxWatched = 10'000;  // the engine's bound per connection: the books of one watch link
+constexpr std::int64_t kTopPositions = 20;  // of a book a stream shows
 
 // A connection of its own that watches a share of the books (at most
 // kMaxWatched): the engine's update lines for them arrive on it.
@@ -50,6 +51,11 @@ class Follower {
       const auto now = Clock::now();
       if (now >= next_events) {
         if (!waiting_for(Asked::events)) ask(format_command(RecentEvents{state_.last_event_seq()}), Asked::events);
+        if (!waiting_for(Asked::positions)) {
+          for (const std::int64_t book : state_.positions_due()) {
+            ask(format_command(TopPositions{std::to_string(book), kTopPositions}), Asked::positions, book);
+          }
+        }
         next_events = now + kEventsEvery;
       }
       if (now >= next_stats) {
@@ -72,13 +78,19 @@ class Follower {
   }
 
  private:
-  enum class Asked { books, events, stats };
+  enum class Asked { books, events, stats, positions };
+  struct Question {
+    Asked what;
+    std::int64_t book;  // whose positions
+  };
 
-  void ask(const std::string& line, Asked what) {
+  void ask(const std::string& line, Asked what, std::int64_t book = 0) {
     if (!base::write_all(fd_.get(), line + "\n")) throw std::runtime_error("the engine closed the connection");
-    asked_.push_back(what);
+    asked_.push_back({what, book});
   }
-  bool waiting_for(Asked what) const { return std::find(asked_.begin(), asked_.end(), what) != asked_.end(); }
+  bool waiting_for(Asked what) const {
+    return std::any_of(asked_.begin(), asked_.end(), [&](const Question& q) { return q.what == what; });
+  }
 
   // What the engine sent (poll said it is there): every complete line.
   void read_lines() {
@@ -86,19 +98,22 @@ class Follower {
     while (const std::optional<std::string> line = lines_.next()) take(base::Json::parse(*line));
   }
 
-  // The reply to the oldest question still open (replies come in the order asked).
+  // The reply to the oldest question still open (replies come in the order
+  // asked). A book's positions refused (the book went meanwhile) are left as they were.
   void take(const base::Json& line) {
     if (asked_.empty()) throw std::runtime_error("the engine sent a reply nobody asked for");
-    const Asked what = asked_.front();
+    const Question asked = asked_.front();
     asked_.pop_front();
     if (!line.value("ok", false)) {
+      if (asked.what == Asked::positions) return;
       throw std::runtime_error("the engine refused the gateway's question: " + line.value("error", std::string("?")));
     }
     state_.saw_event(line.value("event", std::int64_t{0}));
-    switch (what) {
+    switch (asked.what) {
       case Asked::books: return watch(line["books"]);
       case Asked::events: return state_.add_events(line["events"]);
       case Asked::stats: return figures(line);
+      case Asked::positions: return state_.set_positions(asked.book, line);
     }
   }
 
@@ -192,7 +207,7 @@ class Follower {
   base::UniqueFd fd_;
   base::LineReader lines_;
   DeskState& state_;
-  std::deque<Asked> asked_;
+  std::deque<Question> asked_;
   std::vector<std::unique_ptr<WatchLink>> links_;
   std::size_t links_made_ = 0;  // how many times links_ was made anew (a book list read)
   Clock::time_point rewatch_at_;

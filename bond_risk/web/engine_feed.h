@@ -3,7 +3,10 @@
 // over as many more connections as the engine's bound on one connection's
 // watches (10,000) needs; asks for the events after the last it saw every
 // 100 ms (last-events) and for the engine's figures every second (stats),
-// and feeds all of it to a DeskState. Books no watch could follow are named
+// and feeds all of it to a DeskState. Every 100 ms it also asks for the 20
+// largest positions (top-positions) of each outright book a stream shows
+// whose values changed since it last asked (DeskState::positions_due), one
+// round of such questions at a time. Books no watch could follow are named
 // in the state (and tried again every 10 s). When the engine is unreachable
 // or goes away, the state says so and the feed connects again every second
 // by itself; the state then starts again from what that engine says.

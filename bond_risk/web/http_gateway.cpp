@@ -357,11 +357,13 @@ struct HttpGateway::Impl {
       return;
     }
     Stream s{std::move(book)};
+    if (!s.book.empty()) state.show_positions(s.book);
     if (c.write_all("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
                     "Connection: close\r\n\r\n")) {
       while (send_next(s, c)) {
       }
     }
+    if (!s.book.empty()) state.hide_positions(s.book);
     --streams;
   }
 

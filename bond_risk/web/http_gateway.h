@@ -4,8 +4,10 @@
 // Routes: /, /desk.js, /desk.css, /chart.js (the installed libjs-chart.js
 // file); /stream?ladder=NAME, one `data: {json}` message per change,
 // conflated to at most one per `min_interval` (a stream that falls behind
-// gets the latest values, never a queue); /api/snapshot?ladder=NAME, the same
-// message with everything, once; /metrics, the gateway's and the engine's
+// gets the latest values, never a queue), with book NAME's ladder and, while
+// the stream is open, its largest positions (DeskState::show_positions);
+// /api/snapshot?ladder=NAME, the same message with everything, once (the
+// positions only while a stream shows that book); /metrics, the gateway's and the engine's
 // figures for Prometheus (metrics.h); /healthz, 200 "ok" while the feed
 // reaches the engine, else 503 and why. Read-only: nothing is sent to the engine.
 //

@@ -8,6 +8,9 @@
  *    place (Map id -> <tr>) and flash when the shown text changes. The table is
  *    re-sorted only when the sort column changed or rows came or went.
  *  - Missing fields mean "no change"; a bad message is skipped, never thrown.
+ *  - `positions` (the selected outright book's largest trades by |pv01|, as
+ *    the engine's top-positions replies them) replaces the positions table
+ *    whole; its rows are kept by trade id so that changed cells flash.
  * Selecting a book closes the stream and opens a new one for that book.
  */
 'use strict';
@@ -16,15 +19,25 @@
   const token = params.get('token');
   const tokenSuffix = token ? '&token=' + encodeURIComponent(token) : '';
 
-  const FIELDS = ['name', 'type', 'status', 'pv', 'pv01', 'pnl', 'margin', 'mtm_pnl', 'members'];
-  const NUMERIC = new Set(['pv', 'pv01', 'pnl', 'margin', 'mtm_pnl', 'members']);
+  const FIELDS = ['name', 'type', 'status', 'pv', 'pv01', 'cs01', 'pnl', 'margin', 'mtm_pnl', 'members'];
+  const NUMERIC = new Set(['pv', 'pv01', 'cs01', 'pnl', 'margin', 'mtm_pnl', 'members']);
+  // The positions table's cells: [field, its value in a top-positions entry].
+  const POSITION_FIELDS = [
+    ['trade', (p) => p.trade.id], ['bond', (p) => p.bond.id],
+    ['pv01', (p) => p.trade.pv01], ['cs01', (p) => p.trade.cs01],
+    ['clean_price', (p) => p.bond.clean_price], ['yield', (p) => p.bond.yield],
+    ['modified_duration', (p) => p.bond.modified_duration], ['z_spread', (p) => p.bond.z_spread],
+  ];
   const fmt2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const fmt3 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+  const fmtBp = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const fmt0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   const fmt1 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
   const MAX_EVENTS = 50;
 
   const books = new Map();   // id -> latest row object from the stream
   const rowEls = new Map();  // id -> <tr>
+  const positionEls = new Map();  // trade id -> <tr> of the positions table
   let selected = params.get('book') || '';
   let sortKey = 'name', sortDir = 1;
   let es = null, reopenTimer = null;
@@ -33,6 +46,7 @@
 
   const $ = (id) => document.getElementById(id);
   const tbody = $('books-body');
+  const positionsBody = $('positions-body');
   const banner = $('banner');
 
   // ---- formatting -------------------------------------------------------
@@ -42,8 +56,16 @@
     return withMs ? s + '.' + pad(d.getMilliseconds(), 3) : s;
   }
   const isNum = (v) => typeof v === 'number' && isFinite(v);
+  // Quote analytics: per 100 nominal; yield and z_spread are rates (0.0123 = 1.23% = 123bp).
+  const FORMAT = {
+    clean_price: (v) => fmt3.format(v),
+    yield: (v) => fmt3.format(v * 100) + '%',
+    modified_duration: (v) => fmt2.format(v),
+    z_spread: (v) => fmtBp.format(v * 1e4) + 'bp',
+  };
   function fmtValue(field, v) {
     if (v === undefined || v === null) return '';
+    if (FORMAT[field] && isNum(v)) return FORMAT[field](v);
     // Books run to hundreds of millions: whole units (the tooltip of a ladder bar has the cents).
     if (NUMERIC.has(field) && isNum(v)) return fmt0.format(v);
     if (field === 'type') return String(v).replace(/_book$/, '');  // outright, repo
@@ -99,8 +121,9 @@
     for (let i = 0; i < FIELDS.length; i++) setCell(cells[i], FIELDS[i], b[FIELDS[i]], flash);
     const bad = b.status != null && b.status !== 'OK';
     tr.classList.toggle('bad', bad);
-    cells[2].title = bad && b.reason ? b.reason : '';
-    cells[8].title = b.excluded ? 'excluded: ' + b.excluded : '';
+    cells[FIELDS.indexOf('status')].title = bad && b.reason ? b.reason : '';
+    cells[FIELDS.indexOf('cs01')].title = b.unquoted ? b.unquoted + ' OK trades on unquoted bonds (no cs01)' : '';
+    cells[FIELDS.indexOf('members')].title = b.excluded ? 'excluded: ' + b.excluded : '';
     tr.classList.toggle('selected', tr.dataset.book === selected && selected !== '');
   }
 
@@ -174,7 +197,7 @@
     cell('status').textContent = ok + ' OK' + (t.not_ok ? ' · ' + t.not_ok + ' left out' : '') +
       (t.complete === false ? ' · ' + t.missing + ' without values: incomplete' : '');
     cell('status').title = (o.books || 0) + ' outright and ' + (r.books || 0) + ' repo books summed';
-    for (const f of ['pv', 'pv01', 'pnl']) if (f in o) setCell(cell(f), f, o[f], true);
+    for (const f of ['pv', 'pv01', 'cs01', 'pnl']) if (f in o) setCell(cell(f), f, o[f], true);
     for (const f of ['margin', 'mtm_pnl']) if (f in r) setCell(cell(f), f, r[f], true);
   }
 
@@ -190,6 +213,7 @@
     } catch (e) { /* ignore: URL bookkeeping only */ }
     if (chart) { chart.destroy(); chart = null; chartKey = ''; }
     note('loading ' + selected + '…');
+    clearPositions();
     openStream();
   }
 
@@ -226,6 +250,8 @@
     });
     safe(() => renderTotals(msg.totals));
     safe(() => renderLadder(msg.ladder));
+    safe(() => renderPositions(msg.positions));
+    safe(() => notePositions());
     safe(() => renderEvents(msg.events, full));
     safe(() => renderFigures(msg.figures));
     if (msg.as_of_event !== undefined) document.body.dataset.event = msg.as_of_event;
@@ -301,6 +327,63 @@
         scales: { x: { ticks: { maxRotation: 60 } }, y: { ticks: { callback: (v) => fmt0.format(v) } } },
       },
     });
+  }
+
+  // ---- positions ------------------------------------------------------------
+  function clearPositions() {
+    positionsBody.replaceChildren();
+    positionEls.clear();
+  }
+
+  // What the positions table stands for: the selected book's largest trades,
+  // or why there are none.
+  function notePositions() {
+    const b = Array.from(books.values()).find((x) => x.name === selected);
+    let title = 'largest positions', why = '';
+    if (!b) {
+      clearPositions();
+      why = selected ? 'book ' + selected + ' not found' : '';
+    } else if (b.type !== 'outright_book') {
+      clearPositions();
+      why = 'positions are listed for outright books';
+    } else {
+      title = 'largest positions of ' + b.name + ' by |pv01|';
+      const listed = positionEls.size || b.members === 0;
+      why = listed ? positionEls.size + ' of ' + fmt0.format(b.members) + ' trades' : 'loading…';
+    }
+    $('positions-title').textContent = title;
+    $('positions-note').textContent = why;
+  }
+
+  function renderPositions(p) {
+    if (!p || typeof p !== 'object' || p.name !== selected || !Array.isArray(p.positions)) return;
+    const frag = document.createDocumentFragment();
+    const seen = new Set();
+    for (const pos of p.positions) {
+      if (!pos || typeof pos !== 'object' || !pos.trade || !pos.bond) continue;
+      const id = pos.trade.id;
+      let tr = positionEls.get(id);
+      const fresh = !tr;
+      if (fresh) {
+        tr = document.createElement('tr');
+        tr.dataset.trade = id;
+        for (const [f] of POSITION_FIELDS) {
+          const td = document.createElement('td');
+          td.dataset.field = f;
+          if (f !== 'trade' && f !== 'bond') td.className = 'num';
+          tr.appendChild(td);
+        }
+        positionEls.set(id, tr);
+      }
+      POSITION_FIELDS.forEach(([f, value], i) => setCell(tr.children[i], f, value(pos), !fresh));
+      const bad = pos.trade.status !== 'OK' || pos.bond.status !== 'OK';
+      tr.classList.toggle('bad', bad);
+      tr.title = bad ? [pos.trade.reason, pos.bond.reason].filter(Boolean).join('; ') : '';
+      seen.add(id);
+      frag.appendChild(tr);
+    }
+    for (const id of Array.from(positionEls.keys())) if (!seen.has(id)) positionEls.delete(id);
+    positionsBody.replaceChildren(frag);
   }
 
   // ---- events and figures -------------------------------------------------
