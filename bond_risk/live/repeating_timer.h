@@ -8,14 +8,19 @@
 // re-armed itself then would keep the loop, and the process, alive for
 // ever). Not thread-safe: use it from the loop's thread only.
 
+// The C++ library's headers first: Asio reads the library's configuration
+// (whether it has aligned_alloc) as it finds it, and every file that
+// includes Asio must find the same, or memory Asio allocates in one file
+// is freed the other way in another (AddressSanitizer: alloc-dealloc-mismatch).
+#include <chrono>
+#include <functional>
+#include <utility>
+
 // The socket server's loop is one thread: Asio needs no locks of its own.
 #ifndef ASIO_DISABLE_THREADS
 #define ASIO_DISABLE_THREADS
 #endif
 #include <asio.hpp>
-#include <chrono>
-#include <functional>
-#include <utility>
 
 namespace bond_risk {
 
