@@ -35,6 +35,7 @@ class ExpSum {
   ExpSum(std::size_t n, A a, B b, bool unit_steps) : n_(n), unit_steps_(unit_steps) {
     if (n > kCapacity) throw std::logic_error("a bond with more than 88 cash flows left");
     for (std::size_t j = 0; j < n; ++j) a_[j] = a(j), b_[j] = b(j);
+    for (std::size_t j = n; j % base::kLanes != 0; ++j) a_[j] = b_[j] = 0;  // the last vector's spare lanes
   }
 
   struct Moments {
@@ -72,7 +73,7 @@ class ExpSum {
  private:
   std::size_t n_;
   bool unit_steps_;
-  std::array<double, kCapacity> a_{}, b_{};
+  std::array<double, kCapacity> a_, b_;  // set up to the last vector read (not zeroed whole: a bond's time counts)
 };
 
 ExpSum yield_sum(const RemainingFlows& f) {
