@@ -7,7 +7,6 @@
 
 #include "base/fast_exp.h"
 #include "base/lanes.h"
-
 #include "bond_risk/model/status.h"
 
 namespace bond_risk {
@@ -19,12 +18,12 @@ constexpr double kTolerance = 1e-12;  // of the price repriced (MODEL.md)
 double cash_flow(const RemainingFlows& f, std::size_t j) { return j + 1 == f.days.size() ? f.c100 + 100 : f.c100; }
 
 // Both prices as one kind of sum, a vector of lanes at a time (base/lanes.h):
-// sum_j a_j e^(b_j x), with its first three derivatives in x. Where the b_j
-// step by 1 (the yield's), e^(b_j x) is a geometric sequence, taken by
-// products from two exps (within 1e-14 of each exp over 88 flows); else
-// each is an exp (base/fast_exp.h). The yield's is the
-// flows in u = ln v (a_j = CF_j, b_j = j + w); P(x)'s the flows discounted
-// on the curve, in the spread (a_j = CF_j df_j, b_j = -t_j in years).
+// sum_j a_j e^(b_j x), with its first three derivatives in x. The yield's
+// is the flows in u = ln v (a_j = CF_j, b_j = j + w); P(x)'s the flows
+// discounted on the curve, in the spread (a_j = CF_j df_j, b_j = -t_j in
+// years). Where the b_j step by 1 (the yield's), e^(b_j x) is a geometric
+// sequence, taken by products from three exps (within 1e-14 of each exp
+// over 88 flows); else each is an exp (base/fast_exp.h).
 class ExpSum {
  public:
   // A schedule within a curve's days: 20 years of quarterly coupons at most.
