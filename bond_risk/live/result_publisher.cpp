@@ -105,8 +105,10 @@ void ResultPublisher::notice_loss() {
 }
 
 bool ResultPublisher::takeable() const {
-  // Once the file is lost, only a batch of every row is written (to a new file).
-  return front_.sealed && !front_.empty() && (!lost_ || front_.replace_all);
+  // Once the file is lost, only a batch of every row is written (to a new
+  // file). A sealed batch without rows (the marks it covered were curves'
+  // and calendars', which have no result table) still stamps its event.
+  return front_.sealed && (!front_.empty() || front_.event_seq > written_as_of_) && (!lost_ || front_.replace_all);
 }
 
 std::size_t ResultPublisher::assembled_peak() const {
