@@ -122,16 +122,21 @@ class StreamReader {
   std::jthread thread_;
 };
 
+// Outright books OB_A (pv `a`) and OB_B (pv 20) and repo book RB_C, all OK.
+void three_books(DeskState& s, double a) {
+  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
+                                    {"id":2,"name":"OB_B","type":"outright_book"},
+                                    {"id":3,"name":"RB_C","type":"repo_book"}])"));
+  s.update(outright(1, a));
+  s.update(outright(2, 20.0));
+  s.update({{"id", 3}, {"type", "repo_book"}, {"status", "OK"}, {"margin", 5.0}, {"mtm_pnl", 7.0}, {"key_rates", base::Json::array()}});
+}
+
 }  // namespace
 
 TEST(DeskState, AStreamIsSentOnlyWhatChangedSinceItsLastMessage) {
   DeskState s;
-  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
-                                    {"id":2,"name":"OB_B","type":"outright_book"},
-                                    {"id":3,"name":"RB_C","type":"repo_book"}])"));
-  s.update(outright(1, 10.5));
-  s.update(outright(2, 20.0));
-  s.update({{"id", 3}, {"type", "repo_book"}, {"status", "OK"}, {"margin", 5.0}, {"mtm_pnl", 7.0}, {"key_rates", base::Json::array()}});
+  three_books(s, 10.5);
   std::uint64_t v = 0;
   const base::Json first = message(s, &v, "OB_A");
   EXPECT_TRUE(first["full"]);
@@ -169,12 +174,7 @@ TEST(DeskState, AStreamIsSentOnlyWhatChangedSinceItsLastMessage) {
 
 TEST(DeskState, PositionsAreAskedForTheShownOutrightBooksWhoseValuesChangedAndSentToTheirStreams) {
   DeskState s;
-  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
-                                    {"id":2,"name":"OB_B","type":"outright_book"},
-                                    {"id":3,"name":"RB_C","type":"repo_book"}])"));
-  s.update(outright(1, 10.0));
-  s.update(outright(2, 20.0));
-  s.update({{"id", 3}, {"type", "repo_book"}, {"status", "OK"}, {"margin", 5.0}, {"mtm_pnl", 7.0}, {"key_rates", base::Json::array()}});
+  three_books(s, 10.0);
   EXPECT_TRUE(s.positions_due().empty()) << "no stream shows a book";
   for (const char* name : {"OB_A", "OB_A", "RB_C", "NOT_A_BOOK"}) s.show_positions(name);
   EXPECT_EQ(s.positions_due(), std::vector<std::int64_t>{1}) << "only outright books have positions";

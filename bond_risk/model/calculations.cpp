@@ -127,7 +127,7 @@ struct Calculator {
       BondValue& value = s.bond_values[i];
       BondFigures& figures = s.bond_figures[i];
       value = {};
-      figures = {};
+      if (s.with_quote_analytics) figures = {};  // off: never written, null since the load
       if (s.with_key_rates) ++s.bond_ladder_version[i];
       st.status = from_inputs(
           st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });

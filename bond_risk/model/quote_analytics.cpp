@@ -14,6 +14,14 @@ namespace bond_risk {
 namespace {
 
 constexpr double kTolerance = 1e-12;  // of the price repriced (MODEL.md)
+constexpr int kMaxSteps = 100;
+
+// A root, or NaN when none exists or none was found within kMaxSteps; the
+// evaluations taken.
+struct Root {
+  double x = kNull;
+  int steps = 0;
+};
 
 double cash_flow(const RemainingFlows& f, std::size_t j) { return j + 1 == f.days.size() ? f.c100 + 100 : f.c100; }
 
@@ -153,7 +161,7 @@ bool has_root(const RemainingFlows& flows, double target) {
 
 // The root u = ln v of the yield's sum, from yield `guess` (NaN: the
 // textbook approximation, the coupon plus the pull to par a year over the
-// average of price and par; bond_figures guesses better from the curve).
+// average of price and par).
 Solved yield_root(const ExpSum& sum, const RemainingFlows& flows, double price, double guess) {
   const double f = flows.coupons_per_year;
   if (!has_root(flows, price)) return {};
@@ -173,17 +181,8 @@ Solved spread_root(const ExpSum& sum, const RemainingFlows& flows, double market
 
 }  // namespace
 
-Root solve_yield(const RemainingFlows& flows, double price, double guess) {
-  const Root u = yield_root(yield_sum(flows), flows, price, guess).root;
-  return {flows.coupons_per_year * std::expm1(-u.x), u.steps};
-}
-
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x) {
   return spread_sum(flows, df).at(x).value;
-}
-
-Root solve_z_spread(const RemainingFlows& flows, std::span<const double> df, double market_dirty, double guess) {
-  return spread_root(spread_sum(flows, df), flows, market_dirty, guess).root;
 }
 
 // The flows' zero rates on the curve, weighted by each flow's present value

@@ -55,28 +55,12 @@ struct BondFigures {
   double macaulay_duration = kNull, modified_duration = kNull, convexity = kNull;
   double market_dirty = kNull, z_spread = kNull, cs01 = kNull;
   AnalyticsFailure failure = AnalyticsFailure::none;
-  std::uint8_t yield_steps = 0, spread_steps = 0;  // Newton steps the last solves took
+  std::uint8_t yield_steps = 0, spread_steps = 0;  // evaluations the solves took (at most 100 each)
 };
-
-// A root found by Newton's method, or NaN when none exists or none was
-// found within kMaxSteps; the steps taken.
-struct Root {
-  double x = kNull;
-  int steps = 0;
-};
-inline constexpr int kMaxSteps = 100;
-
-// The yield at which `flows` are worth `price`, to |price(y) - price| <=
-// 1e-12 price, starting from `guess` (NaN: from a first guess of its own).
-Root solve_yield(const RemainingFlows& flows, double price, double guess);
 
 // P(x) of MODEL.md: the flows on discount factors `df` (by day from today)
 // moved by a spread x over their continuously compounded zero rates.
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x);
-
-// The spread x at which P(x) = market_dirty, to 1e-12 of it, from `guess`
-// (NaN: from 0).
-Root solve_z_spread(const RemainingFlows& flows, std::span<const double> df, double market_dirty, double guess);
 
 // Every figure of a bond whose model price on `curve` is `price`, with
 // clean market quote `quote` (NaN: none); each solve starts from a guess

@@ -30,10 +30,13 @@ NodeIndex Store::add(Kind kind, std::int64_t id) {
 
 void Store::fail(NodeRef node, std::string reason) {
   NodeState& s = state(node);
-  if (s.error != 0) return;
+  if (s.error == 0) s.error = add_error(std::move(reason));
+}
+
+std::uint32_t Store::add_error(std::string reason) {
   if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
-  s.error = static_cast<std::uint32_t>(errors.size());
   errors.push_back(std::move(reason));
+  return static_cast<std::uint32_t>(errors.size() - 1);
 }
 
 void Store::set_quote(NodeIndex bond, std::optional<double> clean_price, const std::string& unreadable) {
@@ -45,11 +48,9 @@ void Store::set_quote(NodeIndex bond, std::optional<double> clean_price, const s
     b.quote = *clean_price;
     return;
   }
-  if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
-  b.quote_error = static_cast<std::uint32_t>(errors.size());
-  errors.push_back(!unreadable.empty() ? "bond_quote " + unreadable
-                                       : "bond_quote clean_price " + field_text(FieldValue{*clean_price}) +
-                                             " is not a finite positive number");
+  b.quote_error = add_error(!unreadable.empty() ? "bond_quote " + unreadable
+                                                : "bond_quote clean_price " + field_text(FieldValue{*clean_price}) +
+                                                      " is not a finite positive number");
 }
 
 void Store::size_key_rates() {

@@ -172,6 +172,8 @@ struct Store {
   // reason until the quote is set again.
   void set_quote(NodeIndex bond, std::optional<double> clean_price, const std::string& unreadable = "");
   const std::string& error(NodeRef node) const { return errors[state(node).error]; }
+  // Keeps a reason; its index in errors (never 0).
+  std::uint32_t add_error(std::string reason);
 
   // Lays out key_rate_axis for the curves' point counts and sizes the
   // bonds' and books' ladders; once the nodes are loaded.
