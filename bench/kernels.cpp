@@ -1,6 +1,7 @@
 // Microbenchmarks of the flush's per-type kernels (Google Benchmark): each
 // type's batch calculation over all of its nodes, in index order, on a data
-// set loaded as the engine loads it, each without and with key-rate ladders;
+// set loaded as the engine loads it, each without and with key-rate ladders
+// (a bond's also with quote analytics);
 // the least the books' ladders can cost (book_rows_floor); the marking a
 // move of one curve does before its recalculation; and a whole load, from
 // the database to a graph ready for its first flush (load_and_build).
@@ -39,8 +40,9 @@ struct DataSet {
   }
 };
 
-void kernel(benchmark::State& state, DataSet& data, Kind kind, bool key_rates) {
+void kernel(benchmark::State& state, DataSet& data, Kind kind, bool key_rates, bool quote_analytics) {
   data.store.with_key_rates = key_rates;
+  data.store.with_quote_analytics = quote_analytics;
   std::vector<engine::NodeIndex> nodes(data.store.size(kind));
   std::iota(nodes.begin(), nodes.end(), engine::NodeIndex{0});
   const engine::Graph::BatchFn& calculate = data.graph.calculation(static_cast<engine::TypeId>(kind));
@@ -134,10 +136,14 @@ int main(int argc, char** argv) {
   for (Kind kind : {Kind::ir_curve, Kind::bond, Kind::outright_trade, Kind::repo_trade, Kind::outright_book,
                     Kind::repo_book}) {
     for (bool key_rates : {false, true}) {
-      const std::string name = std::string(bond_risk::kind_name(kind)) + (key_rates ? "+key_rates" : "");
-      benchmark::RegisterBenchmark(name.c_str(), [&data, kind, key_rates](benchmark::State& state) {
-        kernel(state, data, kind, key_rates);
-      })->Unit(benchmark::kMicrosecond);
+      for (bool quote_analytics : {false, true}) {
+        if (quote_analytics && (kind != Kind::bond || key_rates)) continue;  // only a bond's kernel computes them
+        const std::string name = std::string(bond_risk::kind_name(kind)) + (key_rates ? "+key_rates" : "") +
+                                 (quote_analytics ? "+quote_analytics" : "");
+        benchmark::RegisterBenchmark(name.c_str(), [&data, kind, key_rates, quote_analytics](benchmark::State& state) {
+          kernel(state, data, kind, key_rates, quote_analytics);
+        })->Unit(benchmark::kMicrosecond);
+      }
     }
   }
   benchmark::RegisterBenchmark("book_rows_floor", [&data](benchmark::State& state) { book_rows_floor(state, data); })

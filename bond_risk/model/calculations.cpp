@@ -162,6 +162,7 @@ struct Calculator {
     const RemainingFlows flows =
         remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon);
     figures = bond_figures(flows, value.price, b.quote, curve);
+    value.cs01 = figures.cs01;
     if (figures.failure == AnalyticsFailure::none) return;
     st.status = Status::failed;
     value = {};
@@ -192,7 +193,7 @@ struct Calculator {
       value = {};
       st.status = from_inputs(st, [&] { return std::array{below.bond_states[t.bond].status}; });
       if (st.status != Status::ok) return;
-      value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond], below.bond_figures[t.bond].cs01);
+      value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]);
       keep_finite(st, value);
     });
   }
@@ -364,7 +365,7 @@ struct Calculator {
     sum.pv += sign * v.pv;
     sum.pv01 += sign * v.pv01;
     sum.pnl += sign * v.pnl;
-    if (!is_null(v.cs01)) sum.cs01 += sign * v.cs01;
+    sum.cs01 += is_null(v.cs01) ? 0.0 : sign * v.cs01;  // a select, not a branch: 1 in 5 is unquoted
   }
   static std::uint32_t unquoted_member(const OutrightValue& v) { return is_null(v.cs01) ? 1 : 0; }
   static std::uint32_t unquoted_member(const RepoValue&) { return 0; }
@@ -398,7 +399,7 @@ struct Calculator {
 
 bool values_finite(const Store& s, const OutrightTrade& t) {
   if (t.bond >= s.bonds.size() || s.state(ref(Kind::bond, t.bond)).status != Status::ok) return true;
-  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond], s.bond_figures[t.bond].cs01));
+  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]));
 }
 
 bool values_finite(const Store& s, const RepoTrade& t) {

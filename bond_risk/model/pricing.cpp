@@ -93,11 +93,10 @@ double bond_price(double coupons_df, Date maturity, double coupon, int coupons_p
   return bond_value(100.0 * coupon / coupons_per_year, {coupons_df, 0, 0}, {curve.df[maturity - today], 0, 0}).price;
 }
 
-OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond,
-                             double bond_cs01) {
+OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond) {
   const double q = static_cast<double>(quantity);
   const double pv = q * bond.price * dir;
-  return {pv, q * bond.pv01 * dir, pv - q * trade_price * dir, std::isnan(bond_cs01) ? bond_cs01 : q * bond_cs01 * dir};
+  return {pv, q * bond.pv01 * dir, pv - q * trade_price * dir, q * bond.cs01 * dir};  // NaN stays NaN
 }
 
 }  // namespace bond_risk

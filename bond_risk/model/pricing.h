@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -44,8 +45,10 @@ void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out
 // computed from maturity by add_months). Requires start < maturity.
 std::uint32_t coupon_count(Date start, Date maturity, int coupons_per_year);
 
+// A bond's price and pv01, and beside them (where its trades read them in
+// one cache line) its cs01 from quote analytics: NaN when not published.
 struct BondValue {
-  double price = 0, pv01 = 0;
+  double price = 0, pv01 = 0, cs01 = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A bond's discount factors summed over its coupons (or taken at its
@@ -77,9 +80,8 @@ struct OutrightValue {
 double bond_price(double coupons_df, Date maturity, double coupon, int coupons_per_year, Date today,
                   const CurveArrays& curve);
 
-// dir is +1 for BUY, -1 for SELL; bond_cs01 NaN when the bond has no quote.
-OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond,
-                             double bond_cs01);
+// dir is +1 for BUY, -1 for SELL; cs01 NaN when the bond's is (no quote).
+OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond);
 
 // A repo's value, of one trade (D = double) or of one in each lane of
 // D = base::Doubles (base/lanes.h).
