@@ -21,4 +21,7 @@ inline constexpr std::size_t kLanes = 2;  // a wider vector would be passed in m
 using Doubles = double __attribute__((vector_size(sizeof(double) * kLanes)));
 using Uint64s = std::uint64_t __attribute__((vector_size(sizeof(std::uint64_t) * kLanes)));
 
+// |x| in each lane: its sign bit cleared.
+inline Doubles abs(Doubles x) { return reinterpret_cast<Doubles>(reinterpret_cast<Uint64s>(x) & (~Uint64s{} >> 1)); }
+
 }  // namespace base

@@ -3,11 +3,13 @@
 // counting the dates on or after today.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
 #include "bond_risk/model/coupon_grid.h"
+#include "bond_risk/model/remaining_flows.h"
 #include "bond_risk/model/status.h"
 #include "tests/test_support.h"
 
@@ -78,6 +80,34 @@ TEST(CouponGrid, EveryBondsGridHoldsExactlyItsCouponDatesFromToday) {
       }
     }
     EXPECT_GT(checked, 15000);
+  }
+}
+
+// remaining_flows takes a bond's w from its grid's first date when its
+// schedule began before today; the definition (MODEL.md): the first coupon
+// date on or after today and the schedule's date before it.
+TEST(CouponGrid, AStartedBondsFirstFractionIsTheOneItsScheduleGives) {
+  for (const char* today_text : {"2024-02-29", "2025-01-31", "2025-11-21", "2023-12-31", "2025-04-30"}) {
+    const Date today = d(today_text);
+    CouponGridDays grids;
+    lay_out_coupon_grids(today, grids);
+    int checked = 0;
+    for (int i = 0; i < 4 * 366; i += 3) {
+      const Date maturity = today + i, start = today - 9000;
+      for (int per_year : {1, 2, 4}) {
+        std::vector<Date> schedule = test::coupon_schedule(start, maturity, per_year);
+        std::reverse(schedule.begin(), schedule.end());  // in date order
+        const auto next = std::lower_bound(schedule.begin(), schedule.end(), today);
+        ASSERT_TRUE(next != schedule.end() && next != schedule.begin());
+        const double want = static_cast<double>(*next - today) / static_cast<double>(*next - *(next - 1));
+        const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, per_year),
+                                                     coupon_count(start, maturity, per_year), maturity, per_year, 0.05);
+        ASSERT_EQ(flows.range.first, 0u);
+        ASSERT_EQ(flows.w, want) << today_text << " " << format_date(maturity) << " " << per_year;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 1400);
   }
 }
 

@@ -330,7 +330,7 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   Store s;
   s.add(Kind::calendar, 5);
   s.calendars.resize(1);
-  s.calendars[0].grid_days = {.first_period = {7}, .begin = {0, 3}, .days = {1, 2, 3}};
+  s.calendars[0].grid_days = {.first_period = {7}, .begin = {0, 3}, .days = {1, 2, 3}, .first_fraction = {0.5}};
   s.add(Kind::ir_curve, 6);
   s.curves.resize(1);
   s.curves[0].grids = {{0, std::vector<CouponSums>(5), {}}};
@@ -352,7 +352,8 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
                            + sizeof(BondValue)                            // its price, read by its trades
                            + 2 * sizeof(OutrightTrade)                    // the trades
                            + 2 * (index + sizeof(OutrightValue) + state);  // the book's members
-  const std::size_t written = nodes * state + grid_days + grid_sums + sizeof(BondValue) + 2 * sizeof(OutrightValue) +
+  const std::size_t written = nodes * state + grid_days + sizeof(double) + grid_sums + sizeof(BondValue) +
+                              2 * sizeof(OutrightValue) +
                               sizeof(OutrightBook);
   const FlushBytes b = full_flush_bytes(s);
   EXPECT_EQ(b.read, read);

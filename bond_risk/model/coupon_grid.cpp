@@ -63,12 +63,13 @@ GridPlace grid_place(Date maturity, int coupons_per_year) {
 
 void lay_out_coupon_grids(Date today, CouponGridDays& out) {
   out.first_period.assign(kGrids, 0);
+  out.first_fraction.assign(kGrids, 0);
   out.begin.assign(kGrids + 1, 0);
   out.days.clear();
   const std::int32_t today_month = month_number(today);
   // A curve's days span less than 20 years and a month; a grid's first date is within a step of today.
   static_assert(kNumForwardDays < 20 * 366);
-  const Months months(today_month, 12 * 21 + 12);
+  const Months months(today_month - 12, 12 * 22 + 12);  // from the year before: a first date's previous
   int grid = 0;
   for (int step : kSteps) {
     for (unsigned dom = 1; dom <= kDaysOfMonth; ++dom) {
@@ -77,6 +78,9 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out) {
         std::int32_t month = today_month + ((phase - today_month % step) % step + step) % step;
         if (months.date_in(month, dom) < today) month += step;
         out.first_period[static_cast<std::size_t>(grid)] = month / step;
+        const Date first = months.date_in(month, dom);
+        out.first_fraction[static_cast<std::size_t>(grid)] =
+            static_cast<double>(first - today) / static_cast<double>(first - months.date_in(month - step, dom));
         out.begin[static_cast<std::size_t>(grid)] = static_cast<std::uint32_t>(out.days.size());
         for (Date d = months.date_in(month, dom); d - today < kNumForwardDays;
              month += step, d = months.date_in(month, dom)) {

@@ -37,6 +37,7 @@ struct CouponGridDays {
   std::vector<std::int32_t> first_period;  // per grid: the period of its first date on or after today
   std::vector<std::uint32_t> begin;       // per grid, then one past the last: where its dates start in `days`
   std::vector<std::uint16_t> days;        // ascending per grid, as days from today, < kNumForwardDays
+  std::vector<double> first_fraction;     // per grid: (first date - today) / (first date - the date a step before)
 };
 void lay_out_coupon_grids(Date today, CouponGridDays& out);
 

@@ -22,7 +22,9 @@ FlushBytes full_flush_bytes(const Store& s) {
   const auto grid_days = [](const Calendar& c) {
     return bytes_of(c.grid_days.first_period) + bytes_of(c.grid_days.begin) + bytes_of(c.grid_days.days);
   };
-  for (const Calendar& c : s.calendars) b.written += grid_days(c);  // coupon grids laid out for today
+  for (const Calendar& c : s.calendars) {  // coupon grids laid out for today, with the first fractions quote analytics read
+    b.written += grid_days(c) + bytes_of(c.grid_days.first_fraction);
+  }
   for (const IrCurve& c : s.curves) {
     const auto size = static_cast<std::size_t>(c.arrays.r.size() + c.arrays.df.size() + c.arrays.df_up.size() +
                                                c.arrays.df_dn.size() + c.arrays.cum_df.size());
