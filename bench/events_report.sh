@@ -8,7 +8,7 @@ set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: bench/events_report.sh DIR (a directory written by bench/run_events.sh)" >&2; exit 2; }
 dir=$1
 here=$(cd "$(dirname "$0")" && pwd)
-for f in rates patterns memory roundtrip roundtrip_histogram capacity; do
+for f in rates patterns memory roundtrip roundtrip_histogram capacity quotes; do
   [ -s "$dir/$f.csv" ] || { echo "events_report.sh: $dir/$f.csv is missing; is $dir a directory of bench/run_events.sh?" >&2; exit 1; }
 done
 command -v gnuplot >/dev/null || { echo "events_report.sh: gnuplot is missing: run scripts/install-deps.sh" >&2; exit 1; }
@@ -124,5 +124,13 @@ md_table() {
   echo "  corrupt the database."
   echo
   echo "![capacity](capacity.png)"
+  echo
+  echo "## 6. Quote ticks (set-price, open loop)"
+  echo
+  echo "Each tick sets the clean prices of that many quoted bonds, each within 0.05 of its loaded quote;"
+  echo "the engine re-solves their z-spreads and cs01 and the cs01 of the trades and books on them."
+  echo
+  md_table "$dir/quotes.csv" "offered/s|achieved/s|kept up|ticks|bonds per tick|p50|p90|p99|p99.9|max" \
+    '$2 " | " $3 " | " ($4 == 1 ? "yes" : "no") " | " $5 " | " $6 " | " $7 " | " $8 " | " $9 " | " $10 " | " $11'
 } > "$dir/report.md"
 echo "Wrote $dir/report.md and the plots."

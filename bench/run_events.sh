@@ -2,7 +2,8 @@
 # The running engine measured as trading systems report it: latency at
 # offered rates without coordinated omission, bursts and slow rates per wait
 # policy, memory growth with bookings, repeated round-trip runs and capacity
-# per workload mix with each synchronous setting. Each experiment is a
+# per workload mix with each synchronous setting, and set-price ticks of
+# 100 quoted bonds at 1,000 a second. Each experiment is a
 # `bond_risk bench-load` run against a fresh engine on a fresh copy of the
 # database; every latency runs from a command's due time to its reply read
 # back through the socket, the durable commit included. Writes the CSVs,
@@ -18,13 +19,14 @@ usage: bench/run_events.sh [--quick] [options]
   --out DIR          output directory (default bench/out/events-<date-time>)
   --threads N        the engine's worker threads (default 2)
   --quick            the 50k preset with shorter runs (a few minutes)
-  --only LIST        run only these experiments of "rates roundtrip patterns memory capacity" (the
+  --only LIST        run only these experiments of "rates roundtrip patterns memory capacity quotes" (the
                      CSVs of the others already in --out are kept; without --rate, roundtrip reads
                      rates.csv)
 Sizes (defaults of a full run; --quick's in brackets):
   --rates LIST       offered amendments per second, open loop ("1000 5000 10000 20000 50000"; the same),
                      then doubled until the engine no longer keeps up
-  --seconds S        seconds per offered rate and per capacity point (5 [2])
+  --seconds S        seconds per offered rate, per capacity point and of quote ticks (5 [2])
+  --tick-rate R      set-price ticks offered per second (1000), --tick-bonds N bonds each (100)
   --bursts LIST      burst sizes ("1 10 100 1000 10000 100000" ["1 10 100 1000 10000"]); a size
                      repeats until --burst-commands N commands (1000), at most 200 times
   --slow LIST        slow rates per second ("1 2 10"), --slow-events N events each (60 [5])
@@ -57,7 +59,9 @@ count=1000000
 repeats=5
 max_rate=50000
 rate=""
-only="rates roundtrip patterns memory capacity"
+tick_rate=1000
+tick_bonds=100
+only="rates roundtrip patterns memory capacity quotes"
 while [ $# -gt 0 ]; do
   case "$1" in
     --db) db=$2; shift 2 ;;
@@ -76,6 +80,8 @@ while [ $# -gt 0 ]; do
     --max-rate) max_rate=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
+    --tick-rate) tick_rate=$2; shift 2 ;;
+    --tick-bonds) tick_bonds=$2; shift 2 ;;
     --quick) db=data/bond_risk_50k.db; seconds=2; bursts="1 10 100 1000 10000"; slow_events=5
              trades=200000; step=20000; count=100000; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -87,7 +93,7 @@ bin=$(bench_binary)
 ensure_database "$bin" "$db"
 
 for e in $only; do
-  case "$e" in rates|roundtrip|patterns|memory|capacity) ;; *) die "unknown experiment '$e' in --only (rates, roundtrip, patterns, memory, capacity)" ;; esac
+  case "$e" in rates|roundtrip|patterns|memory|capacity|quotes) ;; *) die "unknown experiment '$e' in --only (rates, roundtrip, patterns, memory, capacity, quotes)" ;; esac
 done
 wanted() { [[ " $only " == *" $1 "* ]]; }
 
@@ -164,13 +170,17 @@ if wanted capacity; then
     load capacity "$sync" --seconds "$seconds"
   done
 fi
+if wanted quotes; then
+  start_engine --wait block
+  load quotes block --tick-rate "$tick_rate" --tick-bonds "$tick_bonds" --seconds "$seconds"
+fi
 stop_engine
 
-for e in rates roundtrip patterns memory capacity; do
+for e in rates roundtrip patterns memory capacity quotes; do
   if [ ! -s "$out/$e.csv" ]; then
-    echo "Wrote the CSVs of \"$only\" to $out; report.md needs all five experiments there ($e.csv is missing)."
+    echo "Wrote the CSVs of \"$only\" to $out; report.md needs all six experiments there ($e.csv is missing)."
     exit 0
   fi
 done
 bench/events_report.sh "$out"
-echo "Wrote $out: rates.csv, patterns.csv, memory.csv, roundtrip.csv, roundtrip_histogram.csv, capacity.csv, host.txt, report.md and the plots."
+echo "Wrote $out: rates.csv, patterns.csv, memory.csv, roundtrip.csv, roundtrip_histogram.csv, capacity.csv, quotes.csv, host.txt, report.md and the plots."

@@ -158,7 +158,8 @@ TEST(Benchmark, EventRunWritesEveryTableThePlotsAndTheReport) {
   const std::string cmd = "cd '" + test::source_dir() + "' && BOND_RISK_BIN='" + std::getenv("BOND_RISK_BIN") +
                           "' bench/run_events.sh --db " + db + " --out " + out +
                           " --rates '200 400' --seconds 0.3 --bursts '1 10' --burst-commands 20 --slow 50"
-                          " --slow-events 3 --trades 400 --step 200 --count 300 --repeats 2 > " +
+                          " --slow-events 3 --trades 400 --step 200 --count 300 --repeats 2"
+                          " --tick-rate 100 --tick-bonds 5 > " +
                           dir.path("log") + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(dir.path("log"));
 
@@ -236,10 +237,20 @@ TEST(Benchmark, EventRunWritesEveryTableThePlotsAndTheReport) {
   }
   EXPECT_EQ(std::stod(capacity[5][5]), 1000) << "one at a time: a batch per command";
 
+  // Quote ticks: one row at the offered rate, 0.3 s of 5-bond ticks.
+  const auto quotes = rows_of(out + "/quotes.csv",
+                              "label,offered_per_s,achieved_per_s,kept_up,ticks,bonds_per_tick,p50_us,p90_us,p99_us,"
+                              "p99.9_us,max_us");
+  ASSERT_EQ(quotes.size(), 1u);
+  EXPECT_EQ(quotes[0][1], "100");
+  EXPECT_EQ(quotes[0][4], "30");
+  EXPECT_EQ(quotes[0][5], "5");
+  expect_rising(quotes[0], 6, 11);
+
   const std::string report = test::slurp(out + "/report.md");
   for (const char* section : {"## 1. Latency at offered rates", "**Highest offered rate kept up with p99 under 1 ms:**",
                               "## 2. Bursts", "## 3. Memory", "**Bytes per booked trade:**", "## 4. Round trips",
-                              "## 5. Capacity", "| cores | "}) {
+                              "## 5. Capacity", "| cores | ", "## 6. Quote ticks"}) {
     EXPECT_NE(report.find(section), std::string::npos) << section;
   }
   for (const char* png : {"rates", "memory", "roundtrip_histogram", "capacity"}) {

@@ -35,6 +35,8 @@ const base::CommandSpec kSpec = {
     "  roundtrip  --count amendments at --rate, --repeats times; and each repeat's histogram\n"
     "  capacity   commands per second of each workload mix for --seconds, and where the engine's time\n"
     "             goes per command (its stats before and after)\n"
+    "  quotes     set-price ticks of --tick-bonds quoted bonds each, open loop at --tick-rate ticks a\n"
+    "             second for --seconds\n"
     "The commands are drawn from the database by a seeded generator: two runs send the same lines.",
     {
         {"socket", "PATH", "the serving engine's socket"},
@@ -42,7 +44,7 @@ const base::CommandSpec kSpec = {
         {"out", "DIR", "where EXPERIMENT.csv is appended to"},
         {"label", "TEXT", "the first column of every row (the engine's wait policy or synchronous setting)"},
         {"rates", "LIST", "rates: offered rates per second (default \"1000 5000 10000 20000 50000\")"},
-        {"seconds", "S", "rates and capacity: seconds per point (default 5)"},
+        {"seconds", "S", "rates, capacity and quotes: seconds per point (default 5)"},
         {"bursts", "LIST", "patterns: burst sizes (default \"1 10 100 1000 10000 100000\")"},
         {"burst-commands", "N", "patterns: bursts of a size repeat until about N commands, at most 200 times (default 1000)"},
         {"slow", "LIST", "patterns: slow rates per second (default \"1 2 10\")"},
@@ -52,6 +54,8 @@ const base::CommandSpec kSpec = {
         {"count", "N", "roundtrip: amendments per repeat (default 1000000)"},
         {"rate", "R", "roundtrip: offered rate per second (default 50000)"},
         {"repeats", "N", "roundtrip: repeats (default 5)"},
+        {"tick-rate", "R", "quotes: set-price ticks offered per second (default 1000)"},
+        {"tick-bonds", "N", "quotes: bonds per tick (default 100)"},
         {"seed", "N", "the command generator's seed (default 1)"},
     },
 };
@@ -153,6 +157,24 @@ void rates(Context& c) {
               << q[0] << " us, p99 " << q[2] << " us" << std::endl;
     if (i + 1 == offered.size() && kept_up && offered[i] < 10'000'000) offered.push_back(offered[i] * 2);
   }
+}
+
+void quotes(Context& c) {
+  Csv csv(c.out, "quotes", "label,offered_per_s,achieved_per_s,kept_up,ticks,bonds_per_tick,p50_us,p90_us,p99_us,p99.9_us,max_us");
+  const double rate = base::parse_number(c.get("tick-rate", "1000"), 1, 1e6, "--tick-rate");
+  const auto bonds = static_cast<std::size_t>(c.integer("tick-bonds", "100", 100'000));
+  const auto tick = [&] { return c.workload.quote_tick(bonds); };
+  c.client.open_loop("warm-up", lines(200, tick), 0);
+  const auto n = static_cast<std::size_t>(std::max(1.0, rate * c.seconds()));
+  std::cout << "set-price ticks of " << bonds << " bonds at " << rate << "/s for " << c.seconds() << " s ..." << std::endl;
+  c.wait_for_results();
+  const OpenLoop r = c.client.open_loop("quotes", lines(n, tick), rate);
+  const std::vector<double> q = base::percentiles(r.series.micros, std::vector<double>{50, 90, 99, 99.9, 100});
+  const bool kept_up = r.replies_per_second >= 0.95 * rate;
+  csv.row(c.label, rate, static_cast<long>(r.replies_per_second), kept_up ? 1 : 0, n, bonds, tenths(q[0]), tenths(q[1]),
+          tenths(q[2]), tenths(q[3]), tenths(q[4]));
+  std::cout << "achieved " << static_cast<long>(r.replies_per_second) << "/s, p50 " << q[0] << " us, p99 " << q[2]
+            << " us" << std::endl;
 }
 
 void patterns(Context& c) {
@@ -310,15 +332,19 @@ int bench_load_command(std::span<char* const> args) {
   const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
   if (!parsed) return 0;
   const base::ParsedArgs& a = *parsed;
-  if (a.positional.size() != 1) throw base::UsageError("bench-load takes one experiment: rates, patterns, memory, roundtrip or capacity");
+  if (a.positional.size() != 1) {
+    throw base::UsageError("bench-load takes one experiment: rates, patterns, memory, roundtrip, capacity or quotes");
+  }
   for (const char* needed : {"socket", "db", "out"}) {
     if (!a.has(needed)) throw base::UsageError(std::string("bench-load needs --") + needed);
   }
   const std::map<std::string, void (*)(Context&)> experiments = {
-      {"rates", rates}, {"patterns", patterns}, {"memory", memory}, {"roundtrip", roundtrip}, {"capacity", capacity}};
+      {"rates", rates},         {"patterns", patterns}, {"memory", memory},
+      {"roundtrip", roundtrip}, {"capacity", capacity}, {"quotes", quotes}};
   const auto experiment = experiments.find(a.positional[0]);
   if (experiment == experiments.end()) {
-    throw base::UsageError("unknown experiment '" + a.positional[0] + "' (rates, patterns, memory, roundtrip or capacity)");
+    throw base::UsageError("unknown experiment '" + a.positional[0] +
+                           "' (rates, patterns, memory, roundtrip, capacity or quotes)");
   }
   const std::string db = a.get("db", "");
   // The engine first: it switches a fresh copy of the database to WAL as it

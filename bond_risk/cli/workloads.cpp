@@ -9,6 +9,9 @@ Workload::Workload(const Store& store, std::uint64_t seed) : rng_(seed) {
   trades_ = store.ids[static_cast<std::size_t>(Kind::outright_trade)];
   bonds_ = store.ids[static_cast<std::size_t>(Kind::bond)];
   next_removal_ = trades_.size() / 2;
+  for (std::size_t i = 0; i < store.bonds.size(); ++i) {
+    if (!is_null(store.bonds[i].quote)) quotes_.emplace_back(bonds_[i], store.bonds[i].quote);
+  }
   std::vector<std::pair<NodeIndex, std::string>> curves;
   for (const auto& [name, node] : store.names) {
     if (kind_of(node) == Kind::ir_curve) curves.emplace_back(node.index, name);
@@ -50,6 +53,16 @@ Change Workload::tick() {
   const Curve& c = curves_[below(curves_.size())];
   SetCurve tick{c.name, {}};
   for (double v : c.values) tick.values.push_back(v + 1e-5 * static_cast<double>(below(100)) / 100);
+  return tick;
+}
+
+Change Workload::quote_tick(std::size_t bonds) {
+  if (quotes_.empty()) throw std::invalid_argument("the database quotes no bond to tick (bond_quote is empty)");
+  SetPrices tick;
+  for (std::size_t i = 0; i < bonds; ++i) {
+    const auto& [bond, price] = quotes_[below(quotes_.size())];
+    tick.quotes.emplace_back(std::to_string(bond), price + 0.001 * (static_cast<double>(below(101)) - 50));
+  }
   return tick;
 }
 

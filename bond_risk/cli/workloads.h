@@ -26,6 +26,9 @@ class Workload {
   Change booking();    // an outright trade of a random bond into a random outright book
   Change removal();    // the next trade of the second half; throws std::out_of_range past its end
   Change tick();       // set-curve of a random curve: every point within 0.1bp of its loaded value
+  // set-price of `bonds` random quoted bonds, each within 0.05 of its loaded
+  // quote; throws std::invalid_argument if the store quoted none.
+  Change quote_tick(std::size_t bonds);
   Command read();      // get of a random trade, or book of a random outright book
 
   // A line of the desk-day mix: 60% reads, 25% amendments, 8% bookings,
@@ -45,6 +48,7 @@ class Workload {
 
   std::mt19937_64 rng_;
   std::vector<std::int64_t> trades_, bonds_;
+  std::vector<std::pair<std::int64_t, double>> quotes_;  // (bond id, loaded clean price)
   std::size_t next_removal_;
   std::vector<std::string> books_;
   std::vector<Curve> curves_;
