@@ -16,12 +16,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "bond_risk/model/pricing.h"
 #include "bond_risk/model/quote_analytics.h"
 #include "bond_risk/model/status.h"
+#include "tests/live_support.h"
 #include "tests/quantlib_support.h"
 #include "tests/test_support.h"
 
@@ -310,5 +312,42 @@ TEST(QuoteAnalytics, OnAFlatCurveAQuoteAtTheModelCleanPriceHasNoSpread) {
       EXPECT_NEAR(fig.z_spread, 0.0, 1e-12);
       EXPECT_NEAR(fig.market_dirty, price, 1e-12 * price);
     }
+  }
+}
+
+// Twenty quoted bonds of the generated 50k set, spread over its index, as the
+// engine computed them, beside QuantLib's figures for the same bond on the
+// same curve (its discount factors written out from the curve's points).
+// Prints the table: the figures a desk reads, ours and QuantLib's.
+TEST(QuoteAnalytics, TwentyBondsOfTheGeneratedSetAgreeWithQuantLib) {
+  test::Live live("50k", 20, 2);
+  const Store& s = live.store();
+  std::vector<std::size_t> quoted;
+  for (std::size_t i = 0; i < s.bonds.size(); ++i) {
+    const bool started = s.bonds[i].start < s.calendars[s.bonds[i].calendar].today;  // ICMA time is MODEL.md's
+    if (!is_null(s.bond_figures[i].z_spread) && started) quoted.push_back(i);
+  }
+  ASSERT_GE(quoted.size(), 20u);
+  std::printf("%8s %10s %14s %14s %9s %9s %12s %12s %11s %11s\n", "bond", "clean", "yield", "QuantLib", "mod dur",
+              "QuantLib", "z-spread", "QuantLib", "cs01", "QuantLib");
+  for (std::size_t k = 0; k < 20; ++k) {
+    const std::size_t i = quoted[k * (quoted.size() / 20)];
+    const Bond& b = s.bonds[i];
+    const BondFigures& f = s.bond_figures[i];
+    const std::vector<double> df = test::discount_factors(s.curves[b.curve].points);
+    const QuantLibBond oracle(b.start, b.maturity, b.coupons_per_year, b.coupon, s.calendars[b.calendar].today);
+    const double y = oracle.yield(oracle.clean_price(df)), z = oracle.z_spread(df, b.quote);
+    const double modified = oracle.duration(y, QuantLib::Duration::Modified), cs01 = oracle.cs01(df, z);
+    SCOPED_TRACE("bond index " + std::to_string(i));
+    expect_relative(f.clean_price, oracle.clean_price(df), 1e-9, "clean price");
+    expect_relative(f.yield, y, 1e-10, "yield");
+    expect_relative(f.macaulay_duration, oracle.duration(y, QuantLib::Duration::Macaulay), 1e-9, "Macaulay");
+    expect_relative(f.modified_duration, modified, 1e-9, "modified");
+    expect_relative(f.convexity, oracle.convexity(y), 1e-9, "convexity");
+    expect_relative(f.z_spread, z, 1e-9, "z-spread");
+    expect_relative(f.cs01, cs01, 1e-9, "cs01");
+    std::printf("%8lld %10.5f %14.11f %14.11f %9.5f %9.5f %12.9f %12.9f %11.7f %11.7f\n",
+                static_cast<long long>(s.ids[static_cast<std::size_t>(Kind::bond)][i]), f.clean_price, f.yield, y,
+                f.modified_duration, modified, f.z_spread, z, f.cs01, cs01);
   }
 }
