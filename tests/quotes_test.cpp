@@ -201,19 +201,22 @@ TEST(Quotes, QuoteAnalyticsOffLeavesEveryFigureNullAndEveryValueAsItWas) {
   EXPECT_EQ(on[3], off[3]);
 }
 
-// Every solve of a generated set converges in a few evaluations from its
-// first guess (2 or 3 for the yield on the 440k set, 2 to 4 for the
-// spread; docs/quote-analytics.md): a worse guess or a slower step fails this.
+// Every solve of a generated set ends at its first evaluation, where the
+// Taylor polynomial proves its root, or a few more (the yield from the
+// curve's rates, the spread from 0; docs/quote-analytics.md): a worse
+// start, a bound that proves less or a slower fallback fails this.
 TEST(Quotes, EverySolveOfAGeneratedSetTakesAFewEvaluations) {
   Live live("50k", 20, 2);
-  std::size_t quoted = 0;
+  std::size_t quoted = 0, firsts = 0;
   for (std::size_t i = 0; i < live.store().bonds.size(); ++i) {
     const BondFigures& f = live.store().bond_figures[i];
     if (is_null(f.yield)) continue;
-    EXPECT_LE(f.yield_steps, 3) << "bond index " << i;
+    EXPECT_EQ(f.yield_steps, 1) << "bond index " << i;
     if (is_null(f.z_spread)) continue;
     ++quoted;
-    EXPECT_LE(f.spread_steps, 4) << "bond index " << i;
+    EXPECT_LE(f.spread_steps, 3) << "bond index " << i;
+    firsts += f.spread_steps == 1;
   }
   EXPECT_GT(quoted, live.store().bonds.size() / 2);
+  EXPECT_GT(firsts, quoted * 99 / 100) << "spreads proven at their first evaluation";
 }
