@@ -35,7 +35,7 @@ const base::CommandSpec kSpec = {
     "  roundtrip  --count amendments at --rate, --repeats times; and each repeat's histogram\n"
     "  capacity   commands per second of each workload mix for --seconds, and where the engine's time\n"
     "             goes per command (its stats before and after)\n"
-    "  quotes     set-price ticks of --tick-bonds quoted bonds each, open loop at --tick-rate ticks a\n"
+    "  quotes     ticks of market quotes, --tick-bonds quoted bonds each, open loop at --tick-rate ticks a\n"
     "             second for --seconds\n"
     "The commands are drawn from the database by a seeded generator: two runs send the same lines.",
     {
@@ -54,7 +54,7 @@ const base::CommandSpec kSpec = {
         {"count", "N", "roundtrip: amendments per repeat (default 1000000)"},
         {"rate", "R", "roundtrip: offered rate per second (default 50000)"},
         {"repeats", "N", "roundtrip: repeats (default 5)"},
-        {"tick-rate", "R", "quotes: set-price ticks offered per second (default 1000)"},
+        {"tick-rate", "R", "quotes: quote ticks offered per second (default 1000)"},
         {"tick-bonds", "N", "quotes: bonds per tick (default 100)"},
         {"seed", "N", "the command generator's seed (default 1)"},
     },
@@ -166,7 +166,7 @@ void quotes(Context& c) {
   const auto tick = [&] { return c.workload.quote_tick(bonds); };
   c.client.open_loop("warm-up", lines(200, tick), 0);
   const auto n = static_cast<std::size_t>(std::max(1.0, rate * c.seconds()));
-  std::cout << "set-price ticks of " << bonds << " bonds at " << rate << "/s for " << c.seconds() << " s ..." << std::endl;
+  std::cout << "quote ticks of " << bonds << " bonds at " << rate << "/s for " << c.seconds() << " s ..." << std::endl;
   c.wait_for_results();
   const OpenLoop r = c.client.open_loop("quotes", lines(n, tick), rate);
   const std::vector<double> q = base::percentiles(r.series.micros, std::vector<double>{50, 90, 99, 99.9, 100});
