@@ -109,6 +109,23 @@ TEST(Quotes, SetPriceMovesOnlySpreadFiguresAndCs01AndMatchesAFreshFlush) {
   test::expect_same_as_fresh(live);
 }
 
+// A quote moves no model value, so it leaves its bond's key-rate ladder and
+// that ladder's version alone: the trades' ladder parts stay current and
+// their books update their ladders from the changes (summing every member
+// afresh made a 100-bond tick cost a millisecond of book ladders). A curve
+// move still moves the version. The books' ladders match a fresh flush.
+TEST(Quotes, AQuoteLeavesItsBondsLadderCurrent) {
+  Live live("100", 20, 2);
+  const NodeIndex bond = live.node(8).index;
+  const std::uint32_t version = live.store().bond_ladder_version[bond];
+  ASSERT_EQ(live.run("set-price 8 97.25")["ok"], true);
+  EXPECT_EQ(live.store().bond_ladder_version[bond], version) << "a quote rebuilt the bond's ladder's version";
+  test::expect_same_as_fresh(live);
+  const std::int64_t curve = live.store().id(ref(Kind::ir_curve, live.store().bonds[bond].curve));
+  ASSERT_EQ(live.run("bump-curve " + std::to_string(curve) + " 1")["ok"], true);
+  EXPECT_NE(live.store().bond_ladder_version[bond], version) << "a curve move moves every ladder on it";
+}
+
 TEST(Quotes, BadSetPriceIsRefusedAndChangesNothing) {
   Live live;
   const std::uint64_t digest = results_digest(live.store());

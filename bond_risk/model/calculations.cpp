@@ -128,11 +128,13 @@ struct Calculator {
       BondFigures& figures = s.bond_figures[i];
       value = {};
       if (s.with_quote_analytics) figures = {};  // off: never written, null since the load
-      if (s.with_key_rates) ++s.bond_ladder_version[i];
       st.status = from_inputs(
           st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
       if (st.status == Status::ok && b.quote_error != 0) st.status = Status::failed;  // bad data outranks expiry
-      if (st.status != Status::ok) return;  // publishes no ladder either
+      if (st.status != Status::ok) {  // publishes no ladder either
+        if (s.with_key_rates) ++s.bond_ladder_version[i];
+        return;
+      }
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b), today);
       if (st.status == Status::ok) {
@@ -141,16 +143,31 @@ struct Calculator {
         const CurveGrid& grid = grid_for(curve.grids, b.calendar);
         const CouponSums coupons = coupon_sums(grid_days, grid.sums, b.place, b.coupons);
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
-        if (s.with_key_rates) {
-          bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons,
-                         100.0 * b.coupon / b.coupons_per_year, b.maturity - today, curve.key_rates, s.bond_ladder(i));
-        }
+        if (s.with_key_rates) ladder_of(b, i, today, grid_days, grid, curve);
         keep_finite(st, value);
         if (st.status == Status::ok && s.with_quote_analytics) figures_of(b, today, grid_days, curve.arrays, value, st, figures);
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
+        ++s.bond_ladder_version[i];
       }
     });
+  }
+
+  // A bond's key-rate ladder, whose version moves only when the ladder
+  // does: a quote moves no model value, so its trades' ladder parts stay
+  // current and their books update their ladders from the changes instead
+  // of summing every member afresh (model/ladders.h). A ladder wider than
+  // kCompared is taken as moved.
+  void ladder_of(const Bond& b, NodeIndex i, Date today, const CouponGridDays& grid_days, const CurveGrid& grid,
+                 const IrCurve& curve) const {
+    constexpr std::size_t kCompared = 64;
+    const std::span<double> ladder = s.bond_ladder(i);
+    std::array<double, kCompared> before;
+    const bool compared = ladder.size() <= kCompared;
+    if (compared) std::ranges::copy(ladder, before.begin());
+    bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons, 100.0 * b.coupon / b.coupons_per_year,
+                   b.maturity - today, curve.key_rates, ladder);
+    if (!compared || !std::ranges::equal(ladder, std::span(before).first(ladder.size()))) ++s.bond_ladder_version[i];
   }
 
   // A bond's quote analytics (model/quote_analytics.h), solved afresh from
