@@ -18,8 +18,8 @@ struct Chunk {
 FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
   if (grain == 0) throw std::invalid_argument("flush: grain must be at least 1");
   FlushStats stats;
-  const ProcessCounters before = ProcessCounters::now();
-  const Stopwatch total;
+  const base::ProcessCounters before = base::ProcessCounters::now();
+  const base::Stopwatch total;
   std::vector<Chunk> chunks;
   const std::function<void(std::size_t)> run_chunk = [&](std::size_t i) {
     graph.calculation(chunks[i].type)(chunks[i].nodes);
@@ -27,7 +27,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
 
   graph.prepare_flush();
   for (unsigned tier = 1; tier <= graph.max_tier(); ++tier) {
-    const Stopwatch watch;
+    const base::Stopwatch watch;
     chunks.clear();
     TierStats t{.tier = tier};
     std::size_t work = 0;
@@ -65,7 +65,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
   }
   graph.finish_flush();
   stats.seconds = total.seconds();
-  stats.counters = ProcessCounters::now() - before;
+  stats.counters = base::ProcessCounters::now() - before;
   return stats;
 }
 

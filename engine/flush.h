@@ -6,7 +6,7 @@
 
 #include "engine/graph.h"
 #include "engine/scheduler.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace engine {
 
@@ -23,7 +23,7 @@ struct FlushStats {
   std::vector<TierStats> tiers;  // only the tiers that had dirty nodes
   std::size_t nodes = 0;
   double seconds = 0;
-  ProcessCounters counters;  // during the flush (context switches, faults, CPU time); peak RSS after it
+  base::ProcessCounters counters;  // during the flush (context switches, faults, CPU time); peak RSS after it
 };
 
 // Calculates every dirty node of `graph` once, lowest tier first, and leaves

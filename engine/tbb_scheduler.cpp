@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace engine {
 
@@ -22,7 +22,7 @@ BatchStats TbbScheduler::run_batch(std::size_t count, const std::function<void(s
     for (std::size_t i = 0; i < count; ++i) job(i);
     return {};
   }
-  const Stopwatch watch;
+  const base::Stopwatch watch;
   const std::uint64_t epoch = ++epoch_;
   std::atomic<std::size_t> participants{0};
   arena_.execute([&] {

@@ -7,7 +7,7 @@
 #include <system_error>
 
 #include "engine/affinity.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace engine {
 
@@ -73,7 +73,7 @@ BatchStats WorkerPool::run_batch(std::size_t count, const std::function<void(std
     for (std::size_t i = 0; i < count; ++i) job(i);
     return {};
   }
-  const Stopwatch watch;
+  const base::Stopwatch watch;
   {
     std::lock_guard lock(mutex_);
     job_ = &job;

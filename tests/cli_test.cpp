@@ -301,4 +301,14 @@ TEST(Layers, TheCheckRefusesAnIncludeOfAHigherLayerAndAcceptsTheTree) {
   EXPECT_NE(test::slurp(dir.path("out")).find("bond_risk/db/loader.cpp (db) includes bond_risk/live/server.h (live)"),
             std::string::npos)
       << test::slurp(dir.path("out"));
+  // engine/ sits on base/: it may use base's clocks, base may not use the engine.
+  std::ofstream(dir.path("bond_risk/db/loader.cpp")) << "#include \"engine/graph.h\"\n";
+  std::filesystem::create_directories(dir.path("base"));
+  std::ofstream(dir.path("base/timing.h")) << "#pragma once\n";
+  std::ofstream(dir.path("engine/graph.h")) << "#pragma once\n#include \"base/timing.h\"\n";
+  EXPECT_EQ(std::system((check + " > /dev/null 2>&1").c_str()), 0) << "engine may include base";
+  std::ofstream(dir.path("base/timing.h"), std::ios::app) << "#include \"engine/graph.h\"\n";
+  EXPECT_NE(std::system((check + " > " + dir.path("out") + " 2>&1").c_str()), 0) << "base may not include engine";
+  EXPECT_NE(test::slurp(dir.path("out")).find("base/timing.h (base) includes engine/graph.h (engine)"), std::string::npos)
+      << test::slurp(dir.path("out"));
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/reason.h"

@@ -23,7 +23,7 @@
 #include "engine/flush.h"
 #include "engine/graph.h"
 #include "engine/scheduler.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 #include "engine/worker_pool.h"
 
 using engine::NodeIndex;
@@ -208,9 +208,9 @@ TEST(WorkerPool, IdleBlockedWorkersCauseNoContextSwitchCascade) {
   // 512 parked workers and 50 two-job batches: only the woken workers switch,
   // so the process's context switches stay far below 512 per batch.
   engine::WorkerPool pool({.threads = 512, .wait = engine::WaitPolicy::block});
-  const engine::ProcessCounters before = engine::ProcessCounters::now();
+  const base::ProcessCounters before = base::ProcessCounters::now();
   for (int batch = 0; batch < 50; ++batch) pool.run(2, [](std::size_t) {});
-  const engine::ProcessCounters used = engine::ProcessCounters::now() - before;
+  const base::ProcessCounters used = base::ProcessCounters::now() - before;
   EXPECT_LT(used.voluntary_switches + used.involuntary_switches, 50 * 20);
 }
 
@@ -222,10 +222,10 @@ TEST(ProcessCounters, CountTheCpuTimeTheProcessSpends) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
   };
-  const engine::ProcessCounters before = engine::ProcessCounters::now();
+  const base::ProcessCounters before = base::ProcessCounters::now();
   for (const double until = process_cpu() + 0.1; process_cpu() < until;) {
   }
-  EXPECT_NEAR((engine::ProcessCounters::now() - before).cpu_seconds, 0.1, 0.02);
+  EXPECT_NEAR((base::ProcessCounters::now() - before).cpu_seconds, 0.1, 0.02);
 }
 
 TEST(WorkerPool, UnderBlockWorkersAwaitingAFollowingBatchSpinAtMostTheSpinTimeThenPark) {
@@ -234,9 +234,9 @@ TEST(WorkerPool, UnderBlockWorkersAwaitingAFollowingBatchSpinAtMostTheSpinTimeTh
   for (int batch = 0; batch < 3; ++batch) pool.run(4, [&](std::size_t) { ++done; }, true);
   EXPECT_EQ(done.load(), 12);
   // Two workers spinning through the sleep would burn 0.6 s of CPU; parked, none.
-  const engine::ProcessCounters before = engine::ProcessCounters::now();
+  const base::ProcessCounters before = base::ProcessCounters::now();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_LT((engine::ProcessCounters::now() - before).cpu_seconds, 0.1);
+  EXPECT_LT((base::ProcessCounters::now() - before).cpu_seconds, 0.1);
 }
 
 TEST(Scheduler, RejectsTooManyThreadsAndUnavailableCpus) {

@@ -15,7 +15,7 @@
 #include "base/unix_socket.h"
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/db/change_log.h"
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/model/published_values.h"
 #include "tests/live_support.h"

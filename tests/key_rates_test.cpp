@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/model/calculations.h"
 #include "bond_risk/model/key_rates.h"

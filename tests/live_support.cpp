@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"

@@ -10,10 +10,10 @@
 #include <thread>
 #include <tuple>
 
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/snapshot_readers.h"
-#include "bond_risk/model/flush_bytes.h"
+#include "bond_risk/lab/flush_bytes.h"
 #include "base/sqlite.h"
 #include "tests/test_support.h"
 

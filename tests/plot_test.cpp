@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "base/sqlite.h"
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;

@@ -9,8 +9,8 @@
 #include <map>
 
 #include "base/sqlite.h"
-#include "bond_risk/db/generator.h"
-#include "bond_risk/db/scenario_generator.h"
+#include "bond_risk/synth/generator.h"
+#include "bond_risk/synth/scenario_generator.h"
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/scenarios.h"
 #include "bond_risk/model/status.h"

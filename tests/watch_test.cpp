@@ -11,7 +11,7 @@
 #include "base/json.h"
 #include "base/sqlite.h"
 #include "base/unix_socket.h"
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;

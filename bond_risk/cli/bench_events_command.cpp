@@ -17,9 +17,9 @@
 #include "base/gnuplot.h"
 #include "base/percentile.h"
 #include "bond_risk/cli/commands.h"
-#include "bond_risk/cli/event_series.h"
+#include "bond_risk/lab/event_series.h"
 #include "bond_risk/cli/settings.h"
-#include "bond_risk/cli/workloads.h"
+#include "bond_risk/lab/workloads.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/live/command.h"
 

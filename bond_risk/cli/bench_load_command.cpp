@@ -13,8 +13,8 @@
 #include "base/json.h"
 #include "base/percentile.h"
 #include "bond_risk/cli/commands.h"
-#include "bond_risk/cli/event_series.h"
-#include "bond_risk/cli/workloads.h"
+#include "bond_risk/lab/event_series.h"
+#include "bond_risk/lab/workloads.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/live/phase_times.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bond_risk/model/flush_bytes.h"
+#include "bond_risk/lab/flush_bytes.h"
 #include "bond_risk/model/store.h"
 #include "engine/flush.h"
 #include "engine/scheduler.h"
@@ -21,7 +21,7 @@ struct RunReport {
   engine::FlushStats flush;                // the start-up flush
   std::vector<double> flush_seconds;       // it and its repeats (FLUSHES), in order
   std::uint64_t digest = 0;  // results_digest() of the flushed store
-  FlushBytes bytes;          // what a full flush moves (model/flush_bytes.h)
+  FlushBytes bytes;          // what a full flush moves (lab/flush_bytes.h)
   double bandwidth = 0;      // bytes a second measured with as many threads as calculate; 0 = not measured
   std::size_t bandwidth_threads = 0;
 };

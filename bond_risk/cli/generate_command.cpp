@@ -2,9 +2,9 @@
 
 #include "base/cli_args.h"
 #include "bond_risk/cli/commands.h"
-#include "bond_risk/db/generator.h"
-#include "bond_risk/db/scenario_generator.h"
-#include "engine/timing.h"
+#include "bond_risk/synth/generator.h"
+#include "bond_risk/synth/scenario_generator.h"
+#include "base/timing.h"
 
 namespace bond_risk {
 
@@ -58,7 +58,7 @@ int generate_command(std::span<char* const> args) {
       a.get("desks", std::to_string(preset.desks)), 1, desks,
       "--desks (preset " + preset.name + " has " + std::to_string(desks) + " bonds a curve, and a desk needs one of its own)"));
   const std::string out = a.get("out", "");
-  const engine::Stopwatch watch;
+  const base::Stopwatch watch;
   base::usage_checked([&] { generate(preset, options, out); });
   std::cout << "Generated preset " << preset.name << " (" << preset.bonds << " bonds, " << preset.outright_trades
             << " outright trades, " << preset.repo_trades << " repo trades) into " << out << " in " << watch.seconds()

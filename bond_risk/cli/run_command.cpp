@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "base/bandwidth.h"
+#include "bond_risk/lab/bandwidth.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/flush_report.h"
 #include "bond_risk/cli/settings.h"
@@ -85,7 +85,7 @@ int run_command(std::span<char* const> args) {
   report.db = settings.db;
   report.scheduler = settings.scheduler;
   report.grain = settings.grain;
-  const engine::Stopwatch load_watch;
+  const base::Stopwatch load_watch;
   Loaded loaded = load(db);
   loaded.store.with_key_rates = settings.key_rates;
   loaded.store.with_quote_analytics = settings.quote_analytics;
@@ -102,13 +102,13 @@ int run_command(std::span<char* const> args) {
     // As many threads as calculate at once (with workers, the master only waits).
     report.bandwidth_threads =
         std::max<std::size_t>(1, std::min(settings.scheduler.threads, engine::runnable_threads(settings.scheduler)));
-    report.bandwidth = base::measure_bandwidth(report.bandwidth_threads);
+    report.bandwidth = measure_bandwidth(report.bandwidth_threads);
   }
   print_report(std::cout, report, model.store(), settings.timing_debug);
   if (a.has("json")) write_json(a.get("json", ""), report, model.store());
 
   if (settings.batch) {
-    const engine::Stopwatch write_watch;
+    const base::Stopwatch write_watch;
     const std::unique_ptr<base::Database> results = open_results(results_path(settings.db));
     write_all_results(*results, model.store(), model.graph(), last_event(db));
     std::cout << "Wrote results of " << model.store().size() << " objects to " << results->path() << " in "

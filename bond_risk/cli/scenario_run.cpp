@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "bond_risk/db/loader.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace bond_risk {
 
@@ -55,7 +55,7 @@ void report_set(base::Database& results, const std::string& name, const Scenario
   std::cout << "Set " << name << " (" << (set.historical ? "historical" : "stress") << "): "
             << set.scenarios.size() - failed.size() << " scenarios of " << books.size() << " books revalued in " << seconds
             << " seconds (" << seconds / std::max<std::size_t>(1, set.scenarios.size()) * 1e3 << " ms a scenario).\n";
-  const engine::Stopwatch write_watch;
+  const base::Stopwatch write_watch;
   write_scenario_results(results, set, books, pnl);  // for a set without a usable scenario: its old rows gone
   if (set.historical) {
     if (const std::string why = no_var_reason(set, pnl); !why.empty()) throw std::runtime_error(why);

@@ -8,7 +8,7 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace bond_risk {
 
@@ -37,7 +37,7 @@ void run_set(base::Database& db, base::Database& results, LiveModel& model, cons
              const std::string& name) {
   const ScenarioSet set = read_scenario_set(db, model.store(), name);
   for (const std::string& p : set.problems) std::cerr << "bond_risk: warning: set " << name << ": " << p << "\n";
-  const engine::Stopwatch watch;
+  const base::Stopwatch watch;
   std::vector<ScenarioPnl> pnl;
   {
     base::ProgressBar progress("Scenarios " + name, set.scenarios.size());
@@ -57,7 +57,7 @@ int scenarios_command(std::span<char* const> args) {
   base::Database db(settings.db, base::Database::Mode::read_only);
   const std::vector<std::string> sets = sets_to_run(a, db);
 
-  const engine::Stopwatch load_watch;
+  const base::Stopwatch load_watch;
   const std::unique_ptr<LiveModel> model = scenario_model(db, settings);
   const ScenarioBase base(model->store());
   std::cout << "Loaded " << model->store().size() << " objects from " << settings.db << " and flushed them in "

@@ -12,7 +12,7 @@
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace bond_risk {
 
@@ -49,7 +49,7 @@ struct CommandExecutor::Batch {
 
   void settle() {
     if (awaiting.empty()) return;
-    const engine::Stopwatch clock;
+    const base::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
@@ -69,7 +69,7 @@ struct CommandExecutor::Batch {
     const Command& command = *commands[i];
     current = i;
     if (const Change* change = std::get_if<Change>(&command)) {
-      const engine::Stopwatch clock;
+      const base::Stopwatch clock;
       base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
       Applied applied = ex.model_.apply(*change, &ex.db_);
       replies[i] = applied_json(applied);
@@ -93,7 +93,7 @@ struct CommandExecutor::Batch {
       replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
       settle();  // a read sees every change before it
-      const engine::Stopwatch clock;
+      const base::Stopwatch clock;
       replies[i] = std::visit(*this, command);
       ex.phases_.add(Phase::read, clock.seconds());
     }
@@ -243,8 +243,8 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
               std::vector<Reply>(lines.size()), {}, {}, 0};
   bool writes = false;
-  const engine::Stopwatch batch_clock;
-  engine::Stopwatch clock;
+  const base::Stopwatch batch_clock;
+  base::Stopwatch clock;
   for (const std::string& line : lines) {
     try {
       batch.commands.emplace_back(parse_command(line));
@@ -396,7 +396,7 @@ void CommandExecutor::sync_external(bool signalled) {
 }
 
 bool CommandExecutor::publish_results(std::size_t budget) {
-  const engine::Stopwatch clock;
+  const base::Stopwatch clock;
   const bool more = publish_rows(budget);
   phases_.add(Phase::publish, clock.seconds());
   return more;

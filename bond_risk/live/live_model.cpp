@@ -331,7 +331,7 @@ LiveModel::Recalculation LiveModel::recalculate() {
   for (NodeRef t : removed_) r.changed[t.type].push_back(t.index);
   removed_.clear();
   if (graph_.dirty_count() == 0) return r;
-  const engine::Stopwatch watch;
+  const base::Stopwatch watch;
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
     r.nodes[k] = dirty.size();

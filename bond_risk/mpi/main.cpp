@@ -46,7 +46,7 @@
 #include "bond_risk/mpi/world.h"
 #include "engine/affinity.h"
 #include "engine/scheduler.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace bond_risk::mpi {
 
@@ -296,7 +296,7 @@ struct Job {
     }
     split = split_name == "books" ? Split::book : Split::scenario;
     const std::vector<std::string> names = sets_to_run(a, db);
-    const engine::Stopwatch load_watch;
+    const base::Stopwatch load_watch;
     const std::vector<std::vector<std::int64_t>> books = book_ids(db);
     const std::vector<std::int64_t> my_books = split == Split::book ? books_of(books, world) : std::vector<std::int64_t>{};
     // (One rank's share is every book: a whole load, without the share's id sets.)
@@ -357,7 +357,7 @@ int scenarios(const World& world, std::span<char* const> args) {
       for (const std::string& p : set.problems) std::cerr << "bond_risk: warning: set " << name << ": " << p << "\n";
     }
     world.barrier();  // every rank starts the set together: the wall time is the job's
-    const engine::Stopwatch set_watch;
+    const base::Stopwatch set_watch;
     const auto [first, last] = split == Split::book ? std::pair<std::size_t, std::size_t>{0, set.scenarios.size()}
                                                      : block(world, set.scenarios.size());
     RankShare mine;
@@ -370,7 +370,7 @@ int scenarios(const World& world, std::span<char* const> args) {
     }
     times.revalue += set_watch.seconds();
     times.scenarios += last - first;
-    const engine::Stopwatch gather_watch;
+    const base::Stopwatch gather_watch;
     const std::vector<std::string> gathered = world.gather(encode(mine));
     times.gather += gather_watch.seconds();
     if (!root) continue;
@@ -385,7 +385,7 @@ int scenarios(const World& world, std::span<char* const> args) {
     report_set(*results, name, set, books, pnl, set_watch.seconds());
   }
 
-  times.peak_rss_kb = engine::ProcessCounters::now().peak_rss_kb;
+  times.peak_rss_kb = base::ProcessCounters::now().peak_rss_kb;
   if (const std::vector<int> pinned = engine::pinned_worker_cpus(settings.scheduler); !pinned.empty()) {
     times.worker_cpus = engine::format_cpu_list(pinned);
   }

@@ -1,4 +1,4 @@
-#include "bond_risk/cli/event_series.h"
+#include "bond_risk/lab/event_series.h"
 
 #include <sys/socket.h>
 
@@ -12,7 +12,7 @@
 
 #include "base/unix_socket.h"
 #include "bond_risk/live/replies.h"
-#include "engine/timing.h"
+#include "base/timing.h"
 
 namespace bond_risk {
 
@@ -47,7 +47,7 @@ Series in_process(const std::string& name, LiveModel& model, const std::vector<C
                   Series* recalculation) {
   Series s{name, {}};
   for (const Change& change : changes) {
-    const engine::Stopwatch w;
+    const base::Stopwatch w;
     model.apply(change, nullptr);
     const double applied = w.seconds();
     const LiveModel::Recalculation r = model.recalculate();
@@ -90,7 +90,7 @@ std::string EngineClient::read_line() {
 Series EngineClient::round_trips(const std::string& name, const std::vector<std::string>& lines) {
   Series s{name, {}};
   for (const std::string& line : lines) {
-    const engine::Stopwatch w;
+    const base::Stopwatch w;
     expect_ok(line, ask(line));
     s.micros.push_back(w.seconds() * 1e6);
   }

@@ -1,4 +1,4 @@
-#include "bond_risk/db/generator.h"
+#include "bond_risk/synth/generator.h"
 
 #include <unistd.h>
 
@@ -14,8 +14,8 @@
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/status.h"
 #include "base/progress.h"
-#include "bond_risk/db/random.h"
-#include "bond_risk/db/scenario_generator.h"
+#include "bond_risk/synth/random.h"
+#include "bond_risk/synth/scenario_generator.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/db/table_rows.h"
 #include "bond_risk/model/coupon_grid.h"

@@ -1,4 +1,4 @@
-#include "bond_risk/cli/workloads.h"
+#include "bond_risk/lab/workloads.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "bond_risk/model/flush_bytes.h"
+#include "bond_risk/lab/flush_bytes.h"
 
 namespace bond_risk {
 

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-namespace engine {
+namespace base {
 
 // Seconds elapsed since construction (or the last restart()), on a monotonic clock.
 class Stopwatch {
@@ -31,4 +31,4 @@ struct ProcessCounters {
   ProcessCounters operator-(const ProcessCounters& earlier) const;
 };
 
-}  // namespace engine
+}  // namespace base

@@ -1,4 +1,4 @@
-#include "base/bandwidth.h"
+#include "bond_risk/lab/bandwidth.h"
 
 #include <algorithm>
 #include <barrier>
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace base {
+namespace bond_risk {
 
 double measure_bandwidth(std::size_t threads, std::size_t megabytes_per_array, int repeats) {
   threads = std::max<std::size_t>(threads, 1);
@@ -44,4 +44,4 @@ double measure_bandwidth(std::size_t threads, std::size_t megabytes_per_array, i
   return best;
 }
 
-}  // namespace base
+}  // namespace bond_risk

@@ -1,8 +1,8 @@
-#include "engine/timing.h"
+#include "base/timing.h"
 
 #include <sys/resource.h>
 
-namespace engine {
+namespace base {
 
 ProcessCounters ProcessCounters::now() {
   rusage usage{};
@@ -18,4 +18,4 @@ ProcessCounters ProcessCounters::operator-(const ProcessCounters& earlier) const
           minor_faults - earlier.minor_faults, peak_rss_kb, cpu_seconds - earlier.cpu_seconds};
 }
 
-}  // namespace engine
+}  // namespace base

@@ -7,9 +7,9 @@
 
 #include <cstddef>
 
-namespace base {
+namespace bond_risk {
 
 // Bytes a second, the best of `repeats` passes, with `threads` >= 1.
 double measure_bandwidth(std::size_t threads, std::size_t megabytes_per_array = 128, int repeats = 5);
 
-}  // namespace base
+}  // namespace bond_risk

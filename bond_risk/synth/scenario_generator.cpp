@@ -1,4 +1,4 @@
-#include "bond_risk/db/scenario_generator.h"
+#include "bond_risk/synth/scenario_generator.h"
 
 #include <array>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bond_risk/db/random.h"
+#include "bond_risk/synth/random.h"
 #include "bond_risk/db/schema.h"
 
 namespace bond_risk {
