@@ -153,19 +153,45 @@ TEST(Hardening, ChangesOfAnotherProgramAfterAFailedCommitAreStillSeen) {
   db.exec("PRAGMA foreign_keys = ON; CREATE TEMP TABLE parent (id INTEGER PRIMARY KEY); "
           "CREATE TEMP TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)");
   {
-    const std::int64_t mark = log.mark();
-    base::Transaction tx(db, true);
+    ChangeLog::Transaction tx(log);
     db.exec("UPDATE outright_trade SET quantity = 5 WHERE id = (SELECT min(id) FROM outright_trade)");
-    log.consume();  // twice, as applying other programs' changes and then the batch's own do
+    log.consume();  // as applying other programs' changes does, before the batch's own at commit
     db.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT min(id) FROM outright_trade)");
-    log.consume();
     db.exec("INSERT INTO child VALUES (1)");
-    EXPECT_THROW(log.commit(tx, mark), std::runtime_error);
+    EXPECT_THROW(tx.commit(), std::runtime_error);
   }  // rolled back
   base::Database other(path, base::Database::Mode::read_write);
   other.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT max(id) FROM outright_trade)");
   EXPECT_TRUE(log.pending());
   EXPECT_EQ(log.changes().size(), 1u);
+}
+
+// A transaction that ends without its commit (an exception's path) leaves
+// what it consumed of the log unconsumed: another program's change is still
+// pending and listed. One that commits consumes it for good.
+TEST(Hardening, AChangeTransactionEndedWithoutCommitLeavesTheChangesPending) {
+  test::TempDir dir;
+  const std::string path = dir.path("c.db");
+  ASSERT_EQ(run_cli("generate --preset 100 --out " + path).exit_code, 0);
+  base::Database db(path, base::Database::Mode::read_write);
+  ChangeLog log(db);
+  base::Database(path, base::Database::Mode::read_write)
+      .exec("UPDATE outright_trade SET quantity = 7 WHERE id = (SELECT max(id) FROM outright_trade)");
+  ASSERT_TRUE(log.pending());
+  {
+    ChangeLog::Transaction tx(log);
+    log.consume();
+    EXPECT_FALSE(log.pending());
+  }  // no commit
+  EXPECT_TRUE(log.pending());
+  EXPECT_EQ(log.changes().size(), 1u);
+  {
+    ChangeLog::Transaction tx(log);
+    log.consume();
+    tx.commit();
+  }
+  EXPECT_FALSE(log.pending());
+  EXPECT_TRUE(log.changes().empty());
 }
 
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {

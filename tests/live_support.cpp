@@ -46,7 +46,7 @@ std::vector<base::Json> Live::batch(const std::vector<std::string>& lines) {
 
 void apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {
   base::Database(live.path, base::Database::Mode::read_write).exec(sql);
-  base::Transaction tx(*live.db, true);
+  ChangeLog::Transaction tx(log);
   apply_external(*live.model, log.changes(), *live.db);
   log.consume();
   tx.commit();

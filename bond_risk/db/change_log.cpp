@@ -74,13 +74,16 @@ void ChangeLog::consume() {
   db_.cached("DELETE FROM input_change WHERE seq <= ?").bind(1, consumed_).run();
 }
 
-void ChangeLog::commit(base::Transaction& tx, std::int64_t mark) {
-  try {
-    tx.commit();
-  } catch (...) {
-    consumed_ = mark;
-    throw;
-  }
+ChangeLog::Transaction::Transaction(ChangeLog& log) : log_(log), mark_(log.consumed_), tx_(log.db_, true) {}
+
+ChangeLog::Transaction::~Transaction() {
+  if (!committed_) log_.consumed_ = mark_;  // tx_ rolls the database back
+}
+
+void ChangeLog::Transaction::commit() {
+  log_.consume();  // this transaction's own changes
+  tx_.commit();
+  committed_ = true;
 }
 
 }  // namespace bond_risk

@@ -31,15 +31,30 @@ class ChangeLog {
   // Whether changes were recorded after the last one consumed.
   bool pending() { return last_seq() > consumed_; }
 
-  // Marks every recorded change consumed and deletes them; call inside the
-  // transaction that made or applied them, and end it with commit().
+  // Marks every recorded change consumed and deletes them; call inside a
+  // Transaction, which makes it durable or takes it back.
   void consume();
-  // Where consumption stands: take it as that transaction begins.
-  std::int64_t mark() const { return consumed_; }
-  // Commits `tx`. If the commit fails, nothing consumed since `mark` is
-  // (SQLite numbers the next changes from before it again) and the error
-  // is rethrown.
-  void commit(base::Transaction& tx, std::int64_t mark);
+
+  // A write transaction over the database (its write lock taken at once)
+  // and what it consumes of the log. commit() consumes the transaction's
+  // own changes and commits. If the commit fails, or the transaction ends
+  // without one (an exception), the database rolls it back and nothing
+  // consumed since it began stays consumed: the next changes are numbered
+  // from before it again, so they are seen. One per log at a time.
+  class Transaction {
+   public:
+    explicit Transaction(ChangeLog& log);
+    ~Transaction();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit();
+
+   private:
+    ChangeLog& log_;
+    std::int64_t mark_;
+    base::Transaction tx_;
+    bool committed_ = false;
+  };
 
  private:
   std::int64_t last_seq();

@@ -259,15 +259,14 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   ++phases_.batches;
   const std::size_t events_before = model_.events();
   bool external = false;
-  const std::int64_t mark = changes_.mark();
   try {
     // A batch of reads takes no write lock and writes nothing. The lock
     // first: no other program commits in between, and what one committed
     // while the batch waited for the lock is seen.
-    std::optional<base::Transaction> tx;
-    if (writes) tx.emplace(db_, true);
+    std::optional<ChangeLog::Transaction> tx;
+    if (writes) tx.emplace(changes_);
     external = changes_.pending();
-    if (external && !tx) tx.emplace(db_, true);
+    if (external && !tx) tx.emplace(changes_);
     if (external) apply_external_changes();  // changes made by other programs come before these commands
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (!batch.commands[i]) continue;
@@ -279,9 +278,8 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     }
     batch.settle();
     if (tx) {
-      changes_.consume();  // this transaction's own changes
       clock.restart();
-      changes_.commit(*tx, mark);
+      tx->commit();
       phases_.add(Phase::commit, clock.seconds());
       degraded_.clear();
       for (base::Json& event : batch.logged) {
@@ -375,10 +373,9 @@ void CommandExecutor::sync_external(bool signalled) {
       sync_failed_ = false;
       return;
     }
-    const std::int64_t mark = changes_.mark();
-    base::Transaction tx(db_, true);
+    ChangeLog::Transaction tx(changes_);
     apply_external_changes();  // consumes them
-    changes_.commit(tx, mark);
+    tx.commit();
     sync_failed_ = false;
     degraded_.clear();
   } catch (const std::runtime_error& e) {
