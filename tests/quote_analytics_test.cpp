@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bond_risk/model/exp_sum.h"
 #include "bond_risk/model/pricing.h"
 #include "bond_risk/model/quote_analytics.h"
 #include "bond_risk/model/status.h"
@@ -350,4 +351,21 @@ TEST(QuoteAnalytics, TwentyBondsOfTheGeneratedSetAgreeWithQuantLib) {
                 static_cast<long long>(s.ids[static_cast<std::size_t>(Kind::bond)][i]), f.clean_price, f.yield, y,
                 f.modified_duration, modified, f.z_spread, z, f.cs01, cs01);
   }
+}
+
+// A sum that already equals its target at the point evaluated: the root is
+// the point itself, proven at once (the bounds at distance 0 are 0). Here
+// s(x) = e^x + e^(2x) at 0 against 2, its moments written out.
+TEST(QuoteAnalytics, ARootAtThePointEvaluatedIsProvenThere) {
+  Moments at;
+  at.order = 6;
+  for (int i = 0; i <= at.order; ++i) at.m[i] = 1 + std::pow(2.0, i);  // sum of b^i e^(b 0), b = 1, 2
+  at.magnitude = 2;
+  at.reach = 2;
+  const Polished polished = polish(at, 0, 0, 2.0, 2);
+  ASSERT_TRUE(polished.root.has_value()) << "a root where the sum meets its target was not proven";
+  EXPECT_EQ(polished.root->x, 0.0);
+  EXPECT_EQ(polished.root->at.value, 2.0);
+  EXPECT_EQ(polished.root->at.slope, 3.0);
+  EXPECT_EQ(polished.root->at.curvature, 5.0);
 }

@@ -30,7 +30,7 @@ std::array<double, 4> taylor(const Moments& at, int order, double d) {
   return p;
 }
 
-// z^n / n! for n >= 1, by squaring.
+// z^n / n! for n >= 0, by squaring.
 double power_over_factorial(double z, int n) {
   double power = 1, square = z;
   for (int e = n; e > 0; e >>= 1, square *= square) {
@@ -41,7 +41,7 @@ double power_over_factorial(double z, int n) {
 
 // The bounds on moment i's error at d, i = 0 .. exact, for an order: the
 // price's is z^(K+1) / (K+1)! magnitude e^z, moment i's that times
-// (K+1)! / (K+1-i)! / |d|^i; each within its allowance (the price's: what
+// reach^i with K+1-i for K+1; each within its allowance (the price's: what
 // its distance from the target leaves of kTolerance).
 struct Proof {
   const Moments& at;
@@ -51,12 +51,12 @@ struct Proof {
   bool holds(int order, double d, const std::array<double, 4>& root) const {
     const double z = at.reach * std::abs(d);
     if (!(z <= kMaxReach)) return false;
-    double bound = at.magnitude * kExpMaxReach * power_over_factorial(z, order + 1);
-    if (!(bound <= kTolerance * target - std::abs(root[0] - target))) return false;
-    const double inverse_d = 1 / std::abs(d);
+    const double size = at.magnitude * kExpMaxReach;
+    if (!(size * power_over_factorial(z, order + 1) <= kTolerance * target - std::abs(root[0] - target))) return false;
+    double reach = 1;  // reach^i: each bound taken whole, so a root at the point itself (d = 0) is proven too
     for (int i = 1; i <= exact; ++i) {
-      bound *= (order + 2 - i) * inverse_d;
-      if (!(bound <= kMomentTolerance * std::abs(root[i]))) return false;
+      reach *= at.reach;
+      if (!(size * reach * power_over_factorial(z, order + 1 - i) <= kMomentTolerance * std::abs(root[i]))) return false;
     }
     return true;
   }
