@@ -143,55 +143,58 @@ TEST(Hardening, AnotherProgramHoldingTheWriteLockAfterItsChangeDoesNotStopTheEng
   EXPECT_FALSE(live.run("stats").contains("degraded"));
 }
 
-TEST(Hardening, ChangesOfAnotherProgramAfterAFailedCommitAreStillSeen) {
+// The 100 preset generated afresh, open for writing, with its change log.
+struct LoggedDatabase {
   test::TempDir dir;
-  const std::string path = dir.path("c.db");
-  ASSERT_EQ(run_cli("generate --preset 100 --out " + path).exit_code, 0);
-  base::Database db(path, base::Database::Mode::read_write);
-  ChangeLog log(db);
+  std::string path = dir.path("c.db");
+  bool generated = run_cli("generate --preset 100 --out " + path).exit_code == 0;
+  base::Database db{path, base::Database::Mode::read_write};
+  ChangeLog log{db};
+};
+
+TEST(Hardening, ChangesOfAnotherProgramAfterAFailedCommitAreStillSeen) {
+  LoggedDatabase logged;
+  ASSERT_TRUE(logged.generated);
   // A COMMIT that fails: a deferred foreign key left broken.
-  db.exec("PRAGMA foreign_keys = ON; CREATE TEMP TABLE parent (id INTEGER PRIMARY KEY); "
-          "CREATE TEMP TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)");
+  logged.db.exec("PRAGMA foreign_keys = ON; CREATE TEMP TABLE parent (id INTEGER PRIMARY KEY); "
+                 "CREATE TEMP TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)");
   {
-    ChangeLog::Transaction tx(log);
-    db.exec("UPDATE outright_trade SET quantity = 5 WHERE id = (SELECT min(id) FROM outright_trade)");
-    log.consume();  // as applying other programs' changes does, before the batch's own at commit
-    db.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT min(id) FROM outright_trade)");
-    db.exec("INSERT INTO child VALUES (1)");
+    ChangeLog::Transaction tx(logged.log);
+    logged.db.exec("UPDATE outright_trade SET quantity = 5 WHERE id = (SELECT min(id) FROM outright_trade)");
+    logged.log.consume();  // as applying other programs' changes does, before the batch's own at commit
+    logged.db.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT min(id) FROM outright_trade)");
+    logged.db.exec("INSERT INTO child VALUES (1)");
     EXPECT_THROW(tx.commit(), std::runtime_error);
   }  // rolled back
-  base::Database other(path, base::Database::Mode::read_write);
+  base::Database other(logged.path, base::Database::Mode::read_write);
   other.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT max(id) FROM outright_trade)");
-  EXPECT_TRUE(log.pending());
-  EXPECT_EQ(log.changes().size(), 1u);
+  EXPECT_TRUE(logged.log.pending());
+  EXPECT_EQ(logged.log.changes().size(), 1u);
 }
 
 // A transaction that ends without its commit (an exception's path) leaves
 // what it consumed of the log unconsumed: another program's change is still
 // pending and listed. One that commits consumes it for good.
 TEST(Hardening, AChangeTransactionEndedWithoutCommitLeavesTheChangesPending) {
-  test::TempDir dir;
-  const std::string path = dir.path("c.db");
-  ASSERT_EQ(run_cli("generate --preset 100 --out " + path).exit_code, 0);
-  base::Database db(path, base::Database::Mode::read_write);
-  ChangeLog log(db);
-  base::Database(path, base::Database::Mode::read_write)
+  LoggedDatabase logged;
+  ASSERT_TRUE(logged.generated);
+  base::Database(logged.path, base::Database::Mode::read_write)
       .exec("UPDATE outright_trade SET quantity = 7 WHERE id = (SELECT max(id) FROM outright_trade)");
-  ASSERT_TRUE(log.pending());
+  ASSERT_TRUE(logged.log.pending());
   {
-    ChangeLog::Transaction tx(log);
-    log.consume();
-    EXPECT_FALSE(log.pending());
+    ChangeLog::Transaction tx(logged.log);
+    logged.log.consume();
+    EXPECT_FALSE(logged.log.pending());
   }  // no commit
-  EXPECT_TRUE(log.pending());
-  EXPECT_EQ(log.changes().size(), 1u);
+  EXPECT_TRUE(logged.log.pending());
+  EXPECT_EQ(logged.log.changes().size(), 1u);
   {
-    ChangeLog::Transaction tx(log);
-    log.consume();
+    ChangeLog::Transaction tx(logged.log);
+    logged.log.consume();
     tx.commit();
   }
-  EXPECT_FALSE(log.pending());
-  EXPECT_TRUE(log.changes().empty());
+  EXPECT_FALSE(logged.log.pending());
+  EXPECT_TRUE(logged.log.changes().empty());
 }
 
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {

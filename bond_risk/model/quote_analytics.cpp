@@ -78,6 +78,14 @@ Root spread_root(const ExpSum& on_curve, const RemainingFlows& flows, double mar
   return solve<kSpreadOrder>(on_curve, false, market_dirty, 0.0, 1);
 }
 
+// A bond's figures when a solve found no root: every one null.
+BondFigures failed(AnalyticsFailure why, std::uint8_t yield_steps) {
+  BondFigures none;
+  none.failure = why;
+  none.yield_steps = yield_steps;
+  return none;
+}
+
 }  // namespace
 
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x) {
@@ -96,11 +104,7 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
   const ExpSum on_curve = spread_sum(flows, df);  // P(x): the yield's start reads it too
   const Root u = yield_root(flows, price, curve_yield_start(on_curve, flows, curve));
   out.yield_steps = static_cast<std::uint8_t>(u.steps);
-  if (is_null(u.x)) {
-    BondFigures failed;
-    failed.failure = AnalyticsFailure::no_yield;
-    return failed;
-  }
+  if (is_null(u.x)) return failed(AnalyticsFailure::no_yield, 0);
   const double f = flows.coupons_per_year;
   out.yield = f * std::expm1(-u.x);
   // With k_j = j + w: sum k CF v^k is the sum's slope in u, sum k^2 CF v^k its curvature.
@@ -112,12 +116,7 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
   if (!quoted) return out;
   const Root s = spread_root(on_curve, flows, out.market_dirty);
   out.spread_steps = static_cast<std::uint8_t>(s.steps);
-  if (is_null(s.x)) {
-    BondFigures failed;
-    failed.failure = AnalyticsFailure::no_spread;
-    failed.yield_steps = out.yield_steps;
-    return failed;
-  }
+  if (is_null(s.x)) return failed(AnalyticsFailure::no_spread, out.yield_steps);
   out.z_spread = s.x;
   // (P(s + h) - P(s - h)) / 2 is the sum of a e^(bs) sinh(bh): by its series h P'(s) + h^3 P'''(s) / 6,
   // within (bh)^4 / 20 of it (|bh| <= 20 years x 1bp: 1e-12 relative), and without the cancellation
