@@ -23,6 +23,15 @@ void refuse_symlink(const std::string& file, const std::string& path) {
                            ") and run again, or give another path");
 }
 
+// SQLite counts the memory it allocates under one process-wide mutex, which
+// the engine's connection and the results writer's would contend for on
+// every allocation; nothing here reads those counts. Set once, before the
+// first connection initializes the library.
+void configure_library() {
+  static const int configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)configured;
+}
+
 }  // namespace
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
@@ -37,6 +46,7 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   const int flags = SQLITE_OPEN_NOMUTEX | (mode == Mode::read_only    ? SQLITE_OPEN_READONLY
                     : mode == Mode::read_write ? SQLITE_OPEN_READWRITE
                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW);
+  configure_library();
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   db_.reset(raw);

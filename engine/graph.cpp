@@ -383,8 +383,15 @@ void Graph::propagate() {
       }
       t.fresh.clear();
     } else {
-      for (std::size_t k = t.walked; k < t.dirty_list.size(); ++k) {
-        const NodeIndex n = t.dirty_list[k];
+      // A few scattered nodes (a quote tick's bonds, their trades): each
+      // walk misses the cache twice (its slice, its edges), so the slices
+      // are fetched kAhead nodes ahead and the edges kAhead / 2 ahead.
+      constexpr std::size_t kAhead = 8;
+      const std::vector<NodeIndex>& list = t.dirty_list;
+      for (std::size_t k = t.walked; k < list.size(); ++k) {
+        if (k + kAhead < list.size()) t.downstream.prefetch_slice(list[k + kAhead]);
+        if (k + kAhead / 2 < list.size()) t.downstream.prefetch_edges(list[k + kAhead / 2]);
+        const NodeIndex n = list[k];
         if (!t.fresh.test(n)) continue;
         t.fresh.reset(n);
         walk(id, n);
@@ -395,11 +402,16 @@ void Graph::propagate() {
   }
 }
 
-void Graph::mark_dirty(NodeRef node) {
-  Type& t = at(node.type);
-  if (node.index >= t.size) throw std::out_of_range("mark_dirty: node index out of range");
-  if (t.retired.test(node.index)) return;
-  set_dirty(t, node.index, node);
+void Graph::mark_dirty(NodeRef node) { mark_dirty(std::span<const NodeRef>(&node, 1)); }
+
+void Graph::mark_dirty(std::span<const NodeRef> nodes) {
+  for (NodeRef node : nodes) {
+    if (node.index >= at(node.type).size) throw std::out_of_range("mark_dirty: node index out of range");
+  }
+  for (NodeRef node : nodes) {
+    Type& t = at(node.type);
+    if (!t.retired.test(node.index)) set_dirty(t, node.index, node);
+  }
   propagate();
 }
 

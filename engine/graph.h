@@ -145,6 +145,9 @@ class Graph {
   // Marks `node` and everything downstream of it dirty (nothing, for a
   // retired node).
   void mark_dirty(NodeRef node);
+  // The same for many nodes at once: downstream is walked once for them all
+  // (a quote tick's bonds), not once per node.
+  void mark_dirty(std::span<const NodeRef> nodes);
   void mark_all_dirty();
 
   // Takes `node` out for good: it loses its edges, is no longer dirty and is

@@ -126,6 +126,35 @@ TEST(Quotes, AQuoteLeavesItsBondsLadderCurrent) {
   EXPECT_NE(live.store().bond_ladder_version[bond], version) << "a curve move moves every ladder on it";
 }
 
+// A tick is written to bond_quote several rows to a statement: every quote
+// of a long tick is kept, and a bond quoted twice keeps its last price, in
+// the model as in the table a restart reads.
+TEST(Quotes, ALongTickKeepsEveryQuoteAndABondQuotedTwiceItsLastPrice) {
+  Live live("100", 20, 2, "DELETE FROM bond_quote;");
+  const Store& s = live.store();
+  const std::size_t bonds = s.bonds.size();
+  std::string tick = "set-price";
+  constexpr int kRounds = 7;  // 70 quotes: more than a statement's rows
+  for (int r = 0; r < kRounds; ++r) {
+    for (NodeIndex b = 0; b < bonds; ++b) {
+      tick += " " + std::to_string(s.id(ref(Kind::bond, b))) + " " + std::to_string(95 + r) + "." + std::to_string(b);
+    }
+  }
+  ASSERT_EQ(live.run(tick)["ok"], true);
+  base::Statement row = live.db->prepare("SELECT clean_price FROM bond_quote WHERE bond_id = ?");
+  for (NodeIndex b = 0; b < bonds; ++b) {
+    const double last = std::stod(std::to_string(95 + kRounds - 1) + "." + std::to_string(b));
+    EXPECT_EQ(s.bonds[b].quote, last) << "bond index " << b;
+    ASSERT_TRUE(row.bind(1, s.id(ref(Kind::bond, b))).step()) << "no row for bond index " << b;
+    EXPECT_EQ(row.real(0), last) << "bond index " << b;
+    row.reset();
+  }
+  base::Statement count = live.db->prepare("SELECT count(*) FROM bond_quote");
+  ASSERT_TRUE(count.step());
+  EXPECT_EQ(count.integer(0), static_cast<std::int64_t>(bonds));
+  test::expect_same_as_fresh(live);
+}
+
 TEST(Quotes, BadSetPriceIsRefusedAndChangesNothing) {
   Live live;
   const std::uint64_t digest = results_digest(live.store());

@@ -1,5 +1,8 @@
 #include "bond_risk/db/change_writer.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "bond_risk/db/table_rows.h"
 
 namespace bond_risk {
@@ -44,15 +47,29 @@ struct Persist {
     }
   }
 
+  // A tick's quotes go up to kQuotesPerInsert rows to a statement: a
+  // statement's fixed cost (its journal, its trigger program) is paid per
+  // chunk, not per quote.
   void operator()(const BondQuotes& w) const {
-    base::Statement& set = db.cached(insert_all(input_table("bond_quote")).replace(0, 6, "INSERT OR REPLACE"));
+    constexpr std::size_t kQuotesPerInsert = 32;
     base::Statement& clear = db.cached("DELETE FROM bond_quote WHERE bond_id = ?");
+    std::vector<std::pair<std::int64_t, double>> set;
     for (const auto& [id, price] : w.quotes) {
       if (price) {
-        set.bind(1, id).bind(2, *price).run();
+        set.emplace_back(id, *price);
       } else {
         clear.bind(1, id).run();
       }
+    }
+    for (std::size_t first = 0; first < set.size(); first += kQuotesPerInsert) {
+      const std::size_t rows = std::min(kQuotesPerInsert, set.size() - first);
+      std::string sql = "INSERT OR REPLACE INTO bond_quote (bond_id, clean_price) VALUES (?, ?)";
+      for (std::size_t r = 1; r < rows; ++r) sql += ", (?, ?)";
+      base::Statement& insert = db.cached(sql);
+      for (std::size_t r = 0; r < rows; ++r) {
+        insert.bind(static_cast<int>(2 * r + 1), set[first + r].first).bind(static_cast<int>(2 * r + 2), set[first + r].second);
+      }
+      insert.run();
     }
   }
 

@@ -128,10 +128,12 @@ struct LiveModel::Apply {
     CalendarDates write{{}, r.today};
     for (NodeIndex i : calendars) write.calendar_ids.push_back(m.store_.id(ref(Kind::calendar, i)));
     persist_or_refuse(db, write);
+    std::vector<NodeRef> marked;
     for (NodeIndex i : calendars) {
       m.store_.calendars[i].today = r.today;
-      m.graph_.mark_dirty(ref(Kind::calendar, i));
+      marked.push_back(ref(Kind::calendar, i));
     }
+    m.graph_.mark_dirty(marked);
     return {write};
   }
 
@@ -258,10 +260,12 @@ struct LiveModel::Apply {
 
   Applied quotes(const std::vector<NodeIndex>& bonds, BondQuotes write) const {
     persist_or_refuse(db, write);
+    std::vector<NodeRef> marked;
     for (std::size_t k = 0; k < bonds.size(); ++k) {
       m.store_.set_quote(bonds[k], write.quotes[k].second);
-      m.graph_.mark_dirty(ref(Kind::bond, bonds[k]));
+      marked.push_back(ref(Kind::bond, bonds[k]));
     }
+    m.graph_.mark_dirty(marked);
     return {std::move(write)};
   }
 
