@@ -91,6 +91,11 @@ class Statement {
   std::int64_t integer(int col) const { return sqlite3_column_int64(stmt_.get(), col); }
   double real(int col) const { return sqlite3_column_double(stmt_.get(), col); }
   std::string_view text(int col) const { return column(col).text(); }
+  // A blob column's bytes, valid until the next step or reset.
+  std::string_view blob(int col) const {
+    const void* bytes = sqlite3_column_blob(stmt_.get(), col);
+    return {static_cast<const char*>(bytes), static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), col))};
+  }
   int column_count() const { return sqlite3_column_count(stmt_.get()); }
   std::string_view column_name(int col) const { return sqlite3_column_name(stmt_.get(), col); }
   // The value of column `col` as text for people: NULL, an integer, a real

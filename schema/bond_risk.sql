@@ -104,6 +104,26 @@ CREATE TABLE IF NOT EXISTS event_log (
   result  TEXT NOT NULL    -- the reply's JSON members
 );
 
+-- The P&L day (MODEL.md "The P&L day and its explain"): each day begun
+-- after event `seq` (0: before any), with every book's measure then; and
+-- per event of the day, each book's move and what its key-rate ladder
+-- predicted (NaN: no prediction), committed with the event. `moves` packs
+-- (book id int64, actual double, predicted double) per book, in the host's
+-- byte order (db/pnl_day_log.h).
+CREATE TABLE IF NOT EXISTS pnl_day (
+  seq      INTEGER PRIMARY KEY,
+  time     TEXT NOT NULL,   -- UTC, ISO 8601
+  baseline BLOB NOT NULL    -- (book id int64, measure double) per book
+);
+CREATE TABLE IF NOT EXISTS pnl_move (
+  id       INTEGER PRIMARY KEY,
+  day      INTEGER NOT NULL,  -- pnl_day.seq
+  seq      INTEGER NOT NULL,  -- event_log.seq; 0: changes by other programs
+  cause    TEXT NOT NULL,     -- curve, roll, new, amended, removed, external
+  curve_id INTEGER,           -- a curve cause's ir_curve id
+  moves    BLOB NOT NULL
+);
+
 -- database_holder (holder, pid, since): who holds this database, the
 -- running engine serving it or a batch run writing its results. The holder
 -- also holds an flock on the database file itself; the table is created by

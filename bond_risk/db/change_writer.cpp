@@ -73,6 +73,8 @@ struct Persist {
     }
   }
 
+  void operator()(const DayStart&) const {}
+
   void operator()(const TradeRemoval& w) const {
     const std::string table(kind_name(w.kind));
     const InputTable& members = membership_table(w.kind == Kind::outright_trade ? Kind::outright_book : Kind::repo_book);

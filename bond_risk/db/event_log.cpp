@@ -12,6 +12,15 @@ LoggedEvent log_event(base::Database& db, std::string_view command, std::string_
   return event;
 }
 
+std::optional<LoggedEvent> logged_event(base::Database& db, std::int64_t seq) {
+  base::Statement& st = db.cached("SELECT time, command FROM event_log WHERE seq = ?");
+  st.bind(1, seq);
+  std::optional<LoggedEvent> out;
+  if (st.step()) out = LoggedEvent{seq, std::string(st.text(0)), std::string(st.text(1))};
+  st.reset();
+  return out;
+}
+
 std::int64_t last_event(base::Database& db) {
   base::Statement st = db.prepare("SELECT coalesce(max(seq), 0) FROM event_log");
   st.step();

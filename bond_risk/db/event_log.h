@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,9 @@ struct LoggedEvent {
 // Appends one event, timestamped now, in the caller's transaction; returns
 // its sequence number and time.
 LoggedEvent log_event(base::Database& db, std::string_view command, std::string_view result);
+
+// Event `seq`, if it was logged.
+std::optional<LoggedEvent> logged_event(base::Database& db, std::int64_t seq);
 
 // The sequence number of the last event logged (0 when none was).
 std::int64_t last_event(base::Database& db);

@@ -28,6 +28,9 @@ constexpr CommandInfo kCommands[] = {
      "cs01, and their trades' and books' cs01, recalculate; model values do not move",
      true},
     {CommandId::clear_price, "clear-price", "BOND", "remove a bond's market quote", true},
+    {CommandId::start_day, "start-day", "",
+     "begin a P&L day: every book's pnl (a repo book's mtm_pnl) now is its baseline, and the explain starts from zero",
+     true},
     {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
     {CommandId::book, "book", "NAME", "a book's totals and member count", false},
     {CommandId::top_positions, "top-positions", "BOOK [N]",
@@ -43,6 +46,12 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::var, "var", "[SET]",
      "1-day VaR 99% and expected shortfall 97.5% per book and in total over a historical set (default historical)",
      false, true},
+    {CommandId::explain, "explain", "[BOOK]",
+     "the day's P&L explain of a book, or of every book and the total: day_pnl, baseline, and per cause (curve NAME, "
+     "roll, new, amended, removed, external) the actual move, and for curves the key-rate prediction and unexplained",
+     false},
+    {CommandId::explain_events, "explain-events", "BOOK [N]",
+     "the day's N events (default 10, at most 1000) that moved a book's P&L most: seq, time, command, move", false},
     {CommandId::stats, "stats", "",
      "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
      "(time_us), the engine's memory (memory_kb) and the update lines built for watchers (watch_lines)",
@@ -179,6 +188,7 @@ Command parse_words(const Words& w, const CommandInfo& info) {
       return Change{std::move(set)};
     }
     case CommandId::clear_price: expect_words(w, info, 2, 2); return Change{ClearPrice{text_of(w[1])}};
+    case CommandId::start_day: expect_words(w, info, 1, 1); return Change{StartDay{}};
     case CommandId::get: expect_words(w, info, 2, 2); return Get{text_of(w[1])};
     case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
     case CommandId::top_positions: {
@@ -196,6 +206,19 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::unwatch: return Unwatch{std::vector<std::string>(w.begin() + 1, w.end())};
     case CommandId::scenario: expect_words(w, info, 2, 2); return RunScenario{text_of(w[1])};
     case CommandId::var: expect_words(w, info, 1, 2); return w.size() == 2 ? ValueAtRisk{text_of(w[1])} : ValueAtRisk{};
+    case CommandId::explain:
+      expect_words(w, info, 1, 2);
+      return w.size() == 2 ? Explain{text_of(w[1])} : Explain{};
+    case CommandId::explain_events: {
+      expect_words(w, info, 2, 3);
+      ExplainEvents e{text_of(w[1])};
+      if (w.size() == 3) e.count = std::get<std::int64_t>(value("N", T::integer, w[2]));
+      if (e.count < 1 || e.count > kMaxExplainEvents) {
+        throw CommandError(text_of(info.name) + " lists 1 to " + std::to_string(kMaxExplainEvents) + " events, not " +
+                           std::to_string(e.count));
+      }
+      return e;
+    }
     case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};
     case CommandId::last_events:
       expect_words(w, info, 1, 2);
@@ -244,6 +267,10 @@ struct Arguments {
   void operator()(const RunScenario& c) { word(c.name); }
   void operator()(const ValueAtRisk& c) { word(c.set); }
   void operator()(const RecentEvents& c) { word(std::to_string(c.since)); }
+  void operator()(const Explain& c) {
+    if (c.book) word(*c.book);
+  }
+  void operator()(const ExplainEvents& c) { word(c.book), word(std::to_string(c.count)); }
   void operator()(const Watch& c) {
     for (const std::string& k : c.keys) word(k);
   }
@@ -290,6 +317,9 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const RemoveTrade&) const { return CommandId::remove_trade; }
     CommandId operator()(const SetPrices&) const { return CommandId::set_price; }
     CommandId operator()(const ClearPrice&) const { return CommandId::clear_price; }
+    CommandId operator()(const StartDay&) const { return CommandId::start_day; }
+    CommandId operator()(const Explain&) const { return CommandId::explain; }
+    CommandId operator()(const ExplainEvents&) const { return CommandId::explain_events; }
     CommandId operator()(const Get&) const { return CommandId::get; }
     CommandId operator()(const ShowBook&) const { return CommandId::book; }
     CommandId operator()(const TopPositions&) const { return CommandId::top_positions; }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +45,16 @@ struct RunScenario {
 struct ValueAtRisk {
   std::string set = "historical";  // a scenario set
 };
+// The P&L day's explain: of one book, or of every book and the total.
+struct Explain {
+  std::optional<std::string> book;
+};
+// The day's `count` events that moved a book most.
+inline constexpr std::int64_t kMaxExplainEvents = 1000;
+struct ExplainEvents {
+  std::string book;
+  std::int64_t count = 10;  // 1 to kMaxExplainEvents
+};
 struct Stats {};
 struct Reload {};
 struct Shutdown {};
@@ -51,13 +62,14 @@ struct Shutdown {};
 // A state-changing command is a Change (model/changes.h); the rest read or
 // steer the engine.
 using Command = std::variant<Change, Get, ShowBook, TopPositions, ListBooks, Watch, Unwatch, RunScenario, ValueAtRisk,
-                             Stats, RecentEvents, Reload, Shutdown>;
+                             Explain, ExplainEvents, Stats, RecentEvents, Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
   bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, set_price, clear_price,
-  get, book, top_positions, list_books, watch, unwatch, scenario, var, stats, last_events, reload, shutdown
+  start_day, get, book, top_positions, list_books, watch, unwatch, scenario, var, explain, explain_events, stats,
+  last_events, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 22;
+inline constexpr std::size_t kCommandCount = 25;
 
 struct CommandInfo {
   CommandId id;

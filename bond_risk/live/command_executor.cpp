@@ -10,6 +10,7 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
+#include "bond_risk/live/explain_replies.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
 #include "base/timing.h"
@@ -51,10 +52,13 @@ struct CommandExecutor::Batch {
   std::size_t logged_settled = 0;                          // of logged, those recalculated
   std::size_t current = 0;                                 // the line being executed
 
-  void settle() {
+  // Recalculates the changes awaiting it; their books' moves go to event
+  // `seq`'s `cause` (none: unattributed, as for quotes).
+  void settle(std::int64_t seq = 0, std::optional<Cause> cause = std::nullopt) {
     if (awaiting.empty()) return;
     const base::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
+    ex.explainer_->attribute(ex.db_, ex.model_.store(), seq, cause);
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
     for (; logged_settled < logged.size(); ++logged_settled) logged[logged_settled]["nodes"] = nodes;
@@ -73,16 +77,26 @@ struct CommandExecutor::Batch {
     const Command& command = *commands[i];
     current = i;
     if (const Change* change = std::get_if<Change>(&command)) {
+      // A change that can move a book's P&L is recalculated alone, after
+      // those before it, so that its moves are its own (pnl_explainer.h);
+      // quotes wait for the next read or the batch's end, as one.
+      const bool alone = !std::holds_alternative<SetPrices>(*change) && !std::holds_alternative<ClearPrice>(*change);
+      if (alone) settle();
       const base::Stopwatch clock;
+      if (PnlExplainer::moves_curves(*change)) ex.explainer_->curves_before(ex.model_.store());
       base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
       Applied applied = ex.model_.apply(*change, &ex.db_);
       replies[i] = applied_json(applied);
       const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
+      const std::optional<Cause> cause = PnlExplainer::cause_of(applied);
+      if (std::holds_alternative<DayStart>(applied.write)) ex.explainer_->start_day(ex.db_, ex.model_.store(), event.seq);
+      if (PnlExplainer::moves_curves(*change)) ex.explainer_->predict(ex.model_.store());
       ex.served_event_ = event.seq;
       savepoint.release();
       logged.push_back(event_json(event));
       awaiting.emplace_back(i, std::move(applied));
       ex.phases_.add(Phase::apply, clock.seconds());
+      if (alone) settle(event.seq, cause);
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
       settle();
       base::Json ids = base::Json::array();
@@ -115,13 +129,24 @@ struct CommandExecutor::Batch {
     }
     return {{"events", std::move(events)}, {"event", ex.served_event_}};
   }
-  base::Json operator()(const ShowBook& b) const {
-    const NodeRef n = ex.model_.find(b.key, &ex.db_);
-    if (!is_book(kind_of(n))) {
-      throw CommandError("'" + b.key + "' is " + std::string(kind_name(kind_of(n))) + ", not a book");
-    }
-    return node_json(ex.model_, n);
+  NodeRef book_node(const std::string& key) const {
+    const NodeRef n = ex.model_.find(key, &ex.db_);
+    if (!is_book(kind_of(n))) throw CommandError("'" + key + "' is " + std::string(kind_name(kind_of(n))) + ", not a book");
+    return n;
   }
+  base::Json operator()(const Explain& e) const {
+    base::Json reply =
+        explain_json(ex.model_.store(), ex.explainer_->day(), e.book ? std::optional(book_node(*e.book)) : std::nullopt);
+    reply["event"] = ex.served_event_;
+    return reply;
+  }
+  base::Json operator()(const ExplainEvents& e) const {
+    base::Json reply = explain_events_json(ex.db_, ex.model_.store(), ex.explainer_->day(), book_node(e.book),
+                                           static_cast<std::size_t>(e.count));
+    reply["event"] = ex.served_event_;
+    return reply;
+  }
+  base::Json operator()(const ShowBook& b) const { return node_json(ex.model_, book_node(b.key)); }
   base::Json operator()(const TopPositions& p) const {
     const NodeRef n = ex.model_.find(p.key, &ex.db_);
     if (kind_of(n) != Kind::outright_book) {
@@ -234,6 +259,7 @@ DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
     : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
   served_event_ = last_event(db_);
+  explainer_.emplace(db_, model_.store(), served_event_);
   forget_marks();
   // The feed starts with the events logged before this engine started.
   for (const LoggedEvent& e : last_events(db_, kRecentEvents)) recent_events_.push_back(event_json(e));
@@ -321,6 +347,7 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
     // The model goes back to what the database holds.
     unpublished(model_.reload(load(db_).store));
     served_event_ = last_event(db_);
+    explainer_->reread(db_, model_.store());
   } catch (const std::runtime_error& e) {
     degraded_ += "; reading it back failed too: " + std::string(e.what());
   }
@@ -457,6 +484,7 @@ bool CommandExecutor::publish_rows(std::size_t budget) {
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
   LiveModel::Recalculation r = apply_external(model_, changes, db_);
+  explainer_->attribute(db_, model_.store(), 0, Cause{CauseKind::external});
   const base::Json recalculation = recalculation_json(r);
   unpublished(r);
   changes_.consume();

@@ -34,6 +34,7 @@
 #include "bond_risk/live/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
+#include "bond_risk/live/pnl_explainer.h"
 #include "bond_risk/live/result_publisher.h"
 #include "engine/bitmap.h"
 
@@ -131,6 +132,7 @@ class CommandExecutor {
   base::Database& db_;
   ChangeLog changes_;
   ResultPublisher publisher_;
+  std::optional<PnlExplainer> explainer_;  // set once the served event is known
   // Marks a recalculation's nodes for publication and for watchers; a whole
   // one (a reload, whose node indices may all have moved) replaces every mark.
   void unpublished(const LiveModel::Recalculation& r);

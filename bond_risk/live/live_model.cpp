@@ -269,6 +269,8 @@ struct LiveModel::Apply {
     return {std::move(write)};
   }
 
+  Applied operator()(const StartDay&) const { return {DayStart{}}; }
+
   Applied operator()(const RemoveTrade& r) const {
     const NodeRef t = m.find_trade(r.trade, db);
     const TradeRemoval write{kind_of(t), m.store_.id(t)};

@@ -40,6 +40,7 @@ base::Json applied_json(const Applied& applied) {
     }
     base::Json operator()(const TradeRemoval& w) const { return {{"id", w.id}, {"books", a.books}}; }
     base::Json operator()(const BondQuotes& w) const { return {{"bonds", w.quotes.size()}}; }
+    base::Json operator()(const DayStart&) const { return {{"day_started", true}}; }
   };
   return std::visit(Members{applied}, applied.write);
 }

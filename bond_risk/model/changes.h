@@ -82,7 +82,11 @@ struct ClearPrice {
   std::string bond;
 };
 
-using Change = std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade, SetPrices, ClearPrice>;
+// Begins a P&L day: every book's measure now becomes its baseline (model/pnl_day.h).
+struct StartDay {};
+
+using Change =
+    std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade, SetPrices, ClearPrice, StartDay>;
 
 // The rows an applied change writes, every node resolved to its database id.
 struct CurveRates {
@@ -112,7 +116,10 @@ struct BondQuotes {
   std::vector<std::pair<std::int64_t, std::optional<double>>> quotes;  // (bond id, clean price; none: deleted)
 };
 
-using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval, BondQuotes>;
+// No input row: the day's baselines are written beside the event (db/pnl_day_log.h).
+struct DayStart {};
+
+using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval, BondQuotes, DayStart>;
 
 // What applying a change did.
 struct Applied {

@@ -1,0 +1,85 @@
+#include "bond_risk/live/explain_replies.h"
+
+#include <map>
+#include <string>
+
+#include "bond_risk/db/event_log.h"
+
+namespace bond_risk {
+
+namespace {
+
+// Per cause name: the actual move, and the prediction when one was made.
+using Causes = std::map<std::string, CauseTotal>;
+
+std::string name_of(const Store& s, NodeRef node) {
+  for (const auto& [name, n] : s.names) {
+    if (n == node) return name;
+  }
+  return std::to_string(s.id(node));
+}
+
+base::Json totals_json(const Causes& causes, double day_pnl) {
+  base::Json list = base::Json::array();
+  double sum = 0;
+  for (const auto& [name, total] : causes) {
+    base::Json c = {{"cause", name}, {"actual", total.actual}};
+    if (total.has_prediction) c["predicted"] = total.predicted, c["unexplained"] = total.actual - total.predicted;
+    list.push_back(std::move(c));
+    sum += total.actual;
+  }
+  return {{"day_pnl", day_pnl}, {"causes", std::move(list)}, {"residual", day_pnl - sum}};
+}
+
+void add(Causes& to, const std::string& name, const CauseTotal& total) {
+  CauseTotal& t = to[name];
+  t.actual += total.actual;
+  t.predicted += total.predicted;
+  t.has_prediction = t.has_prediction || total.has_prediction;
+}
+
+}  // namespace
+
+base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef> only) {
+  base::Json out = {{"day", {{"after_event", day.started_after()}, {"time", day.started_at()}}}};
+  base::Json books = base::Json::array();
+  Causes all;
+  double total_pnl = 0;
+  auto book_json = [&](NodeRef book) {
+    const std::int64_t id = s.id(book);
+    const double measure = book_measure(s, book), baseline = day.baseline(id);
+    Causes causes;
+    for (const auto& [cause, total] : day.explain(id)) add(causes, cause_name(s, cause), total);
+    for (const auto& [name, total] : causes) add(all, name, total);
+    total_pnl += measure - baseline;
+    base::Json b = {{"id", id}, {"name", name_of(s, book)}, {"type", kind_name(kind_of(book))}, {"measure", measure},
+                    {"baseline", baseline}};
+    b.update(totals_json(causes, measure - baseline));
+    return b;
+  };
+  if (only) {
+    out.update(book_json(*only));
+    return out;
+  }
+  for (NodeIndex b = 0; b < s.outright_books.size(); ++b) books.push_back(book_json(ref(Kind::outright_book, b)));
+  for (NodeIndex b = 0; b < s.repo_books.size(); ++b) books.push_back(book_json(ref(Kind::repo_book, b)));
+  out["books"] = std::move(books);
+  out["total"] = totals_json(all, total_pnl);
+  return out;
+}
+
+base::Json explain_events_json(base::Database& db, const Store& s, const PnlDay& day, NodeRef book, std::size_t count) {
+  const std::int64_t id = s.id(book);
+  base::Json events = base::Json::array();
+  for (const EventMove& m : day.largest_moves(id, count)) {
+    base::Json e = {{"seq", m.seq}, {"move", m.move}, {"time", nullptr}, {"command", "changes by other programs"}};
+    if (const std::optional<LoggedEvent> logged = m.seq ? logged_event(db, m.seq) : std::nullopt) {
+      e["time"] = logged->time;
+      e["command"] = logged->command;
+    }
+    events.push_back(std::move(e));
+  }
+  return {{"id", id}, {"events", std::move(events)}};
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,58 @@
+// Keeps the running engine's P&L day (model/pnl_day.h) as events are
+// applied, and its rows (db/pnl_day_log.h) in each event's transaction.
+//
+// The executor recalculates each event that can move a book's measure on
+// its own and then calls attribute() with the event's cause; the moves of a
+// recalculation with no cause (quotes, which move no pv, only the rounding
+// of a book's sums) are taken into the last measures unattributed. A curve
+// event's prediction is taken before it is recalculated (predict()), from
+// the curves' values before it was applied (curves_before()). Used by the
+// master thread only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/sqlite.h"
+#include "bond_risk/model/changes.h"
+#include "bond_risk/model/pnl_day.h"
+
+namespace bond_risk {
+
+class PnlExplainer {
+ public:
+  // The day the database holds, or one begun now after event `served`
+  // (a database where no day has begun: the engine's first start).
+  PnlExplainer(base::Database& db, const Store& store, std::int64_t served);
+
+  // The cause of an applied change; none for one that moves no measure (a
+  // quote) or begins a day.
+  static std::optional<Cause> cause_of(const Applied& applied);
+  // Whether `change` moves curves (its prediction needs curves_before()).
+  static bool moves_curves(const Change& change);
+
+  // Begins a day after event `seq`, the measures now its baselines.
+  void start_day(base::Database& db, const Store& store, std::int64_t seq);
+
+  void curves_before(const Store& store) { curves_before_ = curve_values(store); }
+  // The books' predicted moves for the curves moved since curves_before().
+  void predict(const Store& store) { predicted_ = predicted_moves(store, curves_before_); }
+
+  // After a recalculation: each book's move since the last one belongs to
+  // event `seq`'s `cause` (none: unattributed), recorded and written.
+  void attribute(base::Database& db, const Store& store, std::int64_t seq, std::optional<Cause> cause);
+
+  // After the model was read back from the database (a refused batch).
+  void reread(base::Database& db, const Store& store);
+
+  const PnlDay& day() const { return *day_; }
+
+ private:
+  std::optional<PnlDay> day_;
+  std::vector<double> last_;  // each book's measure after the last recalculation, in store order
+  std::vector<std::vector<double>> curves_before_;
+  std::vector<double> predicted_;
+};
+
+}  // namespace bond_risk

@@ -1,0 +1,142 @@
+#include "bond_risk/model/pnl_day.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace bond_risk {
+
+namespace {
+
+constexpr std::array<std::string_view, 6> kCauseNames = {"curve", "roll", "new", "amended", "removed", "external"};
+
+// Each book in store order: outright books, then repo books.
+template <class Fn>
+void for_each_book(const Store& s, Fn fn) {
+  for (NodeIndex b = 0; b < s.outright_books.size(); ++b) fn(ref(Kind::outright_book, b));
+  for (NodeIndex b = 0; b < s.repo_books.size(); ++b) fn(ref(Kind::repo_book, b));
+}
+
+}  // namespace
+
+std::string_view cause_kind_name(CauseKind kind) { return kCauseNames[static_cast<std::size_t>(kind)]; }
+
+std::optional<CauseKind> parse_cause_kind(std::string_view name) {
+  for (std::size_t k = 0; k < kCauseNames.size(); ++k) {
+    if (kCauseNames[k] == name) return static_cast<CauseKind>(k);
+  }
+  return std::nullopt;
+}
+
+std::string cause_name(const Store& s, const Cause& cause) {
+  std::string out(cause_kind_name(cause.kind));
+  if (cause.kind != CauseKind::curve) return out;
+  for (const auto& [name, node] : s.names) {
+    if (kind_of(node) == Kind::ir_curve && s.id(node) == cause.curve_id) return out + " " + name;
+  }
+  return out + " " + std::to_string(cause.curve_id);
+}
+
+double book_measure(const Store& s, NodeRef book) {
+  const double v = kind_of(book) == Kind::outright_book ? s.outright_books[book.index].total.pnl
+                                                       : s.repo_books[book.index].total.mtm_pnl;
+  return std::isnan(v) ? 0.0 : v;
+}
+
+std::vector<std::pair<std::int64_t, double>> book_measures(const Store& s) {
+  std::vector<std::pair<std::int64_t, double>> out;
+  for_each_book(s, [&](NodeRef book) { out.emplace_back(s.id(book), book_measure(s, book)); });
+  return out;
+}
+
+std::vector<std::vector<double>> curve_values(const Store& s) {
+  std::vector<std::vector<double>> out;
+  for (const IrCurve& c : s.curves) {
+    out.emplace_back();
+    for (const CurvePoint& p : c.points) out.back().push_back(p.value);
+  }
+  return out;
+}
+
+std::vector<double> predicted_moves(const Store& s, const std::vector<std::vector<double>>& before) {
+  if (!s.with_key_rates || before.size() != s.curves.size()) return {};
+  // (axis position, shift in bp) of every moved point.
+  std::vector<std::pair<std::size_t, double>> shifts;
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    const std::vector<CurvePoint>& now = s.curves[c].points;
+    for (std::size_t k = 0; k < now.size() && k < before[c].size(); ++k) {
+      if (now[k].value != before[c][k]) shifts.emplace_back(s.key_rate_axis.offset[c] + k, (now[k].value - before[c][k]) / kBump);
+    }
+  }
+  if (shifts.empty()) return {};
+  std::vector<double> out;
+  // An outright book's ladder is its pv's (its pnl's: cost does not move);
+  // a repo book's holds its margin's, then its mtm_pnl's.
+  for_each_book(s, [&](NodeRef book) {
+    const bool repo = kind_of(book) == Kind::repo_book;
+    const std::vector<double>& kr01 = repo ? s.repo_books[book.index].kr01 : s.outright_books[book.index].kr01;
+    const std::size_t from = repo ? s.key_rate_axis.size : 0;
+    double sum = 0;
+    for (const auto& [at, bp] : shifts) {
+      if (from + at < kr01.size()) sum += kr01[from + at] * bp;
+    }
+    out.push_back(sum);
+  });
+  return out;
+}
+
+std::vector<BookMove> book_moves(const Store& s, std::vector<double>& last, std::span<const double> predicted) {
+  std::vector<BookMove> out;
+  std::size_t k = 0;
+  for_each_book(s, [&](NodeRef book) {
+    const double now = book_measure(s, book);
+    if (k >= last.size()) last.resize(k + 1, 0.0);
+    const double p = k < predicted.size() ? predicted[k] : std::numeric_limits<double>::quiet_NaN();
+    if (now != last[k] || (!std::isnan(p) && p != 0)) out.push_back({s.id(book), now - last[k], p});
+    last[k] = now;
+    ++k;
+  });
+  return out;
+}
+
+PnlDay::PnlDay(std::int64_t seq, std::string time, std::vector<std::pair<std::int64_t, double>> baselines)
+    : seq_(seq), time_(std::move(time)), baseline_(baselines.begin(), baselines.end()) {}
+
+void PnlDay::record(std::int64_t seq, const Cause& cause, std::span<const BookMove> moves) {
+  for (const BookMove& m : moves) {
+    CauseTotal& total = explain_[m.book_id][cause];
+    total.actual += m.actual;
+    if (!std::isnan(m.predicted)) {
+      total.predicted += m.predicted;
+      total.has_prediction = true;
+    }
+    if (m.actual != 0) moves_[m.book_id].push_back({seq, m.actual});
+  }
+}
+
+double PnlDay::baseline(std::int64_t book_id) const {
+  const auto it = baseline_.find(book_id);
+  return it == baseline_.end() ? 0.0 : it->second;
+}
+
+const std::map<Cause, CauseTotal>& PnlDay::explain(std::int64_t book_id) const {
+  static const std::map<Cause, CauseTotal> kNone;
+  const auto it = explain_.find(book_id);
+  return it == explain_.end() ? kNone : it->second;
+}
+
+std::vector<EventMove> PnlDay::largest_moves(std::int64_t book_id, std::size_t count) const {
+  const auto it = moves_.find(book_id);
+  if (it == moves_.end()) return {};
+  std::vector<EventMove> out = it->second;
+  const auto larger = [](const EventMove& a, const EventMove& b) {
+    return std::abs(a.move) != std::abs(b.move) ? std::abs(a.move) > std::abs(b.move) : a.seq < b.seq;
+  };
+  const std::size_t n = std::min(count, out.size());
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(), larger);
+  out.resize(n);
+  return out;
+}
+
+}  // namespace bond_risk
