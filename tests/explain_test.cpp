@@ -222,3 +222,19 @@ TEST(Explain, ADatabaseWhereNoDayBeganStartsOneAtTheEnginesFirstStart) {
   ASSERT_EQ(live.run("bump-curve GBP-GILT 2")["ok"], true);
   EXPECT_NE(live.run("explain")["total"]["day_pnl"].get<double>(), 0.0);
 }
+
+TEST(Explain, ABatchSplitsItsMovesByCauseAsOneCommandABatchDoes) {
+  Live batched("100", 20, 2), alone("100", 20, 2);
+  const std::vector<std::string> day = a_day(batched);
+  for (const base::Json& reply : batched.batch(day)) ASSERT_EQ(reply["ok"], true) << reply.dump();
+  for (const std::string& line : day) ASSERT_EQ(alone.run(line)["ok"], true) << line;
+  for (const char* book : {"OB_GBP-GILT_1", "OB_EUR-BUND_1", "RB_GBP-GILT_1", "RB_EUR-BUND_1"}) {
+    const BookExplain a = book_explain(batched, book), b = book_explain(alone, book);
+    ASSERT_EQ(a.causes.size(), b.causes.size()) << book;
+    for (const auto& [cause, c] : b.causes) {
+      ASSERT_TRUE(a.causes.count(cause)) << book << ": " << cause;
+      const double want = c["actual"].get<double>();
+      EXPECT_NEAR(a.causes.at(cause)["actual"].get<double>(), want, 1e-9 * std::max(1.0, std::abs(want))) << book << ": " << cause;
+    }
+  }
+}

@@ -52,13 +52,19 @@ struct CommandExecutor::Batch {
   std::size_t logged_settled = 0;                          // of logged, those recalculated
   std::size_t current = 0;                                 // the line being executed
 
-  // Recalculates the changes awaiting it; their books' moves go to event
-  // `seq`'s `cause` (none: unattributed, as for quotes).
-  void settle(std::int64_t seq = 0, std::optional<Cause> cause = std::nullopt) {
+  // The trade events awaiting recalculation, all of one cause: the last's
+  // seq and the cause (none: only quotes await, which move no measure).
+  std::optional<std::pair<std::int64_t, Cause>> unattributed = std::nullopt;
+
+  // Recalculates the changes awaiting it; their books' moves go to the
+  // unattributed events' cause, under the last one's seq.
+  void settle() {
     if (awaiting.empty()) return;
     const base::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
-    ex.explainer_->attribute(ex.db_, ex.model_.store(), seq, cause);
+    ex.explainer_->attribute(ex.db_, ex.model_.store(), unattributed ? unattributed->first : 0,
+                             unattributed ? std::optional(unattributed->second) : std::nullopt);
+    unattributed.reset();
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
     for (; logged_settled < logged.size(); ++logged_settled) logged[logged_settled]["nodes"] = nodes;
@@ -77,11 +83,16 @@ struct CommandExecutor::Batch {
     const Command& command = *commands[i];
     current = i;
     if (const Change* change = std::get_if<Change>(&command)) {
-      // A change that can move a book's P&L is recalculated alone, after
-      // those before it, so that its moves are its own (pnl_explainer.h);
-      // quotes wait for the next read or the batch's end, as one.
-      const bool alone = !std::holds_alternative<SetPrices>(*change) && !std::holds_alternative<ClearPrice>(*change);
-      if (alone) settle();
+      // A curve move, a roll or a new day is recalculated alone, after the
+      // changes before it, so that its moves (and a curve's prediction, from
+      // the ladders just before it) are its own (pnl_explainer.h). Trade
+      // events of one cause in a row share a recalculation (their moves go to
+      // the last); quotes move no measure and wait for the next read or the
+      // batch's end.
+      const std::optional<CauseKind> kind = PnlExplainer::trade_cause(*change);
+      const bool quote = std::holds_alternative<SetPrices>(*change) || std::holds_alternative<ClearPrice>(*change);
+      const bool alone = !quote && !kind;
+      if (alone || (kind && unattributed && unattributed->second.kind != *kind)) settle();
       const base::Stopwatch clock;
       if (PnlExplainer::moves_curves(*change)) ex.explainer_->curves_before(ex.model_.store());
       base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
@@ -96,7 +107,8 @@ struct CommandExecutor::Batch {
       logged.push_back(event_json(event));
       awaiting.emplace_back(i, std::move(applied));
       ex.phases_.add(Phase::apply, clock.seconds());
-      if (alone) settle(event.seq, cause);
+      if (cause) unattributed.emplace(event.seq, *cause);
+      if (alone) settle();
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
       settle();
       base::Json ids = base::Json::array();

@@ -38,6 +38,13 @@ std::optional<Cause> PnlExplainer::cause_of(const Applied& applied) {
   return std::visit(Of{}, applied.write);
 }
 
+std::optional<CauseKind> PnlExplainer::trade_cause(const Change& change) {
+  if (std::holds_alternative<AmendTrade>(change)) return CauseKind::amended;
+  if (std::holds_alternative<AddTrade>(change)) return CauseKind::new_trade;
+  if (std::holds_alternative<RemoveTrade>(change)) return CauseKind::removed;
+  return std::nullopt;
+}
+
 bool PnlExplainer::moves_curves(const Change& change) {
   return std::holds_alternative<BumpCurve>(change) || std::holds_alternative<SetRate>(change) ||
          std::holds_alternative<SetCurve>(change);

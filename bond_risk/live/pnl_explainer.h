@@ -1,10 +1,11 @@
 // Keeps the running engine's P&L day (model/pnl_day.h) as events are
 // applied, and its rows (db/pnl_day_log.h) in each event's transaction.
 //
-// The executor recalculates each event that can move a book's measure on
-// its own and then calls attribute() with the event's cause; the moves of a
-// recalculation with no cause (quotes, which move no pv, only the rounding
-// of a book's sums) are taken into the last measures unattributed. A curve
+// The executor recalculates each curve move, roll and new day on its own,
+// and consecutive trade events of one cause together, and then calls
+// attribute() with the cause; the moves of a recalculation with no cause
+// (quotes, which move no pv, only the rounding of a book's sums) are taken
+// into the last measures unattributed. A curve
 // event's prediction is taken before it is recalculated (predict()), from
 // the curves' values before it was applied (curves_before()). Used by the
 // master thread only.
@@ -29,6 +30,8 @@ class PnlExplainer {
   // The cause of an applied change; none for one that moves no measure (a
   // quote) or begins a day.
   static std::optional<Cause> cause_of(const Applied& applied);
+  // The cause of a trade event (amend, add, remove), known before it is applied.
+  static std::optional<CauseKind> trade_cause(const Change& change);
   // Whether `change` moves curves (its prediction needs curves_before()).
   static bool moves_curves(const Change& change);
 
