@@ -238,3 +238,44 @@ TEST(Explain, ABatchSplitsItsMovesByCauseAsOneCommandABatchDoes) {
     }
   }
 }
+
+// Moves of one curve in a row are recalculated together (as the engine
+// conflates them): the group's prediction is its whole shift times the
+// ladder before it, as for one move of the same size.
+TEST(Explain, MovesOfOneCurveInARowArePredictedAsTheirSum) {
+  Live two("100", 20, 2), one("100", 20, 2);
+  for (const base::Json& reply : two.batch({"bump-curve GBP-GILT 1", "bump-curve GBP-GILT 1.5"})) {
+    ASSERT_EQ(reply["ok"], true) << reply.dump();
+  }
+  ASSERT_EQ(one.run("bump-curve GBP-GILT 2.5")["ok"], true);
+  for (const char* book : {"OB_GBP-GILT_1", "RB_GBP-GILT_1"}) {
+    const base::Json a = book_explain(two, book).causes.at("curve GBP-GILT");
+    const base::Json b = book_explain(one, book).causes.at("curve GBP-GILT");
+    for (const char* figure : {"actual", "predicted"}) {
+      const double want = b[figure].get<double>();
+      EXPECT_NEAR(a[figure].get<double>(), want, 1e-9 * std::abs(want)) << book << " " << figure;
+    }
+  }
+}
+
+// Moves of two curves interleaved in one batch are recalculated curve by
+// curve (they commute): each curve's cause gets what it gets when every
+// move is a batch of its own, and the final values are the same.
+TEST(Explain, InterleavedMovesOfTwoCurvesInABatchAreSplitByCurve) {
+  Live batched("100", 20, 2), alone("100", 20, 2);
+  const std::vector<std::string> ticks = {"bump-curve GBP-GILT 1", "bump-curve EUR-BUND 2", "bump-curve GBP-GILT 1.5",
+                                          "set-rate EUR-BUND 0 0.031", "bump-curve GBP-GILT -0.5"};
+  for (const base::Json& reply : batched.batch(ticks)) ASSERT_EQ(reply["ok"], true) << reply.dump();
+  for (const std::string& line : ticks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
+  for (const char* book : {"OB_GBP-GILT_1", "OB_EUR-BUND_1", "RB_GBP-GILT_1", "RB_EUR-BUND_1"}) {
+    const BookExplain a = book_explain(batched, book), b = book_explain(alone, book);
+    ASSERT_EQ(a.causes.size(), b.causes.size()) << book;
+    for (const auto& [cause, c] : b.causes) {
+      ASSERT_TRUE(a.causes.count(cause)) << book << ": " << cause;
+      const double want = c["actual"].get<double>();
+      EXPECT_NEAR(a.causes.at(cause)["actual"].get<double>(), want, 1e-9 * std::max(1.0, std::abs(want))) << book << ": " << cause;
+    }
+    EXPECT_NEAR(a.day_pnl, b.day_pnl, 1e-9 * std::max(1.0, std::abs(b.day_pnl))) << book;
+  }
+  test::expect_same_as_fresh(batched);
+}

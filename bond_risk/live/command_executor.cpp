@@ -52,8 +52,8 @@ struct CommandExecutor::Batch {
   std::size_t logged_settled = 0;                          // of logged, those recalculated
   std::size_t current = 0;                                 // the line being executed
 
-  // The trade events awaiting recalculation, all of one cause: the last's
-  // seq and the cause (none: only quotes await, which move no measure).
+  // The events awaiting recalculation, all of one cause: the last's seq and
+  // the cause (none: only quotes await, which move no measure).
   std::optional<std::pair<std::int64_t, Cause>> unattributed = std::nullopt;
 
   // Recalculates the changes awaiting it; their books' moves go to the
@@ -62,7 +62,7 @@ struct CommandExecutor::Batch {
     if (awaiting.empty()) return;
     const base::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
-    ex.explainer_->attribute(ex.db_, ex.model_.store(), unattributed ? unattributed->first : 0,
+    ex.explainer_->attribute(ex.db_, ex.model_.store(), r, unattributed ? unattributed->first : 0,
                              unattributed ? std::optional(unattributed->second) : std::nullopt);
     unattributed.reset();
     const base::Json recalculation = recalculation_json(r);
@@ -78,39 +78,52 @@ struct CommandExecutor::Batch {
     ex.phases_.add(Phase::recalculate, clock.seconds());
   }
 
+  // Moves of other curves that arrived during a curve's group, by curve in
+  // order of arrival (line, text): they commute with it, so each curve's
+  // moves are applied and recalculated as a group after it, one cause each.
+  std::vector<std::pair<Cause, std::vector<std::pair<std::size_t, std::string>>>> held = {};
+
+  // Recalculates what awaits, then each held curve's moves in turn.
+  void settle_all() {
+    settle();
+    while (!held.empty()) {
+      const auto group = std::move(held.front());
+      held.erase(held.begin());
+      for (const auto& [i, line] : group.second) {
+        try {
+          apply(i, line, std::get<Change>(*commands[i]));
+        } catch (const CommandError& e) {
+          errors[i] = e.message;
+        }
+      }
+      settle();
+    }
+  }
+
   // Executes command i; throws CommandError for one that cannot be applied.
   void execute(std::size_t i, const std::string& line) {
     const Command& command = *commands[i];
     current = i;
     if (const Change* change = std::get_if<Change>(&command)) {
-      // A curve move, a roll or a new day is recalculated alone, after the
-      // changes before it, so that its moves (and a curve's prediction, from
-      // the ladders just before it) are its own (pnl_explainer.h). Trade
-      // events of one cause in a row share a recalculation (their moves go to
-      // the last); quotes move no measure and wait for the next read or the
-      // batch's end.
-      const std::optional<CauseKind> kind = PnlExplainer::trade_cause(*change);
+      // Events of one cause in a row share a recalculation, and their moves
+      // go to that cause (pnl_explainer.h); an event of another cause (or a
+      // new day) first recalculates those before it, except a move of
+      // another curve during a curve's group, which waits (held). Quotes
+      // move no measure: they join any group.
       const bool quote = std::holds_alternative<SetPrices>(*change) || std::holds_alternative<ClearPrice>(*change);
-      const bool alone = !quote && !kind;
-      if (alone || (kind && unattributed && unattributed->second.kind != *kind)) settle();
-      const base::Stopwatch clock;
-      if (PnlExplainer::moves_curves(*change)) ex.explainer_->curves_before(ex.model_.store());
-      base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
-      Applied applied = ex.model_.apply(*change, &ex.db_);
-      replies[i] = applied_json(applied);
-      const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
-      const std::optional<Cause> cause = PnlExplainer::cause_of(applied);
-      if (std::holds_alternative<DayStart>(applied.write)) ex.explainer_->start_day(ex.db_, ex.model_.store(), event.seq);
-      if (PnlExplainer::moves_curves(*change)) ex.explainer_->predict(ex.model_.store());
-      ex.served_event_ = event.seq;
-      savepoint.release();
-      logged.push_back(event_json(event));
-      awaiting.emplace_back(i, std::move(applied));
-      ex.phases_.add(Phase::apply, clock.seconds());
-      if (cause) unattributed.emplace(event.seq, *cause);
-      if (alone) settle();
+      const std::optional<Cause> ahead = PnlExplainer::cause_ahead(*change, ex.model_, ex.db_);
+      const bool curves = ahead && ahead->kind == CauseKind::curve && unattributed &&
+                          unattributed->second.kind == CauseKind::curve && unattributed->second != *ahead;
+      if (curves) {
+        auto group = std::find_if(held.begin(), held.end(), [&](const auto& g) { return g.first == *ahead; });
+        if (group == held.end()) group = held.insert(held.end(), {*ahead, {}});
+        group->second.emplace_back(i, line);
+      } else {
+        if (!quote && !(ahead && unattributed && unattributed->second == *ahead)) settle_all();
+        apply(i, line, *change);
+      }
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
-      settle();
+      settle_all();
       base::Json ids = base::Json::array();
       for (const std::string& key : watch->keys) {
         out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
@@ -122,12 +135,31 @@ struct CommandExecutor::Batch {
       for (const std::string& key : unwatch->keys) out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
       replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
-      settle();  // a read sees every change before it
+      settle_all();  // a read sees every change before it
       const base::Stopwatch clock;
       replies[i] = std::visit(*this, command);
       ex.phases_.add(Phase::read, clock.seconds());
     }
     ++ex.answered_[static_cast<std::size_t>(command_id(command))];
+  }
+
+  // Applies change i (line `line`) and logs it; its recalculation waits.
+  void apply(std::size_t i, const std::string& line, const Change& change) {
+    const base::Stopwatch clock;
+    const bool curves = PnlExplainer::moves_curves(change);
+    if (curves && !unattributed) ex.explainer_->curves_before(ex.model_.store());  // a curve group begins
+    base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
+    Applied applied = ex.model_.apply(change, &ex.db_);
+    replies[i] = applied_json(applied);
+    const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
+    if (std::holds_alternative<DayStart>(applied.write)) ex.explainer_->start_day(ex.db_, ex.model_.store(), event.seq);
+    if (curves) ex.explainer_->predict(ex.model_.store());
+    ex.served_event_ = event.seq;
+    savepoint.release();
+    logged.push_back(event_json(event));
+    if (const std::optional<Cause> cause = PnlExplainer::cause_of(applied)) unattributed.emplace(event.seq, *cause);
+    awaiting.emplace_back(i, std::move(applied));
+    ex.phases_.add(Phase::apply, clock.seconds());
   }
 
   base::Json operator()(const Get& g) const { return node_json(ex.model_, ex.model_.find(g.key, &ex.db_)); }
@@ -318,7 +350,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
         batch.errors[i] = e.message;
       }
     }
-    batch.settle();
+    batch.settle_all();
     if (tx) {
       clock.restart();
       tx->commit();
@@ -496,7 +528,7 @@ bool CommandExecutor::publish_rows(std::size_t budget) {
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
   LiveModel::Recalculation r = apply_external(model_, changes, db_);
-  explainer_->attribute(db_, model_.store(), 0, Cause{CauseKind::external});
+  explainer_->attribute(db_, model_.store(), r, 0, Cause{CauseKind::external});
   const base::Json recalculation = recalculation_json(r);
   unpublished(r);
   changes_.consume();

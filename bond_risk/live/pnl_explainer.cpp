@@ -12,6 +12,29 @@ std::vector<double> measures(const Store& store) {
   return out;
 }
 
+// The cause of a change before it is applied.
+struct Ahead {
+  const LiveModel& model;
+  base::Database& db;
+  std::optional<Cause> curve(const std::string& key) const {
+    try {
+      const NodeRef n = model.find(key, &db);
+      if (kind_of(n) != Kind::ir_curve) return std::nullopt;
+      return Cause{CauseKind::curve, model.store().id(n)};
+    } catch (const CommandError&) {
+      return std::nullopt;
+    }
+  }
+  std::optional<Cause> operator()(const BumpCurve& c) const { return curve(c.curve); }
+  std::optional<Cause> operator()(const SetRate& c) const { return curve(c.curve); }
+  std::optional<Cause> operator()(const SetCurve& c) const { return curve(c.curve); }
+  std::optional<Cause> operator()(const RollDate&) const { return Cause{CauseKind::roll}; }
+  std::optional<Cause> operator()(const AmendTrade&) const { return Cause{CauseKind::amended}; }
+  std::optional<Cause> operator()(const AddTrade&) const { return Cause{CauseKind::new_trade}; }
+  std::optional<Cause> operator()(const RemoveTrade&) const { return Cause{CauseKind::removed}; }
+  std::optional<Cause> operator()(const auto&) const { return std::nullopt; }
+};
+
 }  // namespace
 
 PnlExplainer::PnlExplainer(base::Database& db, const Store& store, std::int64_t served) {
@@ -38,11 +61,8 @@ std::optional<Cause> PnlExplainer::cause_of(const Applied& applied) {
   return std::visit(Of{}, applied.write);
 }
 
-std::optional<CauseKind> PnlExplainer::trade_cause(const Change& change) {
-  if (std::holds_alternative<AmendTrade>(change)) return CauseKind::amended;
-  if (std::holds_alternative<AddTrade>(change)) return CauseKind::new_trade;
-  if (std::holds_alternative<RemoveTrade>(change)) return CauseKind::removed;
-  return std::nullopt;
+std::optional<Cause> PnlExplainer::cause_ahead(const Change& change, const LiveModel& model, base::Database& db) {
+  return std::visit(Ahead{model, db}, change);
 }
 
 bool PnlExplainer::moves_curves(const Change& change) {
@@ -55,8 +75,11 @@ void PnlExplainer::start_day(base::Database& db, const Store& store, std::int64_
   last_ = measures(store);
 }
 
-void PnlExplainer::attribute(base::Database& db, const Store& store, std::int64_t seq, std::optional<Cause> cause) {
-  const std::vector<BookMove> moves = book_moves(store, last_, cause ? predicted_ : std::vector<double>{});
+void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& r,
+                             std::int64_t seq, std::optional<Cause> cause) {
+  const BooksToLook books{r.changed[static_cast<std::size_t>(Kind::outright_book)],
+                          r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole};
+  const std::vector<BookMove> moves = book_moves(store, last_, cause ? predicted_ : std::vector<double>{}, books);
   predicted_.clear();
   if (!cause || moves.empty()) return;
   write_moves(db, day_->started_after(), seq, *cause, moves);

@@ -1,14 +1,14 @@
 // Keeps the running engine's P&L day (model/pnl_day.h) as events are
 // applied, and its rows (db/pnl_day_log.h) in each event's transaction.
 //
-// The executor recalculates each curve move, roll and new day on its own,
-// and consecutive trade events of one cause together, and then calls
-// attribute() with the cause; the moves of a recalculation with no cause
-// (quotes, which move no pv, only the rounding of a book's sums) are taken
-// into the last measures unattributed. A curve
-// event's prediction is taken before it is recalculated (predict()), from
-// the curves' values before it was applied (curves_before()). Used by the
-// master thread only.
+// The executor recalculates consecutive events of one cause together (as
+// it conflated them before the explain: whole-curve ticks, amendments) and
+// then calls attribute() with the cause and the last event's seq; the moves
+// of a recalculation with no cause (quotes, which move no pv, only the
+// rounding of a book's sums) are taken into the last measures unattributed.
+// A curve group's prediction is its total shift, from the curves' values
+// before its first event (curves_before()) to now (predict()), times the
+// ladders before it (not yet recalculated). Used by the master thread only.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
+#include "bond_risk/live/live_model.h"
 #include "bond_risk/model/changes.h"
 #include "bond_risk/model/pnl_day.h"
 
@@ -30,8 +31,9 @@ class PnlExplainer {
   // The cause of an applied change; none for one that moves no measure (a
   // quote) or begins a day.
   static std::optional<Cause> cause_of(const Applied& applied);
-  // The cause of a trade event (amend, add, remove), known before it is applied.
-  static std::optional<CauseKind> trade_cause(const Change& change);
+  // The cause `change` will have, known before it is applied: none for a
+  // quote, a new day, or a curve not found (whose apply then refuses it).
+  static std::optional<Cause> cause_ahead(const Change& change, const LiveModel& model, base::Database& db);
   // Whether `change` moves curves (its prediction needs curves_before()).
   static bool moves_curves(const Change& change);
 
@@ -44,7 +46,9 @@ class PnlExplainer {
 
   // After a recalculation: each book's move since the last one belongs to
   // event `seq`'s `cause` (none: unattributed), recorded and written.
-  void attribute(base::Database& db, const Store& store, std::int64_t seq, std::optional<Cause> cause);
+  // `recalculation` says which books may have moved.
+  void attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& recalculation,
+                 std::int64_t seq, std::optional<Cause> cause);
 
   // After the model was read back from the database (a refused batch).
   void reread(base::Database& db, const Store& store);

@@ -86,17 +86,24 @@ std::vector<double> predicted_moves(const Store& s, const std::vector<std::vecto
   return out;
 }
 
-std::vector<BookMove> book_moves(const Store& s, std::vector<double>& last, std::span<const double> predicted) {
+std::vector<BookMove> book_moves(const Store& s, std::vector<double>& last, std::span<const double> predicted,
+                                 const BooksToLook& books) {
   std::vector<BookMove> out;
-  std::size_t k = 0;
-  for_each_book(s, [&](NodeRef book) {
+  last.resize(s.outright_books.size() + s.repo_books.size(), 0.0);
+  // Book k of store order (outright books, then repo books).
+  auto look = [&](NodeRef book, std::size_t k) {
     const double now = book_measure(s, book);
-    if (k >= last.size()) last.resize(k + 1, 0.0);
     const double p = k < predicted.size() ? predicted[k] : std::numeric_limits<double>::quiet_NaN();
     if (now != last[k] || (!std::isnan(p) && p != 0)) out.push_back({s.id(book), now - last[k], p});
     last[k] = now;
-    ++k;
-  });
+  };
+  if (books.all || !predicted.empty()) {
+    std::size_t k = 0;
+    for_each_book(s, [&](NodeRef book) { look(book, k++); });
+    return out;
+  }
+  for (NodeIndex b : books.outright) look(ref(Kind::outright_book, b), b);
+  for (NodeIndex b : books.repo) look(ref(Kind::repo_book, b), s.outright_books.size() + b);
   return out;
 }
 

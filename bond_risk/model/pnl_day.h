@@ -62,8 +62,15 @@ std::vector<std::vector<double>> curve_values(const Store& store);
 std::vector<double> predicted_moves(const Store& store, const std::vector<std::vector<double>>& before);
 
 // Each book whose measure moved since `last` (store order, updated to now),
-// with the prediction when one is given.
-std::vector<BookMove> book_moves(const Store& store, std::vector<double>& last, std::span<const double> predicted);
+// with the prediction when one is given. Only the books listed are looked
+// at (outright, repo: indices in order; the rest cannot have moved), unless
+// `all` or a prediction is given.
+struct BooksToLook {
+  std::span<const NodeIndex> outright, repo;
+  bool all = false;
+};
+std::vector<BookMove> book_moves(const Store& store, std::vector<double>& last, std::span<const double> predicted,
+                                 const BooksToLook& books);
 
 struct CauseTotal {
   double actual = 0, predicted = 0;
