@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,9 @@
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/model/pnl_day.h"
+#include "bond_risk/synth/generator.h"
 #include "tests/live_support.h"
+#include "tests/test_support.h"
 
 using namespace bond_risk;
 using test::first_id;
@@ -278,4 +282,56 @@ TEST(Explain, InterleavedMovesOfTwoCurvesInABatchAreSplitByCurve) {
     EXPECT_NEAR(a.day_pnl, b.day_pnl, 1e-9 * std::max(1.0, std::abs(b.day_pnl))) << book;
   }
   test::expect_same_as_fresh(batched);
+}
+
+// Without an engine, `bond_risk explain` prints the stored explain (the
+// numbers the engine gives, to the cent) and `plot explain` draws it: a
+// bar per cause from the running sum, then day_pnl, the causes' sum.
+TEST(Explain, TheCommandLinePrintsTheStoredExplainAndDrawsItsWaterfall) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  for (const std::string& line : a_day(live)) ASSERT_EQ(live.run(line)["ok"], true) << line;
+  const base::Json e = live.run("explain OB_GBP-GILT_1");
+  const test::CliResult printed = test::run_cli("explain --db " + live.path + " OB_GBP-GILT_1");
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  double sum = 0;
+  for (const base::Json& c : e["causes"]) {
+    char cents[40];
+    std::snprintf(cents, sizeof cents, "%.2f", c["actual"].get<double>());
+    EXPECT_NE(printed.out.find(c["cause"].get<std::string>()), std::string::npos) << printed.out;
+    EXPECT_NE(printed.out.find(cents), std::string::npos) << cents << " not in\n" << printed.out;
+    sum += c["actual"].get<double>();
+  }
+  const std::string png = live.dir.path("waterfall.png");
+  const test::CliResult drawn = test::run_cli("plot explain OB_GBP-GILT_1 --db " + live.path + " --out " + png);
+  ASSERT_EQ(drawn.exit_code, 0) << drawn.err;
+  EXPECT_EQ(test::slurp(png).substr(0, 4), "\x89PNG");
+  const std::string data = test::slurp(png + ".dat");
+  // The last row: "day_pnl", from, to, colour.
+  std::istringstream last(data.substr(data.rfind("\"day_pnl\"")));
+  std::string label;
+  double from = 1, to = 0;
+  last >> label >> from >> to;
+  EXPECT_EQ(from, 0);
+  EXPECT_NEAR(to, sum, 1e-9 * std::abs(sum)) << data;
+
+  const test::CliResult unknown = test::run_cli("explain --db " + live.path + " NOPE");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no outright_book or repo_book with id or name 'NOPE'"), std::string::npos) << unknown.err;
+  const std::string fresh = live.dir.path("fresh.db");
+  generate(find_preset("tiny"), {.seed = 5, .book_size = 10}, fresh);
+  const test::CliResult none = test::run_cli("explain --db " + fresh);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("no P&L day in"), std::string::npos) << none.err;
+}
+
+// A watched book's update lines carry its day_pnl, as `explain` gives it.
+TEST(Explain, AWatchedBooksUpdatesCarryItsDayPnl) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  ASSERT_EQ(live.run("bump-curve GBP-GILT 4")["ok"], true);
+  const std::int64_t id = live.store().id(live.store().names.at("OB_GBP-GILT_1"));
+  const base::Json update = base::Json::parse(live.executor->update_values(id));
+  EXPECT_EQ(update["day_pnl"].get<double>(), live.run("explain OB_GBP-GILT_1")["day_pnl"].get<double>());
+  EXPECT_NE(update["day_pnl"].get<double>(), 0.0);
 }

@@ -8,6 +8,7 @@
 
 #include "base/cli_args.h"
 #include "bond_risk/cli/commands.h"
+#include "bond_risk/live/command.h"
 
 namespace {
 
@@ -35,7 +36,8 @@ commands:
   send       send commands to a running engine (see bond_risk send --help)
   show       print the stored results of nodes by id or name
   scenarios  revalue every book under a scenario set; P&L per scenario, VaR and expected shortfall
-  plot       draw stored results with gnuplot (a book's key-rate ladder, a P&L distribution)
+  plot       draw stored results with gnuplot (a book's key-rate ladder, a P&L distribution, the explain's waterfall)
+  explain    print the P&L day's explain the database holds (a book's or the total's moves by cause)
   web        serve the desk's live risk page to browsers, following a running engine
   bench-events  latency percentiles of events on a running engine
   bench-load    one experiment of bench/run_events.sh against a serving engine (rates, bursts, memory, ...)
@@ -74,7 +76,9 @@ int main(int argc, char** argv) {
     if (command == "bench-events") return bond_risk::bench_events_command(args);
     if (command == "bench-load") return bond_risk::bench_load_command(args);
     if (command == "web") return bond_risk::web_command(args);
-    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, scenarios, plot, web, bench-events, bench-load; see bond_risk --help)\n";
+    // The engine's command of that name, read from the database.
+    if (command == bond_risk::command_info(bond_risk::CommandId::explain).name) return bond_risk::explain_command(args);
+    std::cerr << "bond_risk: unknown command '" << command << "' (commands: generate, run, send, show, scenarios, plot, explain, web, bench-events, bench-load; see bond_risk --help)\n";
     return 2;
   } catch (const base::UsageError& e) {
     std::cerr << "bond_risk: " << one_line(e.what()) << "\n";

@@ -13,6 +13,8 @@
 #include "base/sqlite.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
+#include "bond_risk/cli/stored_explain.h"
+#include "bond_risk/live/command.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/model/kind.h"
@@ -23,7 +25,7 @@ namespace {
 
 const base::CommandSpec kSpec = {
     "plot",
-    "ladder BOOK | pnl --set NAME [BOOK] [--db PATH] [--out FILE.png] [--conf PATH]",
+    "ladder BOOK | pnl --set NAME [BOOK] | explain [BOOK] [--db PATH] [--out FILE.png] [--conf PATH]",
     "Draws stored results with gnuplot into a PNG (and writes the numbers drawn beside it, FILE.dat).\n"
     "  ladder BOOK   a book's key-rate ladder (id or name) as bars by tenor of its curves' input points:\n"
     "                kr01 for an outright book, margin_kr01 and mtm_pnl_kr01 side by side for a repo book,\n"
@@ -31,11 +33,15 @@ const base::CommandSpec kSpec = {
     "  pnl --set NAME [BOOK]\n"
     "                the distribution of the total's P&L (or a book's) over the scenarios of a set, as the\n"
     "                last 'bond_risk scenarios' stored it, with the 99% VaR and 97.5% expected shortfall marked\n"
-    "                for a historical set.",
+    "                for a historical set.\n"
+    "  explain [BOOK]\n"
+    "                the P&L day's explain the database holds, of a book or the total, as a waterfall: each\n"
+    "                cause's move from the day's start (green up, red down), then day_pnl.",
     {
         {"db", "PATH", "database whose results to draw (APP_DB; default from the conf file)"},
         {"set", "NAME", "pnl: the scenario set"},
-        {"out", "FILE.png", "picture to write (default: BOOK-ladder.png, or SET-pnl.png / SET-BOOK-pnl.png)"},
+        {"out", "FILE.png",
+         "picture to write (default: BOOK-ladder.png, SET-pnl.png / SET-BOOK-pnl.png, explain.png / BOOK-explain.png)"},
         kConfOption,
     },
 };
@@ -161,6 +167,36 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
   return 0;
 }
 
+int plot_explain(base::Database& db, const std::optional<std::string>& book, const std::string& out) {
+  const StoredExplain e = stored_explain(db, book);
+  const std::string data = out + ".dat";
+  std::ofstream file(data);
+  if (!file) throw std::runtime_error("cannot write " + data);
+  // A bar per cause from the running sum before it to after it, then day_pnl from 0.
+  file << "# label\tfrom\tto\tcolour (1 down, 2 up, 3 day_pnl)\n" << std::setprecision(17);
+  double at = 0;
+  for (const auto& [name, total] : e.causes) {
+    file << '"' << base::data_label(name) << "\"\t" << at << "\t" << at + total.actual << "\t"
+         << (total.actual < 0 ? 1 : 2) << "\n";
+    at += total.actual;
+  }
+  file << "\"day_pnl\"\t0\t" << e.day_pnl << "\t3\n";
+  file.close();
+  // Names and paths go as the script's arguments (ARG1..ARG3), never into its text.
+  const std::string script = base::png_terminal(1100, 600) +
+                             "set termoption noenhanced\nset output ARG1\nset title ARG3\n"
+                             "set style fill solid 0.8 border -1\nset grid ytics\nunset key\nset xzeroaxis\n"
+                             "set linetype 1 lc rgb 'dark-red'\nset linetype 2 lc rgb 'dark-green'\n"
+                             "set linetype 3 lc rgb 'gray30'\nset xtics rotate by -30\nset ylabel 'P&L since the day began'\n"
+                             "plot ARG2 using 0:(($2 + $3) / 2):(0.35):(abs($3 - $2) / 2):4:xtic(1) "
+                             "with boxxyerror lc variable\n";
+  base::run_gnuplot(script, {out, data, "P&L explain of " + e.whose + ", day begun after event " +
+                                            std::to_string(e.after_event)});
+  std::cout << "Wrote " << out << " (" << e.causes.size() << " causes, day_pnl " << e.day_pnl << "; numbers in " << data
+            << ")\n";
+  return 0;
+}
+
 }  // namespace
 
 int plot_command(std::span<char* const> args) {
@@ -182,7 +218,12 @@ int plot_command(std::span<char* const> args) {
     const std::optional<std::string> book = a.positional.size() == 2 ? std::optional(a.positional[1]) : std::nullopt;
     return plot_pnl(db, set, book, a.get("out", set + (book ? "-" + *book : "") + "-pnl.png"));
   }
-  throw base::UsageError("plot: unknown plot '" + what + "' (plots: ladder, pnl; see --help)");
+  if (what == command_info(CommandId::explain).name) {  // the engine's command of that name, drawn
+    if (a.positional.size() > 2) throw base::UsageError("plot explain: give at most one book id or name (see --help)");
+    const std::optional<std::string> book = a.positional.size() == 2 ? std::optional(a.positional[1]) : std::nullopt;
+    return plot_explain(db, book, a.get("out", book ? *book + "-explain.png" : std::string("explain.png")));
+  }
+  throw base::UsageError("plot: unknown plot '" + what + "' (plots: ladder, pnl, explain; see --help)");
 }
 
 }  // namespace bond_risk

@@ -422,9 +422,10 @@ void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
 std::string CommandExecutor::update_values(std::int64_t id) {
   ++watch_lines_;
   const NodeRef* node = model_.store().by_id.find(id);
-  return node && model_.store().state(*node).status != Status::removed
-             ? base::dump_line(node_json(model_, *node))
-             : base::dump_line({{"id", id}, {"status", "REMOVED"}});
+  if (!node || model_.store().state(*node).status == Status::removed) return base::dump_line({{"id", id}, {"status", "REMOVED"}});
+  base::Json values = node_json(model_, *node);
+  if (is_book(kind_of(*node))) values["day_pnl"] = book_measure(model_.store(), *node) - explainer_->day().baseline(id);
+  return base::dump_line(values);
 }
 
 bool CommandExecutor::changed_since_notified(std::int64_t id) const {

@@ -93,9 +93,9 @@ class CommandExecutor {
   // (ResultPublisher::needs_all).
   bool publish_results(std::size_t budget = SIZE_MAX);
 
-  // A watched node's values as JSON ({...node...}, or {"id":ID,"status":
-  // "REMOVED"} once it is gone), as of served_event(); `stats` counts the
-  // updates built (watch_lines).
+  // A watched node's values as JSON ({...node...}, a book's with its
+  // day_pnl, or {"id":ID,"status":"REMOVED"} once it is gone), as of
+  // served_event(); `stats` counts the updates built (watch_lines).
   std::string update_values(std::int64_t id);
   // Whether any node's values may have changed since the last
   // forget_changes(), and whether node `id`'s may: it was recalculated or

@@ -98,6 +98,9 @@ class PnlDay {
   double baseline(std::int64_t book_id) const;
   // A book's totals by cause, in cause order.
   const std::map<Cause, CauseTotal>& explain(std::int64_t book_id) const;
+  // Every book's baseline, and the totals by cause of every book that moved.
+  const std::map<std::int64_t, double>& baselines() const { return baseline_; }
+  const std::map<std::int64_t, std::map<Cause, CauseTotal>>& explained() const { return explain_; }
   // A book's `count` largest moves by size, largest first (ties: earlier first).
   std::vector<EventMove> largest_moves(std::int64_t book_id, std::size_t count) const;
 
