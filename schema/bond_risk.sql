@@ -106,8 +106,10 @@ CREATE TABLE IF NOT EXISTS event_log (
 
 -- The P&L day (MODEL.md "The P&L day and its explain"): each day begun
 -- after event `seq` (0: before any), with every book's measure then; and
--- per event of the day, each book's move and what its key-rate ladder
--- predicted (NaN: no prediction), committed with the event. `moves` packs
+-- per recalculation of the day's events (one cause's events in a row, up to
+-- event `seq`), each book's move and what its key-rate ladder predicted
+-- (NaN: no prediction), committed with the events. Replaying the logged
+-- commands in these groups gives the same bits. `moves` packs
 -- (book id int64, actual double, predicted double) per book, in the host's
 -- byte order (db/pnl_day_log.h).
 CREATE TABLE IF NOT EXISTS pnl_day (
@@ -118,8 +120,8 @@ CREATE TABLE IF NOT EXISTS pnl_day (
 CREATE TABLE IF NOT EXISTS pnl_move (
   id       INTEGER PRIMARY KEY,
   day      INTEGER NOT NULL,  -- pnl_day.seq
-  seq      INTEGER NOT NULL,  -- event_log.seq; 0: changes by other programs
-  cause    TEXT NOT NULL,     -- curve, roll, new, amended, removed, external
+  seq      INTEGER NOT NULL,  -- event_log.seq of the group's last event; 0: changes by other programs
+  cause    TEXT,              -- curve, roll, new, amended, removed, external; NULL: quotes alone
   curve_id INTEGER,           -- a curve cause's ir_curve id
   moves    BLOB NOT NULL
 );

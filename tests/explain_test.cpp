@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -78,6 +81,9 @@ struct Reopened {
         model((db.exec(kSchemaSql), load(db).store), engine::SchedulerOptions{.threads = 1}, 64),
         executor((model.flush_all(), model), db) {}
   base::Json run(const std::string& line) { return base::Json::parse(executor.execute({&line, 1}).front().line); }
+  void batch(const std::vector<std::string>& lines) {
+    for (const Reply& reply : executor.execute(lines)) EXPECT_TRUE(reply.line.starts_with("{\"ok\":true")) << reply.line;
+  }
 };
 
 // The explain as JSON, without the event it is as of.
@@ -334,4 +340,94 @@ TEST(Explain, AWatchedBooksUpdatesCarryItsDayPnl) {
   const base::Json update = base::Json::parse(live.executor->update_values(id));
   EXPECT_EQ(update["day_pnl"].get<double>(), live.run("explain OB_GBP-GILT_1")["day_pnl"].get<double>());
   EXPECT_NE(update["day_pnl"].get<double>(), 0.0);
+}
+
+// kill -9 while a desk's commands stream in, then a restart: the explain is
+// what the committed events made it, bit for bit. A second engine replaying
+// event_log on a copy of the database from before, in the groups the first
+// recalculated together (pnl_move's rows), gives the same figures.
+TEST(Explain, AfterKillNineTheExplainIsAReplayOfTheLoggedEventsBitForBit) {
+  test::TempDir dir;
+  const std::string db = dir.path("k.db"), sock = dir.path("k.sock"), original = dir.path("original.db");
+  ASSERT_EQ(test::run_cli("generate --preset 100 --out " + db).exit_code, 0);
+  std::filesystem::copy_file(db, original);
+  std::vector<std::int64_t> trades;
+  Date today = 0;
+  {
+    base::Database conn(db, base::Database::Mode::read_only);
+    base::Statement q = conn.prepare("SELECT id FROM outright_trade ORDER BY id");
+    while (q.step()) trades.push_back(q.integer(0));
+    base::Statement t = conn.prepare("SELECT today FROM calendar LIMIT 1");
+    ASSERT_TRUE(t.step());
+    today = *parse_date(t.text(0));
+  }
+  {
+    std::mt19937 random(7);
+    std::ofstream commands(dir.path("commands"));
+    commands << "start-day\n";
+    for (int i = 1; i < 6000; ++i) {
+      const unsigned r = random() % 20;
+      if (i % 1500 == 0) {
+        commands << "roll-date " << format_date(today + i / 1500) << "\n";
+      } else if (r < 3) {
+        commands << "bump-curve " << (random() % 2 ? "GBP-GILT" : "EUR-BUND") << " " << 1 + random() % 5 << "\n";
+      } else if (r < 5) {
+        commands << "set-price " << 4 + random() % 10 << " " << 95 + random() % 10 << "\n";
+      } else if (r < 6) {
+        commands << "add-outright bond_id=" << 4 + random() % 10 << " trade_price=99.5 quantity=" << 1 + random() % 500
+                 << " buy_sell=BUY book=OB_GBP-GILT_1\n";
+      } else {
+        commands << "amend-trade " << trades[random() % trades.size()] << " quantity=" << 1 + random() % 5000 << "\n";
+      }
+    }
+  }
+  {
+    test::EngineProcess engine(db, sock, dir.path("engine.log"));
+    ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("engine.log"));
+    const std::string send = std::string("'") + std::getenv("BOND_RISK_BIN") + "' send --socket " + sock + " < " +
+                             dir.path("commands") + " > " + dir.path("replies") + " 2>/dev/null";
+    std::thread client([&] { (void)std::system(send.c_str()); });
+    for (int i = 0; i < 1200 && test::slurp(dir.path("replies")).size() < 100'000; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    engine.kill9();
+    client.join();
+  }
+  base::Json restarted;
+  {
+    test::EngineProcess engine(db, sock, dir.path("restart.log"));
+    ASSERT_TRUE(engine.ready()) << test::slurp(dir.path("restart.log"));
+    restarted = base::Json::parse(test::run_cli("send --socket " + sock + " explain").out);
+    ASSERT_EQ(restarted["ok"], true) << restarted.dump();
+    EXPECT_EQ(test::run_cli("send --socket " + sock + " shutdown").exit_code, 0);
+    EXPECT_EQ(engine.wait(), 0);
+  }
+  // The committed events, in the groups they were recalculated in.
+  std::vector<std::vector<std::string>> groups(1);
+  {
+    base::Database conn(db, base::Database::Mode::read_only);
+    base::Statement ends = conn.prepare("SELECT seq FROM pnl_move WHERE seq > 0 ORDER BY id");
+    std::vector<std::int64_t> boundaries;
+    while (ends.step()) boundaries.push_back(ends.integer(0));
+    base::Statement events = conn.prepare("SELECT seq, command FROM event_log ORDER BY seq");
+    std::size_t b = 0;
+    while (events.step()) {
+      groups.back().emplace_back(events.text(1));
+      while (b < boundaries.size() && boundaries[b] <= events.integer(0)) ++b, groups.emplace_back();
+    }
+    std::cout << boundaries.size() << " recalculations of " << b << " groups logged\n";
+  }
+  ASSERT_GT(groups.size(), 100u) << "the kill came too early";
+  Reopened replica(original);
+  for (const std::vector<std::string>& group : groups) {
+    if (!group.empty()) replica.batch(group);
+  }
+  const base::Json replayed = replica.run("explain");
+  ASSERT_EQ(replayed["books"].size(), restarted["books"].size());
+  for (std::size_t k = 0; k < replayed["books"].size(); ++k) {
+    const base::Json &a = restarted["books"][k], &b = replayed["books"][k];
+    EXPECT_EQ(a["baseline"], b["baseline"]) << a["name"];
+    EXPECT_EQ(a["causes"].dump(), b["causes"].dump()) << a["name"];
+  }
+  EXPECT_EQ(restarted["day"]["after_event"], replayed["day"]["after_event"]);
 }

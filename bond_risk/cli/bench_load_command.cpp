@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <map>
+#include <random>
 #include <thread>
 
 #include "base/cli_args.h"
@@ -16,6 +18,7 @@
 #include "bond_risk/lab/event_series.h"
 #include "bond_risk/lab/workloads.h"
 #include "bond_risk/db/loader.h"
+#include "bond_risk/live/command.h"
 #include "bond_risk/live/phase_times.h"
 
 namespace bond_risk {
@@ -37,6 +40,10 @@ const base::CommandSpec kSpec = {
     "             goes per command (its stats before and after)\n"
     "  quotes     ticks of market quotes, --tick-bonds quoted bonds each, open loop at --tick-rate ticks a\n"
     "             second for --seconds\n"
+    "  day        a desk's day after a new P&L day begins: a date roll, 50 curve moves of 1-5bp, 2,000\n"
+    "             amendments, 200 bookings and 100 removals in a seeded order, each sent alone; then the\n"
+    "             explain of the total (DIR/day-explain.json) and of the book that moved most, with its 5\n"
+    "             largest events (DIR/day-book.json; its name in DIR/day-book.txt)\n"
     "The commands are drawn from the database by a seeded generator: two runs send the same lines.",
     {
         {"socket", "PATH", "the serving engine's socket"},
@@ -175,6 +182,42 @@ void quotes(Context& c) {
           tenths(q[2]), tenths(q[3]), tenths(q[4]));
   std::cout << "achieved " << static_cast<long>(r.replies_per_second) << "/s, p50 " << q[0] << " us, p99 " << q[2]
             << " us" << std::endl;
+}
+
+void day(Context& c) {
+  Csv csv(c.out, "day", "label,events,p50_us,p99_us,total_day_pnl,total_residual,book,book_day_pnl");
+  std::vector<std::string> events;
+  events.push_back(format_command(Change{RollDate{c.workload.today() + 1, std::nullopt}}));
+  auto add = [&](std::size_t n, Change (Workload::*next)()) {
+    for (std::size_t i = 0; i < n; ++i) events.push_back(format_command((c.workload.*next)()));
+  };
+  add(50, &Workload::bump);
+  add(2000, &Workload::amendment);
+  add(200, &Workload::booking);
+  add(100, &Workload::removal);
+  std::mt19937_64 order(static_cast<std::uint64_t>(c.integer("seed", "1", 1'000'000'000)));
+  std::shuffle(events.begin(), events.end(), order);
+  c.client.round_trips("start", {format_command(Change{StartDay{}})});
+  std::cout << "a desk's day of " << events.size() << " events, each sent alone ..." << std::endl;
+  const Series s = c.client.round_trips("day", events);
+  const base::Json total = base::Json::parse(c.client.ask(format_command(Explain{})));
+  std::ofstream(c.out + "/day-explain.json") << total.dump(1) << "\n";
+  // The book that moved most, its explain and its largest events.
+  const base::Json* largest = nullptr;
+  for (const base::Json& b : total.at("books")) {
+    if (!largest || std::abs(b.at("day_pnl").get<double>()) > std::abs(largest->at("day_pnl").get<double>())) largest = &b;
+  }
+  if (!largest) throw std::runtime_error("the explain lists no book");
+  const std::string book = largest->at("name").get<std::string>();
+  base::Json detail = base::Json::parse(c.client.ask(format_command(Explain{book})));
+  detail["largest_events"] = base::Json::parse(c.client.ask(format_command(ExplainEvents{book, 5})))["events"];
+  std::ofstream(c.out + "/day-book.json") << detail.dump(1) << "\n";
+  std::ofstream(c.out + "/day-book.txt") << book << "\n";
+  const std::vector<double> q = base::percentiles(s.micros, std::vector<double>{50, 99});
+  csv.row(c.label, events.size(), tenths(q[0]), tenths(q[1]), total.at("total").at("day_pnl").get<double>(),
+          total.at("total").at("residual").get<double>(), book, largest->at("day_pnl").get<double>());
+  std::cout << "total day_pnl " << total.at("total").at("day_pnl") << "; the largest book " << book << ": "
+            << largest->at("day_pnl") << " (DIR/day-explain.json, DIR/day-book.json)" << std::endl;
 }
 
 void patterns(Context& c) {
@@ -333,18 +376,18 @@ int bench_load_command(std::span<char* const> args) {
   if (!parsed) return 0;
   const base::ParsedArgs& a = *parsed;
   if (a.positional.size() != 1) {
-    throw base::UsageError("bench-load takes one experiment: rates, patterns, memory, roundtrip, capacity or quotes");
+    throw base::UsageError("bench-load takes one experiment: rates, patterns, memory, roundtrip, capacity, quotes or day");
   }
   for (const char* needed : {"socket", "db", "out"}) {
     if (!a.has(needed)) throw base::UsageError(std::string("bench-load needs --") + needed);
   }
   const std::map<std::string, void (*)(Context&)> experiments = {
       {"rates", rates},         {"patterns", patterns}, {"memory", memory},
-      {"roundtrip", roundtrip}, {"capacity", capacity}, {"quotes", quotes}};
+      {"roundtrip", roundtrip}, {"capacity", capacity}, {"quotes", quotes}, {"day", day}};
   const auto experiment = experiments.find(a.positional[0]);
   if (experiment == experiments.end()) {
     throw base::UsageError("unknown experiment '" + a.positional[0] +
-                           "' (rates, patterns, memory, roundtrip, capacity or quotes)");
+                           "' (rates, patterns, memory, roundtrip, capacity, quotes or day)");
   }
   const std::string db = a.get("db", "");
   // The engine first: it switches a fresh copy of the database to WAL as it

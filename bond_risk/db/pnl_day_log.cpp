@@ -49,15 +49,12 @@ PnlDay write_day(base::Database& db, std::int64_t seq, std::vector<std::pair<std
   return PnlDay(seq, std::move(time), std::move(baselines));
 }
 
-void write_moves(base::Database& db, std::int64_t day, std::int64_t seq, const Cause& cause,
+void write_moves(base::Database& db, std::int64_t day, std::int64_t seq, const std::optional<Cause>& cause,
                  std::span<const BookMove> moves) {
   base::Statement& st = db.cached("INSERT INTO pnl_move (day, seq, cause, curve_id, moves) VALUES (?, ?, ?, ?, ?)");
-  st.bind(1, day).bind(2, seq).bind(3, cause_kind_name(cause.kind));
-  if (cause.kind == CauseKind::curve) {
-    st.bind(4, cause.curve_id);
-  } else {
-    st.bind_null(4);
-  }
+  st.bind(1, day).bind(2, seq).bind_null(3).bind_null(4);
+  if (cause) st.bind(3, cause_kind_name(cause->kind));
+  if (cause && cause->kind == CauseKind::curve) st.bind(4, cause->curve_id);
   st.bind_blob(5, pack<BookMove>(moves)).run();
 }
 
@@ -67,7 +64,8 @@ std::optional<PnlDay> read_day(base::Database& db) {
   std::vector<std::pair<std::int64_t, double>> baselines;
   for (const Baseline& b : unpack<Baseline>(day.blob(2), "pnl_day baseline")) baselines.emplace_back(b.book_id, b.measure);
   PnlDay out(day.integer(0), std::string(day.text(1)), std::move(baselines));
-  base::Statement moves = db.prepare("SELECT seq, cause, coalesce(curve_id, 0), moves FROM pnl_move WHERE day = ? ORDER BY id");
+  base::Statement moves = db.prepare(
+      "SELECT seq, cause, coalesce(curve_id, 0), moves FROM pnl_move WHERE day = ? AND cause IS NOT NULL ORDER BY id");
   moves.bind(1, out.started_after());
   while (moves.step()) {
     const std::optional<CauseKind> kind = parse_cause_kind(moves.text(1));

@@ -17,8 +17,9 @@ namespace bond_risk {
 // Begins a day after event `seq` with these baselines; returns it.
 PnlDay write_day(base::Database& db, std::int64_t seq, std::vector<std::pair<std::int64_t, double>> baselines);
 
-// Appends one event's moves to the day begun after `day`.
-void write_moves(base::Database& db, std::int64_t day, std::int64_t seq, const Cause& cause,
+// Appends one recalculation's moves (up to event `seq`; no cause: quotes
+// alone, which move nothing) to the day begun after `day`.
+void write_moves(base::Database& db, std::int64_t day, std::int64_t seq, const std::optional<Cause>& cause,
                  std::span<const BookMove> moves);
 
 // The last day begun, with every move recorded since; none when no day began.

@@ -56,6 +56,11 @@ Change Workload::tick() {
   return tick;
 }
 
+Change Workload::bump() {
+  const double bp = static_cast<double>(1 + below(5));
+  return BumpCurve{curves_[below(curves_.size())].name, below(2) ? bp : -bp};
+}
+
 Change Workload::quote_tick(std::size_t bonds) {
   if (quotes_.empty()) throw std::invalid_argument("the database quotes no bond to tick (bond_quote is empty)");
   SetPrices tick;

@@ -26,6 +26,7 @@ class Workload {
   Change booking();    // an outright trade of a random bond into a random outright book
   Change removal();    // the next trade of the second half; throws std::out_of_range past its end
   Change tick();       // set-curve of a random curve: every point within 0.1bp of its loaded value
+  Change bump();       // bump-curve of a random curve by 1 to 5 bp, up or down
   // A quote tick (SetPrices) of `bonds` random quoted bonds, each within 0.05 of its loaded
   // quote; throws std::invalid_argument if the store quoted none.
   Change quote_tick(std::size_t bonds);

@@ -52,9 +52,9 @@ struct CommandExecutor::Batch {
   std::size_t logged_settled = 0;                          // of logged, those recalculated
   std::size_t current = 0;                                 // the line being executed
 
-  // The events awaiting recalculation, all of one cause: the last's seq and
-  // the cause (none: only quotes await, which move no measure).
-  std::optional<std::pair<std::int64_t, Cause>> unattributed = std::nullopt;
+  // The cause of the events awaiting recalculation, all of one cause (none:
+  // only quotes await, which move no measure).
+  std::optional<Cause> unattributed = std::nullopt;
 
   // Recalculates the changes awaiting it; their books' moves go to the
   // unattributed events' cause, under the last one's seq.
@@ -62,8 +62,8 @@ struct CommandExecutor::Batch {
     if (awaiting.empty()) return;
     const base::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
-    ex.explainer_->attribute(ex.db_, ex.model_.store(), r, unattributed ? unattributed->first : 0,
-                             unattributed ? std::optional(unattributed->second) : std::nullopt);
+    ex.explainer_->attribute(ex.db_, ex.model_.store(), r, ex.served_event_,
+                             unattributed);
     unattributed.reset();
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
@@ -113,13 +113,13 @@ struct CommandExecutor::Batch {
       const bool quote = std::holds_alternative<SetPrices>(*change) || std::holds_alternative<ClearPrice>(*change);
       const std::optional<Cause> ahead = PnlExplainer::cause_ahead(*change, ex.model_, ex.db_);
       const bool curves = ahead && ahead->kind == CauseKind::curve && unattributed &&
-                          unattributed->second.kind == CauseKind::curve && unattributed->second != *ahead;
+                          unattributed->kind == CauseKind::curve && *unattributed != *ahead;
       if (curves) {
         auto group = std::find_if(held.begin(), held.end(), [&](const auto& g) { return g.first == *ahead; });
         if (group == held.end()) group = held.insert(held.end(), {*ahead, {}});
         group->second.emplace_back(i, line);
       } else {
-        if (!quote && !(ahead && unattributed && unattributed->second == *ahead)) settle_all();
+        if (!quote && !(ahead && unattributed && *unattributed == *ahead)) settle_all();
         apply(i, line, *change);
       }
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
@@ -157,7 +157,7 @@ struct CommandExecutor::Batch {
     ex.served_event_ = event.seq;
     savepoint.release();
     logged.push_back(event_json(event));
-    if (const std::optional<Cause> cause = PnlExplainer::cause_of(applied)) unattributed.emplace(event.seq, *cause);
+    if (const std::optional<Cause> cause = PnlExplainer::cause_of(applied)) unattributed = cause;
     awaiting.emplace_back(i, std::move(applied));
     ex.phases_.add(Phase::apply, clock.seconds());
   }

@@ -81,9 +81,8 @@ void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveM
                           r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole};
   const std::vector<BookMove> moves = book_moves(store, last_, cause ? predicted_ : std::vector<double>{}, books);
   predicted_.clear();
-  if (!cause || moves.empty()) return;
-  write_moves(db, day_->started_after(), seq, *cause, moves);
-  day_->record(seq, *cause, moves);
+  write_moves(db, day_->started_after(), seq, cause, cause ? moves : std::vector<BookMove>{});
+  if (cause) day_->record(seq, *cause, moves);
 }
 
 void PnlExplainer::reread(base::Database& db, const Store& store) {

@@ -44,8 +44,9 @@ class PnlExplainer {
   // The books' predicted moves for the curves moved since curves_before().
   void predict(const Store& store) { predicted_ = predicted_moves(store, curves_before_); }
 
-  // After a recalculation: each book's move since the last one belongs to
-  // event `seq`'s `cause` (none: unattributed), recorded and written.
+  // After a recalculation of events up to `seq`: each book's move since
+  // the last one belongs to `cause` (none: unattributed), recorded and
+  // written (a row for every recalculation: a replay groups events as they were).
   // `recalculation` says which books may have moved.
   void attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& recalculation,
                  std::int64_t seq, std::optional<Cause> cause);
