@@ -21,7 +21,8 @@ usage: bench/run_events.sh [--quick] [options]
   --quick            the 50k preset with shorter runs (a few minutes)
   --only LIST        run only these experiments of "rates roundtrip patterns memory capacity quotes" (the
                      CSVs of the others already in --out are kept; without --rate, roundtrip reads
-                     rates.csv)
+                     rates.csv), or "day": a desk's day after start-day (bench-load day), with the
+                     total's and the largest book's explain waterfalls (day-*.png)
 Sizes (defaults of a full run; --quick's in brackets):
   --rates LIST       offered amendments per second, open loop ("1000 5000 10000 20000 50000"; the same),
                      then doubled until the engine no longer keeps up
@@ -93,7 +94,7 @@ bin=$(bench_binary)
 ensure_database "$bin" "$db"
 
 for e in $only; do
-  case "$e" in rates|roundtrip|patterns|memory|capacity|quotes) ;; *) die "unknown experiment '$e' in --only (rates, roundtrip, patterns, memory, capacity, quotes)" ;; esac
+  case "$e" in rates|roundtrip|patterns|memory|capacity|quotes|day) ;; *) die "unknown experiment '$e' in --only (rates, roundtrip, patterns, memory, capacity, quotes, day)" ;; esac
 done
 wanted() { [[ " $only " == *" $1 "* ]]; }
 
@@ -173,6 +174,15 @@ fi
 if wanted quotes; then
   start_engine --wait block
   load quotes block --tick-rate "$tick_rate" --tick-bonds "$tick_bonds" --seconds "$seconds"
+fi
+if wanted day; then
+  rm -f "$out/day.csv"
+  start_engine --wait block
+  load day block
+  stop_engine
+  "$bin" plot explain --db "$work/engine.db" --out "$out/day-total.png"
+  "$bin" plot explain "$(cat "$out/day-book.txt")" --db "$work/engine.db" --out "$out/day-book.png"
+  "$bin" explain --db "$work/engine.db" > "$out/day-explain.txt"
 fi
 stop_engine
 
