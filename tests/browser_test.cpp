@@ -166,6 +166,19 @@ TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
   EXPECT_TRUE(eventually([&] { return std::abs(shown(positions_shown()[0]["z_spread"]) - z_after) <= 0.05; }))
       << positions_shown() << " vs a z_spread of " << z_after << "bp";
 
+  // The book's day_pnl beside its values, and its P&L explain as a waterfall: a bar per cause, then day_pnl.
+  const base::Json explained = desk.send("explain " + name);
+  ASSERT_TRUE(explained["ok"]) << explained;
+  EXPECT_TRUE(eventually([&] {
+    return std::abs(shown(browser.run(book_cell("day_pnl"))) - explained["day_pnl"].get<double>()) <= 0.5;
+  })) << browser.run(book_cell("day_pnl")) << " vs " << explained["day_pnl"];
+  const std::string waterfall = "const c = Chart.getChart('explain-book'); return c ? c.data.labels : null;";
+  EXPECT_TRUE(eventually([&] {
+    const base::Json labels = browser.run(waterfall);
+    return labels.is_array() && labels.size() == explained["causes"].size() + 1 && labels.back() == "day_pnl" &&
+           labels.front() == explained["causes"][0]["cause"];
+  })) << browser.run(waterfall) << " vs " << explained["causes"];
+
   const std::string png = browser.screenshot_png();
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   const std::filesystem::path out = std::filesystem::path(test::source_dir()) / "build" / "test-output";

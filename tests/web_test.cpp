@@ -172,6 +172,37 @@ TEST(DeskState, AStreamIsSentOnlyWhatChangedSinceItsLastMessage) {
   EXPECT_TRUE(message(s, &v, "OB_A")["rows"].empty());
 }
 
+// The P&L explain reaches a stream for its book and the total when it
+// changed, and every book's day_pnl (from its watch lines) sums in the totals.
+TEST(DeskState, TheExplainOfTheSelectedBookAndTheTotalIsSentWhenItChanges) {
+  DeskState s;
+  three_books(s, 10.5);
+  s.update({{"id", 2}, {"type", "outright_book"}, {"status", "OK"}, {"pv", 20.0}, {"day_pnl", -4.0}});
+  s.update({{"id", 3}, {"type", "repo_book"}, {"status", "OK"}, {"margin", 5.0}, {"mtm_pnl", 7.0}, {"day_pnl", 1.5}});
+  std::uint64_t v = 0;
+  EXPECT_FALSE(message(s, &v, "OB_B").contains("pnl_explain")) << "no explain before the engine's reply";
+  const auto reply = base::Json::parse(R"({"ok":true,"books":[
+      {"id":2,"name":"OB_B","day_pnl":-4.0,"causes":[{"cause":"curve GBP","actual":-5.0,"predicted":-5.1},{"cause":"roll","actual":1.0}]},
+      {"id":3,"name":"RB_C","day_pnl":1.5,"causes":[{"cause":"roll","actual":1.5}]}],
+      "total":{"day_pnl":-2.5,"causes":[{"cause":"curve GBP","actual":-5.0},{"cause":"roll","actual":2.5}]}})");
+  s.set_explain(reply);
+  const base::Json first = message(s, &v, "OB_B");
+  ASSERT_TRUE(first.contains("pnl_explain")) << first.dump();
+  EXPECT_EQ(first["pnl_explain"]["book"]["name"], "OB_B");
+  EXPECT_EQ(first["pnl_explain"]["book"]["causes"][0]["predicted"], -5.1);
+  EXPECT_EQ(first["pnl_explain"]["total"]["day_pnl"], -2.5);
+  EXPECT_EQ(first["totals"]["outright"]["day_pnl"], -4.0);
+  EXPECT_EQ(first["totals"]["repo"]["day_pnl"], 1.5);
+  s.set_explain(reply);  // the same again
+  EXPECT_FALSE(message(s, &v, "OB_B").contains("pnl_explain")) << "nothing changed";
+  base::Json moved = reply;
+  moved["books"][1]["causes"][0]["actual"] = 2.0;  // RB_C's: not the selected book, so only a stream showing it learns
+  s.set_explain(moved);
+  std::uint64_t w = v;
+  EXPECT_FALSE(message(s, &v, "OB_B").contains("pnl_explain"));
+  EXPECT_EQ(message(s, &w, "RB_C")["pnl_explain"]["book"]["causes"][0]["actual"], 2.0);
+}
+
 TEST(DeskState, PositionsAreAskedForTheShownOutrightBooksWhoseValuesChangedAndSentToTheirStreams) {
   DeskState s;
   three_books(s, 10.0);

@@ -104,7 +104,24 @@ void DeskState::update(const base::Json& values) {
   book.pv = number(values, "pv"), book.pv01 = number(values, "pv01"), book.cs01 = number(values, "cs01");
   book.pnl = number(values, "pnl");
   book.margin = number(values, "margin"), book.mtm_pnl = number(values, "mtm_pnl");
+  book.day_pnl = number(values, "day_pnl");
   book.changed = v;
+}
+
+void DeskState::set_explain(const base::Json& reply) {
+  const std::lock_guard lock(mutex_);
+  std::uint64_t v = 0;  // bumped at the first change
+  auto stamp = [&] { return v ? v : v = bump(); };
+  for (const base::Json& b : reply.value("books", base::Json::array())) {
+    const auto found = books_.find(b.value("id", std::int64_t{0}));
+    if (found == books_.end()) continue;
+    std::string text = base::dump_line(
+        {{"name", found->second.name}, {"day_pnl", b.value("day_pnl", 0.0)}, {"causes", b.value("causes", base::Json::array())}});
+    if (text != found->second.explain) found->second.explain = std::move(text), found->second.explain_changed = stamp();
+  }
+  const base::Json& t = reply.contains("total") ? reply.at("total") : base::Json::object();
+  base::Json total = {{"name", "total"}, {"day_pnl", t.value("day_pnl", 0.0)}, {"causes", t.value("causes", base::Json::array())}};
+  if (total != explain_total_.value) explain_total_ = {stamp(), std::move(total)};
 }
 
 void DeskState::add_events(const base::Json& events) {
@@ -222,7 +239,7 @@ std::int64_t DeskState::last_event_seq() const {
 
 // Sums over the OK books, in id order (the same figures for every stream).
 base::Json DeskState::totals() const {
-  double pv = 0, pv01 = 0, cs01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
+  double pv = 0, pv01 = 0, cs01 = 0, pnl = 0, margin = 0, mtm_pnl = 0, outright_day = 0, repo_day = 0;
   std::size_t outright = 0, repo = 0, not_ok = 0, missing = 0;
   for (const auto& [id, b] : books_) {
     if (!b.has_values) {
@@ -232,13 +249,13 @@ base::Json DeskState::totals() const {
     if (!b.ok) {
       ++not_ok;
     } else if (b.type == "outright_book") {
-      pv += b.pv, pv01 += b.pv01, cs01 += b.cs01, pnl += b.pnl, ++outright;
+      pv += b.pv, pv01 += b.pv01, cs01 += b.cs01, pnl += b.pnl, outright_day += b.day_pnl, ++outright;
     } else {
-      margin += b.margin, mtm_pnl += b.mtm_pnl, ++repo;
+      margin += b.margin, mtm_pnl += b.mtm_pnl, repo_day += b.day_pnl, ++repo;
     }
   }
-  return {{"outright", {{"pv", pv}, {"pv01", pv01}, {"cs01", cs01}, {"pnl", pnl}, {"books", outright}}},
-          {"repo", {{"margin", margin}, {"mtm_pnl", mtm_pnl}, {"books", repo}}},
+  return {{"outright", {{"pv", pv}, {"pv01", pv01}, {"cs01", cs01}, {"pnl", pnl}, {"day_pnl", outright_day}, {"books", outright}}},
+          {"repo", {{"margin", margin}, {"mtm_pnl", mtm_pnl}, {"day_pnl", repo_day}, {"books", repo}}},
           {"not_ok", not_ok},
           {"complete", missing == 0},
           {"missing", missing}};
@@ -251,10 +268,12 @@ std::string DeskState::message(std::uint64_t since, const std::string& selected,
   const bool full = since == 0 || since < restarted_ ||
                     (!removed_.empty() && removed_.front().first > since && removed_.size() == kKeptRemoved);
   if (full) since = 0;
-  std::string rows = "[", ladder;
+  std::string rows = "[", ladder, explain;
+  bool explained = explain_total_.version > since;
   for (const auto& [id, b] : books_) {
     if (b.has_values && b.changed > since) rows.append(rows.size() > 1 ? "," : "").append(b.row);
     if (b.name == selected && b.has_values && b.ladder_changed > since) ladder = b.ladder;
+    if (b.name == selected && !b.explain.empty()) explain = b.explain, explained = explained || b.explain_changed > since;
   }
   rows += "]";
   const auto shown = positions_.find(selected);
@@ -278,6 +297,11 @@ std::string DeskState::message(std::uint64_t since, const std::string& selected,
   out.append(",\"rows\":").append(rows);
   if (!ladder.empty()) out.append(",\"ladder\":").append(ladder);
   if (positions) out.append(",\"positions\":").append(shown->second.text);
+  if (explained && !explain_total_.value.is_null()) {
+    out.append(",\"pnl_explain\":{\"total\":").append(base::dump_line(explain_total_.value));
+    if (!explain.empty()) out.append(",\"book\":").append(explain);
+    out.append("}");
+  }
   const std::string rest = base::dump_line(tail);
   out.append(",").append(rest, 1, std::string::npos);
   *version = version_;

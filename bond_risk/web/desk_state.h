@@ -59,6 +59,10 @@ class DeskState {
   // The engine's top-positions reply for book `id`: {"id","positions":[...],...}.
   void set_positions(std::int64_t id, const base::Json& reply);
 
+  // The engine's explain reply (every book and the total): what the page's
+  // waterfalls show (the selected book's and the total's).
+  void set_explain(const base::Json& reply);
+
   // `books` listed books no watch follows (`why`: the engine's reason); 0 and "" when every one is.
   void set_unwatched(std::size_t books, const std::string& why);
 
@@ -83,8 +87,11 @@ class DeskState {
   //    "rows":[{"id","name","type","status","reason", values...}] (changed books, without ladders),
   //    "ladder":{"name","id","type","points":[...]},
   //    "positions":{"name","id","positions":[{"trade":{...},"bond":{...}}, ...]} (as top-positions replies them),
+  //    "pnl_explain":{"total":{"name","day_pnl","causes":[...]}, and the selected book's likewise} (as the
+  //                   engine explains them; when either changed),
   //    "removed":[ids],
-  //    "totals":{"outright":{"pv","pv01","cs01","pnl","books"},"repo":{"margin","mtm_pnl","books"},"not_ok",
+  //    "totals":{"outright":{"pv","pv01","cs01","pnl","day_pnl","books"},"repo":{"margin","mtm_pnl","day_pnl",
+  //              "books"},"not_ok",
   //              "complete","missing"},
   //    "events":[last-events entries], "figures":{"events_per_s","recalc_us","event","results_as_of",
   //    "results_lag"}, "sent_ms"}
@@ -109,8 +116,9 @@ class DeskState {
     std::string row;     // {"id","name","type","status",...values}, serialised
     std::string ladder;  // {"name","id","type","points":[...]}, serialised
     bool ok = false;
-    double pv = 0, pv01 = 0, cs01 = 0, pnl = 0, margin = 0, mtm_pnl = 0;
-    std::uint64_t changed = 0, ladder_changed = 0;  // versions
+    double pv = 0, pv01 = 0, cs01 = 0, pnl = 0, margin = 0, mtm_pnl = 0, day_pnl = 0;
+    std::string explain;  // {"name","day_pnl","causes":[...]}, serialised; "" before an explain reply
+    std::uint64_t changed = 0, ladder_changed = 0, explain_changed = 0;  // versions
   };
   // A book some streams show, by name.
   struct Positions {
@@ -138,6 +146,7 @@ class DeskState {
   std::map<std::string, Positions> positions_;   // of the books streams show, by name
   std::deque<std::pair<std::uint64_t, std::int64_t>> removed_;  // (version, id), the last kKeptRemoved
   std::deque<Stamped> events_;                   // the last kKeptEvents
+  Stamped explain_total_{0, nullptr};            // the total's explain, as the book's
   Stamped figures_{0, base::Json::object()};
   Stamped engine_{0, base::Json::object()};
   std::int64_t as_of_event_ = 0;

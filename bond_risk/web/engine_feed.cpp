@@ -60,6 +60,11 @@ class Follower {
       }
       if (now >= next_stats) {
         if (!waiting_for(Asked::stats)) ask(format_command(Stats{}), Asked::stats);
+        // The explain (every book's), once a second at most, when an event came.
+        if (!waiting_for(Asked::explain) && state_.last_event_seq() != explained_at_) {
+          explained_at_ = state_.last_event_seq();
+          ask(format_command(Explain{}), Asked::explain);
+        }
         next_stats = now + kStatsEvery;
       }
       polled.assign(1, {fd_.get(), POLLIN, 0});
@@ -78,7 +83,7 @@ class Follower {
   }
 
  private:
-  enum class Asked { books, events, stats, positions };
+  enum class Asked { books, events, stats, positions, explain };
   struct Question {
     Asked what;
     std::int64_t book;  // whose positions
@@ -105,7 +110,7 @@ class Follower {
     const Question asked = asked_.front();
     asked_.pop_front();
     if (!line.value("ok", false)) {
-      if (asked.what == Asked::positions) return;
+      if (asked.what == Asked::positions || asked.what == Asked::explain) return;  // (an engine without an explain)
       throw std::runtime_error("the engine refused the gateway's question: " + line.value("error", std::string("?")));
     }
     state_.saw_event(line.value("event", std::int64_t{0}));
@@ -114,6 +119,7 @@ class Follower {
       case Asked::events: return state_.add_events(line["events"]);
       case Asked::stats: return figures(line);
       case Asked::positions: return state_.set_positions(asked.book, line);
+      case Asked::explain: return state_.set_explain(line);
     }
   }
 
@@ -214,6 +220,7 @@ class Follower {
   std::size_t books_listed_ = 0;
   std::int64_t last_stats_event_ = -1;
   Clock::time_point last_stats_time_;
+  std::int64_t explained_at_ = -1;  // the last event when the explain was last asked for
 };
 
 }  // namespace

@@ -11,6 +11,9 @@
  *  - `positions` (the selected outright book's largest trades by |pv01|, as
  *    the engine's top-positions replies them) replaces the positions table
  *    whole; its rows are kept by trade id so that changed cells flash.
+ *  - `pnl_explain` (the selected book's and the total's P&L explain by cause)
+ *    redraws the two waterfalls: each cause's move from the day's start,
+ *    then day_pnl.
  * Selecting a book closes the stream and opens a new one for that book.
  */
 'use strict';
@@ -19,8 +22,8 @@
   const token = params.get('token');
   const tokenSuffix = token ? '&token=' + encodeURIComponent(token) : '';
 
-  const FIELDS = ['name', 'type', 'status', 'pv', 'pv01', 'cs01', 'pnl', 'margin', 'mtm_pnl', 'members'];
-  const NUMERIC = new Set(['pv', 'pv01', 'cs01', 'pnl', 'margin', 'mtm_pnl', 'members']);
+  const FIELDS = ['name', 'type', 'status', 'pv', 'pv01', 'cs01', 'pnl', 'margin', 'mtm_pnl', 'day_pnl', 'members'];
+  const NUMERIC = new Set(['pv', 'pv01', 'cs01', 'pnl', 'margin', 'mtm_pnl', 'day_pnl', 'members']);
   // The positions table's cells: [field, its value in a top-positions entry].
   const POSITION_FIELDS = [
     ['trade', (p) => p.trade.id], ['bond', (p) => p.bond.id],
@@ -43,6 +46,7 @@
   let es = null, reopenTimer = null;
   let events = [];
   let chart = null, chartKey = '';
+  const waterfalls = new Map();  // canvas id -> its Chart
 
   const $ = (id) => document.getElementById(id);
   const tbody = $('books-body');
@@ -199,6 +203,7 @@
     cell('status').title = (o.books || 0) + ' outright and ' + (r.books || 0) + ' repo books summed';
     for (const f of ['pv', 'pv01', 'cs01', 'pnl']) if (f in o) setCell(cell(f), f, o[f], true);
     for (const f of ['margin', 'mtm_pnl']) if (f in r) setCell(cell(f), f, r[f], true);
+    if (isNum(o.day_pnl) || isNum(r.day_pnl)) setCell(cell('day_pnl'), 'day_pnl', (o.day_pnl || 0) + (r.day_pnl || 0), true);
   }
 
   // ---- selection and stream ---------------------------------------------
@@ -251,6 +256,7 @@
     safe(() => renderTotals(msg.totals));
     safe(() => renderLadder(msg.ladder));
     safe(() => renderPositions(msg.positions));
+    safe(() => renderExplain(msg.pnl_explain));
     safe(() => notePositions());
     safe(() => renderEvents(msg.events, full));
     safe(() => renderFigures(msg.figures));
@@ -327,6 +333,55 @@
         scales: { x: { ticks: { maxRotation: 60 } }, y: { ticks: { callback: (v) => fmt0.format(v) } } },
       },
     });
+  }
+
+  // ---- P&L explain --------------------------------------------------------
+  // A waterfall: a floating bar per cause from the running sum before it to
+  // after it (green up, red down), then day_pnl from 0 (grey).
+  function drawWaterfall(canvasId, e, title) {
+    if (!e || typeof e !== 'object' || !Array.isArray(e.causes) || typeof Chart === 'undefined') return;
+    const labels = [], bars = [], colors = [];
+    let at = 0;
+    for (const c of e.causes) {
+      if (!c || !isNum(c.actual)) continue;
+      labels.push(String(c.cause));
+      bars.push([at, at + c.actual]);
+      colors.push(c.actual < 0 ? '#c0504d' : '#4f9a5a');
+      at += c.actual;
+    }
+    labels.push('day_pnl');
+    bars.push([0, isNum(e.day_pnl) ? e.day_pnl : at]);
+    colors.push('#777');
+    const text = title + ': day_pnl ' + fmt0.format(isNum(e.day_pnl) ? e.day_pnl : at);
+    let c = waterfalls.get(canvasId);
+    if (c) {
+      c.data.labels = labels;
+      c.data.datasets[0].data = bars;
+      c.data.datasets[0].backgroundColor = colors;
+      c.options.plugins.title.text = text;
+      c.update('none');
+      return;
+    }
+    c = new Chart($(canvasId), {
+      type: 'bar',
+      data: { labels: labels, datasets: [{ label: 'move', data: bars, backgroundColor: colors }] },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        plugins: {
+          title: { display: true, text: text, font: { size: 12 } },
+          legend: { display: false },
+          tooltip: { callbacks: { label: (ctx) => fmt2.format(ctx.raw[1] - ctx.raw[0]) } },
+        },
+        scales: { x: { ticks: { maxRotation: 60 } }, y: { ticks: { callback: (v) => fmt0.format(v) } } },
+      },
+    });
+    waterfalls.set(canvasId, c);
+  }
+
+  function renderExplain(x) {
+    if (!x || typeof x !== 'object') return;
+    if (x.book && x.book.name === selected) drawWaterfall('explain-book', x.book, 'P&L explain of ' + selected);
+    drawWaterfall('explain-total', x.total, 'P&L explain of the total');
   }
 
   // ---- positions ------------------------------------------------------------
