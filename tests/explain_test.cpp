@@ -155,6 +155,7 @@ TEST(Explain, TheLadderPredictsASmallBumpAndLeavesConvexityOfABigOne) {
   const double m0 = measure(live, "OB_GBP-GILT_1");
   ASSERT_EQ(live.run("start-day")["ok"], true);
   ASSERT_EQ(live.run("bump-curve GBP-GILT 100")["ok"], true);
+  test::expect_same_as_fresh(live);  // the book's value on the bumped curve is a full revaluation's
   const double up = measure(live, "OB_GBP-GILT_1");
   const base::Json big = book_explain(live, "OB_GBP-GILT_1").causes.at("curve GBP-GILT");
   ASSERT_EQ(live.run("bump-curve GBP-GILT -200")["ok"], true);
@@ -342,10 +343,12 @@ TEST(Explain, AWatchedBooksUpdatesCarryItsDayPnl) {
   EXPECT_NE(update["day_pnl"].get<double>(), 0.0);
 }
 
-// kill -9 while a desk's commands stream in, then a restart: the explain is
-// what the committed events made it, bit for bit. A second engine replaying
-// event_log on a copy of the database from before, in the groups the first
-// recalculated together (pnl_move's rows), gives the same figures.
+// kill -9 while a desk's commands stream in (curve moves and whole curves,
+// quotes, rolls, bookings, removals, amendments), then a restart: the
+// explain is what the committed events made it, bit for bit. A second
+// engine replaying event_log on a copy of the database from before, in the
+// groups the first recalculated together (pnl_move's rows), gives the same
+// figures. (Other programs' edits are not in event_log: no replay has them.)
 TEST(Explain, AfterKillNineTheExplainIsAReplayOfTheLoggedEventsBitForBit) {
   test::TempDir dir;
   const std::string db = dir.path("k.db"), sock = dir.path("k.sock"), original = dir.path("original.db");
@@ -376,6 +379,13 @@ TEST(Explain, AfterKillNineTheExplainIsAReplayOfTheLoggedEventsBitForBit) {
       } else if (r < 6) {
         commands << "add-outright bond_id=" << 4 + random() % 10 << " trade_price=99.5 quantity=" << 1 + random() % 500
                  << " buy_sell=BUY book=OB_GBP-GILT_1\n";
+      } else if (r < 7 && trades.size() > 10) {  // a trade removed for good
+        commands << "remove-trade " << trades.back() << "\n";
+        trades.pop_back();
+      } else if (r < 8) {
+        commands << "set-curve EUR-BUND";
+        for (int k = 0; k < 12; ++k) commands << " " << 0.03 + 0.0001 * (random() % 20);
+        commands << "\n";
       } else {
         commands << "amend-trade " << trades[random() % trades.size()] << " quantity=" << 1 + random() % 5000 << "\n";
       }
