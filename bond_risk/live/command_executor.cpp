@@ -91,7 +91,7 @@ struct CommandExecutor::Batch {
       held.erase(held.begin());
       for (const auto& [i, line] : group.second) {
         try {
-          apply(i, line, std::get<Change>(*commands[i]));
+          apply(i, line, std::get<Change>(*commands[i]), group.first);
         } catch (const CommandError& e) {
           errors[i] = e.message;
         }
@@ -111,16 +111,16 @@ struct CommandExecutor::Batch {
       // another curve during a curve's group, which waits (held). Quotes
       // move no measure: they join any group.
       const bool quote = std::holds_alternative<SetPrices>(*change) || std::holds_alternative<ClearPrice>(*change);
-      const std::optional<Cause> ahead = PnlExplainer::cause_ahead(*change, ex.model_, ex.db_);
-      const bool curves = ahead && ahead->kind == CauseKind::curve && unattributed &&
-                          unattributed->kind == CauseKind::curve && *unattributed != *ahead;
+      const std::optional<Cause> cause = PnlExplainer::cause_of(*change, ex.model_, ex.db_);
+      const bool curves = cause && cause->kind == CauseKind::curve && unattributed &&
+                          unattributed->kind == CauseKind::curve && *unattributed != *cause;
       if (curves) {
-        auto group = std::find_if(held.begin(), held.end(), [&](const auto& g) { return g.first == *ahead; });
-        if (group == held.end()) group = held.insert(held.end(), {*ahead, {}});
+        auto group = std::find_if(held.begin(), held.end(), [&](const auto& g) { return g.first == *cause; });
+        if (group == held.end()) group = held.insert(held.end(), {*cause, {}});
         group->second.emplace_back(i, line);
       } else {
-        if (!quote && !(ahead && unattributed && *unattributed == *ahead)) settle_all();
-        apply(i, line, *change);
+        if (!quote && !(cause && unattributed && *unattributed == *cause)) settle_all();
+        apply(i, line, *change, cause);
       }
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
       settle_all();
@@ -143,8 +143,9 @@ struct CommandExecutor::Batch {
     ++ex.answered_[static_cast<std::size_t>(command_id(command))];
   }
 
-  // Applies change i (line `line`) and logs it; its recalculation waits.
-  void apply(std::size_t i, const std::string& line, const Change& change) {
+  // Applies change i (line `line`, of cause `cause` when it has one) and
+  // logs it; its recalculation waits.
+  void apply(std::size_t i, const std::string& line, const Change& change, const std::optional<Cause>& cause) {
     const base::Stopwatch clock;
     const bool curves = PnlExplainer::moves_curves(change);
     if (curves && !unattributed) ex.explainer_->curves_before(ex.model_.store());  // a curve group begins
@@ -157,7 +158,7 @@ struct CommandExecutor::Batch {
     ex.served_event_ = event.seq;
     savepoint.release();
     logged.push_back(event_json(event));
-    if (const std::optional<Cause> cause = PnlExplainer::cause_of(applied)) unattributed = cause;
+    if (cause) unattributed = cause;
     awaiting.emplace_back(i, std::move(applied));
     ex.phases_.add(Phase::apply, clock.seconds());
   }

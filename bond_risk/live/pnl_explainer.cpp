@@ -47,21 +47,7 @@ PnlExplainer::PnlExplainer(base::Database& db, const Store& store, std::int64_t 
   last_ = measures(store);
 }
 
-std::optional<Cause> PnlExplainer::cause_of(const Applied& applied) {
-  struct Of {
-    std::optional<Cause> operator()(const CurveRates& w) const { return Cause{CauseKind::curve, w.curve_id}; }
-    std::optional<Cause> operator()(const CalendarDates&) const { return Cause{CauseKind::roll}; }
-    std::optional<Cause> operator()(const TradeRow& w) const {
-      return Cause{w.insert ? CauseKind::new_trade : CauseKind::amended};
-    }
-    std::optional<Cause> operator()(const TradeRemoval&) const { return Cause{CauseKind::removed}; }
-    std::optional<Cause> operator()(const BondQuotes&) const { return std::nullopt; }
-    std::optional<Cause> operator()(const DayStart&) const { return std::nullopt; }
-  };
-  return std::visit(Of{}, applied.write);
-}
-
-std::optional<Cause> PnlExplainer::cause_ahead(const Change& change, const LiveModel& model, base::Database& db) {
+std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveModel& model, base::Database& db) {
   return std::visit(Ahead{model, db}, change);
 }
 

@@ -28,12 +28,10 @@ class PnlExplainer {
   // (a database where no day has begun: the engine's first start).
   PnlExplainer(base::Database& db, const Store& store, std::int64_t served);
 
-  // The cause of an applied change; none for one that moves no measure (a
-  // quote) or begins a day.
-  static std::optional<Cause> cause_of(const Applied& applied);
-  // The cause `change` will have, known before it is applied: none for a
-  // quote, a new day, or a curve not found (whose apply then refuses it).
-  static std::optional<Cause> cause_ahead(const Change& change, const LiveModel& model, base::Database& db);
+  // The cause of `change` (MODEL.md's table), known before it is applied,
+  // its curve resolved: none for a quote, a new day, or a curve not found
+  // (whose apply then refuses it).
+  static std::optional<Cause> cause_of(const Change& change, const LiveModel& model, base::Database& db);
   // Whether `change` moves curves (its prediction needs curves_before()).
   static bool moves_curves(const Change& change);
 
