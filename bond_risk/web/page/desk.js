@@ -372,7 +372,9 @@
           legend: { display: false },
           tooltip: { callbacks: { label: (ctx) => fmt2.format(ctx.raw[1] - ctx.raw[0]) } },
         },
-        scales: { x: { ticks: { maxRotation: 60 } }, y: { ticks: { callback: (v) => fmt0.format(v) } } },
+        // Every cause named (Chart.js would skip labels that crowd).
+        scales: { x: { ticks: { maxRotation: 60, autoSkip: false, font: { size: 10 } } },
+                  y: { ticks: { callback: (v) => fmt0.format(v) } } },
       },
     });
     waterfalls.set(canvasId, c);
