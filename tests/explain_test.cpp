@@ -441,3 +441,60 @@ TEST(Explain, AfterKillNineTheExplainIsAReplayOfTheLoggedEventsBitForBit) {
   }
   EXPECT_EQ(restarted["day"]["after_event"], replayed["day"]["after_event"]);
 }
+
+// A quote can move a book: one that fails its bond (a bad row) takes the
+// bond's trades out of their books, and clear-price brings them back. That
+// move is the quote's, and the causes still add up to day_pnl.
+TEST(Explain, AQuoteThatFailsOrRestoresABondMovesItsBooksUnderTheQuoteCause) {
+  Live live("100", 20, 2, "INSERT OR REPLACE INTO bond_quote VALUES (4, -1)");  // bond 4 FAILED by its quote
+  ASSERT_EQ(live.store().state(live.node(4)).status, Status::failed);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  const double before = measure(live, "OB_GBP-GILT_1");
+  ASSERT_EQ(live.run("clear-price 4")["ok"], true);
+  ASSERT_EQ(live.store().state(live.node(4)).status, Status::ok);
+  const BookExplain e = book_explain(live, "OB_GBP-GILT_1");
+  ASSERT_NE(measure(live, "OB_GBP-GILT_1"), before) << "bond 4's trades must rejoin the book";
+  ASSERT_TRUE(e.causes.count("quote")) << "the move went to no cause";
+  EXPECT_EQ(e.causes.at("quote")["actual"].get<double>(), measure(live, "OB_GBP-GILT_1") - before);
+  EXPECT_LE(std::abs(e.residual), 1e-9 * std::max(1.0, e.gross));
+}
+
+// Another program adding a book reloads the model, and books may move in
+// store order: each book's last measure is its own (by id), so no other
+// book moves.
+TEST(Explain, ABookAddedByAnotherProgramMovesNoOtherBook) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  ASSERT_EQ(live.run("bump-curve GBP-GILT 2")["ok"], true);
+  base::Database(live.path, base::Database::Mode::read_write).exec("INSERT INTO outright_book (id, name) VALUES (1, 'OB_FIRST')");
+  ASSERT_EQ(live.run("reload")["ok"], true);
+  ASSERT_TRUE(live.store().names.count("OB_FIRST"));
+  for (const char* book : {"OB_GBP-GILT_1", "OB_EUR-BUND_1", "RB_GBP-GILT_1", "RB_EUR-BUND_1"}) {
+    const BookExplain e = book_explain(live, book);
+    EXPECT_FALSE(e.causes.count("external")) << book << " moved: " << e.causes.at("external").dump();
+    EXPECT_LE(std::abs(e.residual), 1e-9 * std::max(1.0, e.gross)) << book;
+  }
+}
+
+// A day keeps each book's kKeptMoves largest moves, whatever the events:
+// the largest of 2,500 are those of them all.
+TEST(Explain, ADayKeepsEachBooksLargestMovesAndNoMore) {
+  PnlDay day(0, "", {{7, 0.0}});
+  std::vector<EventMove> all;
+  std::mt19937 random(3);
+  for (std::int64_t seq = 1; seq <= 2500; ++seq) {
+    const double move = static_cast<double>(static_cast<int>(random() % 2001) - 1000);  // ties on purpose
+    const BookMove m{7, move, std::nan("")};
+    day.record(seq, Cause{CauseKind::amended}, {&m, 1});
+    if (move != 0) all.push_back({seq, move});
+  }
+  std::sort(all.begin(), all.end(), [](const EventMove& a, const EventMove& b) {
+    return std::abs(a.move) != std::abs(b.move) ? std::abs(a.move) > std::abs(b.move) : a.seq < b.seq;
+  });
+  const std::vector<EventMove> kept = day.largest_moves(7, 5000);
+  ASSERT_EQ(kept.size(), kKeptMoves);
+  for (std::size_t k = 0; k < kKeptMoves; ++k) {
+    EXPECT_EQ(kept[k].seq, all[k].seq) << k;
+    EXPECT_EQ(kept[k].move, all[k].move) << k;
+  }
+}

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bond_risk/model/changes.h"
+#include "bond_risk/model/pnl_day.h"
 
 namespace bond_risk {
 
@@ -49,8 +50,8 @@ struct ValueAtRisk {
 struct Explain {
   std::optional<std::string> book;
 };
-// The day's `count` events that moved a book most.
-inline constexpr std::int64_t kMaxExplainEvents = 1000;
+// The day's `count` events that moved a book most (the day keeps that many: model/pnl_day.h).
+inline constexpr std::int64_t kMaxExplainEvents = kKeptMoves;
 struct ExplainEvents {
   std::string book;
   std::int64_t count = 10;  // 1 to kMaxExplainEvents

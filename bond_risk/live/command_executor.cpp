@@ -53,7 +53,7 @@ struct CommandExecutor::Batch {
   std::size_t current = 0;                                 // the line being executed
 
   // The cause of the events awaiting recalculation, all of one cause (none:
-  // only quotes await, which move no measure).
+  // only a new day awaits).
   std::optional<Cause> unattributed = std::nullopt;
 
   // Recalculates the changes awaiting it; their books' moves go to the
@@ -78,28 +78,6 @@ struct CommandExecutor::Batch {
     ex.phases_.add(Phase::recalculate, clock.seconds());
   }
 
-  // Moves of other curves that arrived during a curve's group, by curve in
-  // order of arrival (line, text): they commute with it, so each curve's
-  // moves are applied and recalculated as a group after it, one cause each.
-  std::vector<std::pair<Cause, std::vector<std::pair<std::size_t, std::string>>>> held = {};
-
-  // Recalculates what awaits, then each held curve's moves in turn.
-  void settle_all() {
-    settle();
-    while (!held.empty()) {
-      const auto group = std::move(held.front());
-      held.erase(held.begin());
-      for (const auto& [i, line] : group.second) {
-        try {
-          apply(i, line, std::get<Change>(*commands[i]), group.first);
-        } catch (const CommandError& e) {
-          errors[i] = e.message;
-        }
-      }
-      settle();
-    }
-  }
-
   // Executes command i; throws CommandError for one that cannot be applied.
   void execute(std::size_t i, const std::string& line) {
     const Command& command = *commands[i];
@@ -107,23 +85,13 @@ struct CommandExecutor::Batch {
     if (const Change* change = std::get_if<Change>(&command)) {
       // Events of one cause in a row share a recalculation, and their moves
       // go to that cause (pnl_explainer.h); an event of another cause (or a
-      // new day) first recalculates those before it, except a move of
-      // another curve during a curve's group, which waits (held). Quotes
-      // move no measure: they join any group.
-      const bool quote = std::holds_alternative<SetPrices>(*change) || std::holds_alternative<ClearPrice>(*change);
+      // new day) first recalculates those before it, so that events apply
+      // in the order they came.
       const std::optional<Cause> cause = PnlExplainer::cause_of(*change, ex.model_, ex.db_);
-      const bool curves = cause && cause->kind == CauseKind::curve && unattributed &&
-                          unattributed->kind == CauseKind::curve && *unattributed != *cause;
-      if (curves) {
-        auto group = std::find_if(held.begin(), held.end(), [&](const auto& g) { return g.first == *cause; });
-        if (group == held.end()) group = held.insert(held.end(), {*cause, {}});
-        group->second.emplace_back(i, line);
-      } else {
-        if (!quote && !(cause && unattributed && *unattributed == *cause)) settle_all();
-        apply(i, line, *change, cause);
-      }
+      if (!(cause && unattributed && *unattributed == *cause)) settle();
+      apply(i, line, *change, cause);
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
-      settle_all();
+      settle();
       base::Json ids = base::Json::array();
       for (const std::string& key : watch->keys) {
         out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
@@ -135,7 +103,7 @@ struct CommandExecutor::Batch {
       for (const std::string& key : unwatch->keys) out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
       replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
-      settle_all();  // a read sees every change before it
+      settle();  // a read sees every change before it
       const base::Stopwatch clock;
       replies[i] = std::visit(*this, command);
       ex.phases_.add(Phase::read, clock.seconds());
@@ -351,7 +319,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
         batch.errors[i] = e.message;
       }
     }
-    batch.settle_all();
+    batch.settle();
     if (tx) {
       clock.restart();
       tx->commit();

@@ -6,10 +6,9 @@ namespace bond_risk {
 
 namespace {
 
-std::vector<double> measures(const Store& store) {
-  std::vector<double> out;
-  for (const auto& [id, measure] : book_measures(store)) out.push_back(measure);
-  return out;
+std::map<std::int64_t, double> measures(const Store& store) {
+  const std::vector<std::pair<std::int64_t, double>> all = book_measures(store);
+  return {all.begin(), all.end()};
 }
 
 // The cause of a change before it is applied.
@@ -32,6 +31,8 @@ struct Ahead {
   std::optional<Cause> operator()(const AmendTrade&) const { return Cause{CauseKind::amended}; }
   std::optional<Cause> operator()(const AddTrade&) const { return Cause{CauseKind::new_trade}; }
   std::optional<Cause> operator()(const RemoveTrade&) const { return Cause{CauseKind::removed}; }
+  std::optional<Cause> operator()(const SetPrices&) const { return Cause{CauseKind::quote}; }
+  std::optional<Cause> operator()(const ClearPrice&) const { return Cause{CauseKind::quote}; }
   std::optional<Cause> operator()(const auto&) const { return std::nullopt; }
 };
 
@@ -72,6 +73,8 @@ void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveM
 }
 
 void PnlExplainer::reread(base::Database& db, const Store& store) {
+  predicted_.clear();
+  curves_before_.clear();
   day_ = read_day(db);
   if (!day_) day_ = PnlDay(0, "", book_measures(store));
   last_ = measures(store);

@@ -2,16 +2,16 @@
 // applied, and its rows (db/pnl_day_log.h) in each event's transaction.
 //
 // The executor recalculates consecutive events of one cause together (as
-// it conflated them before the explain: whole-curve ticks, amendments) and
-// then calls attribute() with the cause and the last event's seq; the moves
-// of a recalculation with no cause (quotes, which move no pv, only the
-// rounding of a book's sums) are taken into the last measures unattributed.
+// it conflated them before the explain: one curve's ticks, amendments) and
+// then calls attribute() with the cause and the last event's seq (none: a
+// new day alone, which moves nothing).
 // A curve group's prediction is its total shift, from the curves' values
 // before its first event (curves_before()) to now (predict()), times the
 // ladders before it (not yet recalculated). Used by the master thread only.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -28,9 +28,9 @@ class PnlExplainer {
   // (a database where no day has begun: the engine's first start).
   PnlExplainer(base::Database& db, const Store& store, std::int64_t served);
 
-  // The cause of `change` (MODEL.md's table), known before it is applied,
-  // its curve resolved: none for a quote, a new day, or a curve not found
-  // (whose apply then refuses it).
+  // The cause of `change` (MODEL.md's table, and `quote`), known before it
+  // is applied, its curve resolved: none for a new day, or a curve not
+  // found (whose apply then refuses it).
   static std::optional<Cause> cause_of(const Change& change, const LiveModel& model, base::Database& db);
   // Whether `change` moves curves (its prediction needs curves_before()).
   static bool moves_curves(const Change& change);
@@ -56,7 +56,7 @@ class PnlExplainer {
 
  private:
   std::optional<PnlDay> day_;
-  std::vector<double> last_;  // each book's measure after the last recalculation, in store order
+  std::map<std::int64_t, double> last_;  // each book's measure after the last recalculation, by id
   std::vector<std::vector<double>> curves_before_;
   std::vector<double> predicted_;
 };

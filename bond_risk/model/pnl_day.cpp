@@ -9,7 +9,7 @@ namespace bond_risk {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kCauseNames = {"curve", "roll", "new", "amended", "removed", "external"};
+constexpr std::array<std::string_view, 7> kCauseNames = {"curve", "roll", "new", "amended", "removed", "external", "quote"};
 
 // Each book in store order: outright books, then repo books.
 template <class Fn>
@@ -86,16 +86,17 @@ std::vector<double> predicted_moves(const Store& s, const std::vector<std::vecto
   return out;
 }
 
-std::vector<BookMove> book_moves(const Store& s, std::vector<double>& last, std::span<const double> predicted,
-                                 const BooksToLook& books) {
+std::vector<BookMove> book_moves(const Store& s, std::map<std::int64_t, double>& last,
+                                 std::span<const double> predicted, const BooksToLook& books) {
   std::vector<BookMove> out;
-  last.resize(s.outright_books.size() + s.repo_books.size(), 0.0);
-  // Book k of store order (outright books, then repo books).
+  // Book k of store order (outright books, then repo books); a book new to
+  // `last` moved from 0.
   auto look = [&](NodeRef book, std::size_t k) {
     const double now = book_measure(s, book);
     const double p = k < predicted.size() ? predicted[k] : std::numeric_limits<double>::quiet_NaN();
-    if (now != last[k] || (!std::isnan(p) && p != 0)) out.push_back({s.id(book), now - last[k], p});
-    last[k] = now;
+    double& was = last[s.id(book)];
+    if (now != was || (!std::isnan(p) && p != 0)) out.push_back({s.id(book), now - was, p});
+    was = now;
   };
   if (books.all || !predicted.empty()) {
     std::size_t k = 0;
@@ -106,6 +107,15 @@ std::vector<BookMove> book_moves(const Store& s, std::vector<double>& last, std:
   for (NodeIndex b : books.repo) look(ref(Kind::repo_book, b), s.outright_books.size() + b);
   return out;
 }
+
+namespace {
+
+// Larger first; of two the same size, the earlier.
+bool larger(const EventMove& a, const EventMove& b) {
+  return std::abs(a.move) != std::abs(b.move) ? std::abs(a.move) > std::abs(b.move) : a.seq < b.seq;
+}
+
+}  // namespace
 
 PnlDay::PnlDay(std::int64_t seq, std::string time, std::vector<std::pair<std::int64_t, double>> baselines)
     : seq_(seq), time_(std::move(time)), baseline_(baselines.begin(), baselines.end()) {}
@@ -118,7 +128,13 @@ void PnlDay::record(std::int64_t seq, const Cause& cause, std::span<const BookMo
       total.predicted += m.predicted;
       total.has_prediction = true;
     }
-    if (m.actual != 0) moves_[m.book_id].push_back({seq, m.actual});
+    if (m.actual == 0) continue;
+    std::vector<EventMove>& kept = moves_[m.book_id];
+    kept.push_back({seq, m.actual});
+    if (kept.size() >= 2 * kKeptMoves) {  // the largest kKeptMoves stay (amortized: once per kKeptMoves moves)
+      std::nth_element(kept.begin(), kept.begin() + kKeptMoves, kept.end(), larger);
+      kept.resize(kKeptMoves);
+    }
   }
 }
 
@@ -137,10 +153,7 @@ std::vector<EventMove> PnlDay::largest_moves(std::int64_t book_id, std::size_t c
   const auto it = moves_.find(book_id);
   if (it == moves_.end()) return {};
   std::vector<EventMove> out = it->second;
-  const auto larger = [](const EventMove& a, const EventMove& b) {
-    return std::abs(a.move) != std::abs(b.move) ? std::abs(a.move) > std::abs(b.move) : a.seq < b.seq;
-  };
-  const std::size_t n = std::min(count, out.size());
+  const std::size_t n = std::min({count, kKeptMoves, out.size()});
   std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(), larger);
   out.resize(n);
   return out;

@@ -27,7 +27,10 @@
 
 namespace bond_risk {
 
-enum class CauseKind : std::uint8_t { curve, roll, new_trade, amended, removed, external };
+// MODEL.md's causes, and `quote` (set-price, clear-price: a quote moves no
+// pv, but one that no spread reprices fails its bond, whose trades then
+// leave their books' sums; and re-summing unchanged members rounds).
+enum class CauseKind : std::uint8_t { curve, roll, new_trade, amended, removed, external, quote };
 
 struct Cause {
   CauseKind kind = CauseKind::external;
@@ -35,7 +38,7 @@ struct Cause {
   auto operator<=>(const Cause&) const = default;
 };
 
-// "curve NAME", "roll", "new", "amended", "removed", "external".
+// "curve NAME", "roll", "new", "amended", "removed", "external", "quote".
 std::string cause_name(const Store& store, const Cause& cause);
 // The cause a stored name stands for ("curve" with its curve's id).
 std::optional<CauseKind> parse_cause_kind(std::string_view name);
@@ -69,13 +72,18 @@ struct BooksToLook {
   std::span<const NodeIndex> outright, repo;
   bool all = false;
 };
-std::vector<BookMove> book_moves(const Store& store, std::vector<double>& last, std::span<const double> predicted,
-                                 const BooksToLook& books);
+// `last` is by book id: a reload that adds or drops books moves no other's.
+std::vector<BookMove> book_moves(const Store& store, std::map<std::int64_t, double>& last,
+                                 std::span<const double> predicted, const BooksToLook& books);
 
 struct CauseTotal {
   double actual = 0, predicted = 0;
   bool has_prediction = false;
 };
+
+// The largest moves a day keeps per book (largest_moves lists no more):
+// its memory is bounded by the books, not the events.
+inline constexpr std::size_t kKeptMoves = 1000;
 
 // One event's move of one book, for the audit trail.
 struct EventMove {
@@ -101,7 +109,8 @@ class PnlDay {
   // Every book's baseline, and the totals by cause of every book that moved.
   const std::map<std::int64_t, double>& baselines() const { return baseline_; }
   const std::map<std::int64_t, std::map<Cause, CauseTotal>>& explained() const { return explain_; }
-  // A book's `count` largest moves by size, largest first (ties: earlier first).
+  // A book's `count` (at most kKeptMoves) largest moves by size, largest
+  // first (ties: earlier first).
   std::vector<EventMove> largest_moves(std::int64_t book_id, std::size_t count) const;
 
  private:
