@@ -20,7 +20,7 @@ const base::CommandSpec kSpec = {
     "[--db PATH] [--conf PATH] [BOOK]",
     "Prints the P&L day's explain the database holds, as of its last acknowledged event: the day's\n"
     "start, a book's (id or name) or the total's baseline, and per cause (curve NAME, roll, new,\n"
-    "amended, removed, external) the actual move, with the key-rate prediction and the unexplained\n"
+    "amended, removed, external, quote) the actual move, with the key-rate prediction and the unexplained\n"
     "part for curves. day_pnl here is the sum of the causes; a running engine's 'explain' also gives\n"
     "the books' measures now. Exits 1 when the database holds no day or no such book.",
     {

@@ -48,7 +48,7 @@ constexpr CommandInfo kCommands[] = {
      false, true},
     {CommandId::explain, "explain", "[BOOK]",
      "the day's P&L explain of a book, or of every book and the total: day_pnl, baseline, and per cause (curve NAME, "
-     "roll, new, amended, removed, external) the actual move, and for curves the key-rate prediction and unexplained",
+     "roll, new, amended, removed, external, quote) the actual move, and for curves the key-rate prediction and unexplained",
      false},
     {CommandId::explain_events, "explain-events", "BOOK [N]",
      "the day's N events (default 10, at most 1000) that moved a book's P&L most: seq, time, command, move", false},
