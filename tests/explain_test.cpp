@@ -498,3 +498,33 @@ TEST(Explain, ADayKeepsEachBooksLargestMovesAndNoMore) {
     EXPECT_EQ(kept[k].move, all[k].move) << k;
   }
 }
+
+// Other programs may change the inputs while no engine runs: the next
+// engine books what that moved as external, once, and a restart with no
+// such change books nothing.
+TEST(Explain, ChangesMadeWhileNoEngineRanAreExternal) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  ASSERT_EQ(live.run("bump-curve GBP-GILT 2")["ok"], true);
+  const double before = measure(live, "OB_GBP-GILT_1");
+  const OutrightBook& book = live.store().outright_books[live.store().names.at("OB_GBP-GILT_1").index];
+  const std::int64_t trade = live.store().id(ref(Kind::outright_trade, book.members.at(0)));
+  live.executor.reset();
+  live.model.reset();
+  live.db.reset();
+  base::Database(live.path, base::Database::Mode::read_write)
+      .exec("UPDATE outright_trade SET quantity = quantity + 1000 WHERE id = " + std::to_string(trade));
+  Reopened again(live.path);
+  const base::Json e = again.run("explain OB_GBP-GILT_1");
+  const double now = book_measure(again.model.store(), again.model.store().names.at("OB_GBP-GILT_1"));
+  ASSERT_NE(now, before);
+  double external = 0;
+  for (const base::Json& c : e["causes"]) {
+    if (c["cause"] == "external") external = c["actual"].get<double>();
+  }
+  EXPECT_NEAR(external, now - before, 1e-9 * std::abs(now));
+  EXPECT_LE(std::abs(e["residual"].get<double>()), 1e-9 * std::abs(now));
+  for (const char* other : {"OB_EUR-BUND_1", "RB_EUR-BUND_1"}) {
+    for (const base::Json& c : again.run(std::string("explain ") + other)["causes"]) EXPECT_NE(c["cause"], "external") << other;
+  }
+}

@@ -1,5 +1,8 @@
 #include "bond_risk/live/pnl_explainer.h"
 
+#include <cmath>
+#include <limits>
+
 #include "bond_risk/db/pnl_day_log.h"
 
 namespace bond_risk {
@@ -40,12 +43,34 @@ struct Ahead {
 
 PnlExplainer::PnlExplainer(base::Database& db, const Store& store, std::int64_t served) {
   day_ = read_day(db);
-  if (!day_) {
-    base::Transaction tx(db, true);
-    day_ = write_day(db, served, book_measures(store));
-    tx.commit();
-  }
   last_ = measures(store);
+  base::Transaction tx(db, true);
+  if (!day_) {
+    day_ = write_day(db, served, book_measures(store));
+  } else {
+    // What other programs changed while no engine ran: each book's measure
+    // now against the day's (its baseline and recorded moves). A fresh sum
+    // differs from the running one in its last bits, which are no move.
+    constexpr double kSameMeasure = 1e-9;
+    std::vector<BookMove> gap;
+    std::map<std::int64_t, double> recorded = day_->baselines();
+    for (const auto& [id, causes] : day_->explained()) {
+      for (const auto& [cause, total] : causes) recorded[id] += total.actual;
+    }
+    for (const auto& [id, now] : last_) recorded.try_emplace(id, 0.0);
+    for (const auto& [id, was] : recorded) {
+      const auto it = last_.find(id);
+      const double now = it == last_.end() ? 0.0 : it->second;  // a book gone moved to 0
+      if (std::abs(now - was) > kSameMeasure * std::max(1.0, std::abs(was))) {
+        gap.push_back({id, now - was, std::numeric_limits<double>::quiet_NaN()});
+      }
+    }
+    if (!gap.empty()) {
+      write_moves(db, day_->started_after(), 0, Cause{CauseKind::external}, gap);
+      day_->record(0, Cause{CauseKind::external}, gap);
+    }
+  }
+  tx.commit();
 }
 
 std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveModel& model, base::Database& db) {

@@ -25,7 +25,8 @@ namespace bond_risk {
 class PnlExplainer {
  public:
   // The day the database holds, or one begun now after event `served`
-  // (a database where no day has begun: the engine's first start).
+  // (a database where no day has begun: the engine's first start). What
+  // other programs changed while no engine ran is booked as external.
   PnlExplainer(base::Database& db, const Store& store, std::int64_t served);
 
   // The cause of `change` (MODEL.md's table, and `quote`), known before it
