@@ -49,6 +49,21 @@ BookExplain book_explain(Live& live, const std::string& book) {
 
 double measure(const Live& live, const char* book) { return book_measure(live.store(), live.store().names.at(book)); }
 
+// Every book's causes and day_pnl in `a` as in `b` (to 1e-9: two
+// groupings of the same events round their sums apart).
+void expect_same_causes(Live& a, Live& b) {
+  for (const char* book : {"OB_GBP-GILT_1", "OB_EUR-BUND_1", "RB_GBP-GILT_1", "RB_EUR-BUND_1"}) {
+    const BookExplain x = book_explain(a, book), y = book_explain(b, book);
+    ASSERT_EQ(x.causes.size(), y.causes.size()) << book;
+    for (const auto& [cause, c] : y.causes) {
+      ASSERT_TRUE(x.causes.count(cause)) << book << ": " << cause;
+      const double want = c["actual"].get<double>();
+      EXPECT_NEAR(x.causes.at(cause)["actual"].get<double>(), want, 1e-9 * std::max(1.0, std::abs(want))) << book << ": " << cause;
+    }
+    EXPECT_NEAR(x.day_pnl, y.day_pnl, 1e-9 * std::max(1.0, std::abs(y.day_pnl))) << book;
+  }
+}
+
 // A desk's stream: curve moves, a roll, amendments, bookings, a removal, quotes.
 std::vector<std::string> a_day(const Live& live) {
   // Two trades of OB_GBP-GILT_1: the amendment and the removal move it.
@@ -239,15 +254,7 @@ TEST(Explain, ABatchSplitsItsMovesByCauseAsOneCommandABatchDoes) {
   const std::vector<std::string> day = a_day(batched);
   for (const base::Json& reply : batched.batch(day)) ASSERT_EQ(reply["ok"], true) << reply.dump();
   for (const std::string& line : day) ASSERT_EQ(alone.run(line)["ok"], true) << line;
-  for (const char* book : {"OB_GBP-GILT_1", "OB_EUR-BUND_1", "RB_GBP-GILT_1", "RB_EUR-BUND_1"}) {
-    const BookExplain a = book_explain(batched, book), b = book_explain(alone, book);
-    ASSERT_EQ(a.causes.size(), b.causes.size()) << book;
-    for (const auto& [cause, c] : b.causes) {
-      ASSERT_TRUE(a.causes.count(cause)) << book << ": " << cause;
-      const double want = c["actual"].get<double>();
-      EXPECT_NEAR(a.causes.at(cause)["actual"].get<double>(), want, 1e-9 * std::max(1.0, std::abs(want))) << book << ": " << cause;
-    }
-  }
+  expect_same_causes(batched, alone);
 }
 
 // Moves of one curve in a row are recalculated together (as the engine
@@ -269,25 +276,16 @@ TEST(Explain, MovesOfOneCurveInARowArePredictedAsTheirSum) {
   }
 }
 
-// Moves of two curves interleaved in one batch are recalculated curve by
-// curve (they commute): each curve's cause gets what it gets when every
-// move is a batch of its own, and the final values are the same.
+// Moves of two curves interleaved in one batch: each curve's cause gets
+// what it gets when every move is a batch of its own, and the final values
+// are the same.
 TEST(Explain, InterleavedMovesOfTwoCurvesInABatchAreSplitByCurve) {
   Live batched("100", 20, 2), alone("100", 20, 2);
   const std::vector<std::string> ticks = {"bump-curve GBP-GILT 1", "bump-curve EUR-BUND 2", "bump-curve GBP-GILT 1.5",
                                           "set-rate EUR-BUND 0 0.031", "bump-curve GBP-GILT -0.5"};
   for (const base::Json& reply : batched.batch(ticks)) ASSERT_EQ(reply["ok"], true) << reply.dump();
   for (const std::string& line : ticks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
-  for (const char* book : {"OB_GBP-GILT_1", "OB_EUR-BUND_1", "RB_GBP-GILT_1", "RB_EUR-BUND_1"}) {
-    const BookExplain a = book_explain(batched, book), b = book_explain(alone, book);
-    ASSERT_EQ(a.causes.size(), b.causes.size()) << book;
-    for (const auto& [cause, c] : b.causes) {
-      ASSERT_TRUE(a.causes.count(cause)) << book << ": " << cause;
-      const double want = c["actual"].get<double>();
-      EXPECT_NEAR(a.causes.at(cause)["actual"].get<double>(), want, 1e-9 * std::max(1.0, std::abs(want))) << book << ": " << cause;
-    }
-    EXPECT_NEAR(a.day_pnl, b.day_pnl, 1e-9 * std::max(1.0, std::abs(b.day_pnl))) << book;
-  }
+  expect_same_causes(batched, alone);
   test::expect_same_as_fresh(batched);
 }
 

@@ -15,6 +15,7 @@
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/cli/stored_explain.h"
 #include "bond_risk/live/command.h"
+#include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/model/kind.h"
@@ -55,15 +56,11 @@ std::string tenor(int days) {
   return std::to_string(days) + "D";
 }
 
-// The book called `key` (id or name) in either book table.
+// The book called `key` (id or name) in either book table: its kind and id.
 std::pair<Kind, std::int64_t> find_book(base::Database& db, const std::string& key) {
-  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
-    base::Statement find = db.prepare("SELECT id FROM " + std::string(kind_name(kind)) +
-                                      " WHERE name = ?1 OR CAST(id AS TEXT) = ?1 LIMIT 1");
-    find.bind(1, key);
-    if (find.step()) return {kind, find.integer(0)};
-  }
-  throw base::UsageError("plot: no outright_book or repo_book with id or name '" + key + "' in " + db.path());
+  const std::optional<StoredBook> found = find_stored_book(db, key);
+  if (!found) throw base::UsageError("plot: no outright_book or repo_book with id or name '" + key + "' in " + db.path());
+  return {found->kind, found->id};
 }
 
 int plot_ladder(base::Database& db, const std::string& book, const std::string& out) {

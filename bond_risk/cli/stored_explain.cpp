@@ -3,23 +3,12 @@
 #include <map>
 #include <stdexcept>
 
+#include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/pnl_day_log.h"
-#include "bond_risk/model/kind.h"
 
 namespace bond_risk {
 
 namespace {
-
-// The book called `key` (id or name): its id and name.
-std::pair<std::int64_t, std::string> find_book(base::Database& db, const std::string& key) {
-  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
-    base::Statement find = db.prepare("SELECT id, name FROM " + std::string(kind_name(kind)) +
-                                      " WHERE name = ?1 OR CAST(id AS TEXT) = ?1 LIMIT 1");
-    find.bind(1, key);
-    if (find.step()) return {find.integer(0), std::string(find.text(1))};
-  }
-  throw std::runtime_error("no outright_book or repo_book with id or name '" + key + "' in " + db.path());
-}
 
 std::string cause_text(base::Database& db, const Cause& cause) {
   std::string out(cause_kind_name(cause.kind));
@@ -40,9 +29,10 @@ StoredExplain stored_explain(base::Database& db, const std::optional<std::string
   StoredExplain out{"the total", day->started_after(), day->started_at(), 0, 0, {}};
   std::optional<std::int64_t> only;
   if (book) {
-    const auto [id, name] = find_book(db, *book);
-    only = id;
-    out.whose = "book " + name + " (id " + std::to_string(id) + ")";
+    const std::optional<StoredBook> found = find_stored_book(db, *book);
+    if (!found) throw std::runtime_error("no outright_book or repo_book with id or name '" + *book + "' in " + db.path());
+    only = found->id;
+    out.whose = "book " + found->name + " (id " + std::to_string(found->id) + ")";
   }
   for (const auto& [id, baseline] : day->baselines()) {
     if (!only || *only == id) out.baseline += baseline;
@@ -50,12 +40,7 @@ StoredExplain stored_explain(base::Database& db, const std::optional<std::string
   std::map<Cause, CauseTotal> sums;
   for (const auto& [id, causes] : day->explained()) {
     if (only && *only != id) continue;
-    for (const auto& [cause, total] : causes) {
-      CauseTotal& t = sums[cause];
-      t.actual += total.actual;
-      t.predicted += total.predicted;
-      t.has_prediction = t.has_prediction || total.has_prediction;
-    }
+    for (const auto& [cause, total] : causes) sums[cause] += total;
   }
   for (const auto& [cause, total] : sums) {
     out.causes.emplace_back(cause_text(db, cause), total);

@@ -99,6 +99,16 @@ std::optional<std::int64_t> find_id_by_name(base::Database& db, std::string_view
   return std::nullopt;
 }
 
+std::optional<StoredBook> find_stored_book(base::Database& db, std::string_view key) {
+  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    base::Statement find = db.prepare("SELECT id, name FROM " + std::string(kind_name(kind)) +
+                                      " WHERE name = ?1 OR CAST(id AS TEXT) = ?1 LIMIT 1");
+    find.bind(1, key);
+    if (find.step()) return StoredBook{kind, find.integer(0), std::string(find.text(1))};
+  }
+  return std::nullopt;
+}
+
 std::optional<Date> stored_date(base::Database& db, Kind kind, std::int64_t id, std::string_view column) {
   base::Statement& st =
       db.cached("SELECT " + std::string(column) + " FROM " + std::string(kind_name(kind)) + " WHERE id = ?");

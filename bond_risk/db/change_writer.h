@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "base/sqlite.h"
@@ -19,6 +20,14 @@ void persist(base::Database& db, const Write& write);
 
 // The id of the bond or trade called `name`, or nullopt.
 std::optional<std::int64_t> find_id_by_name(base::Database& db, std::string_view name);
+
+// The book (either table) whose id or name is `key`, as the database holds it.
+struct StoredBook {
+  Kind kind = Kind::outright_book;
+  std::int64_t id = 0;
+  std::string name;
+};
+std::optional<StoredBook> find_stored_book(base::Database& db, std::string_view key);
 
 // The stored text of a trade's date column (start_date, end_date, ...), or
 // nullopt if the row is gone or the value is not a date.

@@ -36,7 +36,7 @@ static_assert(sizeof(Baseline) == 16 && sizeof(BookMove) == 24);
 
 }  // namespace
 
-PnlDay write_day(base::Database& db, std::int64_t seq, std::vector<std::pair<std::int64_t, double>> baselines) {
+PnlDay write_day(base::Database& db, std::int64_t seq, std::map<std::int64_t, double> baselines) {
   std::vector<Baseline> records;
   for (const auto& [id, measure] : baselines) records.push_back({id, measure});
   base::Statement& st = db.cached(
@@ -61,8 +61,8 @@ void write_moves(base::Database& db, std::int64_t day, std::int64_t seq, const s
 std::optional<PnlDay> read_day(base::Database& db) {
   base::Statement day = db.prepare("SELECT seq, time, baseline FROM pnl_day ORDER BY seq DESC LIMIT 1");
   if (!day.step()) return std::nullopt;
-  std::vector<std::pair<std::int64_t, double>> baselines;
-  for (const Baseline& b : unpack<Baseline>(day.blob(2), "pnl_day baseline")) baselines.emplace_back(b.book_id, b.measure);
+  std::map<std::int64_t, double> baselines;
+  for (const Baseline& b : unpack<Baseline>(day.blob(2), "pnl_day baseline")) baselines.emplace(b.book_id, b.measure);
   PnlDay out(day.integer(0), std::string(day.text(1)), std::move(baselines));
   base::Statement moves = db.prepare(
       "SELECT seq, cause, coalesce(curve_id, 0), moves FROM pnl_move WHERE day = ? AND cause IS NOT NULL ORDER BY id");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 
@@ -15,7 +16,7 @@
 namespace bond_risk {
 
 // Begins a day after event `seq` with these baselines; returns it.
-PnlDay write_day(base::Database& db, std::int64_t seq, std::vector<std::pair<std::int64_t, double>> baselines);
+PnlDay write_day(base::Database& db, std::int64_t seq, std::map<std::int64_t, double> baselines);
 
 // Appends one recalculation's moves (up to event `seq`; no cause: quotes
 // alone, which move nothing) to the day begun after `day`.

@@ -96,6 +96,17 @@ FieldValue value(std::string_view what, ColumnType type, std::string_view text) 
   }
 }
 
+// The count N a listing takes as its third word (`fallback` when none), 1 to `max` of `what`.
+std::int64_t count_word(const Words& w, const CommandInfo& info, std::int64_t fallback, std::int64_t max,
+                        std::string_view what) {
+  const std::int64_t n = w.size() == 3 ? std::get<std::int64_t>(value("N", ColumnType::integer, w[2])) : fallback;
+  if (n < 1 || n > max) {
+    throw CommandError(text_of(info.name) + " lists 1 to " + std::to_string(max) + " " + text_of(what) + ", not " +
+                       std::to_string(n));
+  }
+  return n;
+}
+
 // "outright_trade: name, bond_id, ...; repo_trade: ..."
 std::string trade_columns() {
   return "outright_trade: " + input_table(Kind::outright_trade).settable_list() +
@@ -194,11 +205,7 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::top_positions: {
       expect_words(w, info, 2, 3);
       TopPositions top{text_of(w[1])};
-      if (w.size() == 3) top.count = std::get<std::int64_t>(value("N", T::integer, w[2]));
-      if (top.count < 1 || top.count > kMaxTopPositions) {
-        throw CommandError(text_of(info.name) + " lists 1 to " + std::to_string(kMaxTopPositions) + " trades, not " +
-                           std::to_string(top.count));
-      }
+      top.count = count_word(w, info, top.count, kMaxTopPositions, "trades");
       return top;
     }
     case CommandId::list_books: expect_words(w, info, 1, 1); return ListBooks{};
@@ -212,11 +219,7 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     case CommandId::explain_events: {
       expect_words(w, info, 2, 3);
       ExplainEvents e{text_of(w[1])};
-      if (w.size() == 3) e.count = std::get<std::int64_t>(value("N", T::integer, w[2]));
-      if (e.count < 1 || e.count > kMaxExplainEvents) {
-        throw CommandError(text_of(info.name) + " lists 1 to " + std::to_string(kMaxExplainEvents) + " events, not " +
-                           std::to_string(e.count));
-      }
+      e.count = count_word(w, info, e.count, kMaxExplainEvents, "events");
       return e;
     }
     case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};

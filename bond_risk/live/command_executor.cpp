@@ -115,7 +115,7 @@ struct CommandExecutor::Batch {
   // logs it; its recalculation waits.
   void apply(std::size_t i, const std::string& line, const Change& change, const std::optional<Cause>& cause) {
     const base::Stopwatch clock;
-    const bool curves = PnlExplainer::moves_curves(change);
+    const bool curves = cause && cause->kind == CauseKind::curve;
     if (curves && !unattributed) ex.explainer_->curves_before(ex.model_.store());  // a curve group begins
     base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
     Applied applied = ex.model_.apply(change, &ex.db_);

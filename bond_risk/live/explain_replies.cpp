@@ -12,13 +12,6 @@ namespace {
 // Per cause name: the actual move, and the prediction when one was made.
 using Causes = std::map<std::string, CauseTotal>;
 
-std::string name_of(const Store& s, NodeRef node) {
-  for (const auto& [name, n] : s.names) {
-    if (n == node) return name;
-  }
-  return std::to_string(s.id(node));
-}
-
 base::Json totals_json(const Causes& causes, double day_pnl) {
   base::Json list = base::Json::array();
   double sum = 0;
@@ -29,13 +22,6 @@ base::Json totals_json(const Causes& causes, double day_pnl) {
     sum += total.actual;
   }
   return {{"day_pnl", day_pnl}, {"causes", std::move(list)}, {"residual", day_pnl - sum}};
-}
-
-void add(Causes& to, const std::string& name, const CauseTotal& total) {
-  CauseTotal& t = to[name];
-  t.actual += total.actual;
-  t.predicted += total.predicted;
-  t.has_prediction = t.has_prediction || total.has_prediction;
 }
 
 }  // namespace
@@ -49,10 +35,10 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
     const std::int64_t id = s.id(book);
     const double measure = book_measure(s, book), baseline = day.baseline(id);
     Causes causes;
-    for (const auto& [cause, total] : day.explain(id)) add(causes, cause_name(s, cause), total);
-    for (const auto& [name, total] : causes) add(all, name, total);
+    for (const auto& [cause, total] : day.explain(id)) causes[cause_name(s, cause)] += total;
+    for (const auto& [name, total] : causes) all[name] += total;
     total_pnl += measure - baseline;
-    base::Json b = {{"id", id}, {"name", name_of(s, book)}, {"type", kind_name(kind_of(book))}, {"measure", measure},
+    base::Json b = {{"id", id}, {"name", s.name_of(book)}, {"type", kind_name(kind_of(book))}, {"measure", measure},
                     {"baseline", baseline}};
     b.update(totals_json(causes, measure - baseline));
     return b;

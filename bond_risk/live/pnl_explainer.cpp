@@ -9,11 +9,6 @@ namespace bond_risk {
 
 namespace {
 
-std::map<std::int64_t, double> measures(const Store& store) {
-  const std::vector<std::pair<std::int64_t, double>> all = book_measures(store);
-  return {all.begin(), all.end()};
-}
-
 // The cause of a change before it is applied.
 struct Ahead {
   const LiveModel& model;
@@ -43,21 +38,18 @@ struct Ahead {
 
 PnlExplainer::PnlExplainer(base::Database& db, const Store& store, std::int64_t served) {
   day_ = read_day(db);
-  last_ = measures(store);
+  last_ = book_measures(store);
   base::Transaction tx(db, true);
   if (!day_) {
-    day_ = write_day(db, served, book_measures(store));
+    day_ = write_day(db, served, last_);
   } else {
     // What other programs changed while no engine ran: each book's measure
     // now against the day's (its baseline and recorded moves). A fresh sum
     // differs from the running one in its last bits, which are no move.
     constexpr double kSameMeasure = 1e-9;
     std::vector<BookMove> gap;
-    std::map<std::int64_t, double> recorded = day_->baselines();
-    for (const auto& [id, causes] : day_->explained()) {
-      for (const auto& [cause, total] : causes) recorded[id] += total.actual;
-    }
-    for (const auto& [id, now] : last_) recorded.try_emplace(id, 0.0);
+    std::map<std::int64_t, double> recorded = day_->recorded_measures();
+    for (const auto& [id, now] : last_) recorded.try_emplace(id, 0.0);  // a new book moved from 0
     for (const auto& [id, was] : recorded) {
       const auto it = last_.find(id);
       const double now = it == last_.end() ? 0.0 : it->second;  // a book gone moved to 0
@@ -77,14 +69,9 @@ std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveMode
   return std::visit(Ahead{model, db}, change);
 }
 
-bool PnlExplainer::moves_curves(const Change& change) {
-  return std::holds_alternative<BumpCurve>(change) || std::holds_alternative<SetRate>(change) ||
-         std::holds_alternative<SetCurve>(change);
-}
-
 void PnlExplainer::start_day(base::Database& db, const Store& store, std::int64_t seq) {
-  day_ = write_day(db, seq, book_measures(store));
-  last_ = measures(store);
+  last_ = book_measures(store);
+  day_ = write_day(db, seq, last_);
 }
 
 void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& r,
@@ -101,8 +88,8 @@ void PnlExplainer::reread(base::Database& db, const Store& store) {
   predicted_.clear();
   curves_before_.clear();
   day_ = read_day(db);
-  if (!day_) day_ = PnlDay(0, "", book_measures(store));
-  last_ = measures(store);
+  last_ = book_measures(store);
+  if (!day_) day_ = PnlDay(0, "", last_);
 }
 
 }  // namespace bond_risk

@@ -33,9 +33,6 @@ class PnlExplainer {
   // is applied, its curve resolved: none for a new day, or a curve not
   // found (whose apply then refuses it).
   static std::optional<Cause> cause_of(const Change& change, const LiveModel& model, base::Database& db);
-  // Whether `change` moves curves (its prediction needs curves_before()).
-  static bool moves_curves(const Change& change);
-
   // Begins a day after event `seq`, the measures now its baselines.
   void start_day(base::Database& db, const Store& store, std::int64_t seq);
 

@@ -32,10 +32,8 @@ std::optional<CauseKind> parse_cause_kind(std::string_view name) {
 std::string cause_name(const Store& s, const Cause& cause) {
   std::string out(cause_kind_name(cause.kind));
   if (cause.kind != CauseKind::curve) return out;
-  for (const auto& [name, node] : s.names) {
-    if (kind_of(node) == Kind::ir_curve && s.id(node) == cause.curve_id) return out + " " + name;
-  }
-  return out + " " + std::to_string(cause.curve_id);
+  const NodeRef* curve = s.by_id.find(cause.curve_id);
+  return out + " " + (curve ? s.name_of(*curve) : std::to_string(cause.curve_id));
 }
 
 double book_measure(const Store& s, NodeRef book) {
@@ -44,9 +42,9 @@ double book_measure(const Store& s, NodeRef book) {
   return std::isnan(v) ? 0.0 : v;
 }
 
-std::vector<std::pair<std::int64_t, double>> book_measures(const Store& s) {
-  std::vector<std::pair<std::int64_t, double>> out;
-  for_each_book(s, [&](NodeRef book) { out.emplace_back(s.id(book), book_measure(s, book)); });
+std::map<std::int64_t, double> book_measures(const Store& s) {
+  std::map<std::int64_t, double> out;
+  for_each_book(s, [&](NodeRef book) { out.emplace(s.id(book), book_measure(s, book)); });
   return out;
 }
 
@@ -117,8 +115,16 @@ bool larger(const EventMove& a, const EventMove& b) {
 
 }  // namespace
 
-PnlDay::PnlDay(std::int64_t seq, std::string time, std::vector<std::pair<std::int64_t, double>> baselines)
-    : seq_(seq), time_(std::move(time)), baseline_(baselines.begin(), baselines.end()) {}
+PnlDay::PnlDay(std::int64_t seq, std::string time, std::map<std::int64_t, double> baselines)
+    : seq_(seq), time_(std::move(time)), baseline_(std::move(baselines)) {}
+
+std::map<std::int64_t, double> PnlDay::recorded_measures() const {
+  std::map<std::int64_t, double> out = baseline_;
+  for (const auto& [id, causes] : explain_) {
+    for (const auto& [cause, total] : causes) out[id] += total.actual;
+  }
+  return out;
+}
 
 void PnlDay::record(std::int64_t seq, const Cause& cause, std::span<const BookMove> moves) {
   for (const BookMove& m : moves) {

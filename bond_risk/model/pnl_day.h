@@ -53,8 +53,8 @@ struct BookMove {
 // A book's measure now (0 for NaN).
 double book_measure(const Store& store, NodeRef book);
 
-// Every book's measure now, by book id, books in store order.
-std::vector<std::pair<std::int64_t, double>> book_measures(const Store& store);
+// Every book's measure now, by book id.
+std::map<std::int64_t, double> book_measures(const Store& store);
 
 // What each book's ladder predicts for moving the curves from `before`
 // (every curve's input values, as curve_values gave them before the event)
@@ -79,6 +79,12 @@ std::vector<BookMove> book_moves(const Store& store, std::map<std::int64_t, doub
 struct CauseTotal {
   double actual = 0, predicted = 0;
   bool has_prediction = false;
+  CauseTotal& operator+=(const CauseTotal& other) {
+    actual += other.actual;
+    predicted += other.predicted;
+    has_prediction = has_prediction || other.has_prediction;
+    return *this;
+  }
 };
 
 // The largest moves a day keeps per book (largest_moves lists no more):
@@ -94,7 +100,7 @@ struct EventMove {
 class PnlDay {
  public:
   // A day that began after event `seq` (0: before any), at `time` (UTC).
-  PnlDay(std::int64_t seq, std::string time, std::vector<std::pair<std::int64_t, double>> baselines);
+  PnlDay(std::int64_t seq, std::string time, std::map<std::int64_t, double> baselines);
 
   std::int64_t started_after() const { return seq_; }
   const std::string& started_at() const { return time_; }
@@ -109,6 +115,8 @@ class PnlDay {
   // Every book's baseline, and the totals by cause of every book that moved.
   const std::map<std::int64_t, double>& baselines() const { return baseline_; }
   const std::map<std::int64_t, std::map<Cause, CauseTotal>>& explained() const { return explain_; }
+  // Each book's measure as the day has it: its baseline and its recorded moves.
+  std::map<std::int64_t, double> recorded_measures() const;
   // A book's `count` (at most kKeptMoves) largest moves by size, largest
   // first (ties: earlier first).
   std::vector<EventMove> largest_moves(std::int64_t book_id, std::size_t count) const;

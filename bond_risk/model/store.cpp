@@ -14,6 +14,13 @@ std::size_t Store::size() const {
   return n;
 }
 
+std::string Store::name_of(NodeRef n) const {
+  for (const auto& [name, node] : names) {
+    if (node == n) return name;
+  }
+  return std::to_string(id(n));
+}
+
 NodeIndex Store::add(Kind kind, std::int64_t id) {
   auto& kind_ids = ids[static_cast<std::size_t>(kind)];
   const auto index = static_cast<NodeIndex>(kind_ids.size());

@@ -156,6 +156,9 @@ struct Store {
   NodeState& state(NodeRef n) { return states[n.type][n.index]; }
   const NodeState& state(NodeRef n) const { return states[n.type][n.index]; }
   std::int64_t id(NodeRef n) const { return ids[n.type][n.index]; }
+  // A named node's name (calendars, curves, books), else its id as text. A
+  // search of `names`: for replies, not for hot loops.
+  std::string name_of(NodeRef n) const;
   std::size_t size(Kind kind) const { return ids[static_cast<std::size_t>(kind)].size(); }
   std::size_t size() const;
 
