@@ -103,15 +103,16 @@ md_table() {
   echo "Commands sent as fast as the engine takes them (at most 4,096 unanswered) for the run's seconds;"
   echo "the last row waits for each reply before sending the next. Microseconds per command by phase,"
   echo "from the engine's own clocks (\`stats\` before and after): parse, apply (model, input row and"
-  echo "event_log row), recalculate (the batch's changes, and the values the replies carry), read (get,"
+  echo "event_log row), recalculate (the batch's changes, and the values the replies carry), pnl_explain"
+  echo "(the P&L explain's bookkeeping of the events and their moves), read (get,"
   echo "book), commit (the batch's transaction, fsync included), reply (the JSON lines), publish (the"
   echo "event loop handing recalculated rows to the result writer between batches). Before each mix the"
   echo "result writer has caught up. \"wall\" is the client's time per command; wall less the engine's"
   echo "phases is the socket, the event loop's waits, the result writer's share of the two cores and,"
   echo "one at a time, the client's own turn."
   echo
-  md_table "$dir/capacity.csv" "workload|synchronous|commands/s|batches per 1,000|parse|apply|recalculate|read|commit|reply|publish|engine|wall|largest phase" \
-    '$2 " | " $1 " | " $5 " | " sprintf("%.1f", $6) " | " $7 " | " $8 " | " $9 " | " $10 " | " $11 " | " $12 " | " $13 " | " sprintf("%.1f", $14) " | " sprintf("%.1f", $15) " | " largest()'
+  md_table "$dir/capacity.csv" "workload|synchronous|commands/s|batches per 1,000|parse|apply|recalculate|pnl_explain|read|commit|reply|publish|engine|wall|largest phase" \
+    '$2 " | " $1 " | " $5 " | " sprintf("%.1f", $6) " | " $7 " | " $8 " | " $9 " | " $10 " | " $11 " | " $12 " | " $13 " | " $14 " | " sprintf("%.1f", $15) " | " sprintf("%.1f", $16) " | " largest()'
   echo
   echo "What each setting risks (SQLite in WAL mode; the engine's SYNCHRONOUS setting):"
   echo

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <thread>
 #include <sstream>
 #include <string>
@@ -276,17 +277,60 @@ TEST(Explain, MovesOfOneCurveInARowArePredictedAsTheirSum) {
   }
 }
 
-// Moves of two curves interleaved in one batch: each curve's cause gets
-// what it gets when every move is a batch of its own, and the final values
-// are the same.
-TEST(Explain, InterleavedMovesOfTwoCurvesInABatchAreSplitByCurve) {
+const std::vector<std::string> kInterleavedTicks = {"bump-curve GBP-GILT 1", "bump-curve EUR-BUND 2",
+                                                   "bump-curve GBP-GILT 1.5", "set-rate EUR-BUND 0 0.031",
+                                                   "bump-curve GBP-GILT -0.5"};
+
+// The events the replies of a batch were recalculated up to: one for a
+// batch recalculated once.
+std::set<std::int64_t> recalculated_up_to(const std::vector<base::Json>& replies) {
+  std::set<std::int64_t> out;
+  for (const base::Json& reply : replies) {
+    EXPECT_EQ(reply["ok"], true) << reply.dump();
+    out.insert(reply["event"].get<std::int64_t>());
+  }
+  return out;
+}
+
+// Moves of two curves interleaved in one batch, no book holding trades on
+// both: they are recalculated together (as the engine conflated ticks
+// before the explain), each curve's cause gets what it gets when every move
+// is a batch of its own, and the final values are the same. explain-events
+// shows a book's move under its own curve's last command.
+TEST(Explain, InterleavedMovesOfTwoCurvesNoBookSharesAreRecalculatedTogetherAndSplitByCurve) {
   Live batched("100", 20, 2), alone("100", 20, 2);
-  const std::vector<std::string> ticks = {"bump-curve GBP-GILT 1", "bump-curve EUR-BUND 2", "bump-curve GBP-GILT 1.5",
-                                          "set-rate EUR-BUND 0 0.031", "bump-curve GBP-GILT -0.5"};
-  for (const base::Json& reply : batched.batch(ticks)) ASSERT_EQ(reply["ok"], true) << reply.dump();
-  for (const std::string& line : ticks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
+  EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), 1u);
+  for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
   expect_same_causes(batched, alone);
   test::expect_same_as_fresh(batched);
+  struct Shown {
+    const char *book, *command, *cause;
+  };
+  for (const Shown& want : {Shown{"OB_EUR-BUND_1", "set-rate EUR-BUND 0 0.031", "curve EUR-BUND"},
+                            Shown{"OB_GBP-GILT_1", "bump-curve GBP-GILT -0.5", "curve GBP-GILT"}}) {
+    const base::Json events = batched.run(std::string("explain-events ") + want.book + " 1");
+    ASSERT_EQ(events["events"].size(), 1u) << events.dump();
+    EXPECT_EQ(events["events"][0]["command"], want.command) << events.dump();
+    EXPECT_EQ(events["events"][0]["cause"], want.cause) << events.dump();
+  }
+}
+
+// A book holding trades on both curves: their moves are not recalculated
+// together (the book's move could not be split), and the split is the same.
+TEST(Explain, InterleavedMovesOfTwoCurvesABookSharesAreRecalculatedApart) {
+  Live batched("100", 20, 2), alone("100", 20, 2);
+  const Store& s = batched.store();
+  NodeIndex bund_bond = 0;
+  while (s.bonds[bund_bond].curve != s.names.at("EUR-BUND").index) ++bund_bond;
+  const std::string booking = "add-outright bond_id=" + std::to_string(s.id(ref(Kind::bond, bund_bond))) +
+                              " trade_price=99 quantity=100 buy_sell=BUY book=OB_GBP-GILT_1";
+  ASSERT_EQ(batched.run(booking)["ok"], true);
+  ASSERT_EQ(alone.run(booking)["ok"], true);
+  EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), kInterleavedTicks.size());
+  for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
+  expect_same_causes(batched, alone);
+  const BookExplain mixed = book_explain(batched, "OB_GBP-GILT_1");
+  EXPECT_TRUE(mixed.causes.count("curve GBP-GILT") && mixed.causes.count("curve EUR-BUND"));
 }
 
 // Without an engine, `bond_risk explain` prints the stored explain (the
@@ -484,7 +528,7 @@ TEST(Explain, ADayKeepsEachBooksLargestMovesAndNoMore) {
     const double move = static_cast<double>(static_cast<int>(random() % 2001) - 1000);  // ties on purpose
     const BookMove m{7, move, std::nan("")};
     day.record(seq, Cause{CauseKind::amended}, {&m, 1});
-    if (move != 0) all.push_back({seq, move});
+    if (move != 0) all.push_back({seq, Cause{CauseKind::amended}, move});
   }
   std::sort(all.begin(), all.end(), [](const EventMove& a, const EventMove& b) {
     return std::abs(a.move) != std::abs(b.move) ? std::abs(a.move) > std::abs(b.move) : a.seq < b.seq;
@@ -523,6 +567,47 @@ TEST(Explain, ChangesMadeWhileNoEngineRanAreExternal) {
   EXPECT_NEAR(external, now - before, 1e-9 * std::abs(now));
   EXPECT_LE(std::abs(e["residual"].get<double>()), 1e-9 * std::abs(now));
   for (const char* other : {"OB_EUR-BUND_1", "RB_EUR-BUND_1"}) {
-    for (const base::Json& c : again.run(std::string("explain ") + other)["causes"]) EXPECT_NE(c["cause"], "external") << other;
+    const base::Json reply = again.run(std::string("explain ") + other);
+    for (const base::Json& c : reply["causes"]) EXPECT_NE(c["cause"], "external") << other;
   }
+}
+
+// A batch the database refuses after it applied another program's change:
+// the model is read back, and the change's move is still external, in the
+// running engine and after a restart.
+TEST(Explain, AnotherProgramsChangeInARefusedBatchStaysExternal) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  const double before = measure(live, "OB_GBP-GILT_1");
+  const OutrightBook& book = live.store().outright_books[live.store().names.at("OB_GBP-GILT_1").index];
+  const std::string trade = std::to_string(live.store().id(ref(Kind::outright_trade, book.members.at(0))));
+  base::Database(live.path, base::Database::Mode::read_write)
+      .exec("UPDATE outright_trade SET quantity = quantity + 1000 WHERE id = " + trade);
+  std::int64_t pages = 0;
+  {
+    base::Statement count = live.db->prepare("PRAGMA page_count");
+    count.step();
+    pages = count.integer(0);
+  }
+  live.db->exec("PRAGMA max_page_count = " + std::to_string(pages));  // no room to grow: SQLITE_FULL
+  const std::vector<std::string> lines(400, "add-outright bond_id=4 trade_price=99 quantity=1 buy_sell=BUY book=OB_EUR-BUND_1");
+  ASSERT_EQ(live.batch(lines).front()["ok"], false);
+  const double now = measure(live, "OB_GBP-GILT_1");
+  ASSERT_NE(now, before) << "the model read back holds the other program's change";
+  auto external_of = [](const base::Json& e) {
+    double sum = 0;
+    for (const base::Json& c : e["causes"]) sum += c["cause"] == "external" ? c["actual"].get<double>() : 0.0;
+    return sum;
+  };
+  const base::Json running = live.run("explain OB_GBP-GILT_1");
+  EXPECT_NEAR(external_of(running), now - before, 1e-9 * std::abs(now)) << running.dump();
+  EXPECT_LE(std::abs(running["residual"].get<double>()), 1e-9 * std::abs(now)) << running.dump();
+  live.db->exec("PRAGMA max_page_count = 1073741823");
+  live.executor.reset();
+  live.model.reset();
+  live.db.reset();
+  Reopened again(live.path);
+  const base::Json restarted = again.run("explain OB_GBP-GILT_1");
+  EXPECT_NEAR(external_of(restarted), now - before, 1e-9 * std::abs(now)) << restarted.dump();
+  EXPECT_LE(std::abs(restarted["residual"].get<double>()), 1e-9 * std::abs(now)) << restarted.dump();
 }

@@ -193,6 +193,9 @@ TEST(DeskState, TheExplainOfTheSelectedBookAndTheTotalIsSentWhenItChanges) {
   EXPECT_EQ(first["pnl_explain"]["total"]["day_pnl"], -2.5);
   EXPECT_EQ(first["totals"]["outright"]["day_pnl"], -4.0);
   EXPECT_EQ(first["totals"]["repo"]["day_pnl"], 1.5);
+  // A book that is not OK is at 0 in the explain's total, so its day_pnl is in the totals too.
+  s.update({{"id", 1}, {"type", "outright_book"}, {"status", "FAILED"}, {"pv", 10.5}, {"day_pnl", -3.0}});
+  EXPECT_EQ(message(s, &v, "OB_B")["totals"]["outright"]["day_pnl"], -7.0);
   s.set_explain(reply);  // the same again
   EXPECT_FALSE(message(s, &v, "OB_B").contains("pnl_explain")) << "nothing changed";
   base::Json moved = reply;

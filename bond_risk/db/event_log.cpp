@@ -12,11 +12,16 @@ LoggedEvent log_event(base::Database& db, std::string_view command, std::string_
   return event;
 }
 
-std::optional<LoggedEvent> logged_event(base::Database& db, std::int64_t seq) {
-  base::Statement& st = db.cached("SELECT time, command FROM event_log WHERE seq = ?");
+std::optional<LoggedEvent> last_logged_event(base::Database& db, std::int64_t seq, std::size_t limit,
+                                             const std::function<bool(const std::string& command)>& wanted) {
+  base::Statement& st = db.cached("SELECT seq, time, command FROM event_log WHERE seq <= ? ORDER BY seq DESC LIMIT ?");
   st.bind(1, seq);
+  st.bind(2, static_cast<std::int64_t>(limit));
   std::optional<LoggedEvent> out;
-  if (st.step()) out = LoggedEvent{seq, std::string(st.text(0)), std::string(st.text(1))};
+  while (!out && st.step()) {
+    std::string command(st.text(2));
+    if (wanted(command)) out = LoggedEvent{st.integer(0), std::string(st.text(1)), std::move(command)};
+  }
   st.reset();
   return out;
 }

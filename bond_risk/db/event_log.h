@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,8 +24,10 @@ struct LoggedEvent {
 // its sequence number and time.
 LoggedEvent log_event(base::Database& db, std::string_view command, std::string_view result);
 
-// Event `seq`, if it was logged.
-std::optional<LoggedEvent> logged_event(base::Database& db, std::int64_t seq);
+// The last event at or before `seq` whose command is `wanted`, of the
+// `limit` last ones there; none if none of them is.
+std::optional<LoggedEvent> last_logged_event(base::Database& db, std::int64_t seq, std::size_t limit,
+                                             const std::function<bool(const std::string& command)>& wanted);
 
 // The sequence number of the last event logged (0 when none was).
 std::int64_t last_event(base::Database& db);

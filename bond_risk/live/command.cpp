@@ -51,7 +51,7 @@ constexpr CommandInfo kCommands[] = {
      "roll, new, amended, removed, external, quote) the actual move, and for curves the key-rate prediction and unexplained",
      false},
     {CommandId::explain_events, "explain-events", "BOOK [N]",
-     "the day's N events (default 10, at most 1000) that moved a book's P&L most: seq, time, command, move", false},
+     "the day's N events (default 10, at most 1000) that moved a book's P&L most: seq, time, command, cause, move", false},
     {CommandId::stats, "stats", "",
      "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
      "(time_us), the engine's memory (memory_kb) and the update lines built for watchers (watch_lines)",

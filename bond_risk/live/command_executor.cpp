@@ -52,19 +52,19 @@ struct CommandExecutor::Batch {
   std::size_t logged_settled = 0;                          // of logged, those recalculated
   std::size_t current = 0;                                 // the line being executed
 
-  // The cause of the events awaiting recalculation, all of one cause (none:
-  // only a new day awaits).
-  std::optional<Cause> unattributed = std::nullopt;
+  // The causes of the events awaiting recalculation: one, or curves apart
+  // (none: only a new day awaits).
+  std::vector<Cause> unattributed = {};
 
   // Recalculates the changes awaiting it; their books' moves go to the
-  // unattributed events' cause, under the last one's seq.
+  // unattributed events' causes, under the last one's seq.
   void settle() {
     if (awaiting.empty()) return;
     const base::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
-    ex.explainer_->attribute(ex.db_, ex.model_.store(), r, ex.served_event_,
-                             unattributed);
-    unattributed.reset();
+    const double explaining =
+        ex.explain([&] { ex.explainer_->attribute(ex.db_, ex.model_.store(), r, ex.served_event_, unattributed); });
+    unattributed.clear();
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
     for (; logged_settled < logged.size(); ++logged_settled) logged[logged_settled]["nodes"] = nodes;
@@ -75,7 +75,7 @@ struct CommandExecutor::Batch {
       replies[i]["event"] = ex.served_event_;
     }
     awaiting.clear();
-    ex.phases_.add(Phase::recalculate, clock.seconds());
+    ex.phases_.add(Phase::recalculate, clock.seconds() - explaining);
   }
 
   // Executes command i; throws CommandError for one that cannot be applied.
@@ -84,11 +84,11 @@ struct CommandExecutor::Batch {
     current = i;
     if (const Change* change = std::get_if<Change>(&command)) {
       // Events of one cause in a row share a recalculation, and their moves
-      // go to that cause (pnl_explainer.h); an event of another cause (or a
-      // new day) first recalculates those before it, so that events apply
-      // in the order they came.
+      // go to that cause, as do moves of curves apart (pnl_explainer.h); an
+      // event of another cause (or a new day) first recalculates those
+      // before it, so that events apply in the order they came.
       const std::optional<Cause> cause = PnlExplainer::cause_of(*change, ex.model_, ex.db_);
-      if (!(cause && unattributed && *unattributed == *cause)) settle();
+      if (!(cause && ex.explainer_->joins(unattributed, *cause, ex.model_.store()))) settle();
       apply(i, line, *change, cause);
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
       settle();
@@ -116,19 +116,26 @@ struct CommandExecutor::Batch {
   void apply(std::size_t i, const std::string& line, const Change& change, const std::optional<Cause>& cause) {
     const base::Stopwatch clock;
     const bool curves = cause && cause->kind == CauseKind::curve;
-    if (curves && !unattributed) ex.explainer_->curves_before(ex.model_.store());  // a curve group begins
+    double explaining = 0;
+    if (curves && unattributed.empty()) {  // a curve group begins
+      explaining += ex.explain([&] { ex.explainer_->curves_before(ex.model_.store()); });
+    }
     base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
     Applied applied = ex.model_.apply(change, &ex.db_);
     replies[i] = applied_json(applied);
     const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
-    if (std::holds_alternative<DayStart>(applied.write)) ex.explainer_->start_day(ex.db_, ex.model_.store(), event.seq);
-    if (curves) ex.explainer_->predict(ex.model_.store());
+    if (std::holds_alternative<DayStart>(applied.write)) {
+      explaining += ex.explain([&] { ex.explainer_->start_day(ex.db_, ex.model_.store(), event.seq); });
+    }
+    if (curves) explaining += ex.explain([&] { ex.explainer_->predict(ex.model_.store()); });
     ex.served_event_ = event.seq;
     savepoint.release();
     logged.push_back(event_json(event));
-    if (cause) unattributed = cause;
+    if (cause && std::find(unattributed.begin(), unattributed.end(), *cause) == unattributed.end()) {
+      unattributed.push_back(*cause);
+    }
     awaiting.emplace_back(i, std::move(applied));
-    ex.phases_.add(Phase::apply, clock.seconds());
+    ex.phases_.add(Phase::apply, clock.seconds() - explaining);
   }
 
   base::Json operator()(const Get& g) const { return node_json(ex.model_, ex.model_.find(g.key, &ex.db_)); }
@@ -154,8 +161,17 @@ struct CommandExecutor::Batch {
     return reply;
   }
   base::Json operator()(const ExplainEvents& e) const {
+    const auto cause_of = [&](const std::string& line) -> std::optional<Cause> {
+      try {
+        const Command command = parse_command(line);
+        const Change* change = std::get_if<Change>(&command);
+        return change ? PnlExplainer::cause_of(*change, ex.model_, ex.db_) : std::nullopt;
+      } catch (const CommandError&) {
+        return std::nullopt;  // a line this engine no longer parses: not of the cause
+      }
+    };
     base::Json reply = explain_events_json(ex.db_, ex.model_.store(), ex.explainer_->day(), book_node(e.book),
-                                           static_cast<std::size_t>(e.count));
+                                           static_cast<std::size_t>(e.count), cause_of);
     reply["event"] = ex.served_event_;
     return reply;
   }
@@ -498,7 +514,8 @@ bool CommandExecutor::publish_rows(std::size_t budget) {
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
   LiveModel::Recalculation r = apply_external(model_, changes, db_);
-  explainer_->attribute(db_, model_.store(), r, 0, Cause{CauseKind::external});
+  const Cause external{CauseKind::external};
+  explain([&] { explainer_->attribute(db_, model_.store(), r, 0, {&external, 1}); });
   const base::Json recalculation = recalculation_json(r);
   unpublished(r);
   changes_.consume();

@@ -28,6 +28,7 @@
 
 #include "base/json.h"
 #include "base/sqlite.h"
+#include "base/timing.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/synchronous.h"
@@ -123,6 +124,15 @@ class CommandExecutor {
   struct Batch;  // one batch's replies and pending recalculation (command_executor.cpp)
 
   base::Json apply_external_changes();
+  // Runs the explainer's bookkeeping f, timed as Phase::explain; returns its seconds.
+  template <class F>
+  double explain(F&& f) {
+    const base::Stopwatch clock;
+    f();
+    const double seconds = clock.seconds();
+    phases_.add(Phase::explain, seconds);
+    return seconds;
+  }
   bool publish_rows(std::size_t budget);  // publish_results, untimed
   // After the database refused a batch: every line's error says so, and a
   // model the batch changed is read back from the database.

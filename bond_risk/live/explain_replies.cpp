@@ -54,12 +54,24 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
   return out;
 }
 
-base::Json explain_events_json(base::Database& db, const Store& s, const PnlDay& day, NodeRef book, std::size_t count) {
+base::Json explain_events_json(base::Database& db, const Store& s, const PnlDay& day, NodeRef book, std::size_t count,
+                               const CauseOfCommand& cause_of) {
+  // A recalculation of ticks of curves apart spans no more events than this
+  // back to the last of each curve's; past it the recalculation's last is shown.
+  constexpr std::size_t kLookBack = 256;
   const std::int64_t id = s.id(book);
   base::Json events = base::Json::array();
   for (const EventMove& m : day.largest_moves(id, count)) {
-    base::Json e = {{"seq", m.seq}, {"move", m.move}, {"time", nullptr}, {"command", "changes by other programs"}};
-    if (const std::optional<LoggedEvent> logged = m.seq ? logged_event(db, m.seq) : std::nullopt) {
+    base::Json e = {{"seq", m.seq},      {"time", nullptr},
+                    {"command", "changes by other programs"},
+                    {"cause", cause_name(s, m.cause)}, {"move", m.move}};
+    std::optional<LoggedEvent> logged;
+    if (m.seq) {
+      logged = last_logged_event(db, m.seq, kLookBack, [&](const std::string& c) { return cause_of(c) == m.cause; });
+      if (!logged) logged = last_logged_event(db, m.seq, 1, [](const std::string&) { return true; });
+    }
+    if (logged) {
+      e["seq"] = logged->seq;
       e["time"] = logged->time;
       e["command"] = logged->command;
     }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "base/json.h"
 #include "base/sqlite.h"
@@ -19,8 +21,12 @@ namespace bond_risk {
 base::Json explain_json(const Store& store, const PnlDay& day, std::optional<NodeRef> book);
 
 // A book's `count` largest moves of the day: {"id","events":[{"seq","time",
-// "command","move"}, ...]}; seq 0 is changes by other programs.
+// "command","cause","move"}, ...]}; seq 0 is changes by other programs. A
+// move is a recalculation's, under its last event; the command shown is the
+// last one of the move's cause up to it (`cause_of` tells a command's), as
+// when ticks of curves apart were recalculated together.
+using CauseOfCommand = std::function<std::optional<Cause>(const std::string& command)>;
 base::Json explain_events_json(base::Database& db, const Store& store, const PnlDay& day, NodeRef book,
-                               std::size_t count);
+                               std::size_t count, const CauseOfCommand& cause_of);
 
 }  // namespace bond_risk

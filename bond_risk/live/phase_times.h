@@ -1,7 +1,9 @@
 // Where the running engine's time goes: seconds summed over every command
 // since start-up, by phase. A change is parsed, applied (model, input row
 // and event_log row), recalculated with the others of its batch, committed
-// with them, and replied to; a read is parsed, read and replied to. Between
+// with them, and replied to; a read is parsed, read and replied to. The P&L
+// explain's bookkeeping of an event (explain) is counted apart from its apply
+// and recalculation, so a benchmark reads its cost. Between
 // batches the event loop hands recalculated rows to the result writer
 // (publish). `stats` reports the sums, so a benchmark divides their change
 // by the commands it sent. Owned by the executor, on the server's one thread.
@@ -13,9 +15,9 @@
 
 namespace bond_risk {
 
-enum class Phase { parse, apply, recalculate, read, commit, reply, publish };
-inline constexpr std::array<std::string_view, 7> kPhaseNames = {"parse",  "apply", "recalculate", "read",
-                                                                 "commit", "reply", "publish"};
+enum class Phase { parse, apply, recalculate, explain, read, commit, reply, publish };
+inline constexpr std::array<std::string_view, 8> kPhaseNames = {"parse",  "apply", "recalculate", "pnl_explain",
+                                                                 "read",   "commit", "reply",      "publish"};
 
 struct PhaseTimes {
   std::array<double, kPhaseNames.size()> seconds{};

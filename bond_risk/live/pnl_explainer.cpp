@@ -1,5 +1,6 @@
 #include "bond_risk/live/pnl_explainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -43,26 +44,29 @@ PnlExplainer::PnlExplainer(base::Database& db, const Store& store, std::int64_t 
   if (!day_) {
     day_ = write_day(db, served, last_);
   } else {
-    // What other programs changed while no engine ran: each book's measure
-    // now against the day's (its baseline and recorded moves). A fresh sum
-    // differs from the running one in its last bits, which are no move.
-    constexpr double kSameMeasure = 1e-9;
-    std::vector<BookMove> gap;
-    std::map<std::int64_t, double> recorded = day_->recorded_measures();
-    for (const auto& [id, now] : last_) recorded.try_emplace(id, 0.0);  // a new book moved from 0
-    for (const auto& [id, was] : recorded) {
-      const auto it = last_.find(id);
-      const double now = it == last_.end() ? 0.0 : it->second;  // a book gone moved to 0
-      if (std::abs(now - was) > kSameMeasure * std::max(1.0, std::abs(was))) {
-        gap.push_back({id, now - was, std::numeric_limits<double>::quiet_NaN()});
-      }
-    }
-    if (!gap.empty()) {
-      write_moves(db, day_->started_after(), 0, Cause{CauseKind::external}, gap);
-      day_->record(0, Cause{CauseKind::external}, gap);
-    }
+    book_unrecorded(db);
   }
   tx.commit();
+}
+
+void PnlExplainer::book_unrecorded(base::Database& db) {
+  // Each book's measure now against the day's (its baseline and recorded
+  // moves). A fresh sum differs from the running one in its last bits,
+  // which are no move.
+  constexpr double kSameMeasure = 1e-9;
+  std::vector<BookMove> gap;
+  std::map<std::int64_t, double> recorded = day_->recorded_measures();
+  for (const auto& [id, now] : last_) recorded.try_emplace(id, 0.0);  // a new book moved from 0
+  for (const auto& [id, was] : recorded) {
+    const auto it = last_.find(id);
+    const double now = it == last_.end() ? 0.0 : it->second;  // a book gone moved to 0
+    if (std::abs(now - was) > kSameMeasure * std::max(1.0, std::abs(was))) {
+      gap.push_back({id, now - was, std::numeric_limits<double>::quiet_NaN()});
+    }
+  }
+  if (gap.empty()) return;
+  day_->record(0, Cause{CauseKind::external}, gap);
+  write_moves(db, day_->started_after(), 0, Cause{CauseKind::external}, gap);
 }
 
 std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveModel& model, base::Database& db) {
@@ -74,22 +78,72 @@ void PnlExplainer::start_day(base::Database& db, const Store& store, std::int64_
   day_ = write_day(db, seq, last_);
 }
 
+bool PnlExplainer::joins(std::span<const Cause> group, const Cause& cause, const Store& store) {
+  if (group.empty()) return false;
+  if (std::find(group.begin(), group.end(), cause) != group.end()) return true;
+  if (cause.kind != CauseKind::curve || group.front().kind != CauseKind::curve) return false;
+  if (!exposure_) exposure_.emplace(store);
+  const NodeIndex curve = store.by_id.find(cause.curve_id)->index;
+  return std::all_of(group.begin(), group.end(),
+                     [&](const Cause& c) { return exposure_->apart(store.by_id.find(c.curve_id)->index, curve); });
+}
+
+std::vector<std::vector<BookMove>> PnlExplainer::split_by_curve(const Store& store, std::span<const Cause> curves,
+                                                               std::vector<BookMove> moves) const {
+  std::vector<NodeIndex> positions;
+  for (const Cause& c : curves) positions.push_back(store.by_id.find(c.curve_id)->index);
+  std::vector<std::vector<BookMove>> out(curves.size());
+  for (BookMove& m : moves) {
+    // A book exposed to none of them cannot have moved; its zero goes to the last.
+    const std::size_t k = exposure_->first_of(*store.by_id.find(m.book_id), positions).value_or(curves.size() - 1);
+    out[k].push_back(m);
+  }
+  return out;
+}
+
 void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& r,
-                             std::int64_t seq, std::optional<Cause> cause) {
+                             std::int64_t seq, std::span<const Cause> causes) {
   const BooksToLook books{r.changed[static_cast<std::size_t>(Kind::outright_book)],
                           r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole};
-  const std::vector<BookMove> moves = book_moves(store, last_, cause ? predicted_ : std::vector<double>{}, books);
+  std::vector<BookMove> moves = book_moves(store, last_, causes.empty() ? std::vector<double>{} : predicted_, books);
   predicted_.clear();
-  write_moves(db, day_->started_after(), seq, cause, cause ? moves : std::vector<BookMove>{});
-  if (cause) day_->record(seq, *cause, moves);
+  if (causes.empty()) {
+    write_moves(db, day_->started_after(), seq, std::nullopt, {});
+    return;
+  }
+  const std::vector<std::vector<BookMove>> split =
+      causes.size() == 1 ? std::vector<std::vector<BookMove>>{std::move(moves)} : split_by_curve(store, causes, std::move(moves));
+  for (std::size_t k = 0; k < causes.size(); ++k) {
+    write_moves(db, day_->started_after(), seq, causes[k], split[k]);
+    day_->record(seq, causes[k], split[k]);
+  }
+  const CauseKind kind = causes.front().kind;
+  if (kind == CauseKind::new_trade || kind == CauseKind::amended || kind == CauseKind::removed ||
+      kind == CauseKind::external) {
+    exposure_.reset();  // books' members may have changed
+  }
 }
 
 void PnlExplainer::reread(base::Database& db, const Store& store) {
+  exposure_.reset();
   predicted_.clear();
   curves_before_.clear();
   day_ = read_day(db);
   last_ = book_measures(store);
-  if (!day_) day_ = PnlDay(0, "", last_);
+  if (!day_) {
+    day_ = PnlDay(0, "", last_);
+    return;
+  }
+  // What other programs changed and the refused batch had booked is in the
+  // model read back, not in the day: external. Its rows wait for a database
+  // that accepts writes; if this one refuses them too, the next start books
+  // the same moves from the same comparison.
+  try {
+    base::Transaction tx(db, true);
+    book_unrecorded(db);
+    tx.commit();
+  } catch (const std::runtime_error&) {
+  }
 }
 
 }  // namespace bond_risk

@@ -2,9 +2,11 @@
 // applied, and its rows (db/pnl_day_log.h) in each event's transaction.
 //
 // The executor recalculates consecutive events of one cause together (as
-// it conflated them before the explain: one curve's ticks, amendments) and
-// then calls attribute() with the cause and the last event's seq (none: a
-// new day alone, which moves nothing).
+// it conflated them before the explain: one curve's ticks, amendments), and
+// with them moves of other curves apart from theirs (model/curve_exposure.h:
+// no book is exposed to two of them, so the split stays exact); then it
+// calls attribute() with the group's causes and the last event's seq (no
+// cause: a new day alone, which moves nothing).
 // A curve group's prediction is its total shift, from the curves' values
 // before its first event (curves_before()) to now (predict()), times the
 // ladders before it (not yet recalculated). Used by the master thread only.
@@ -13,11 +15,13 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/model/changes.h"
+#include "bond_risk/model/curve_exposure.h"
 #include "bond_risk/model/pnl_day.h"
 
 namespace bond_risk {
@@ -40,23 +44,38 @@ class PnlExplainer {
   // The books' predicted moves for the curves moved since curves_before().
   void predict(const Store& store) { predicted_ = predicted_moves(store, curves_before_); }
 
-  // After a recalculation of events up to `seq`: each book's move since
-  // the last one belongs to `cause` (none: unattributed), recorded and
-  // written (a row for every recalculation: a replay groups events as they were).
-  // `recalculation` says which books may have moved.
-  void attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& recalculation,
-                 std::int64_t seq, std::optional<Cause> cause);
+  // Whether an event of `cause` may be recalculated with the group of
+  // events of `group`'s causes awaiting it: the same cause, or curves apart.
+  bool joins(std::span<const Cause> group, const Cause& cause, const Store& store);
 
-  // After the model was read back from the database (a refused batch).
+  // After a recalculation of events up to `seq`: each book's move since
+  // the last one belongs to the group's cause, or to the one of its curves
+  // the book is exposed to (none: unattributed); recorded and written, a
+  // row per cause (rows of one recalculation share its seq: a replay groups
+  // events as they were). `recalculation` says which books may have moved.
+  void attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& recalculation,
+                 std::int64_t seq, std::span<const Cause> causes);
+
+  // After the model was read back from the database (a refused batch): the
+  // day as the database holds it, and what other programs moved as external.
   void reread(base::Database& db, const Store& store);
 
   const PnlDay& day() const { return *day_; }
 
  private:
+  // Books as external what moved each book since the day recorded it (the
+  // changes other programs made while no engine ran, or that a refused batch
+  // had booked), and writes its row in the caller's transaction.
+  void book_unrecorded(base::Database& db);
+  // The moves of a group of curves apart, split by curve.
+  std::vector<std::vector<BookMove>> split_by_curve(const Store& store, std::span<const Cause> curves,
+                                                    std::vector<BookMove> moves) const;
+
   std::optional<PnlDay> day_;
   std::map<std::int64_t, double> last_;  // each book's measure after the last recalculation, by id
   std::vector<std::vector<double>> curves_before_;
   std::vector<double> predicted_;
+  std::optional<CurveExposure> exposure_;  // built when a group first asks, until the books' members change
 };
 
 }  // namespace bond_risk

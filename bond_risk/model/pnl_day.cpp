@@ -136,7 +136,7 @@ void PnlDay::record(std::int64_t seq, const Cause& cause, std::span<const BookMo
     }
     if (m.actual == 0) continue;
     std::vector<EventMove>& kept = moves_[m.book_id];
-    kept.push_back({seq, m.actual});
+    kept.push_back({seq, cause, m.actual});
     if (kept.size() >= 2 * kKeptMoves) {  // the largest kKeptMoves stay (amortized: once per kKeptMoves moves)
       std::nth_element(kept.begin(), kept.begin() + kKeptMoves, kept.end(), larger);
       kept.resize(kKeptMoves);

@@ -91,9 +91,10 @@ struct CauseTotal {
 // its memory is bounded by the books, not the events.
 inline constexpr std::size_t kKeptMoves = 1000;
 
-// One event's move of one book, for the audit trail.
+// One recalculation's move of one book by one cause, for the audit trail.
 struct EventMove {
-  std::int64_t seq = 0;  // 0: changes by other programs between events
+  std::int64_t seq = 0;  // the recalculation's last event; 0: changes by other programs between events
+  Cause cause;
   double move = 0;
 };
 

@@ -237,7 +237,8 @@ std::int64_t DeskState::last_event_seq() const {
   return events_.empty() ? 0 : events_.back().value.value("seq", std::int64_t{0});
 }
 
-// Sums over the OK books, in id order (the same figures for every stream).
+// Sums over the OK books, in id order (the same figures for every stream);
+// day_pnl over every book, as the explain's total (a book not OK is at 0).
 base::Json DeskState::totals() const {
   double pv = 0, pv01 = 0, cs01 = 0, pnl = 0, margin = 0, mtm_pnl = 0, outright_day = 0, repo_day = 0;
   std::size_t outright = 0, repo = 0, not_ok = 0, missing = 0;
@@ -246,12 +247,14 @@ base::Json DeskState::totals() const {
       ++missing;
       continue;
     }
+    const bool is_outright = b.type == "outright_book";
+    (is_outright ? outright_day : repo_day) += b.day_pnl;
     if (!b.ok) {
       ++not_ok;
-    } else if (b.type == "outright_book") {
-      pv += b.pv, pv01 += b.pv01, cs01 += b.cs01, pnl += b.pnl, outright_day += b.day_pnl, ++outright;
+    } else if (is_outright) {
+      pv += b.pv, pv01 += b.pv01, cs01 += b.cs01, pnl += b.pnl, ++outright;
     } else {
-      margin += b.margin, mtm_pnl += b.mtm_pnl, repo_day += b.day_pnl, ++repo;
+      margin += b.margin, mtm_pnl += b.mtm_pnl, ++repo;
     }
   }
   return {{"outright", {{"pv", pv}, {"pv01", pv01}, {"cs01", cs01}, {"pnl", pnl}, {"day_pnl", outright_day}, {"books", outright}}},

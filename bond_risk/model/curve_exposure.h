@@ -1,0 +1,40 @@
+// Which curves each book's measure depends on, so that moves of curves no
+// book shares can be recalculated together and still split exactly by cause.
+//
+// Model. An outright book's pnl moves with its members' bonds' curves; a
+// repo book's mtm_pnl with its members' own curves (MODEL.md). A book is
+// exposed to those curves whatever its members' statuses. Two curves are
+// apart when no book is exposed to both: in a recalculation of moves of
+// curves pairwise apart, each book's move is that of the one curve of them
+// it is exposed to. A curve past the 64th counts as shared with every curve.
+//
+// A snapshot of the store's membership: build it again after a trade is
+// added, amended, removed or reloaded. Plain values, used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "bond_risk/model/store.h"
+
+namespace bond_risk {
+
+class CurveExposure {
+ public:
+  explicit CurveExposure(const Store& store);
+
+  // Whether no book is exposed to both curves (store positions).
+  bool apart(NodeIndex a, NodeIndex b) const;
+  // Of `curves` (store positions), the first the book is exposed to; none
+  // when it is exposed to none of them.
+  std::optional<std::size_t> first_of(NodeRef book, const std::vector<NodeIndex>& curves) const;
+
+ private:
+  std::uint64_t mask(NodeRef book) const;
+
+  std::vector<std::uint64_t> outright_, repo_;  // each book's curves, a bit per curve position
+  std::vector<std::uint64_t> shared_;           // each curve's: the curves a book shares with it
+};
+
+}  // namespace bond_risk
