@@ -34,13 +34,11 @@ StoredExplain stored_explain(base::Database& db, const std::optional<std::string
     only = found->id;
     out.whose = "book " + found->name + " (id " + std::to_string(found->id) + ")";
   }
-  for (const auto& [id, baseline] : day->baselines()) {
-    if (!only || *only == id) out.baseline += baseline;
-  }
   std::map<Cause, CauseTotal> sums;
-  for (const auto& [id, causes] : day->explained()) {
+  for (const std::int64_t id : day->book_ids()) {
     if (only && *only != id) continue;
-    for (const auto& [cause, total] : causes) sums[cause] += total;
+    out.baseline += day->baseline(id);
+    for (const auto& [cause, total] : day->explain(id)) sums[cause] += total;
   }
   for (const auto& [cause, total] : sums) {
     out.causes.emplace_back(cause_text(db, cause), total);

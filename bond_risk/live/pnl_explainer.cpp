@@ -39,14 +39,20 @@ struct Ahead {
 
 PnlExplainer::PnlExplainer(base::Database& db, const Store& store, std::int64_t served) {
   day_ = read_day(db);
-  last_ = book_measures(store);
+  const std::map<std::int64_t, double> now = measure_books(store);
   base::Transaction tx(db, true);
   if (!day_) {
-    day_ = write_day(db, served, last_);
+    day_ = write_day(db, served, now);
   } else {
     book_unrecorded(db);
   }
   tx.commit();
+}
+
+std::map<std::int64_t, double> PnlExplainer::measure_books(const Store& store) {
+  std::map<std::int64_t, double> now = book_measures(store);
+  last_ = BookMeasures(now.begin(), now.end());
+  return now;
 }
 
 void PnlExplainer::book_unrecorded(base::Database& db) {
@@ -74,8 +80,7 @@ std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveMode
 }
 
 void PnlExplainer::start_day(base::Database& db, const Store& store, std::int64_t seq) {
-  last_ = book_measures(store);
-  day_ = write_day(db, seq, last_);
+  day_ = write_day(db, seq, measure_books(store));
 }
 
 bool PnlExplainer::joins(std::span<const Cause> group, const Cause& cause, const Store& store) {
@@ -129,9 +134,9 @@ void PnlExplainer::reread(base::Database& db, const Store& store) {
   predicted_.clear();
   curves_before_.clear();
   day_ = read_day(db);
-  last_ = book_measures(store);
+  const std::map<std::int64_t, double> now = measure_books(store);
   if (!day_) {
-    day_ = PnlDay(0, "", last_);
+    day_ = PnlDay(0, "", now);
     return;
   }
   // What other programs changed and the refused batch had booked is in the

@@ -67,12 +67,14 @@ class PnlExplainer {
   // changes other programs made while no engine ran, or that a refused batch
   // had booked), and writes its row in the caller's transaction.
   void book_unrecorded(base::Database& db);
+  // Every book's measure now, kept as the last; by id, in id order (a day's baselines).
+  std::map<std::int64_t, double> measure_books(const Store& store);
   // The moves of a group of curves apart, split by curve.
   std::vector<std::vector<BookMove>> split_by_curve(const Store& store, std::span<const Cause> curves,
                                                     std::vector<BookMove> moves) const;
 
   std::optional<PnlDay> day_;
-  std::map<std::int64_t, double> last_;  // each book's measure after the last recalculation, by id
+  BookMeasures last_;  // each book's measure after the last recalculation, by id
   std::vector<std::vector<double>> curves_before_;
   std::vector<double> predicted_;
   std::optional<CurveExposure> exposure_;  // built when a group first asks, until the books' members change

@@ -84,7 +84,7 @@ std::vector<double> predicted_moves(const Store& s, const std::vector<std::vecto
   return out;
 }
 
-std::vector<BookMove> book_moves(const Store& s, std::map<std::int64_t, double>& last,
+std::vector<BookMove> book_moves(const Store& s, BookMeasures& last,
                                  std::span<const double> predicted, const BooksToLook& books) {
   std::vector<BookMove> out;
   // Book k of store order (outright books, then repo books); a book new to
@@ -116,26 +116,37 @@ bool larger(const EventMove& a, const EventMove& b) {
 }  // namespace
 
 PnlDay::PnlDay(std::int64_t seq, std::string time, std::map<std::int64_t, double> baselines)
-    : seq_(seq), time_(std::move(time)), baseline_(std::move(baselines)) {}
+    : seq_(seq), time_(std::move(time)) {
+  for (const auto& [id, measure] : baselines) books_[id].baseline = measure;
+}
+
+std::vector<std::int64_t> PnlDay::book_ids() const {
+  std::vector<std::int64_t> out;
+  for (const auto& [id, book] : books_) out.push_back(id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::map<std::int64_t, double> PnlDay::recorded_measures() const {
-  std::map<std::int64_t, double> out = baseline_;
-  for (const auto& [id, causes] : explain_) {
-    for (const auto& [cause, total] : causes) out[id] += total.actual;
+  std::map<std::int64_t, double> out;
+  for (const auto& [id, book] : books_) {
+    double& measure = out[id] = book.baseline;
+    for (const auto& [cause, total] : book.causes) measure += total.actual;
   }
   return out;
 }
 
 void PnlDay::record(std::int64_t seq, const Cause& cause, std::span<const BookMove> moves) {
   for (const BookMove& m : moves) {
-    CauseTotal& total = explain_[m.book_id][cause];
+    BookDay& book = books_[m.book_id];
+    CauseTotal& total = book.causes[cause];
     total.actual += m.actual;
     if (!std::isnan(m.predicted)) {
       total.predicted += m.predicted;
       total.has_prediction = true;
     }
     if (m.actual == 0) continue;
-    std::vector<EventMove>& kept = moves_[m.book_id];
+    std::vector<EventMove>& kept = book.kept;
     kept.push_back({seq, cause, m.actual});
     if (kept.size() >= 2 * kKeptMoves) {  // the largest kKeptMoves stay (amortized: once per kKeptMoves moves)
       std::nth_element(kept.begin(), kept.begin() + kKeptMoves, kept.end(), larger);
@@ -145,20 +156,20 @@ void PnlDay::record(std::int64_t seq, const Cause& cause, std::span<const BookMo
 }
 
 double PnlDay::baseline(std::int64_t book_id) const {
-  const auto it = baseline_.find(book_id);
-  return it == baseline_.end() ? 0.0 : it->second;
+  const auto it = books_.find(book_id);
+  return it == books_.end() ? 0.0 : it->second.baseline;
 }
 
 const std::map<Cause, CauseTotal>& PnlDay::explain(std::int64_t book_id) const {
   static const std::map<Cause, CauseTotal> kNone;
-  const auto it = explain_.find(book_id);
-  return it == explain_.end() ? kNone : it->second;
+  const auto it = books_.find(book_id);
+  return it == books_.end() ? kNone : it->second.causes;
 }
 
 std::vector<EventMove> PnlDay::largest_moves(std::int64_t book_id, std::size_t count) const {
-  const auto it = moves_.find(book_id);
-  if (it == moves_.end()) return {};
-  std::vector<EventMove> out = it->second;
+  const auto it = books_.find(book_id);
+  if (it == books_.end()) return {};
+  std::vector<EventMove> out = it->second.kept;
   const std::size_t n = std::min({count, kKeptMoves, out.size()});
   std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n), out.end(), larger);
   out.resize(n);

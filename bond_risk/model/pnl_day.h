@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "bond_risk/model/store.h"
@@ -73,7 +74,8 @@ struct BooksToLook {
   bool all = false;
 };
 // `last` is by book id: a reload that adds or drops books moves no other's.
-std::vector<BookMove> book_moves(const Store& store, std::map<std::int64_t, double>& last,
+using BookMeasures = std::unordered_map<std::int64_t, double>;
+std::vector<BookMove> book_moves(const Store& store, BookMeasures& last,
                                  std::span<const double> predicted, const BooksToLook& books);
 
 struct CauseTotal {
@@ -113,9 +115,8 @@ class PnlDay {
   double baseline(std::int64_t book_id) const;
   // A book's totals by cause, in cause order.
   const std::map<Cause, CauseTotal>& explain(std::int64_t book_id) const;
-  // Every book's baseline, and the totals by cause of every book that moved.
-  const std::map<std::int64_t, double>& baselines() const { return baseline_; }
-  const std::map<std::int64_t, std::map<Cause, CauseTotal>>& explained() const { return explain_; }
+  // Every book the day knows (a baseline or a move), in id order.
+  std::vector<std::int64_t> book_ids() const;
   // Each book's measure as the day has it: its baseline and its recorded moves.
   std::map<std::int64_t, double> recorded_measures() const;
   // A book's `count` (at most kKeptMoves) largest moves by size, largest
@@ -123,11 +124,16 @@ class PnlDay {
   std::vector<EventMove> largest_moves(std::int64_t book_id, std::size_t count) const;
 
  private:
+  // A book's day, found by one hash look-up per move (an event's cost).
+  struct BookDay {
+    double baseline = 0;
+    std::map<Cause, CauseTotal> causes;
+    std::vector<EventMove> kept;  // its largest moves, up to 2 * kKeptMoves before pruning
+  };
+
   std::int64_t seq_;
   std::string time_;
-  std::map<std::int64_t, double> baseline_;
-  std::map<std::int64_t, std::map<Cause, CauseTotal>> explain_;
-  std::map<std::int64_t, std::vector<EventMove>> moves_;
+  std::unordered_map<std::int64_t, BookDay> books_;
 };
 
 }  // namespace bond_risk
