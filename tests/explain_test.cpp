@@ -317,8 +317,12 @@ TEST(Explain, InterleavedMovesOfTwoCurvesNoBookSharesAreRecalculatedTogetherAndS
 
 // A book holding trades on both curves: their moves are not recalculated
 // together (the book's move could not be split), and the split is the same.
+// The book is given its second curve between two batches of ticks: the
+// exposure the first batch was grouped by is read again.
 TEST(Explain, InterleavedMovesOfTwoCurvesABookSharesAreRecalculatedApart) {
   Live batched("100", 20, 2), alone("100", 20, 2);
+  EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), 1u);
+  for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
   const Store& s = batched.store();
   NodeIndex bund_bond = 0;
   while (s.bonds[bund_bond].curve != s.names.at("EUR-BUND").index) ++bund_bond;

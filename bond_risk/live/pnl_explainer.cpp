@@ -88,6 +88,7 @@ bool PnlExplainer::joins(std::span<const Cause> group, const Cause& cause, const
   if (std::find(group.begin(), group.end(), cause) != group.end()) return true;
   if (cause.kind != CauseKind::curve || group.front().kind != CauseKind::curve) return false;
   if (!exposure_) exposure_.emplace(store);
+  exposure_->refresh(store);
   const NodeIndex curve = store.by_id.find(cause.curve_id)->index;
   return std::all_of(group.begin(), group.end(),
                      [&](const Cause& c) { return exposure_->apart(store.by_id.find(c.curve_id)->index, curve); });
@@ -123,10 +124,10 @@ void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveM
     day_->record(seq, causes[k], split[k]);
   }
   const CauseKind kind = causes.front().kind;
-  if (kind == CauseKind::new_trade || kind == CauseKind::amended || kind == CauseKind::removed ||
-      kind == CauseKind::external) {
-    exposure_.reset();  // books' members may have changed
+  if (exposure_ && (kind == CauseKind::new_trade || kind == CauseKind::amended || kind == CauseKind::removed)) {
+    exposure_->members_changed(books.outright, books.repo);  // the trades' books, recalculated
   }
+  if (kind == CauseKind::external || r.whole) exposure_.reset();  // books may have been added, or moved
 }
 
 void PnlExplainer::reread(base::Database& db, const Store& store) {

@@ -77,7 +77,7 @@ class PnlExplainer {
   BookMeasures last_;  // each book's measure after the last recalculation, by id
   std::vector<std::vector<double>> curves_before_;
   std::vector<double> predicted_;
-  std::optional<CurveExposure> exposure_;  // built when a group first asks, until the books' members change
+  std::optional<CurveExposure> exposure_;  // built when a group first asks; again after a reload
 };
 
 }  // namespace bond_risk

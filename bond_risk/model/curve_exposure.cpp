@@ -1,5 +1,7 @@
 #include "bond_risk/model/curve_exposure.h"
 
+#include <algorithm>
+
 namespace bond_risk {
 
 namespace {
@@ -10,17 +12,40 @@ std::uint64_t bit(NodeIndex curve) { return curve < 64 ? std::uint64_t{1} << cur
 
 }  // namespace
 
-CurveExposure::CurveExposure(const Store& s) : shared_(s.curves.size(), 0) {
-  for (const OutrightBook& b : s.outright_books) {
-    std::uint64_t m = 0;
-    for (NodeIndex t : b.members) m |= bit(s.bonds[s.outright_trades[t].bond].curve);
-    outright_.push_back(m);
+CurveExposure::CurveExposure(const Store& s)
+    : outright_(s.outright_books.size()), repo_(s.repo_books.size()), shared_(s.curves.size()) {
+  mark_all();
+  refresh(s);
+}
+
+void CurveExposure::mark_all() {
+  changed_.clear();
+  for (NodeIndex b = 0; b < outright_.size(); ++b) changed_.push_back(ref(Kind::outright_book, b));
+  for (NodeIndex b = 0; b < repo_.size(); ++b) changed_.push_back(ref(Kind::repo_book, b));
+}
+
+void CurveExposure::members_changed(std::span<const NodeIndex> outright, std::span<const NodeIndex> repo) {
+  for (NodeIndex b : outright) changed_.push_back(ref(Kind::outright_book, b));
+  for (NodeIndex b : repo) changed_.push_back(ref(Kind::repo_book, b));
+  if (changed_.size() > outright_.size() + repo_.size()) mark_all();  // bounded: every book once
+}
+
+void CurveExposure::read_book(const Store& s, NodeRef book) {
+  std::uint64_t m = 0;
+  if (kind_of(book) == Kind::outright_book) {
+    for (NodeIndex t : s.outright_books[book.index].members) m |= bit(s.bonds[s.outright_trades[t].bond].curve);
+    outright_.at(book.index) = m;
+  } else {
+    for (NodeIndex t : s.repo_books[book.index].members) m |= bit(s.repo_trades[t].curve);
+    repo_.at(book.index) = m;
   }
-  for (const RepoBook& b : s.repo_books) {
-    std::uint64_t m = 0;
-    for (NodeIndex t : b.members) m |= bit(s.repo_trades[t].curve);
-    repo_.push_back(m);
-  }
+}
+
+void CurveExposure::refresh(const Store& s) {
+  if (changed_.empty()) return;
+  for (NodeRef book : changed_) read_book(s, book);
+  changed_.clear();
+  std::fill(shared_.begin(), shared_.end(), 0);
   for (const std::vector<std::uint64_t>* masks : {&outright_, &repo_}) {
     for (const std::uint64_t m : *masks) {
       for (NodeIndex c = 0; c < shared_.size(); ++c) {

@@ -8,12 +8,14 @@
 // curves pairwise apart, each book's move is that of the one curve of them
 // it is exposed to. A curve past the 64th counts as shared with every curve.
 //
-// A snapshot of the store's membership: build it again after a trade is
-// added, amended, removed or reloaded. Plain values, used by one thread.
+// Kept from the store's membership: the books whose members changed (a
+// trade added, amended or removed) are read again at the next refresh();
+// build it again after a reload. Plain values, used by one thread.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "bond_risk/model/store.h"
@@ -24,6 +26,11 @@ class CurveExposure {
  public:
   explicit CurveExposure(const Store& store);
 
+  // Books (positions) whose members may have changed, read again at the next refresh().
+  void members_changed(std::span<const NodeIndex> outright, std::span<const NodeIndex> repo);
+  // Reads the changed books again; apart() and first_of() answer for the store now.
+  void refresh(const Store& store);
+
   // Whether no book is exposed to both curves (store positions).
   bool apart(NodeIndex a, NodeIndex b) const;
   // Of `curves` (store positions), the first the book is exposed to; none
@@ -32,9 +39,12 @@ class CurveExposure {
 
  private:
   std::uint64_t mask(NodeRef book) const;
+  void read_book(const Store& store, NodeRef book);
+  void mark_all();  // every book to be read again
 
   std::vector<std::uint64_t> outright_, repo_;  // each book's curves, a bit per curve position
   std::vector<std::uint64_t> shared_;           // each curve's: the curves a book shares with it
+  std::vector<NodeRef> changed_;                // books to read again
 };
 
 }  // namespace bond_risk
