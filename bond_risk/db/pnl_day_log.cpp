@@ -9,12 +9,12 @@ namespace bond_risk {
 
 namespace {
 
-// Fixed-size records packed into a blob, in the host's byte order.
+// Fixed-size records as a blob's bytes, in the host's byte order (none: an
+// empty blob, not NULL, which SQLite binds for a null pointer).
 template <class Record>
-std::string pack(std::span<const Record> records) {
-  std::string blob(records.size() * sizeof(Record), '\0');
-  if (!records.empty()) std::memcpy(blob.data(), records.data(), blob.size());
-  return blob;
+std::string_view bytes_of(std::span<const Record> records) {
+  if (records.empty()) return "";
+  return {reinterpret_cast<const char*>(records.data()), records.size_bytes()};
 }
 
 template <class Record>
@@ -42,7 +42,7 @@ PnlDay write_day(base::Database& db, std::int64_t seq, std::map<std::int64_t, do
   base::Statement& st = db.cached(
       "INSERT OR REPLACE INTO pnl_day (seq, time, baseline) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?) "
       "RETURNING time");
-  st.bind(1, seq).bind_blob(2, pack<Baseline>(records)).step();
+  st.bind(1, seq).bind_blob(2, bytes_of<Baseline>(records)).step();
   std::string time(st.text(0));
   st.reset();
   db.cached("DELETE FROM pnl_move WHERE day = ?").bind(1, seq).run();  // a day begun again after the same event
@@ -55,7 +55,7 @@ void write_moves(base::Database& db, std::int64_t day, std::int64_t seq, const s
   st.bind(1, day).bind(2, seq).bind_null(3).bind_null(4);
   if (cause) st.bind(3, cause_kind_name(cause->kind));
   if (cause && cause->kind == CauseKind::curve) st.bind(4, cause->curve_id);
-  st.bind_blob(5, pack<BookMove>(moves)).run();
+  st.bind_blob(5, bytes_of(moves)).run();
 }
 
 std::optional<PnlDay> read_day(base::Database& db) {

@@ -111,17 +111,22 @@ void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveM
                              std::int64_t seq, std::span<const Cause> causes) {
   const BooksToLook books{r.changed[static_cast<std::size_t>(Kind::outright_book)],
                           r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole};
-  std::vector<BookMove> moves = book_moves(store, last_, causes.empty() ? std::vector<double>{} : predicted_, books);
+  std::vector<BookMove> moves =
+      book_moves(store, last_, causes.empty() ? std::span<const double>{} : std::span<const double>(predicted_), books);
   predicted_.clear();
-  if (causes.empty()) {
+  if (causes.empty()) {  // a new day alone, which moved nothing
     write_moves(db, day_->started_after(), seq, std::nullopt, {});
     return;
   }
-  const std::vector<std::vector<BookMove>> split =
-      causes.size() == 1 ? std::vector<std::vector<BookMove>>{std::move(moves)} : split_by_curve(store, causes, std::move(moves));
-  for (std::size_t k = 0; k < causes.size(); ++k) {
-    write_moves(db, day_->started_after(), seq, causes[k], split[k]);
-    day_->record(seq, causes[k], split[k]);
+  if (causes.size() == 1) {
+    write_moves(db, day_->started_after(), seq, causes.front(), moves);
+    day_->record(seq, causes.front(), moves);
+  } else {
+    const std::vector<std::vector<BookMove>> split = split_by_curve(store, causes, std::move(moves));
+    for (std::size_t k = 0; k < causes.size(); ++k) {
+      write_moves(db, day_->started_after(), seq, causes[k], split[k]);
+      day_->record(seq, causes[k], split[k]);
+    }
   }
   const CauseKind kind = causes.front().kind;
   if (exposure_ && (kind == CauseKind::new_trade || kind == CauseKind::amended || kind == CauseKind::removed)) {
