@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares two binaries on `bond_risk bench-events`, side by side: runs OLD
-# and NEW alternately, ROUNDS times each, on the same database, and prints per
+# and NEW alternately (ABBA), ROUNDS times each, on the same database, and prints per
 # series the median over the rounds of each one's p50 and p99.9 (microseconds;
 # where each clock starts and stops: bench-events --help) and the median of
 # the rounds' ratios NEW/OLD. On a shared, noisy host a pair taken together
@@ -30,7 +30,11 @@ done
 
 mkdir -p "$out"
 for r in $(seq "$rounds"); do
-  for side in old new; do
+  # Odd rounds run OLD first, even rounds NEW first: what one run leaves the
+  # next (dirty pages being written back, a warm cache) falls on both alike.
+  sides="old new"
+  [ $((r % 2)) -eq 0 ] && sides="new old"
+  for side in $sides; do
     bin=$old
     [ "$side" = new ] && bin=$new
     echo "round $r of $rounds: $side ($bin)" >&2
