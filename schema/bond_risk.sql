@@ -95,6 +95,21 @@ CREATE TABLE IF NOT EXISTS repo_book_trade (
 CREATE INDEX IF NOT EXISTS outright_book_trade_by_trade ON outright_book_trade (trade_id);
 CREATE INDEX IF NOT EXISTS repo_book_trade_by_trade ON repo_book_trade (trade_id);
 
+-- Risk limits (MODEL.md "Limits"): a bound on one measure of a book
+-- (book_id NULL: of the total), measure one of pv01, kr01 (the input point
+-- ir_curve_id, idx), cs01, day_pnl, margin; lower or upper NULL when
+-- unbounded. A row that cannot hold is FAILED with its reason; the others
+-- are read (model/risk_limits.h).
+CREATE TABLE IF NOT EXISTS risk_limit (
+  id          INTEGER PRIMARY KEY,
+  book_id     INTEGER,
+  measure     TEXT NOT NULL,
+  ir_curve_id INTEGER,
+  idx         INTEGER,
+  lower       REAL,
+  upper       REAL
+);
+
 -- Every state-changing command the running engine applied, committed with
 -- the change itself before the command was acknowledged.
 CREATE TABLE IF NOT EXISTS event_log (

@@ -44,6 +44,8 @@ std::vector<Command> examples() {
       Explain{},
       Explain{"OB_1"},
       ExplainEvents{"OB_1", 25},
+      Limits{},
+      Limits{"total"},
       Stats{},
       RecentEvents{17},
       Reload{},

@@ -52,6 +52,11 @@ constexpr CommandInfo kCommands[] = {
      false},
     {CommandId::explain_events, "explain-events", "BOOK [N]",
      "the day's N events (default 10, at most 1000) that moved a book's P&L most: seq, time, command, cause, move", false},
+    {CommandId::limits, "limits", "[BOOK|total]",
+     "each risk limit (table risk_limit) of a book, of the total, or every one, worst first: its measure, value, "
+     "bounds, the bound on its side, utilization (value over that bound) and state (BREACHED, UNKNOWN, OK; FAILED "
+     "with the reason)",
+     false},
     {CommandId::stats, "stats", "",
      "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
      "(time_us), the engine's memory (memory_kb) and the update lines built for watchers (watch_lines)",
@@ -222,6 +227,9 @@ Command parse_words(const Words& w, const CommandInfo& info) {
       e.count = count_word(w, info, e.count, kMaxExplainEvents, "events");
       return e;
     }
+    case CommandId::limits:
+      expect_words(w, info, 1, 2);
+      return w.size() == 2 ? Limits{text_of(w[1])} : Limits{};
     case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};
     case CommandId::last_events:
       expect_words(w, info, 1, 2);
@@ -271,6 +279,9 @@ struct Arguments {
   void operator()(const ValueAtRisk& c) { word(c.set); }
   void operator()(const RecentEvents& c) { word(std::to_string(c.since)); }
   void operator()(const Explain& c) {
+    if (c.book) word(*c.book);
+  }
+  void operator()(const Limits& c) {
     if (c.book) word(*c.book);
   }
   void operator()(const ExplainEvents& c) { word(c.book), word(std::to_string(c.count)); }
@@ -323,6 +334,7 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const StartDay&) const { return CommandId::start_day; }
     CommandId operator()(const Explain&) const { return CommandId::explain; }
     CommandId operator()(const ExplainEvents&) const { return CommandId::explain_events; }
+    CommandId operator()(const Limits&) const { return CommandId::limits; }
     CommandId operator()(const Get&) const { return CommandId::get; }
     CommandId operator()(const ShowBook&) const { return CommandId::book; }
     CommandId operator()(const TopPositions&) const { return CommandId::top_positions; }

@@ -56,6 +56,11 @@ struct ExplainEvents {
   std::string book;
   std::int64_t count = 10;  // 1 to kMaxExplainEvents
 };
+// Each limit's value, bound, utilization and state, worst first: of one
+// book ("total": the total's), or every limit.
+struct Limits {
+  std::optional<std::string> book;
+};
 struct Stats {};
 struct Reload {};
 struct Shutdown {};
@@ -63,14 +68,14 @@ struct Shutdown {};
 // A state-changing command is a Change (model/changes.h); the rest read or
 // steer the engine.
 using Command = std::variant<Change, Get, ShowBook, TopPositions, ListBooks, Watch, Unwatch, RunScenario, ValueAtRisk,
-                             Explain, ExplainEvents, Stats, RecentEvents, Reload, Shutdown>;
+                             Explain, ExplainEvents, Limits, Stats, RecentEvents, Reload, Shutdown>;
 
 enum class CommandId : std::size_t {
   bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, set_price, clear_price,
-  start_day, get, book, top_positions, list_books, watch, unwatch, scenario, var, explain, explain_events, stats,
+  start_day, get, book, top_positions, list_books, watch, unwatch, scenario, var, explain, explain_events, limits, stats,
   last_events, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 25;
+inline constexpr std::size_t kCommandCount = 26;
 
 struct CommandInfo {
   CommandId id;

@@ -10,7 +10,9 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
+#include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/live/explain_replies.h"
+#include "bond_risk/live/limit_replies.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
 #include "base/timing.h"
@@ -172,6 +174,17 @@ struct CommandExecutor::Batch {
     };
     base::Json reply = explain_events_json(ex.db_, ex.model_.store(), ex.explainer_->day(), book_node(e.book),
                                            static_cast<std::size_t>(e.count), cause_of);
+    reply["event"] = ex.served_event_;
+    return reply;
+  }
+  base::Json operator()(const Limits& l) const {
+    LimitsOf which;
+    if (l.book && *l.book == "total") {
+      which.total = true;
+    } else if (l.book) {
+      which.book_id = ex.model_.store().id(book_node(*l.book));
+    }
+    base::Json reply = limits_json(ex.model_.store(), ex.explainer_->day(), read_limits(ex.db_), which);
     reply["event"] = ex.served_event_;
     return reply;
   }

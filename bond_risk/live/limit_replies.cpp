@@ -1,0 +1,57 @@
+#include "bond_risk/live/limit_replies.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace bond_risk {
+
+namespace {
+
+// A finite number, or null.
+base::Json number(double v) { return std::isfinite(v) ? base::Json(v) : base::Json(nullptr); }
+
+struct Listed {
+  const RiskLimit* limit;
+  LimitReading reading;
+};
+
+bool worse(const Listed& a, const Listed& b) {
+  if (a.reading.state != b.reading.state) return a.reading.state < b.reading.state;
+  const double ua = std::isnan(a.reading.utilization) ? -INFINITY : a.reading.utilization;
+  const double ub = std::isnan(b.reading.utilization) ? -INFINITY : b.reading.utilization;
+  if (ua != ub) return ua > ub;
+  return a.limit->id < b.limit->id;
+}
+
+}  // namespace
+
+base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLimit> limits, const LimitsOf& which) {
+  std::vector<Listed> listed;
+  for (const RiskLimit& l : limits) {
+    if (which.total && l.book_id) continue;
+    if (which.book_id && l.book_id != which.book_id) continue;
+    listed.push_back({&l, read_limit(s, day, l)});
+  }
+  std::sort(listed.begin(), listed.end(), worse);
+  base::Json out = base::Json::array();
+  for (const auto& [l, r] : listed) {
+    const NodeRef* book = l->book_id ? s.by_id.find(*l->book_id) : nullptr;
+    base::Json j = {{"id", l->id},
+                    {"book_name", !l->book_id ? "total" : book ? s.name_of(*book) : std::to_string(*l->book_id)},
+                    {"book_id", l->book_id ? base::Json(*l->book_id) : base::Json(nullptr)},
+                    {"measure", l->measure},
+                    {"value", number(r.value)},
+                    {"lower", number(l->lower)},
+                    {"upper", number(l->upper)},
+                    {"bound", number(r.bound)},
+                    {"utilization", number(r.utilization)},
+                    {"state", limit_state_name(r.state)}};
+    if (parse_limit_measure(l->measure) == LimitMeasure::kr01) j["ir_curve_id"] = l->ir_curve_id, j["idx"] = l->idx;
+    if (r.state == LimitState::failed) j["reason"] = r.error;
+    out.push_back(std::move(j));
+  }
+  return {{"risk_limits", std::move(out)}};
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,28 @@
+// The JSON of `limits` (MODEL.md "Limits"; model/risk_limits.h): each
+// limit read against the store now and the P&L day's baselines.
+#pragma once
+
+#include <optional>
+#include <span>
+
+#include "base/json.h"
+#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/risk_limits.h"
+#include "bond_risk/model/store.h"
+
+namespace bond_risk {
+
+// Which limits to list: every one, the total's, or one book's.
+struct LimitsOf {
+  bool total = false;
+  std::optional<std::int64_t> book_id;
+};
+
+// {"risk_limits":[{"id","book_name" (or "total"),"book_id","measure",
+// "ir_curve_id","idx" (kr01),"value","lower","upper","bound","utilization",
+// "state","reason" (FAILED)}, ...]}, worst first: BREACHED, UNKNOWN, OK,
+// FAILED, and within a state by utilization, largest first, then by id.
+// An unbounded side, and a value or utilization there is none of, is null.
+base::Json limits_json(const Store& store, const PnlDay& day, std::span<const RiskLimit> limits, const LimitsOf& which);
+
+}  // namespace bond_risk

@@ -1,0 +1,111 @@
+#include "bond_risk/model/risk_limits.h"
+
+#include <array>
+#include <cmath>
+
+#include "bond_risk/model/input_tables.h"
+
+namespace bond_risk {
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kMeasureNames = {"pv01", "kr01", "cs01", "day_pnl", "margin"};
+constexpr std::array<std::string_view, 4> kStateNames = {"BREACHED", "UNKNOWN", "OK", "FAILED"};
+
+// The kind of book a measure is read from; none: any book.
+std::optional<Kind> book_kind_of(LimitMeasure m) {
+  if (m == LimitMeasure::day_pnl) return std::nullopt;
+  return m == LimitMeasure::margin ? Kind::repo_book : Kind::outright_book;
+}
+
+double book_value(const Store& s, const PnlDay& day, NodeRef book, LimitMeasure m, std::size_t kr_at) {
+  switch (m) {
+    case LimitMeasure::pv01: return s.outright_books[book.index].total.pv01;
+    case LimitMeasure::kr01: return s.outright_books[book.index].kr01.at(kr_at);
+    case LimitMeasure::cs01: return s.outright_books[book.index].total.cs01;
+    case LimitMeasure::margin: return s.repo_books[book.index].total.margin;
+    case LimitMeasure::day_pnl: break;
+  }
+  return book_measure(s, book) - day.baseline(s.id(book));
+}
+
+std::string number_text(double v) { return field_text(FieldValue{v}); }
+
+}  // namespace
+
+std::optional<LimitMeasure> parse_limit_measure(std::string_view name) {
+  for (std::size_t k = 0; k < kMeasureNames.size(); ++k) {
+    if (kMeasureNames[k] == name) return static_cast<LimitMeasure>(k);
+  }
+  return std::nullopt;
+}
+
+std::string_view limit_measure_name(LimitMeasure measure) { return kMeasureNames[static_cast<std::size_t>(measure)]; }
+
+std::string_view limit_state_name(LimitState state) { return kStateNames[static_cast<std::size_t>(state)]; }
+
+std::string limit_error(const Store& s, const RiskLimit& l) {
+  if (!l.row_error.empty()) return l.row_error;
+  const std::optional<LimitMeasure> m = parse_limit_measure(l.measure);
+  if (!m) return "measure '" + l.measure + "' is not one of pv01, kr01, cs01, day_pnl, margin";
+  if (!(l.lower <= l.upper)) return "lower " + number_text(l.lower) + " is above upper " + number_text(l.upper);
+  if (l.book_id) {
+    const NodeRef* book = s.by_id.find(*l.book_id);
+    if (!book || !is_book(kind_of(*book))) return "book_id " + std::to_string(*l.book_id) + " names no outright_book or repo_book";
+    const std::optional<Kind> kind = book_kind_of(*m);
+    if (kind && *kind != kind_of(*book)) {
+      return std::string(limit_measure_name(*m)) + " is a measure of " + std::string(kind_name(*kind)) + "s, and " +
+             s.name_of(*book) + " is not one";
+    }
+  }
+  if (*m == LimitMeasure::kr01) {
+    if (!s.with_key_rates) return "kr01 needs the key-rate ladders (KEY_RATES=1)";
+    const NodeRef* curve = s.by_id.find(l.ir_curve_id);
+    if (!curve || kind_of(*curve) != Kind::ir_curve) return "ir_curve_id " + std::to_string(l.ir_curve_id) + " names no ir_curve";
+    if (l.idx < 0 || static_cast<std::size_t>(l.idx) >= s.curves[curve->index].points.size()) {
+      return "ir_curve " + s.name_of(*curve) + " has no input point idx " + std::to_string(l.idx);
+    }
+  }
+  if (*m == LimitMeasure::cs01 && !s.with_quote_analytics) return "cs01 needs quote analytics (QUOTE_ANALYTICS=1)";
+  return {};
+}
+
+LimitReading read_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
+  LimitReading out;
+  out.error = limit_error(s, l);
+  if (!out.error.empty()) return out;
+  const LimitMeasure m = *parse_limit_measure(l.measure);
+  const std::size_t kr_at =
+      m == LimitMeasure::kr01 ? s.key_rate_axis.offset[s.by_id.find(l.ir_curve_id)->index] + static_cast<std::size_t>(l.idx) : 0;
+  bool all_ok = true;
+  double value = 0;
+  auto add = [&](NodeRef book) {
+    const bool ok = s.state(book).status == Status::ok;
+    all_ok = all_ok && ok;
+    if (!ok && !l.book_id && m != LimitMeasure::day_pnl) return;
+    const double v = book_value(s, day, book, m, kr_at);
+    if (!std::isnan(v)) value += v;
+  };
+  const std::optional<Kind> kind = book_kind_of(m);
+  if (l.book_id) {
+    add(*s.by_id.find(*l.book_id));
+  } else {
+    if (kind != Kind::repo_book) {
+      for (NodeIndex b = 0; b < s.outright_books.size(); ++b) add(ref(Kind::outright_book, b));
+    }
+    if (kind != Kind::outright_book) {
+      for (NodeIndex b = 0; b < s.repo_books.size(); ++b) add(ref(Kind::repo_book, b));
+    }
+  }
+  out.value = value;
+  if (!all_ok) {
+    out.state = LimitState::unknown;
+    return out;
+  }
+  out.state = l.lower <= value && value <= l.upper ? LimitState::ok : LimitState::breached;
+  out.bound = value < l.lower ? l.lower : value > l.upper ? l.upper : value >= 0 ? l.upper : l.lower;
+  if (std::isfinite(out.bound) && out.bound != 0 && (out.bound > 0) == (value >= 0)) out.utilization = value / out.bound;
+  return out;
+}
+
+}  // namespace bond_risk
