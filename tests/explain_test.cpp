@@ -337,6 +337,25 @@ TEST(Explain, InterleavedMovesOfTwoCurvesABookSharesAreRecalculatedApart) {
   EXPECT_TRUE(mixed.causes.count("curve GBP-GILT") && mixed.causes.count("curve EUR-BUND"));
 }
 
+// A repo on a gilt financed on the Bund curve: its book moves with both
+// curves (the gilt's can fail the bond, taking the repo out of the sum), so
+// their ticks are recalculated apart.
+TEST(Explain, ARepoBooksBondCurveAndOwnCurveAreNotApart) {
+  Live batched("100", 20, 2), alone("100", 20, 2);
+  const Store& s = batched.store();
+  NodeIndex gilt_bond = 0;
+  while (s.bonds[gilt_bond].curve != s.names.at("GBP-GILT").index) ++gilt_bond;
+  const std::string booking = "add-repo bond_id=" + std::to_string(s.id(ref(Kind::bond, gilt_bond))) +
+                              " ir_curve_id=" + std::to_string(s.id(s.names.at("EUR-BUND"))) +
+                              " end_date=2026-05-01 notional=100 start_cash=10000 rate=0.05 buy_sell=SELL cash_ccy=EUR" +
+                              " book=RB_EUR-BUND_1";
+  ASSERT_EQ(batched.run(booking)["ok"], true);
+  ASSERT_EQ(alone.run(booking)["ok"], true);
+  EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), kInterleavedTicks.size());
+  for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
+  expect_same_causes(batched, alone);
+}
+
 // Without an engine, `bond_risk explain` prints the stored explain (the
 // numbers the engine gives, to the cent) and `plot explain` draws it: a
 // bar per cause from the running sum, then day_pnl, the causes' sum.

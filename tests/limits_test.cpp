@@ -54,9 +54,15 @@ TEST(Limits, ARowThatCannotHoldIsFailedWithItsReasonAndTheOthersAreRead) {
             "NULL, NULL, NULL, 1);"
             "INSERT INTO risk_limit VALUES (6, NULL, 'kr01', (SELECT id FROM ir_curve WHERE name = 'GBP-GILT'), 99, "
             "NULL, 1);"
-            "INSERT INTO risk_limit VALUES (7, NULL, 'pv01', NULL, NULL, 'abc', NULL);");
+            "INSERT INTO risk_limit VALUES (7, NULL, 'pv01', NULL, NULL, 'abc', NULL);"
+            "INSERT INTO risk_limit VALUES (8, 'OB_X', 'pv01', NULL, NULL, NULL, 1);"
+            "INSERT INTO risk_limit VALUES (9, NULL, 'kr01', NULL, NULL, NULL, 1);"
+            "INSERT INTO risk_limit VALUES (10, NULL, 'pv01', 'x', 'y', NULL, NULL);");
   const auto limits = limits_of(live);
-  ASSERT_EQ(limits.size(), 7u);
+  ASSERT_EQ(limits.size(), 10u);
+  EXPECT_EQ(limits.at(10)["state"], "OK") << "a pv01 limit does not read ir_curve_id or idx";
+  EXPECT_EQ(limits.at(8)["book_name"], "OB_X");
+  EXPECT_EQ(limits_of(live, "total").count(8), 0u) << "a book_id that is no number is not the total";
   EXPECT_EQ(limits.at(1)["state"], "OK") << limits.at(1).dump();
   const std::map<std::int64_t, std::string> reasons = {
       {2, "book_id 999999 names no outright_book or repo_book"},
@@ -64,7 +70,9 @@ TEST(Limits, ARowThatCannotHoldIsFailedWithItsReasonAndTheOthersAreRead) {
       {4, "lower 5 is above upper 1"},
       {5, "margin is a measure of repo_books, and OB_GBP-GILT_1 is not one"},
       {6, "ir_curve GBP-GILT has no input point idx 99"},
-      {7, "lower 'abc' is not a finite number"}};
+      {7, "lower 'abc' is not a finite number"},
+      {8, "book_id 'OB_X' is not a whole number"},
+      {9, "a kr01 limit needs ir_curve_id and idx (its input point)"}};
   for (const auto& [id, reason] : reasons) {
     EXPECT_EQ(limits.at(id)["state"], "FAILED") << id;
     EXPECT_EQ(limits.at(id)["reason"], reason) << id;
@@ -77,10 +85,12 @@ TEST(Limits, EachMeasureIsTheResultTablesValue) {
   const std::string gilt = "(SELECT id FROM ir_curve WHERE name = 'GBP-GILT')";
   const std::string ob = "(SELECT id FROM outright_book WHERE name = 'OB_GBP-GILT_1')";
   const std::string rb = "(SELECT id FROM repo_book WHERE name = 'RB_GBP-GILT_1')";
+  // The gilt's input points numbered from 100: a kr01 limit names a point by that number, not its position.
   Live live("100", 20, 2,
-            limit_row(1, ob, "pv01", "NULL, NULL, NULL, NULL") + limit_row(2, "NULL", "pv01", "NULL, NULL, NULL, NULL") +
+            "UPDATE ir_curve_input_rate SET idx = idx + 100 WHERE ir_curve_id = " + gilt + ";" +
+                limit_row(1, ob, "pv01", "NULL, NULL, NULL, NULL") + limit_row(2, "NULL", "pv01", "NULL, NULL, NULL, NULL") +
                 limit_row(3, ob, "cs01", "NULL, NULL, NULL, NULL") + limit_row(4, rb, "margin", "NULL, NULL, NULL, NULL") +
-                limit_row(5, "NULL", "margin", "NULL, NULL, NULL, NULL") + limit_row(6, ob, "kr01", gilt + ", 3, NULL, NULL") +
+                limit_row(5, "NULL", "margin", "NULL, NULL, NULL, NULL") + limit_row(6, ob, "kr01", gilt + ", 103, NULL, NULL") +
                 limit_row(7, ob, "day_pnl", "NULL, NULL, NULL, NULL") +
                 limit_row(8, "NULL", "day_pnl", "NULL, NULL, NULL, NULL"));
   ASSERT_EQ(live.run("start-day")["ok"], true);
@@ -100,7 +110,7 @@ TEST(Limits, EachMeasureIsTheResultTablesValue) {
                                       std::to_string(id_of(live, "RB_GBP-GILT_1"))));
   near(limits.at(5), result(live, "SELECT sum(margin) FROM repo_book_result WHERE status = 'OK'"));
   near(limits.at(6), result(live, "SELECT kr01 FROM outright_book_key_rate WHERE id = " + ob_id +
-                                      " AND idx = 3 AND ir_curve_id = " + std::to_string(id_of(live, "GBP-GILT"))));
+                                      " AND idx = 103 AND ir_curve_id = " + std::to_string(id_of(live, "GBP-GILT"))));
   near(limits.at(7), result(live, "SELECT pnl FROM outright_book_result WHERE id = " + ob_id) - pnl_before);
   near(limits.at(8), result(live, "SELECT (SELECT sum(pnl) FROM outright_book_result) + "
                                   "(SELECT sum(mtm_pnl) FROM repo_book_result)") - total_before);

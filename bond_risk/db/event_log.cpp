@@ -18,9 +18,14 @@ std::optional<LoggedEvent> last_logged_event(base::Database& db, std::int64_t se
   st.bind(1, seq);
   st.bind(2, static_cast<std::int64_t>(limit));
   std::optional<LoggedEvent> out;
-  while (!out && st.step()) {
-    std::string command(st.text(2));
-    if (wanted(command)) out = LoggedEvent{st.integer(0), std::string(st.text(1)), std::move(command)};
+  try {
+    while (!out && st.step()) {
+      std::string command(st.text(2));
+      if (wanted(command)) out = LoggedEvent{st.integer(0), std::string(st.text(1)), std::move(command)};
+    }
+  } catch (...) {
+    st.reset();  // the cached statement stays usable
+    throw;
   }
   st.reset();
   return out;

@@ -35,10 +35,12 @@ std::vector<RiskLimit> read_limits(base::Database& db) {
   while (st.step()) {
     RiskLimit l;
     l.id = st.integer(0);
-    l.book_id = whole(st, 1, "book_id", l.row_error);
+    std::string book_error;
+    l.book_id = whole(st, 1, "book_id", book_error);
+    if (!book_error.empty()) l.book_text = st.value_text(1);
     l.measure = st.column_type(2) == SQLITE_NULL ? "" : std::string(st.text(2));
-    l.ir_curve_id = whole(st, 3, "ir_curve_id", l.row_error).value_or(0);
-    l.idx = whole(st, 4, "idx", l.row_error).value_or(0);
+    l.ir_curve_id = whole(st, 3, "ir_curve_id", l.point_error);
+    l.idx = whole(st, 4, "idx", l.point_error);
     l.lower = bound(st, 5, "lower", -INFINITY, l.row_error);
     l.upper = bound(st, 6, "upper", INFINITY, l.row_error);
     out.push_back(std::move(l));

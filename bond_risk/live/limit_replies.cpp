@@ -29,7 +29,7 @@ bool worse(const Listed& a, const Listed& b) {
 base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLimit> limits, const LimitsOf& which) {
   std::vector<Listed> listed;
   for (const RiskLimit& l : limits) {
-    if (which.total && l.book_id) continue;
+    if (which.total && !l.of_total()) continue;
     if (which.book_id && l.book_id != which.book_id) continue;
     listed.push_back({&l, read_limit(s, day, l)});
   }
@@ -38,7 +38,10 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
   for (const auto& [l, r] : listed) {
     const NodeRef* book = l->book_id ? s.by_id.find(*l->book_id) : nullptr;
     base::Json j = {{"id", l->id},
-                    {"book_name", !l->book_id ? "total" : book ? s.name_of(*book) : std::to_string(*l->book_id)},
+                    {"book_name", l->of_total()  ? "total"
+                                  : !l->book_id  ? l->book_text
+                                  : book         ? s.name_of(*book)
+                                                 : std::to_string(*l->book_id)},
                     {"book_id", l->book_id ? base::Json(*l->book_id) : base::Json(nullptr)},
                     {"measure", l->measure},
                     {"value", number(r.value)},
@@ -47,7 +50,10 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
                     {"bound", number(r.bound)},
                     {"utilization", number(r.utilization)},
                     {"state", limit_state_name(r.state)}};
-    if (parse_limit_measure(l->measure) == LimitMeasure::kr01) j["ir_curve_id"] = l->ir_curve_id, j["idx"] = l->idx;
+    if (parse_limit_measure(l->measure) == LimitMeasure::kr01) {
+      j["ir_curve_id"] = l->ir_curve_id ? base::Json(*l->ir_curve_id) : base::Json(nullptr);
+      j["idx"] = l->idx ? base::Json(*l->idx) : base::Json(nullptr);
+    }
     if (r.state == LimitState::failed) j["reason"] = r.error;
     out.push_back(std::move(j));
   }

@@ -36,7 +36,11 @@ void CurveExposure::read_book(const Store& s, NodeRef book) {
     for (NodeIndex t : s.outright_books[book.index].members) m |= bit(s.bonds[s.outright_trades[t].bond].curve);
     outright_.at(book.index) = m;
   } else {
-    for (NodeIndex t : s.repo_books[book.index].members) m |= bit(s.repo_trades[t].curve);
+    // A repo's own curve moves its mtm_pnl; its bond's curve can fail or
+    // restore the bond, and with it the repo's place in the book's sum.
+    for (NodeIndex t : s.repo_books[book.index].members) {
+      m |= bit(s.repo_trades[t].curve) | bit(s.bonds[s.repo_trades[t].bond].curve);
+    }
     repo_.at(book.index) = m;
   }
 }

@@ -2,11 +2,13 @@
 // book shares can be recalculated together and still split exactly by cause.
 //
 // Model. An outright book's pnl moves with its members' bonds' curves; a
-// repo book's mtm_pnl with its members' own curves (MODEL.md). A book is
-// exposed to those curves whatever its members' statuses. Two curves are
-// apart when no book is exposed to both: in a recalculation of moves of
-// curves pairwise apart, each book's move is that of the one curve of them
-// it is exposed to. A curve past the 64th counts as shared with every curve.
+// repo book's mtm_pnl with its members' own curves (MODEL.md), and with
+// their bonds' curves, whose moves can fail a bond and so take its repos out
+// of the book's sum. A book is exposed to those curves whatever its members'
+// statuses. Two curves are apart when no book is exposed to both: in a
+// recalculation of moves of curves pairwise apart, each book's move is that
+// of the one curve of them it is exposed to. A book on a curve past the 64th
+// counts as exposed to every curve (so no two curves are then apart).
 //
 // Kept from the store's membership: the books whose members changed (a
 // trade added, amended or removed) are read again at the next refresh();

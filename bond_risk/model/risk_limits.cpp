@@ -31,6 +31,15 @@ double book_value(const Store& s, const PnlDay& day, NodeRef book, LimitMeasure 
 
 std::string number_text(double v) { return field_text(FieldValue{v}); }
 
+// The position of the curve's point of input idx `idx`.
+std::optional<std::size_t> point_of(const Store& s, NodeRef curve, std::int64_t idx) {
+  const std::vector<std::int64_t>& ids = s.curves[curve.index].point_idx;
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    if (ids[k] == idx) return k;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<LimitMeasure> parse_limit_measure(std::string_view name) {
@@ -46,6 +55,7 @@ std::string_view limit_state_name(LimitState state) { return kStateNames[static_
 
 std::string limit_error(const Store& s, const RiskLimit& l) {
   if (!l.row_error.empty()) return l.row_error;
+  if (!l.book_text.empty()) return "book_id '" + l.book_text + "' is not a whole number";
   const std::optional<LimitMeasure> m = parse_limit_measure(l.measure);
   if (!m) return "measure '" + l.measure + "' is not one of pv01, kr01, cs01, day_pnl, margin";
   if (!(l.lower <= l.upper)) return "lower " + number_text(l.lower) + " is above upper " + number_text(l.upper);
@@ -59,12 +69,12 @@ std::string limit_error(const Store& s, const RiskLimit& l) {
     }
   }
   if (*m == LimitMeasure::kr01) {
+    if (!l.point_error.empty()) return l.point_error;
+    if (!l.ir_curve_id || !l.idx) return "a kr01 limit needs ir_curve_id and idx (its input point)";
     if (!s.with_key_rates) return "kr01 needs the key-rate ladders (KEY_RATES=1)";
-    const NodeRef* curve = s.by_id.find(l.ir_curve_id);
-    if (!curve || kind_of(*curve) != Kind::ir_curve) return "ir_curve_id " + std::to_string(l.ir_curve_id) + " names no ir_curve";
-    if (l.idx < 0 || static_cast<std::size_t>(l.idx) >= s.curves[curve->index].points.size()) {
-      return "ir_curve " + s.name_of(*curve) + " has no input point idx " + std::to_string(l.idx);
-    }
+    const NodeRef* curve = s.by_id.find(*l.ir_curve_id);
+    if (!curve || kind_of(*curve) != Kind::ir_curve) return "ir_curve_id " + std::to_string(*l.ir_curve_id) + " names no ir_curve";
+    if (!point_of(s, *curve, *l.idx)) return "ir_curve " + s.name_of(*curve) + " has no input point idx " + std::to_string(*l.idx);
   }
   if (*m == LimitMeasure::cs01 && !s.with_quote_analytics) return "cs01 needs quote analytics (QUOTE_ANALYTICS=1)";
   return {};
@@ -75,8 +85,11 @@ LimitReading read_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
   out.error = limit_error(s, l);
   if (!out.error.empty()) return out;
   const LimitMeasure m = *parse_limit_measure(l.measure);
-  const std::size_t kr_at =
-      m == LimitMeasure::kr01 ? s.key_rate_axis.offset[s.by_id.find(l.ir_curve_id)->index] + static_cast<std::size_t>(l.idx) : 0;
+  std::size_t kr_at = 0;
+  if (m == LimitMeasure::kr01) {
+    const NodeRef curve = *s.by_id.find(*l.ir_curve_id);
+    kr_at = s.key_rate_axis.offset[curve.index] + *point_of(s, curve, *l.idx);
+  }
   bool all_ok = true;
   double value = 0;
   auto add = [&](NodeRef book) {

@@ -36,12 +36,16 @@ std::string_view limit_state_name(LimitState state);
 
 struct RiskLimit {
   std::int64_t id = 0;
-  std::optional<std::int64_t> book_id;  // none: the total
+  std::optional<std::int64_t> book_id;  // none: the total, unless book_text
+  std::string book_text;                // a book_id that is not a whole number, as stored
   std::string measure;                  // as stored; parse_limit_measure tells which
-  std::int64_t ir_curve_id = 0, idx = 0;  // kr01's input point
+  std::optional<std::int64_t> ir_curve_id, idx;  // kr01's input point (ir_curve_input_rate's idx)
   double lower = -std::numeric_limits<double>::infinity();  // an unbounded side is infinite
   double upper = std::numeric_limits<double>::infinity();
-  std::string row_error;  // a value of its row that is not of its column's type
+  std::string row_error;    // a value of its row that is not of its column's type
+  std::string point_error;  // the same, of ir_curve_id or idx (a kr01 limit's only)
+
+  bool of_total() const { return !book_id && book_text.empty(); }
 };
 
 // Why `limit` cannot hold against the store, or empty when it can.
