@@ -277,6 +277,8 @@ TEST(Explain, MovesOfOneCurveInARowArePredictedAsTheirSum) {
   }
 }
 
+namespace {
+
 const std::vector<std::string> kInterleavedTicks = {"bump-curve GBP-GILT 1", "bump-curve EUR-BUND 2",
                                                    "bump-curve GBP-GILT 1.5", "set-rate EUR-BUND 0 0.031",
                                                    "bump-curve GBP-GILT -0.5"};
@@ -291,6 +293,8 @@ std::set<std::int64_t> recalculated_up_to(const std::vector<base::Json>& replies
   }
   return out;
 }
+
+}  // namespace
 
 // Moves of two curves interleaved in one batch, no book holding trades on
 // both: they are recalculated together (as the engine conflated ticks
@@ -315,6 +319,28 @@ TEST(Explain, InterleavedMovesOfTwoCurvesNoBookSharesAreRecalculatedTogetherAndS
   }
 }
 
+namespace {
+
+// The id of the first bond on `curve`.
+std::string first_bond_on(const Store& s, const char* curve) {
+  NodeIndex b = 0;
+  while (s.bonds[b].curve != s.names.at(curve).index) ++b;
+  return std::to_string(s.id(ref(Kind::bond, b)));
+}
+
+// `booking` in both engines; then the interleaved ticks, batched in one and
+// one at a time in the other: the batch is recalculated once per tick (the
+// curves share a book), and its causes are the one-at-a-time engine's.
+void expect_ticks_recalculated_apart_after(Live& batched, Live& alone, const std::string& booking) {
+  ASSERT_EQ(batched.run(booking)["ok"], true);
+  ASSERT_EQ(alone.run(booking)["ok"], true);
+  EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), kInterleavedTicks.size());
+  for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
+  expect_same_causes(batched, alone);
+}
+
+}  // namespace
+
 // A book holding trades on both curves: their moves are not recalculated
 // together (the book's move could not be split), and the split is the same.
 // The book is given its second curve between two batches of ticks: the
@@ -323,16 +349,9 @@ TEST(Explain, InterleavedMovesOfTwoCurvesABookSharesAreRecalculatedApart) {
   Live batched("100", 20, 2), alone("100", 20, 2);
   EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), 1u);
   for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
-  const Store& s = batched.store();
-  NodeIndex bund_bond = 0;
-  while (s.bonds[bund_bond].curve != s.names.at("EUR-BUND").index) ++bund_bond;
-  const std::string booking = "add-outright bond_id=" + std::to_string(s.id(ref(Kind::bond, bund_bond))) +
-                              " trade_price=99 quantity=100 buy_sell=BUY book=OB_GBP-GILT_1";
-  ASSERT_EQ(batched.run(booking)["ok"], true);
-  ASSERT_EQ(alone.run(booking)["ok"], true);
-  EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), kInterleavedTicks.size());
-  for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
-  expect_same_causes(batched, alone);
+  expect_ticks_recalculated_apart_after(batched, alone,
+                                        "add-outright bond_id=" + first_bond_on(batched.store(), "EUR-BUND") +
+                                            " trade_price=99 quantity=100 buy_sell=BUY book=OB_GBP-GILT_1");
   const BookExplain mixed = book_explain(batched, "OB_GBP-GILT_1");
   EXPECT_TRUE(mixed.causes.count("curve GBP-GILT") && mixed.causes.count("curve EUR-BUND"));
 }
@@ -343,17 +362,10 @@ TEST(Explain, InterleavedMovesOfTwoCurvesABookSharesAreRecalculatedApart) {
 TEST(Explain, ARepoBooksBondCurveAndOwnCurveAreNotApart) {
   Live batched("100", 20, 2), alone("100", 20, 2);
   const Store& s = batched.store();
-  NodeIndex gilt_bond = 0;
-  while (s.bonds[gilt_bond].curve != s.names.at("GBP-GILT").index) ++gilt_bond;
-  const std::string booking = "add-repo bond_id=" + std::to_string(s.id(ref(Kind::bond, gilt_bond))) +
-                              " ir_curve_id=" + std::to_string(s.id(s.names.at("EUR-BUND"))) +
-                              " end_date=2026-05-01 notional=100 start_cash=10000 rate=0.05 buy_sell=SELL cash_ccy=EUR" +
-                              " book=RB_EUR-BUND_1";
-  ASSERT_EQ(batched.run(booking)["ok"], true);
-  ASSERT_EQ(alone.run(booking)["ok"], true);
-  EXPECT_EQ(recalculated_up_to(batched.batch(kInterleavedTicks)).size(), kInterleavedTicks.size());
-  for (const std::string& line : kInterleavedTicks) ASSERT_EQ(alone.run(line)["ok"], true) << line;
-  expect_same_causes(batched, alone);
+  expect_ticks_recalculated_apart_after(
+      batched, alone,
+      "add-repo bond_id=" + first_bond_on(s, "GBP-GILT") + " ir_curve_id=" + std::to_string(s.id(s.names.at("EUR-BUND"))) +
+          " end_date=2026-05-01 notional=100 start_cash=10000 rate=0.05 buy_sell=SELL cash_ccy=EUR book=RB_EUR-BUND_1");
 }
 
 // Without an engine, `bond_risk explain` prints the stored explain (the

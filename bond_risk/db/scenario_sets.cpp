@@ -18,14 +18,6 @@ void require_tables(base::Database& db) {
   }
 }
 
-// The position of `idx` among the curve's points, if it is one.
-std::optional<std::size_t> point_of(const IrCurve& curve, std::int64_t idx) {
-  for (std::size_t k = 0; k < curve.point_idx.size(); ++k) {
-    if (curve.point_idx[k] == idx) return k;
-  }
-  return std::nullopt;
-}
-
 // scenario_shift's columns 3, 4 and 5 of the reading query, typed as the
 // loader types the input tables (model/input_tables.h).
 constexpr Column kShiftColumns[] = {
@@ -41,7 +33,7 @@ std::string add_shift(const base::Statement& st, const Store& store, Scenario& s
     const double bp = std::get<double>(read_value(st, 5, kShiftColumns[2]));
     const NodeRef* curve = store.by_id.find(curve_id);
     if (!curve || kind_of(*curve) != Kind::ir_curve) return "ir_curve_id " + std::to_string(curve_id) + " is not a curve";
-    const std::optional<std::size_t> point = point_of(store.curves[curve->index], idx);
+    const std::optional<std::size_t> point = store.curves[curve->index].position_of(idx);
     if (!point) return "ir_curve " + std::to_string(curve_id) + " has no input point idx " + std::to_string(idx);
     const Shift shift{curve->index, *point, bp};
     if (std::ranges::any_of(scenario.shifts, [&](const Shift& s) { return s.curve == shift.curve && s.point == shift.point; })) {

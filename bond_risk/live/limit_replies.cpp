@@ -8,9 +8,6 @@ namespace bond_risk {
 
 namespace {
 
-// A finite number, or null.
-base::Json number(double v) { return std::isfinite(v) ? base::Json(v) : base::Json(nullptr); }
-
 struct Listed {
   const RiskLimit* limit;
   LimitReading reading;
@@ -44,11 +41,11 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
                                                  : std::to_string(*l->book_id)},
                     {"book_id", l->book_id ? base::Json(*l->book_id) : base::Json(nullptr)},
                     {"measure", l->measure},
-                    {"value", number(r.value)},
-                    {"lower", number(l->lower)},
-                    {"upper", number(l->upper)},
-                    {"bound", number(r.bound)},
-                    {"utilization", number(r.utilization)},
+                    {"value", r.value},  // a non-finite number is written as null
+                    {"lower", l->lower},
+                    {"upper", l->upper},
+                    {"bound", r.bound},
+                    {"utilization", r.utilization},
                     {"state", limit_state_name(r.state)}};
     if (parse_limit_measure(l->measure) == LimitMeasure::kr01) {
       j["ir_curve_id"] = l->ir_curve_id ? base::Json(*l->ir_curve_id) : base::Json(nullptr);

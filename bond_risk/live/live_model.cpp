@@ -98,12 +98,10 @@ struct LiveModel::Apply {
   Applied operator()(const SetRate& s) const {
     const NodeRef c = m.find_kind(s.curve, Kind::ir_curve, db);
     const IrCurve& curve = m.store_.curves[c.index];
-    const auto at = std::find(curve.point_idx.begin(), curve.point_idx.end(), s.idx);
-    if (at == curve.point_idx.end()) {
-      throw CommandError("ir_curve " + s.curve + " has no input rate with idx " + std::to_string(s.idx));
-    }
+    const std::optional<std::size_t> at = curve.position_of(s.idx);
+    if (!at) throw CommandError("ir_curve " + s.curve + " has no input rate with idx " + std::to_string(s.idx));
     std::vector<CurvePoint> points = curve.points;
-    points[static_cast<std::size_t>(at - curve.point_idx.begin())].value = s.value;
+    points[*at].value = s.value;
     return curve_points(c, std::move(points), "setting input rate " + std::to_string(s.idx) + " of " + s.curve);
   }
 

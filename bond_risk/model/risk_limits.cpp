@@ -31,15 +31,6 @@ double book_value(const Store& s, const PnlDay& day, NodeRef book, LimitMeasure 
 
 std::string number_text(double v) { return field_text(FieldValue{v}); }
 
-// The position of the curve's point of input idx `idx`.
-std::optional<std::size_t> point_of(const Store& s, NodeRef curve, std::int64_t idx) {
-  const std::vector<std::int64_t>& ids = s.curves[curve.index].point_idx;
-  for (std::size_t k = 0; k < ids.size(); ++k) {
-    if (ids[k] == idx) return k;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<LimitMeasure> parse_limit_measure(std::string_view name) {
@@ -74,7 +65,7 @@ std::string limit_error(const Store& s, const RiskLimit& l) {
     if (!s.with_key_rates) return "kr01 needs the key-rate ladders (KEY_RATES=1)";
     const NodeRef* curve = s.by_id.find(*l.ir_curve_id);
     if (!curve || kind_of(*curve) != Kind::ir_curve) return "ir_curve_id " + std::to_string(*l.ir_curve_id) + " names no ir_curve";
-    if (!point_of(s, *curve, *l.idx)) return "ir_curve " + s.name_of(*curve) + " has no input point idx " + std::to_string(*l.idx);
+    if (!s.curves[curve->index].position_of(*l.idx)) return "ir_curve " + s.name_of(*curve) + " has no input point idx " + std::to_string(*l.idx);
   }
   if (*m == LimitMeasure::cs01 && !s.with_quote_analytics) return "cs01 needs quote analytics (QUOTE_ANALYTICS=1)";
   return {};
@@ -88,7 +79,7 @@ LimitReading read_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
   std::size_t kr_at = 0;
   if (m == LimitMeasure::kr01) {
     const NodeRef curve = *s.by_id.find(*l.ir_curve_id);
-    kr_at = s.key_rate_axis.offset[curve.index] + *point_of(s, curve, *l.idx);
+    kr_at = s.key_rate_axis.offset[curve.index] + *s.curves[curve.index].position_of(*l.idx);
   }
   bool all_ok = true;
   double value = 0;

@@ -7,6 +7,7 @@
 // the database. Nodes are named by engine::NodeRef, whose type is a Kind.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <cstdint>
@@ -55,6 +56,13 @@ struct IrCurve {
   KeyRateArrays key_rates;  // when the store computes key rates
   std::uint32_t key_rate_version = 0;  // counts the flushes that rebuilt key_rates
   std::vector<CurveGrid> grids;        // one per calendar of its bonds (build_graph)
+
+  // The position among `points` of the point of input idx `idx`, if it is one.
+  std::optional<std::size_t> position_of(std::int64_t idx) const {
+    const auto at = std::find(point_idx.begin(), point_idx.end(), idx);
+    if (at == point_idx.end()) return std::nullopt;
+    return static_cast<std::size_t>(at - point_idx.begin());
+  }
 };
 
 // The one of a curve's `grids` for `calendar`'s bonds: build_graph gives
