@@ -22,6 +22,7 @@
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/lab/workloads.h"
 #include "bond_risk/db/loader.h"
+#include "bond_risk/db/schema.h"
 #include "bond_risk/live/command.h"
 
 namespace bond_risk {
@@ -31,7 +32,8 @@ namespace {
 const base::CommandSpec kSpec = {
     "bench-events",
     "[--db PATH] [--threads N] [--events N] [--bumps N] [--ticks N] [--out DIR]",
-    "Measures, on a copy of the database. In process (apply + recalculate, no database): outright-trade\n"
+    "Measures, on a copy of the database. In process (apply + recalculate + the P&L explain's bookkeeping,\n"
+    "no event log, no commit): outright-trade\n"
     "amendments, 1bp bumps of one curve, date rolls (each also timed without the marking apply does),\n"
     "and full flushes as the yardstick. End to end through\n"
     "the socket (from writing the line to reading its reply, which leaves after the durable commit):\n"
@@ -181,12 +183,16 @@ int bench_events_command(std::span<char* const> args) {
   std::vector<std::string> notes;
   std::vector<Change> amend_a, amend_b, bump, roll, tick;
   {
-    base::Database db(copy, base::Database::Mode::read_only);
+    base::Database db(copy, base::Database::Mode::read_write);
     Store store = load(db).store;
     store.with_key_rates = settings.key_rates;  // KEY_RATES, as the engine it starts below reads it too
     store.with_quote_analytics = settings.quote_analytics;
     LiveModel model(std::move(store), settings.scheduler, settings.grain);
     model.flush_all();
+    db.exec(kSchemaSql);  // the explain's tables, as the engine adds them to a database that has none
+    PnlExplainer explainer(db, model.store(), 0);
+    const base::Transaction rows(db);  // the explain's rows, rolled back at the end
+    const InProcessExplain explain{explainer, db};
     Workload a_draw(model.store(), 1), b_draw(model.store(), 2);
     const std::string first_curve = a_draw.first_curve();
     amend_a = draw(events, [&] { return a_draw.amendment(); }), amend_b = draw(events, [&] { return b_draw.amendment(); });
@@ -194,10 +200,10 @@ int bench_events_command(std::span<char* const> args) {
     tick = draw(std::max(n, tick_count), [&] { return a_draw.tick(); });
     std::size_t nodes_per_bump = 0;
     Series bump_recalc{"bump_recalculation_in_process", {}}, roll_recalc{"roll_recalculation_in_process", {}};
-    series.push_back(in_process("amend_in_process", model, amend_a));
+    series.push_back(in_process("amend_in_process", model, explain, amend_a));
     series.push_back(full_flushes(model, n));
-    series.push_back(in_process("bump_in_process", model, bump, &nodes_per_bump, &bump_recalc));
-    series.push_back(in_process("roll_in_process", model, roll, nullptr, &roll_recalc));
+    series.push_back(in_process("bump_in_process", model, explain, bump, &nodes_per_bump, &bump_recalc));
+    series.push_back(in_process("roll_in_process", model, explain, roll, nullptr, &roll_recalc));
     const double flush = median_of(series[1]);
     notes.push_back("nodes recalculated per 1bp bump of " + first_curve + ": " + std::to_string(nodes_per_bump));
     char ratio[240];

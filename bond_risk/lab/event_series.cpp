@@ -43,17 +43,24 @@ class OnThrow {
 
 }  // namespace
 
-Series in_process(const std::string& name, LiveModel& model, const std::vector<Change>& changes, std::size_t* nodes,
-                  Series* recalculation) {
+Series in_process(const std::string& name, LiveModel& model, InProcessExplain explain,
+                  const std::vector<Change>& changes, std::size_t* nodes, Series* recalculation) {
   Series s{name, {}};
+  std::int64_t seq = 0;
   for (const Change& change : changes) {
     const base::Stopwatch w;
+    const std::optional<Cause> cause = PnlExplainer::cause_of(change, model, explain.db);
+    const bool curve = cause && cause->kind == CauseKind::curve;
+    if (curve) explain.explainer.curves_before(model.store());
     model.apply(change, nullptr);
+    if (curve) explain.explainer.predict(model.store());
     const double applied = w.seconds();
     const LiveModel::Recalculation r = model.recalculate();
-    const double done = w.seconds();
-    s.micros.push_back(done * 1e6);
-    if (recalculation) recalculation->micros.push_back((done - applied) * 1e6);
+    const double recalculated = w.seconds();
+    explain.explainer.attribute(explain.db, model.store(), r, ++seq,
+                                cause ? std::span<const Cause>(&*cause, 1) : std::span<const Cause>());
+    s.micros.push_back(w.seconds() * 1e6);
+    if (recalculation) recalculation->micros.push_back((recalculated - applied) * 1e6);
     if (nodes) {
       *nodes = 0;
       for (std::size_t n : r.nodes) *nodes += n;

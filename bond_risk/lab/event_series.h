@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "base/unix_socket.h"
+#include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/live/pnl_explainer.h"
 #include "bond_risk/model/changes.h"
 
 namespace bond_risk {
@@ -21,12 +23,21 @@ struct Series {
   std::vector<double> micros;
 };
 
-// Applies and recalculates each change in turn (the clock around both);
-// also counts the nodes the last one recalculated into `nodes` and, with
+// What the engine does besides the model for each event, in process: the
+// P&L explain's bookkeeping, its rows written in the caller's transaction
+// on `db` (which the explainer was built on).
+struct InProcessExplain {
+  PnlExplainer& explainer;
+  base::Database& db;
+};
+
+// Applies and recalculates each change in turn and keeps the explain as the
+// engine does (the clock around all three; no event log, no commit); also
+// counts the nodes the last one recalculated into `nodes` and, with
 // `recalculation`, times the recalculation alone (after the marking apply
 // does) into it.
-Series in_process(const std::string& name, LiveModel& model, const std::vector<Change>& changes,
-                  std::size_t* nodes = nullptr, Series* recalculation = nullptr);
+Series in_process(const std::string& name, LiveModel& model, InProcessExplain explain,
+                  const std::vector<Change>& changes, std::size_t* nodes = nullptr, Series* recalculation = nullptr);
 
 // `count` full flushes of the model (the yardstick of the in-process events).
 Series full_flushes(LiveModel& model, std::size_t count);
