@@ -141,6 +141,27 @@ CREATE TABLE IF NOT EXISTS pnl_move (
   moves    BLOB NOT NULL
 );
 
+-- Each change of a risk limit's state (an alert: MODEL.md "Limits"),
+-- committed with the event that caused it: seq is event_log's, time the
+-- alert's. cause 'event': that event; 'external': changes other programs
+-- made (also while no engine ran), applied after event seq. States are OK,
+-- BREACHED, UNKNOWN; bound is the one crossed, or the one on the value's
+-- side (NULL: none). The engine's result writer copies each row, by id, to
+-- limit_event in the results database.
+CREATE TABLE IF NOT EXISTS limit_alert (
+  id         INTEGER PRIMARY KEY,
+  seq        INTEGER NOT NULL,
+  time       TEXT NOT NULL,  -- UTC, ISO 8601
+  cause      TEXT NOT NULL,
+  limit_id   INTEGER NOT NULL,
+  book_id    INTEGER,        -- NULL: the total
+  measure    TEXT NOT NULL,
+  from_state TEXT NOT NULL,
+  to_state   TEXT NOT NULL,
+  value      REAL,
+  bound      REAL
+);
+
 -- database_holder (holder, pid, since): who holds this database, the
 -- running engine serving it or a batch run writing its results. The holder
 -- also holds an flock on the database file itself; the table is created by

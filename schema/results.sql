@@ -127,6 +127,24 @@ CREATE TABLE IF NOT EXISTS scenario_var (
 );
 CREATE INDEX IF NOT EXISTS scenario_var_by_set ON scenario_var (set_name, book_id);
 
+-- The risk limits' alerts (MODEL.md "Limits"), copied by the running
+-- engine's result writer from the input database's limit_alert (its
+-- columns are described there), by id, with the results of their events:
+-- every alert of the events up to results_as_of is here, each once.
+CREATE TABLE IF NOT EXISTS limit_event (
+  id         INTEGER PRIMARY KEY,
+  seq        INTEGER NOT NULL,
+  time       TEXT NOT NULL,
+  cause      TEXT NOT NULL,
+  limit_id   INTEGER NOT NULL,
+  book_id    INTEGER,
+  measure    TEXT NOT NULL,
+  from_state TEXT NOT NULL,
+  to_state   TEXT NOT NULL,
+  value      REAL,
+  bound      REAL
+);
+
 -- The event (event_log.seq in the input database) that the result tables
 -- reflect: every command up to it, none after. One row; 0 before any event.
 CREATE TABLE IF NOT EXISTS results_as_of (

@@ -98,7 +98,7 @@ TEST(Hardening, AResultsDatabaseLockedWhenTheWriterFirstOpensItGetsItsTablesOnce
   const std::string path = dir.path("t.results.db");
   base::Database other(path, base::Database::Mode::create);
   other.exec("BEGIN IMMEDIATE");  // before the writer has set the file up (WAL, its tables)
-  ResultPublisher results(path);
+  ResultPublisher results(path, dir.path("t.db"));
   results.add_all(model->store, model->graph);
   results.seal(7);
   test::eventually([&] { return !results.last_error().empty(); });

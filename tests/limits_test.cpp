@@ -144,3 +144,135 @@ TEST(Limits, AStateFollowsItsBoundsAndItsBooksStatus) {
   EXPECT_EQ(back["state"], "OK") << back.dump();
   EXPECT_LT(std::abs(back["utilization"].get<double>()), 1e-6);
 }
+
+namespace {
+
+// The alerts committed since the last call.
+std::vector<base::Json> alerts_of(Live& live) {
+  std::vector<base::Json> out;
+  for (const std::string& line : live.executor->take_alerts()) out.push_back(base::Json::parse(line)["alert"]);
+  return out;
+}
+
+// A limit set by `set-limit`, and how to read its value and its books'
+// statuses from the result tables, independently of the engine's checks.
+struct Checked {
+  std::string args;       // set-limit's, without the bounds
+  std::string value_sql;  // its value now (day_pnl: its measure, less `at_start`)
+  std::string unknown_sql;  // a count of the books it reads that are not OK
+  double at_start = 0;
+  double lower = 0, upper = 0;
+  std::int64_t id = 0;
+  std::string state = "OK";  // as the result tables say it is
+};
+
+// Each measure of a book and of the total, between bounds 1e-7 of its size either side of its value now.
+std::vector<Checked> checked_limits(Live& live) {
+  const std::string ob = std::to_string(id_of(live, "OB_GBP-GILT_1")), rb = std::to_string(id_of(live, "RB_GBP-GILT_1"));
+  const std::string gilt = std::to_string(id_of(live, "GBP-GILT"));
+  const std::string outright_total = "(SELECT sum(pnl) FROM outright_book_result)";
+  const std::string all_pnl = "(SELECT " + outright_total + " + (SELECT sum(mtm_pnl) FROM repo_book_result))";
+  const std::string ob_status = "SELECT count(*) FROM outright_book_result WHERE status != 'OK' AND id = " + ob;
+  const std::string outright_status = "SELECT count(*) FROM outright_book_result WHERE status != 'OK'";
+  const std::string repo_status = "SELECT count(*) FROM repo_book_result WHERE status != 'OK'";
+  const std::string all_status = "SELECT (" + outright_status + ") + (" + repo_status + ")";
+  std::vector<Checked> out = {
+      {"OB_GBP-GILT_1 pv01", "SELECT pv01 FROM outright_book_result WHERE id = " + ob, ob_status},
+      {"OB_GBP-GILT_1 kr01 GBP-GILT 3",
+       "SELECT kr01 FROM outright_book_key_rate WHERE id = " + ob + " AND ir_curve_id = " + gilt + " AND idx = 3", ob_status},
+      {"OB_GBP-GILT_1 cs01", "SELECT cs01 FROM outright_book_result WHERE id = " + ob, ob_status},
+      {"OB_GBP-GILT_1 day_pnl", "SELECT pnl FROM outright_book_result WHERE id = " + ob, ob_status},
+      {"RB_GBP-GILT_1 margin", "SELECT margin FROM repo_book_result WHERE id = " + rb,
+       "SELECT count(*) FROM repo_book_result WHERE status != 'OK' AND id = " + rb},
+      {"total pv01", "SELECT sum(pv01) FROM outright_book_result WHERE status = 'OK'", outright_status},
+      {"total margin", "SELECT sum(margin) FROM repo_book_result WHERE status = 'OK'", repo_status},
+      {"total day_pnl", "SELECT " + all_pnl, all_status},
+  };
+  for (Checked& c : out) {
+    const double now = result(live, c.value_sql);
+    if (c.args.ends_with("day_pnl")) c.at_start = now;
+    // A day_pnl is a difference of sums: its margin is of the book's measure's size.
+    const double value = now - c.at_start, margin = 1e-7 * std::max({1.0, std::abs(value), std::abs(c.at_start)});
+    c.lower = value - margin, c.upper = value + margin;
+    char bounds[80];
+    std::snprintf(bounds, sizeof bounds, " %.17g %.17g", c.lower, c.upper);
+    const base::Json reply = live.run("set-limit " + c.args + bounds);
+    EXPECT_EQ(reply["ok"], true) << reply.dump();
+    c.id = reply["limit_id"].get<std::int64_t>();
+  }
+  return out;
+}
+
+// After an event: each limit whose state the result tables say changed has
+// one alert, from its last state to the new, with its value and bound (the
+// one crossed; none while UNKNOWN); the others none. Returns how many changed.
+std::size_t expect_alerts(Live& live, std::vector<Checked>& limits, const std::string& cause, std::int64_t seq) {
+  std::map<std::int64_t, base::Json> alerts;
+  for (const base::Json& a : alerts_of(live)) {
+    EXPECT_TRUE(alerts.emplace(a["limit_id"].get<std::int64_t>(), a).second) << "two alerts of one limit: " << a.dump();
+  }
+  std::size_t changed = 0;
+  for (Checked& c : limits) {
+    const double value = result(live, c.value_sql) - c.at_start;
+    const bool unknown = result(live, c.unknown_sql) > 0;
+    const std::string state = unknown ? "UNKNOWN" : (c.lower <= value && value <= c.upper) ? "OK" : "BREACHED";
+    const auto alert = alerts.find(c.id);
+    if (state == c.state) {
+      EXPECT_EQ(alert, alerts.end()) << c.args << " stayed " << state << ": " << alert->second.dump();
+      continue;
+    }
+    ++changed;
+    if (alert == alerts.end()) {
+      ADD_FAILURE() << c.args << " went from " << c.state << " to " << state << " with no alert";
+      c.state = state;
+      continue;
+    }
+    const base::Json& a = alert->second;
+    EXPECT_EQ(a["from"], c.state) << c.args;
+    EXPECT_EQ(a["to"], state) << c.args;
+    EXPECT_EQ(a["cause"], cause) << c.args;
+    EXPECT_EQ(a["seq"], seq) << c.args;
+    if (state != "UNKNOWN") {
+      EXPECT_NEAR(a["value"].get<double>(), value, 1e-9 * std::max({1.0, std::abs(value), std::abs(c.at_start)})) << c.args;
+      if (state == "BREACHED") {
+        EXPECT_EQ(a["bound"].get<double>(), value > c.upper ? c.upper : c.lower) << c.args;
+      } else {  // the bound on the value's side (a value of 0 within rounding may have either)
+        EXPECT_TRUE(a["bound"] == c.upper || a["bound"] == c.lower) << a.dump();
+      }
+    } else {
+      EXPECT_TRUE(a["bound"].is_null()) << a.dump();
+    }
+    c.state = state;
+  }
+  return changed;
+}
+
+}  // namespace
+
+// Breach, cure and UNKNOWN of each measure, of a book and of the total:
+// each is one alert of the event that caused it, as the result tables say.
+TEST(Limits, EachChangeOfStateIsOneAlertOfTheEventThatCausedIt) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  std::vector<Checked> limits = checked_limits(live);
+  EXPECT_EQ(expect_alerts(live, limits, "event", 0), 0u) << "each limit set is OK";
+  const base::Json bump = live.run("bump-curve GBP-GILT 10");
+  EXPECT_GE(expect_alerts(live, limits, "event", bump["event"].get<std::int64_t>()), 6u) << "a 10bp bump breaches";
+  const base::Json back = live.run("bump-curve GBP-GILT -10");
+  EXPECT_GE(expect_alerts(live, limits, "event", back["event"].get<std::int64_t>()), 6u) << "and the bump back cures";
+  // Another program's bad quote fails bond 4: its books are not OK, and their limits and the totals UNKNOWN.
+  base::Database(live.path, base::Database::Mode::read_write).exec("INSERT OR REPLACE INTO bond_quote VALUES (4, -1)");
+  const std::int64_t before = live.executor->served_event();
+  ASSERT_EQ(live.run("get 1")["ok"], true);
+  EXPECT_GE(expect_alerts(live, limits, "external", before), 4u);
+  const base::Json cleared = live.run("clear-price 4");
+  EXPECT_GE(expect_alerts(live, limits, "event", cleared["event"].get<std::int64_t>()), 4u);
+  // A new day moves every day_pnl limit's value to 0: inside its bounds again, or out of them.
+  ASSERT_EQ(live.run("bump-curve GBP-GILT 10")["ok"], true);
+  expect_alerts(live, limits, "event", live.executor->served_event());
+  for (Checked& c : limits) {
+    if (c.args.ends_with("day_pnl")) c.at_start = result(live, c.value_sql);
+  }
+  const base::Json day = live.run("start-day");
+  expect_alerts(live, limits, "event", day["event"].get<std::int64_t>());
+}

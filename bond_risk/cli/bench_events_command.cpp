@@ -32,8 +32,8 @@ namespace {
 const base::CommandSpec kSpec = {
     "bench-events",
     "[--db PATH] [--threads N] [--events N] [--bumps N] [--ticks N] [--out DIR]",
-    "Measures, on a copy of the database. In process (apply + recalculate + the P&L explain's bookkeeping,\n"
-    "no event log, no commit): outright-trade\n"
+    "Measures, on a copy of the database. In process (apply + recalculate + the P&L explain's bookkeeping\n"
+    "+ the limits' checks; no input row, event log or commit): outright-trade\n"
     "amendments, 1bp bumps of one curve, date rolls (each also timed without the marking apply does),\n"
     "and full flushes as the yardstick. End to end through\n"
     "the socket (from writing the line to reading its reply, which leaves after the durable commit):\n"
@@ -141,8 +141,8 @@ double median_of(const Series& s) { return base::percentile(s.micros, 50); }
 
 // The engine's own time per event over what `send` sends, from its stats'
 // time_us before and after (the clock inside the engine, around each phase):
-// apply, recalculate and the P&L explain's bookkeeping, which is also given
-// as a share of the first two.
+// apply, recalculate, the P&L explain's bookkeeping and the limits' checks,
+// the last two also as shares of the first two.
 Series phases_per_event(EngineClient& client, const std::string& what, const std::function<Series()>& send,
                         std::vector<std::string>& notes) {
   const std::string stats(command_info(CommandId::stats).name);
@@ -154,11 +154,13 @@ Series phases_per_event(EngineClient& client, const std::string& what, const std
     return (after.at(phase).get<double>() - before.at(phase).get<double>()) / static_cast<double>(series.micros.size());
   };
   const double apply = per_event("apply"), recalculate = per_event("recalculate"), explain = per_event("pnl_explain");
-  char note[240];
+  const double checks = per_event("limit_checks");
+  char note[320];
   std::snprintf(note, sizeof note,
                 "engine time per %s, in process (mean): apply %.1f us, recalculate %.1f us, explain %.2f us "
-                "(%.1f%% of apply + recalculate)",
-                what.c_str(), apply, recalculate, explain, 100 * explain / (apply + recalculate));
+                "(%.1f%% of apply + recalculate), limit checks %.2f us (%.1f%%)",
+                what.c_str(), apply, recalculate, explain, 100 * explain / (apply + recalculate), checks,
+                100 * checks / (apply + recalculate));
   notes.push_back(note);
   return series;
 }
@@ -191,8 +193,9 @@ int bench_events_command(std::span<char* const> args) {
     model.flush_all();
     db.exec(kSchemaSql);  // the explain's tables, as the engine adds them to a database that has none
     PnlExplainer explainer(db, model.store(), 0);
-    const base::Transaction rows(db);  // the explain's rows, rolled back at the end
-    const InProcessExplain explain{explainer, db};
+    LimitChecks limits;
+    const base::Transaction rows(db);  // the explain's rows and the alerts, rolled back at the end
+    const InProcessBookkeeping bookkeeping{explainer, limits, db};
     Workload a_draw(model.store(), 1), b_draw(model.store(), 2);
     const std::string first_curve = a_draw.first_curve();
     amend_a = draw(events, [&] { return a_draw.amendment(); }), amend_b = draw(events, [&] { return b_draw.amendment(); });
@@ -200,10 +203,10 @@ int bench_events_command(std::span<char* const> args) {
     tick = draw(std::max(n, tick_count), [&] { return a_draw.tick(); });
     std::size_t nodes_per_bump = 0;
     Series bump_recalc{"bump_recalculation_in_process", {}}, roll_recalc{"roll_recalculation_in_process", {}};
-    series.push_back(in_process("amend_in_process", model, explain, amend_a));
+    series.push_back(in_process("amend_in_process", model, bookkeeping, amend_a));
     series.push_back(full_flushes(model, n));
-    series.push_back(in_process("bump_in_process", model, explain, bump, &nodes_per_bump, &bump_recalc));
-    series.push_back(in_process("roll_in_process", model, explain, roll, nullptr, &roll_recalc));
+    series.push_back(in_process("bump_in_process", model, bookkeeping, bump, &nodes_per_bump, &bump_recalc));
+    series.push_back(in_process("roll_in_process", model, bookkeeping, roll, nullptr, &roll_recalc));
     const double flush = median_of(series[1]);
     notes.push_back("nodes recalculated per 1bp bump of " + first_curve + ": " + std::to_string(nodes_per_bump));
     char ratio[240];

@@ -22,8 +22,9 @@ base::CommandSpec spec() {
       "[--socket PATH] [--db PATH] [--conf PATH] [COMMAND ARGS...]",
       "Sends one command to the running engine and prints its JSON reply; with no command, sends the lines\n"
       "of standard input (one command each, pipelined) and prints one reply per line, and the updates of\n"
-      "watched nodes as they come. Exits 1 if any reply is not ok, or if the engine closed the connection\n"
-      "before replying to every command (which may or may not have been applied: see its event_log).\n\n"
+      "watched nodes and the alerts of watched limits as they come. Exits 1 if any reply is not ok, or if\n"
+      "the engine closed the connection before replying to every command (which may or may not have been\n"
+      "applied: see its event_log).\n\n"
       "commands:\n" +
           commands_help(),
       {
@@ -66,7 +67,7 @@ int send_command(std::span<char* const> args) {
   base::LineReader lines(fd.get());
   while (const std::optional<std::string> line = lines.read_line()) {
     std::cout << *line << "\n" << std::flush;
-    if (is_update_line(*line)) continue;  // an update of a watched node, not a reply
+    if (is_pushed_line(*line)) continue;  // an update of a watched node or an alert, not a reply
     ++replies;
     all_ok &= is_ok_line(*line);
   }

@@ -1,6 +1,8 @@
 #include "bond_risk/db/change_log.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bond_risk/model/input_tables.h"
 
@@ -23,8 +25,11 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
   std::string sql =
       "CREATE TABLE IF NOT EXISTS input_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, "
       "node_id INTEGER);\n";
-  for (const InputTable& t : input_tables()) {
-    const std::string table(t.name), column(t.node_column);
+  // The input tables, by the node each row belongs to, and the risk limits by their id.
+  std::vector<std::pair<std::string, std::string>> tables;
+  for (const InputTable& t : input_tables()) tables.emplace_back(t.name, t.node_column);
+  tables.emplace_back("risk_limit", "id");
+  for (const auto& [table, column] : tables) {
     // An update records the node of the old row and of the new one: an id
     // or a curve that changes moves a row from one node to another.
     for (const std::string op : {"INSERT", "UPDATE", "DELETE"}) {

@@ -1,4 +1,5 @@
-// Changes to the input tables, recorded by SQLite triggers into the
+// Changes to the input tables and the risk limits (by limit id), recorded
+// by SQLite triggers into the
 // input_change table, whatever program made them; the running engine reads
 // them to notice edits it did not make itself.
 #pragma once

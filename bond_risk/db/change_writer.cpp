@@ -1,6 +1,7 @@
 #include "bond_risk/db/change_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "bond_risk/db/table_rows.h"
@@ -74,6 +75,19 @@ struct Persist {
   }
 
   void operator()(const DayStart&) const {}
+
+  void operator()(const LimitRow& w) const {
+    const RiskLimit& l = w.limit;
+    base::Statement& st = db.cached(
+        "INSERT INTO risk_limit (id, book_id, measure, ir_curve_id, idx, lower, upper) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    st.bind(1, l.id).bind(3, std::string_view(l.measure));
+    auto whole = [&](int param, const std::optional<std::int64_t>& v) { v ? st.bind(param, *v) : st.bind_null(param); };
+    auto bound = [&](int param, double v) { std::isfinite(v) ? st.bind(param, v) : st.bind_null(param); };
+    whole(2, l.book_id), whole(4, l.ir_curve_id), whole(5, l.idx), bound(6, l.lower), bound(7, l.upper);
+    st.run();
+  }
+
+  void operator()(const LimitRemoval& w) const { db.cached("DELETE FROM risk_limit WHERE id = ?").bind(1, w.id).run(); }
 
   void operator()(const TradeRemoval& w) const {
     const std::string table(kind_name(w.kind));

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/db/row_scope.h"
 #include "bond_risk/db/snapshot_readers.h"
 #include "bond_risk/db/table_rows.h"
@@ -424,7 +425,11 @@ void check_input_schema(base::Database& db) {
   }
 }
 
-Loaded load(base::Database& db, const std::vector<std::int64_t>* books) { return Loader(db, books).run(); }
+Loaded load(base::Database& db, const std::vector<std::int64_t>* books) {
+  Loaded loaded = Loader(db, books).run();
+  if (!books) loaded.store.limits = read_limits(db);  // a subset of books is a batch run's: it checks no limit
+  return loaded;
+}
 
 bool reread(base::Database& db, Store& store, NodeRef node) {
   if (kind_of(node) == Kind::bond) {  // its quote: a change to its own row loads everything again

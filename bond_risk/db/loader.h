@@ -20,7 +20,8 @@ struct Loaded {
 // (model/input_tables.h), all in one read transaction (a savepoint, so also
 // inside the caller's transaction): the tables as of one moment. Throws std::runtime_error if a table or column is
 // missing. A row with bad data becomes a FAILED node with the reason (see
-// Store::fail); it never stops the load.
+// Store::fail); it never stops the load. The risk limits are read as rows
+// (db/risk_limit_rows.h) into Store::limits.
 //
 // With `books`, only those books (by id) are read, with the trades in them,
 // the bonds those trades hold and every calendar and curve: one rank's share

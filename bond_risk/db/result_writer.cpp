@@ -105,6 +105,16 @@ void clear_results(base::Database& results) {
   }
 }
 
+void copy_alerts(base::Database& results, std::int64_t event_seq) {
+  results
+      .cached(
+          "INSERT INTO main.limit_event SELECT id, seq, time, cause, limit_id, book_id, measure, from_state, to_state, "
+          "value, bound FROM input.limit_alert WHERE id > (SELECT coalesce(max(id), 0) FROM main.limit_event) AND seq <= ? "
+          "ORDER BY id")
+      .bind(1, event_seq)
+      .run();
+}
+
 void set_results_as_of(base::Database& results, std::int64_t event_seq) {
   results.exec("DELETE FROM results_as_of");
   results.cached("INSERT INTO results_as_of (event_seq, written_at) VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))")

@@ -40,6 +40,11 @@ void write_rows(base::Database& results, std::span<const ResultRow> rows);
 // Deletes every result row, in the caller's transaction.
 void clear_results(base::Database& results);
 
+// Copies to limit_event the rows of the input database's limit_alert
+// (attached to `results` as schema `input`) of the events up to
+// `event_seq` that it does not hold yet, in the caller's transaction.
+void copy_alerts(base::Database& results, std::int64_t event_seq);
+
 // Records that the result tables reflect event `event_seq`, in the caller's
 // transaction; -1 when there is no row yet.
 void set_results_as_of(base::Database& results, std::int64_t event_seq);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/unix_socket.h"
+#include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/live/replies.h"
 #include "base/timing.h"
 
@@ -43,23 +44,28 @@ class OnThrow {
 
 }  // namespace
 
-Series in_process(const std::string& name, LiveModel& model, InProcessExplain explain,
+Series in_process(const std::string& name, LiveModel& model, InProcessBookkeeping books,
                   const std::vector<Change>& changes, std::size_t* nodes, Series* recalculation) {
   Series s{name, {}};
   std::int64_t seq = 0;
+  std::vector<LimitAlert> alerts;
   for (const Change& change : changes) {
     const base::Stopwatch w;
-    const std::optional<Cause> cause = PnlExplainer::cause_of(change, model, explain.db);
+    const std::optional<Cause> cause = PnlExplainer::cause_of(change, model, books.db);
     const bool curve = cause && cause->kind == CauseKind::curve;
-    if (curve) explain.explainer.curves_before(model.store());
+    if (curve) books.explainer.curves_before(model.store());
     model.apply(change, nullptr);
-    if (curve) explain.explainer.predict(model.store());
+    if (curve) books.explainer.predict(model.store());
     const double applied = w.seconds();
     const LiveModel::Recalculation r = model.recalculate();
     const double recalculated = w.seconds();
-    explain.explainer.attribute(explain.db, model.store(), r, ++seq,
-                                cause ? std::span<const Cause>(&*cause, 1) : std::span<const Cause>());
+    books.explainer.attribute(model.store(), r, ++seq, cause ? std::span<const Cause>(&*cause, 1) : std::span<const Cause>());
+    alerts.clear();
+    books.limits.check(model.store(), books.explainer.day(), r.changed[static_cast<std::size_t>(Kind::outright_book)],
+                       r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, alerts);
     s.micros.push_back(w.seconds() * 1e6);
+    books.explainer.write_rows(books.db);
+    write_alerts(books.db, seq, AlertCause::event, alerts);
     if (recalculation) recalculation->micros.push_back((recalculated - applied) * 1e6);
     if (nodes) {
       *nodes = 0;

@@ -14,6 +14,7 @@
 #include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/pnl_explainer.h"
+#include "bond_risk/model/limit_checks.h"
 #include "bond_risk/model/changes.h"
 
 namespace bond_risk {
@@ -24,19 +25,23 @@ struct Series {
 };
 
 // What the engine does besides the model for each event, in process: the
-// P&L explain's bookkeeping, its rows written in the caller's transaction
-// on `db` (which the explainer was built on).
-struct InProcessExplain {
+// P&L explain's bookkeeping and the limits' checks. Their rows are written
+// to `db` (which the explainer was built on) in the caller's transaction,
+// after each event's clock stops, as the engine writes them with the
+// event's own rows.
+struct InProcessBookkeeping {
   PnlExplainer& explainer;
+  LimitChecks& limits;
   base::Database& db;
 };
 
-// Applies and recalculates each change in turn and keeps the explain as the
-// engine does (the clock around all three; no event log, no commit); also
+// Applies and recalculates each change in turn, keeps the explain and checks
+// the limits as the engine does (the clock around all four; no input row,
+// event log or commit); also
 // counts the nodes the last one recalculated into `nodes` and, with
 // `recalculation`, times the recalculation alone (after the marking apply
 // does) into it.
-Series in_process(const std::string& name, LiveModel& model, InProcessExplain explain,
+Series in_process(const std::string& name, LiveModel& model, InProcessBookkeeping books,
                   const std::vector<Change>& changes, std::size_t* nodes = nullptr, Series* recalculation = nullptr);
 
 // `count` full flushes of the model (the yardstick of the in-process events).

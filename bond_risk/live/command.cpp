@@ -31,6 +31,11 @@ constexpr CommandInfo kCommands[] = {
     {CommandId::start_day, "start-day", "",
      "begin a P&L day: every book's pnl (a repo book's mtm_pnl) now is its baseline, and the explain starts from zero",
      true},
+    {CommandId::set_limit, "set-limit", "BOOK|total MEASURE [CURVE IDX] LOWER UPPER",
+     "add a risk limit on a book's or the total's pv01, kr01 (of the curve's input point IDX), cs01, day_pnl or "
+     "margin, `none` for an unbounded side; the reply gives its id, and each change of its state is an alert",
+     true},
+    {CommandId::remove_limit, "remove-limit", "ID", "remove a risk limit", true},
     {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
     {CommandId::book, "book", "NAME", "a book's totals and member count", false},
     {CommandId::top_positions, "top-positions", "BOOK [N]",
@@ -38,9 +43,12 @@ constexpr CommandInfo kCommands[] = {
      "bond's values: {\"positions\":[{\"trade\":{...},\"bond\":{...}}, ...]}",
      false},
     {CommandId::list_books, "list-books", "", "every book's id, name and type (`watch` them for their values)", false},
-    {CommandId::watch, "watch", "ID|NAME...",
-     "stream a line on this connection each time a node's values change: {\"update\":{...},\"event\":N}", false},
-    {CommandId::unwatch, "unwatch", "[ID|NAME...]", "stop following those nodes, or every node", false},
+    {CommandId::watch, "watch", "ID|NAME...|limits",
+     "stream a line on this connection each time a node's values change: {\"update\":{...},\"event\":N}; with "
+     "`limits`, each risk limit's change of state as it is committed: {\"alert\":{...},\"event\":N}",
+     false},
+    {CommandId::unwatch, "unwatch", "[ID|NAME...|limits]", "stop following those nodes (or the limits), or everything",
+     false},
     {CommandId::scenario, "scenario", "NAME",
      "every book's P&L (and repo margin change) under a stored scenario, revalued from the current state", false, true},
     {CommandId::var, "var", "[SET]",
@@ -205,6 +213,23 @@ Command parse_words(const Words& w, const CommandInfo& info) {
     }
     case CommandId::clear_price: expect_words(w, info, 2, 2); return Change{ClearPrice{text_of(w[1])}};
     case CommandId::start_day: expect_words(w, info, 1, 1); return Change{StartDay{}};
+    case CommandId::set_limit: {
+      expect_words(w, info, 5, 7);
+      if (w.size() == 6) throw CommandError("usage: set-limit " + text_of(info.args) + " (a kr01 limit names CURVE and IDX)");
+      SetLimit set;
+      if (w[1] != "total") set.book = text_of(w[1]);
+      set.measure = text_of(w[2]);
+      if (w.size() == 7) set.curve = text_of(w[3]), set.idx = std::get<std::int64_t>(value("IDX", T::integer, w[4]));
+      auto bound = [&](std::string_view what, std::string_view word) -> std::optional<double> {
+        if (word == "none") return std::nullopt;
+        return std::get<double>(value(what, T::real, word));
+      };
+      set.lower = bound("LOWER", w[w.size() - 2]), set.upper = bound("UPPER", w[w.size() - 1]);
+      return Change{std::move(set)};
+    }
+    case CommandId::remove_limit:
+      expect_words(w, info, 2, 2);
+      return Change{RemoveLimit{std::get<std::int64_t>(value("ID", T::integer, w[1]))}};
     case CommandId::get: expect_words(w, info, 2, 2); return Get{text_of(w[1])};
     case CommandId::book: expect_words(w, info, 2, 2); return ShowBook{text_of(w[1])};
     case CommandId::top_positions: {
@@ -272,6 +297,12 @@ struct Arguments {
     for (const auto& [bond, price] : c.quotes) word(bond), number(price);
   }
   void operator()(const ClearPrice& c) { word(c.bond); }
+  void operator()(const SetLimit& c) {
+    word(c.book ? *c.book : "total"), word(c.measure);
+    if (c.curve) word(*c.curve), word(std::to_string(c.idx.value_or(0)));
+    for (const std::optional<double>& bound : {c.lower, c.upper}) bound ? number(*bound) : word("none");
+  }
+  void operator()(const RemoveLimit& c) { word(std::to_string(c.id)); }
   void operator()(const Get& c) { word(c.key); }
   void operator()(const ShowBook& c) { word(c.key); }
   void operator()(const TopPositions& c) { word(c.key), word(std::to_string(c.count)); }
@@ -332,6 +363,8 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const SetPrices&) const { return CommandId::set_price; }
     CommandId operator()(const ClearPrice&) const { return CommandId::clear_price; }
     CommandId operator()(const StartDay&) const { return CommandId::start_day; }
+    CommandId operator()(const SetLimit&) const { return CommandId::set_limit; }
+    CommandId operator()(const RemoveLimit&) const { return CommandId::remove_limit; }
     CommandId operator()(const Explain&) const { return CommandId::explain; }
     CommandId operator()(const ExplainEvents&) const { return CommandId::explain_events; }
     CommandId operator()(const Limits&) const { return CommandId::limits; }

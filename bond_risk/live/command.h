@@ -72,10 +72,10 @@ using Command = std::variant<Change, Get, ShowBook, TopPositions, ListBooks, Wat
 
 enum class CommandId : std::size_t {
   bump_curve, set_rate, set_curve, roll_date, amend_trade, add_outright, add_repo, remove_trade, set_price, clear_price,
-  start_day, get, book, top_positions, list_books, watch, unwatch, scenario, var, explain, explain_events, limits, stats,
+  start_day, set_limit, remove_limit, get, book, top_positions, list_books, watch, unwatch, scenario, var, explain, explain_events, limits, stats,
   last_events, reload, shutdown
 };
-inline constexpr std::size_t kCommandCount = 26;
+inline constexpr std::size_t kCommandCount = 28;
 
 struct CommandInfo {
   CommandId id;

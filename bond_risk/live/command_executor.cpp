@@ -13,6 +13,7 @@
 #include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/live/explain_replies.h"
 #include "bond_risk/live/limit_replies.h"
+#include "bond_risk/live/limit_replies.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
 #include "base/timing.h"
@@ -31,6 +32,10 @@ base::Database& prepared(base::Database& db, Synchronous synchronous) {
   db.exec(kSchemaSql);
   return db;
 }
+
+// Whether `key` is the word that watches the limits' alerts rather than a
+// node: `watch limits`.
+bool is_limits_word(std::string_view key) { return key == command_info(CommandId::limits).name; }
 
 // An event as `last-events` replies it; its nodes and engine_us stay null
 // unless this engine recalculated and committed it.
@@ -57,6 +62,7 @@ struct CommandExecutor::Batch {
   // The causes of the events awaiting recalculation: one, or curves apart
   // (none: only a new day awaits).
   std::vector<Cause> unattributed = {};
+  bool day_started = false;  // a new day awaits: every day_pnl limit's value moved
 
   // Recalculates the changes awaiting it; their books' moves go to the
   // unattributed events' causes, under the last one's seq.
@@ -65,8 +71,10 @@ struct CommandExecutor::Batch {
     const base::Stopwatch clock;
     LiveModel::Recalculation r = ex.model_.recalculate();
     const double explaining =
-        ex.explain([&] { ex.explainer_->attribute(ex.db_, ex.model_.store(), r, ex.served_event_, unattributed); });
+        ex.explain([&] { ex.explainer_->attribute(ex.model_.store(), r, ex.served_event_, unattributed); });
     unattributed.clear();
+    const double checking = ex.check_limits(r, AlertCause::event, day_started);
+    day_started = false;
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
     for (; logged_settled < logged.size(); ++logged_settled) logged[logged_settled]["nodes"] = nodes;
@@ -77,7 +85,7 @@ struct CommandExecutor::Batch {
       replies[i]["event"] = ex.served_event_;
     }
     awaiting.clear();
-    ex.phases_.add(Phase::recalculate, clock.seconds() - explaining);
+    ex.phases_.add(Phase::recalculate, clock.seconds() - explaining - checking);
   }
 
   // Executes command i; throws CommandError for one that cannot be applied.
@@ -96,13 +104,24 @@ struct CommandExecutor::Batch {
       settle();
       base::Json ids = base::Json::array();
       for (const std::string& key : watch->keys) {
+        if (is_limits_word(key)) {
+          out[i].watch_limits = true;
+          continue;
+        }
         out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
         ids.push_back(out[i].watch.back());
       }
       replies[i] = {{"watching", ids}, {"event", ex.served_event_}};
+      if (out[i].watch_limits) replies[i]["alerts"] = true;
     } else if (const Unwatch* unwatch = std::get_if<Unwatch>(&command)) {
       out[i].unwatch_all = unwatch->keys.empty();
-      for (const std::string& key : unwatch->keys) out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
+      for (const std::string& key : unwatch->keys) {
+        if (is_limits_word(key)) {
+          out[i].unwatch_limits = true;
+          continue;
+        }
+        out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
+      }
       replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
       settle();  // a read sees every change before it
@@ -128,6 +147,7 @@ struct CommandExecutor::Batch {
     const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
     if (std::holds_alternative<DayStart>(applied.write)) {
       explaining += ex.explain([&] { ex.explainer_->start_day(ex.db_, ex.model_.store(), event.seq); });
+      day_started = true;
     }
     if (curves) explaining += ex.explain([&] { ex.explainer_->predict(ex.model_.store()); });
     ex.served_event_ = event.seq;
@@ -184,7 +204,7 @@ struct CommandExecutor::Batch {
     } else if (l.book) {
       which.book_id = ex.model_.store().id(book_node(*l.book));
     }
-    base::Json reply = limits_json(ex.model_.store(), ex.explainer_->day(), read_limits(ex.db_), which);
+    base::Json reply = limits_json(ex.model_.store(), ex.explainer_->day(), ex.model_.store().limits, which);
     reply["event"] = ex.served_event_;
     return reply;
   }
@@ -299,9 +319,19 @@ DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {
 }
 
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
-    : model_(model), db_(db), changes_(prepared(db, synchronous)), publisher_(results_path(db.path())) {
+    : model_(model),
+      db_(db),
+      changes_(prepared(db, synchronous)),
+      publisher_(results_path(db.path()), db.path()),
+      limit_checks_(recorded_limit_states(db)) {
   served_event_ = last_event(db_);
   explainer_.emplace(db_, model_.store(), served_event_);
+  {  // what changed while no engine ran: the limits' states the database recorded, against the model now
+    base::Transaction tx(db_, true);
+    check_limits({}, AlertCause::external, true);
+    tx.commit();
+    alerts_committed();
+  }
   forget_marks();
   // The feed starts with the events logged before this engine started.
   for (const LoggedEvent& e : last_events(db_, kRecentEvents)) recent_events_.push_back(event_json(e));
@@ -310,6 +340,34 @@ CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchrono
 }
 
 CommandExecutor::~CommandExecutor() { publish_results(); }
+
+double CommandExecutor::check_limits(const LiveModel::Recalculation& r, AlertCause cause, bool all) {
+  const base::Stopwatch clock;
+  const Store& s = model_.store();
+  alerts_.clear();
+  if (all) {
+    limit_checks_.check_all(s, explainer_->day(), alerts_);
+  } else {
+    limit_checks_.check(s, explainer_->day(), r.changed[static_cast<std::size_t>(Kind::outright_book)],
+                        r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, alerts_);
+  }
+  if (!alerts_.empty()) {
+    for (const StoredAlert& a : write_alerts(db_, served_event_, cause, alerts_)) {
+      uncommitted_alerts_.push_back(base::dump_line({{"alert", alert_json(s, a)}, {"event", served_event_}}));
+    }
+  }
+  const double seconds = clock.seconds();
+  phases_.add(Phase::limits, seconds);
+  return seconds;
+}
+
+void CommandExecutor::alerts_committed() {
+  for (std::string& line : uncommitted_alerts_) committed_alerts_.push_back(std::move(line));
+  uncommitted_alerts_.clear();
+  if (!committed_alerts_.empty()) publisher_.alerts_written();
+}
+
+std::vector<std::string> CommandExecutor::take_alerts() { return std::exchange(committed_alerts_, {}); }
 
 std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) {
   Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
@@ -338,8 +396,9 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     std::optional<ChangeLog::Transaction> tx;
     if (writes) tx.emplace(changes_);
     external = changes_.pending();
-    if (external && !tx) tx.emplace(changes_);
+    if ((external || !limit_checks_.resolved()) && !tx) tx.emplace(changes_);
     if (external) apply_external_changes();  // changes made by other programs come before these commands
+    if (!limit_checks_.resolved()) check_limits({}, AlertCause::external, true);  // after a refused batch
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (!batch.commands[i]) continue;
       try {
@@ -350,9 +409,11 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     }
     batch.settle();
     if (tx) {
+      explain([&] { explainer_->write_rows(db_); });
       clock.restart();
       tx->commit();
       phases_.add(Phase::commit, clock.seconds());
+      alerts_committed();
       degraded_.clear();
       for (base::Json& event : batch.logged) {
         event["engine_us"] = batch_clock.seconds() * 1e6;
@@ -384,12 +445,14 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
     error = "the database refused this batch of commands, so none of it was applied (" + degraded_ +
             "); the engine serves on: retry once the database accepts writes";
   }
+  uncommitted_alerts_.clear();
   if (!model_changed) return;  // refused before anything was applied (the write lock was not to be had)
   try {
     // The model goes back to what the database holds.
     unpublished(model_.reload(load(db_).store));
     served_event_ = last_event(db_);
     explainer_->reread(db_, model_.store());
+    limit_checks_ = LimitChecks(recorded_limit_states(db_));  // checked against the model read back before the next batch
   } catch (const std::runtime_error& e) {
     degraded_ += "; reading it back failed too: " + std::string(e.what());
   }
@@ -450,6 +513,7 @@ void CommandExecutor::sync_external(bool signalled) {
     ChangeLog::Transaction tx(changes_);
     apply_external_changes();  // consumes them
     tx.commit();
+    alerts_committed();
     sync_failed_ = false;
     degraded_.clear();
   } catch (const std::runtime_error& e) {
@@ -462,6 +526,7 @@ void CommandExecutor::sync_external(bool signalled) {
     }
     degraded_ = e.what();
     sync_failed_ = true;
+    uncommitted_alerts_.clear();
   }
   publish_results();
 }
@@ -528,7 +593,11 @@ base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
   LiveModel::Recalculation r = apply_external(model_, changes, db_);
   const Cause external{CauseKind::external};
-  explain([&] { explainer_->attribute(db_, model_.store(), r, 0, {&external, 1}); });
+  explain([&] {
+    explainer_->attribute(model_.store(), r, 0, {&external, 1});
+    explainer_->write_rows(db_);
+  });
+  check_limits(r, AlertCause::external, false);
   const base::Json recalculation = recalculation_json(r);
   unpublished(r);
   changes_.consume();

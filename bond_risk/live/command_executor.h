@@ -30,6 +30,7 @@
 #include "base/sqlite.h"
 #include "base/timing.h"
 #include "bond_risk/db/change_log.h"
+#include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/synchronous.h"
 #include "bond_risk/live/command.h"
@@ -37,6 +38,7 @@
 #include "bond_risk/live/phase_times.h"
 #include "bond_risk/live/pnl_explainer.h"
 #include "bond_risk/live/result_publisher.h"
+#include "bond_risk/model/limit_checks.h"
 #include "engine/bitmap.h"
 
 namespace bond_risk {
@@ -68,6 +70,7 @@ struct Reply {
   std::vector<std::int64_t> unwatch;  // nodes to stop following
   bool unwatch_all = false;
   std::shared_ptr<const Deferred> deferred;  // set: the line is to come from it
+  bool watch_limits = false, unwatch_limits = false;  // the limits' alerts (take_alerts)
 };
 
 class CommandExecutor {
@@ -113,6 +116,11 @@ class CommandExecutor {
   // so in `stats` as a refused batch does, and tries again at the next call.
   void sync_external(bool signalled);
 
+  // The risk limits' alerts committed since the last call, oldest first,
+  // as lines for the connections that watch limits:
+  // {"alert":{...limit_replies.h...},"event":N}.
+  std::vector<std::string> take_alerts();
+
   // Whether a shutdown command was executed.
   bool shutdown_requested() const { return shutdown_; }
 
@@ -134,6 +142,12 @@ class CommandExecutor {
     return seconds;
   }
   bool publish_rows(std::size_t budget);  // publish_results, untimed
+  // Checks the limits recalculation `r` may have moved (every one when
+  // `all`) and writes their alerts, after served_event_, in the caller's
+  // transaction; timed as Phase::limits; returns its seconds.
+  double check_limits(const LiveModel::Recalculation& r, AlertCause cause, bool all);
+  // The alerts written since the last call are durable: take_alerts() has them.
+  void alerts_committed();
   // After the database refused a batch: every line's error says so, and a
   // model the batch changed is read back from the database.
   void refuse_batch(std::vector<std::string>& errors, bool model_changed);
@@ -143,6 +157,9 @@ class CommandExecutor {
   ChangeLog changes_;
   ResultPublisher publisher_;
   std::optional<PnlExplainer> explainer_;  // set once the served event is known
+  LimitChecks limit_checks_;
+  std::vector<LimitAlert> alerts_;  // one check's (reused)
+  std::vector<std::string> uncommitted_alerts_, committed_alerts_;  // alert lines
   // Marks a recalculation's nodes for publication and for watchers; a whole
   // one (a reload, whose node indices may all have moved) replaces every mark.
   void unpublished(const LiveModel::Recalculation& r);

@@ -55,6 +55,7 @@ struct Session {
   bool reading = false, read_closed = false, closed = false;
   bool backlog = false;                        // complete lines wait in `unread` for a later batch
   bool held = false;                           // a line that runs apart awaits its reply: take no more
+  bool limits = false;                         // it watches the limits' alerts
 };
 
 // The sessions following a node, and whether its update is queued.
@@ -114,6 +115,7 @@ class Server {
       if (ec || stopping_) return;
       if (signal == SIGUSR1 || signal == SIGHUP) {
         executor_.sync_external(true);  // SIGHUP, like SIGUSR1: re-read what other programs changed
+        push_alerts();
         notify_watchers();
         wait_signal();
       } else {
@@ -125,6 +127,7 @@ class Server {
   void poll_external() {
     poll_.start([this] {
       executor_.sync_external(false);
+      push_alerts();
       notify_watchers();
       publish_slice();  // rows left behind, or every row again if the results file was lost
     });
@@ -142,7 +145,7 @@ class Server {
         s->read_closed = true;
         pollfd hangup{s->socket.native_handle(), POLLOUT, 0};
         if (::poll(&hangup, 1, 0) == 1 && (hangup.revents & (POLLHUP | POLLERR))) return close(s);
-        if (s->watched.empty() && s->queued.empty() && s->writing.empty() && pending_for(s) == 0) close(s);
+        if (s->watched.empty() && !s->limits && s->queued.empty() && s->writing.empty() && pending_for(s) == 0) close(s);
         return;
       }
       s->unread.append(s->buffer.data(), n);
@@ -197,6 +200,7 @@ class Server {
       if (s.closed) continue;
       if (replies[i].unwatch_all) unwatch_all(s);
       for (std::int64_t id : replies[i].unwatch) unwatch(s, id);
+      s.limits = (s.limits || replies[i].watch_limits) && !replies[i].unwatch_limits && !replies[i].unwatch_all;
       if (replies[i].deferred) {
         run_apart(batch[i].session, replies[i].deferred);
         continue;
@@ -204,6 +208,7 @@ class Server {
       enqueue(batch[i].session, replies[i].watch.empty() ? replies[i].line : watch(batch[i].session, replies[i]));
       if (s.held && runs_apart(batch[i].line)) release(batch[i].session);  // answered at once (an error, a kept reply)
     }
+    push_alerts();
     notify_watchers();
     publish_slice();
     if (executor_.shutdown_requested()) return stop();
@@ -312,6 +317,20 @@ class Server {
     while (!s.watched.empty()) unwatch(s, s.watched.begin()->first);
   }
 
+  // Sends the alerts committed since to every connection that watches the
+  // limits, in order (each is an event: none is conflated); a connection
+  // that does not read them is dropped at kMaxQueued, as for any reply.
+  void push_alerts() {
+    const std::vector<std::string> alerts = executor_.take_alerts();
+    if (alerts.empty()) return;
+    for (const auto& s : std::vector(sessions_)) {
+      if (!s->limits || s->closed) continue;
+      for (const std::string& line : alerts) {
+        if (!s->closed) enqueue(s, line);
+      }
+    }
+  }
+
   void queue_update(std::int64_t id, Watchers& w) {
     if (w.queued) return;
     w.queued = true;
@@ -386,7 +405,7 @@ class Server {
       s->updates.clear();
     }
     if (s->queued.empty()) {
-      if (s->read_closed && s->watched.empty() && pending_for(s) == 0) close(s);
+      if (s->read_closed && s->watched.empty() && !s->limits && pending_for(s) == 0) close(s);
       return;
     }
     while (!s->queued.empty() && s->writing.size() < 65536) {

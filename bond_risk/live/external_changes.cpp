@@ -22,10 +22,16 @@ std::optional<Kind> row_by_row(std::string_view table) {
 
 LiveModel::Recalculation apply_external(LiveModel& model, const std::vector<ChangeLog::Change>& changes,
                                         base::Database& db) {
+  bool limits = false;
   for (const ChangeLog::Change& c : changes) {
+    if (c.table == "risk_limit") {
+      limits = true;
+      continue;
+    }
     const std::optional<Kind> kind = row_by_row(c.table);
     if (!kind || !model.reread(*kind, c.id, db)) return model.reload(load(db).store);
   }
+  if (limits) model.reread_limits(db);
   return model.recalculate();
 }
 

@@ -11,8 +11,9 @@
 namespace bond_risk {
 
 // Trades, calendars and curve rates are re-read row by row and only what
-// they affect is recalculated; a change to any other table (bonds, books,
-// memberships) reloads the whole model. Runs in the caller's transaction.
+// they affect is recalculated; risk limits are read again, all of them; a
+// change to any other table (bonds, books, memberships) reloads the whole
+// model. Runs in the caller's transaction.
 LiveModel::Recalculation apply_external(LiveModel& model, const std::vector<ChangeLog::Change>& changes,
                                         base::Database& db);
 

@@ -21,7 +21,31 @@ bool worse(const Listed& a, const Listed& b) {
   return a.limit->id < b.limit->id;
 }
 
+// The name a limit's book goes by: "total", its name, or its id as stored.
+std::string book_name(const Store& s, const std::optional<std::int64_t>& book_id, const std::string& book_text) {
+  if (!book_id) return book_text.empty() ? "total" : book_text;
+  const NodeRef* book = s.by_id.find(*book_id);
+  return book ? s.name_of(*book) : std::to_string(*book_id);
+}
+
+base::Json optional_id(const std::optional<std::int64_t>& id) { return id ? base::Json(*id) : base::Json(nullptr); }
+
 }  // namespace
+
+base::Json alert_json(const Store& s, const StoredAlert& a) {
+  return {{"id", a.id},
+          {"seq", a.seq},
+          {"time", a.time},
+          {"cause", alert_cause_name(a.cause)},
+          {"limit_id", a.alert.limit_id},
+          {"book_id", optional_id(a.alert.book_id)},
+          {"book_name", book_name(s, a.alert.book_id, "")},
+          {"measure", limit_measure_name(a.alert.measure)},
+          {"from", limit_state_name(a.alert.from)},
+          {"to", limit_state_name(a.alert.to)},
+          {"value", a.alert.value},
+          {"bound", a.alert.bound}};
+}
 
 base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLimit> limits, const LimitsOf& which) {
   std::vector<Listed> listed;
@@ -33,13 +57,9 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
   std::sort(listed.begin(), listed.end(), worse);
   base::Json out = base::Json::array();
   for (const auto& [l, r] : listed) {
-    const NodeRef* book = l->book_id ? s.by_id.find(*l->book_id) : nullptr;
     base::Json j = {{"id", l->id},
-                    {"book_name", l->of_total()  ? "total"
-                                  : !l->book_id  ? l->book_text
-                                  : book         ? s.name_of(*book)
-                                                 : std::to_string(*l->book_id)},
-                    {"book_id", l->book_id ? base::Json(*l->book_id) : base::Json(nullptr)},
+                    {"book_name", book_name(s, l->book_id, l->book_text)},
+                    {"book_id", optional_id(l->book_id)},
                     {"measure", l->measure},
                     {"value", r.value},  // a non-finite number is written as null
                     {"lower", l->lower},
@@ -48,8 +68,8 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
                     {"utilization", r.utilization},
                     {"state", limit_state_name(r.state)}};
     if (parse_limit_measure(l->measure) == LimitMeasure::kr01) {
-      j["ir_curve_id"] = l->ir_curve_id ? base::Json(*l->ir_curve_id) : base::Json(nullptr);
-      j["idx"] = l->idx ? base::Json(*l->idx) : base::Json(nullptr);
+      j["ir_curve_id"] = optional_id(l->ir_curve_id);
+      j["idx"] = optional_id(l->idx);
     }
     if (r.state == LimitState::failed) j["reason"] = r.error;
     out.push_back(std::move(j));

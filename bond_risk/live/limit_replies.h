@@ -7,6 +7,7 @@
 
 #include "base/json.h"
 #include "bond_risk/model/pnl_day.h"
+#include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/model/risk_limits.h"
 #include "bond_risk/model/store.h"
 
@@ -24,5 +25,9 @@ struct LimitsOf {
 // FAILED, and within a state by utilization, largest first, then by id.
 // An unbounded side, and a value or utilization there is none of, is null.
 base::Json limits_json(const Store& store, const PnlDay& day, std::span<const RiskLimit> limits, const LimitsOf& which);
+
+// An alert: {"id","seq","time","cause","limit_id","book_id","book_name"
+// (or "total"),"measure","from","to","value","bound"}.
+base::Json alert_json(const Store& store, const StoredAlert& alert);
 
 }  // namespace bond_risk

@@ -6,8 +6,10 @@
 
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/loader.h"
+#include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/model/calculations.h"
 #include "bond_risk/model/ladders.h"
+#include "bond_risk/model/risk_limits.h"
 #include "bond_risk/model/trade_fields.h"
 #include "bond_risk/model/trade_links.h"
 
@@ -269,6 +271,45 @@ struct LiveModel::Apply {
 
   Applied operator()(const StartDay&) const { return {DayStart{}}; }
 
+  // A limit is checked as another program's row would be (limit_error):
+  // one that could not hold is refused, naming why.
+  Applied operator()(const SetLimit& c) const {
+    RiskLimit limit;
+    for (const RiskLimit& l : m.store_.limits) limit.id = std::max(limit.id, l.id);
+    if (limit.id == std::numeric_limits<std::int64_t>::max()) throw CommandError("no id is left for a new limit");
+    ++limit.id;
+    if (c.book) {
+      const NodeRef book = m.find(*c.book, db);
+      if (!is_book(kind_of(book))) {
+        throw CommandError("'" + text_of(*c.book) + "' is " + std::string(kind_name(kind_of(book))) + ", not a book");
+      }
+      limit.book_id = m.store_.id(book);
+    }
+    limit.measure = c.measure;
+    if (c.curve && c.measure != "kr01") throw CommandError("only a kr01 limit names a curve and idx, not " + text_of(c.measure));
+    if (c.curve) limit.ir_curve_id = m.store_.id(m.find_kind(*c.curve, Kind::ir_curve, db));
+    limit.idx = c.idx;
+    limit.lower = c.lower.value_or(-std::numeric_limits<double>::infinity());
+    limit.upper = c.upper.value_or(std::numeric_limits<double>::infinity());
+    if (const std::string error = limit_error(m.store_, limit); !error.empty()) throw CommandError(error);
+    const LimitRow write{limit};
+    persist_or_refuse(db, write);
+    m.store_.limits.push_back(std::move(limit));
+    ++m.store_.limits_version;
+    return {write};
+  }
+
+  Applied operator()(const RemoveLimit& r) const {
+    std::vector<RiskLimit>& limits = m.store_.limits;
+    const auto it = std::find_if(limits.begin(), limits.end(), [&](const RiskLimit& l) { return l.id == r.id; });
+    if (it == limits.end()) throw CommandError("no risk limit with id " + std::to_string(r.id) + " (see `limits`)");
+    const LimitRemoval write{r.id};
+    persist_or_refuse(db, write);
+    limits.erase(it);
+    ++m.store_.limits_version;
+    return {write};
+  }
+
   Applied operator()(const RemoveTrade& r) const {
     const NodeRef t = m.find_trade(r.trade, db);
     const TradeRemoval write{kind_of(t), m.store_.id(t)};
@@ -289,6 +330,11 @@ Applied LiveModel::apply(const Change& change, base::Database* db) {
   Applied applied = std::visit(Apply{*this, db}, change);
   ++events_;
   return applied;
+}
+
+void LiveModel::reread_limits(base::Database& db) {
+  store_.limits = read_limits(db);
+  ++store_.limits_version;
 }
 
 bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {

@@ -51,6 +51,8 @@ class LiveModel {
   // another program is added. False when only a whole reload can apply the
   // change (a deleted row: its book memberships decide what it means).
   bool reread(Kind kind, std::int64_t id, base::Database& db);
+  // Re-reads every risk limit after another program changed them.
+  void reread_limits(base::Database& db);
 
   // Recalculates every dirty node.
   Recalculation recalculate();

@@ -80,6 +80,7 @@ std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveMode
 }
 
 void PnlExplainer::start_day(base::Database& db, const Store& store, std::int64_t seq) {
+  write_rows(db);
   day_ = write_day(db, seq, measure_books(store));
 }
 
@@ -107,24 +108,28 @@ std::vector<std::vector<BookMove>> PnlExplainer::split_by_curve(const Store& sto
   return out;
 }
 
-void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& r,
-                             std::int64_t seq, std::span<const Cause> causes) {
+void PnlExplainer::attribute(const Store& store, const LiveModel::Recalculation& r, std::int64_t seq,
+                             std::span<const Cause> causes) {
   const BooksToLook books{r.changed[static_cast<std::size_t>(Kind::outright_book)],
                           r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole};
   std::vector<BookMove> moves =
       book_moves(store, last_, causes.empty() ? std::span<const double>{} : std::span<const double>(predicted_), books);
   predicted_.clear();
+  auto keep = [&](std::optional<Cause> cause, std::span<const BookMove> m) {
+    rows_moves_.insert(rows_moves_.end(), m.begin(), m.end());
+    rows_.push_back({seq, cause, rows_moves_.size()});
+  };
   if (causes.empty()) {  // a new day alone, which moved nothing
-    write_moves(db, day_->started_after(), seq, std::nullopt, {});
+    keep(std::nullopt, {});
     return;
   }
   if (causes.size() == 1) {
-    write_moves(db, day_->started_after(), seq, causes.front(), moves);
+    keep(causes.front(), moves);
     day_->record(seq, causes.front(), moves);
   } else {
     const std::vector<std::vector<BookMove>> split = split_by_curve(store, causes, std::move(moves));
     for (std::size_t k = 0; k < causes.size(); ++k) {
-      write_moves(db, day_->started_after(), seq, causes[k], split[k]);
+      keep(causes[k], split[k]);
       day_->record(seq, causes[k], split[k]);
     }
   }
@@ -135,7 +140,20 @@ void PnlExplainer::attribute(base::Database& db, const Store& store, const LiveM
   if (kind == CauseKind::external || r.whole) exposure_.reset();  // books may have been added, or moved
 }
 
+void PnlExplainer::write_rows(base::Database& db) {
+  std::size_t from = 0;
+  for (const Row& row : rows_) {
+    write_moves(db, day_->started_after(), row.seq, row.cause,
+                std::span<const BookMove>(rows_moves_).subspan(from, row.moves_end - from));
+    from = row.moves_end;
+  }
+  rows_.clear();
+  rows_moves_.clear();
+}
+
 void PnlExplainer::reread(base::Database& db, const Store& store) {
+  rows_.clear();  // the refused batch's
+  rows_moves_.clear();
   exposure_.reset();
   predicted_.clear();
   curves_before_.clear();

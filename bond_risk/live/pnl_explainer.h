@@ -37,7 +37,8 @@ class PnlExplainer {
   // is applied, its curve resolved: none for a new day, or a curve not
   // found (whose apply then refuses it).
   static std::optional<Cause> cause_of(const Change& change, const LiveModel& model, base::Database& db);
-  // Begins a day after event `seq`, the measures now its baselines.
+  // Begins a day after event `seq`, the measures now its baselines (the
+  // rows kept for the day before are written first).
   void start_day(base::Database& db, const Store& store, std::int64_t seq);
 
   void curves_before(const Store& store) { curves_before_ = curve_values(store); }
@@ -50,11 +51,15 @@ class PnlExplainer {
 
   // After a recalculation of events up to `seq`: each book's move since
   // the last one belongs to the group's cause, or to the one of its curves
-  // the book is exposed to (none: unattributed); recorded and written, a
-  // row per cause (rows of one recalculation share its seq: a replay groups
-  // events as they were). `recalculation` says which books may have moved.
-  void attribute(base::Database& db, const Store& store, const LiveModel::Recalculation& recalculation,
-                 std::int64_t seq, std::span<const Cause> causes);
+  // the book is exposed to (none: unattributed); recorded, and its rows
+  // kept for write_rows(), a row per cause (rows of one recalculation share
+  // its seq: a replay groups events as they were). `recalculation` says
+  // which books may have moved.
+  void attribute(const Store& store, const LiveModel::Recalculation& recalculation, std::int64_t seq,
+                 std::span<const Cause> causes);
+  // Writes the rows attribute() kept, in the caller's transaction (the
+  // batch's, before it commits, as the event log's rows are).
+  void write_rows(base::Database& db);
 
   // After the model was read back from the database (a refused batch): the
   // day as the database holds it, and what other programs moved as external.
@@ -78,6 +83,15 @@ class PnlExplainer {
   std::vector<std::vector<double>> curves_before_;
   std::vector<double> predicted_;
   std::optional<CurveExposure> exposure_;  // built when a group first asks; again after a reload
+  // Rows attribute() kept for write_rows(): each row's seq, cause and its
+  // moves' end in rows_moves_ (reused, so that an event allocates nothing).
+  struct Row {
+    std::int64_t seq;
+    std::optional<Cause> cause;
+    std::size_t moves_end;
+  };
+  std::vector<Row> rows_;
+  std::vector<BookMove> rows_moves_;
 };
 
 }  // namespace bond_risk

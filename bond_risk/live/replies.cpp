@@ -41,13 +41,15 @@ base::Json applied_json(const Applied& applied) {
     base::Json operator()(const TradeRemoval& w) const { return {{"id", w.id}, {"books", a.books}}; }
     base::Json operator()(const BondQuotes& w) const { return {{"bonds", w.quotes.size()}}; }
     base::Json operator()(const DayStart&) const { return {{"day_started", true}}; }
+    base::Json operator()(const LimitRow& w) const { return {{"limit_id", w.limit.id}}; }
+    base::Json operator()(const LimitRemoval& w) const { return {{"limit_id", w.id}, {"removed", true}}; }
   };
   return std::visit(Members{applied}, applied.write);
 }
 
-bool is_update_line(std::string_view line) {
+bool is_pushed_line(std::string_view line) {
   const base::Json j = base::Json::parse(line, nullptr, false);
-  return j.is_object() && j.contains("update");
+  return j.is_object() && (j.contains("update") || j.contains("alert"));
 }
 
 base::Json changed_values_json(const LiveModel& model, const Applied& applied) {

@@ -18,10 +18,11 @@ namespace bond_risk {
 // {"ok":true, then `members`}, and {"ok":false,"error":message}, as one line of text.
 std::string ok_line(const base::Json& members);
 std::string error_line(std::string_view message);
-// Whether a reply line is {"ok":true,...}; whether a line is a watched
-// node's update, {"update":...}, rather than a reply.
+// Whether a reply line is {"ok":true,...}; whether a line is pushed to a
+// watcher (a node's update, {"update":...}, or a limit's alert,
+// {"alert":...}) rather than a reply.
 bool is_ok_line(std::string_view line);
-bool is_update_line(std::string_view line);
+bool is_pushed_line(std::string_view line);
 
 // {"curve":3}, {"calendars":1}, {"id":42} (and "still_failed"), {"id":42,"books":1}.
 base::Json applied_json(const Applied& applied);

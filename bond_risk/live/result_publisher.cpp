@@ -9,8 +9,8 @@
 
 namespace bond_risk {
 
-ResultPublisher::ResultPublisher(std::string results_path)
-    : path_(std::move(results_path)), writer_([this] { run(); }) {}
+ResultPublisher::ResultPublisher(std::string results_path, std::string input_path)
+    : path_(std::move(results_path)), input_path_(std::move(input_path)), writer_([this] { run(); }) {}
 
 ResultPublisher::~ResultPublisher() {
   {
@@ -139,7 +139,7 @@ void ResultPublisher::run() {
     try {
       if (reopen) results.reset();
       if (!results) {
-        results = open_results(path_);
+        results = open_results(path_, input_path_);
         // Gone already: an identity no file has, so that notice_loss() finds it lost.
         const FileId opened = file_at(path_).value_or(FileId{});
         const std::lock_guard relock(mutex_);
@@ -161,6 +161,7 @@ void ResultPublisher::run() {
     back_.rows.clear();
     back_.nodes.clear();
     back_.replace_all = false;
+    back_.alerts = false;
     back_.sealed = false;
     writing_ = false;
     error_ = error;
@@ -173,10 +174,16 @@ void ResultPublisher::run() {
   }
 }
 
-std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& path) {
+std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& path, const std::string& input_path) {
   auto results = bond_risk::open_results(path);
   results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");  // results can be recomputed
+  results->prepare("ATTACH DATABASE ? AS input").bind(1, input_path).run();
   return results;
+}
+
+void ResultPublisher::alerts_written() {
+  const std::lock_guard lock(mutex_);
+  front_.alerts = true;
 }
 
 void ResultPublisher::requeue(Pending& failed) {
@@ -193,6 +200,7 @@ void ResultPublisher::requeue(Pending& failed) {
   }
   assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
   front_.replace_all = failed.replace_all;
+  front_.alerts |= failed.alerts;
   if (fresh && !front_.sealed) {  // nothing newer: the rows still reflect the failed batch's event
     front_.sealed = true;
     front_.event_seq = failed.event_seq;
@@ -218,12 +226,14 @@ void ResultPublisher::Pending::sort_by_id() {
   nodes = std::move(sorted_nodes);
 }
 
-// One transaction: the rows in id order within each table, and the event they reflect.
+// One transaction: the rows in id order within each table, the alerts of
+// the events they reflect not copied yet, and the event.
 void ResultPublisher::write(Pending& batch, base::Database& results) {
   batch.sort_by_id();
   base::Transaction tx(results);
   if (batch.replace_all) clear_results(results);
   write_rows(results, batch.rows);
+  copy_alerts(results, batch.event_seq);
   set_results_as_of(results, batch.event_seq);
   tx.commit();
 }

@@ -19,6 +19,12 @@
 // tries again after a pause (0.1 s, doubling up to 5 s): no row is lost, and
 // the tables never claim an event they do not reflect.
 //
+// The risk limits' alerts are written by the master into the input
+// database (db/limit_alert_log.h), durable with their events; each write
+// transaction also copies those of the events it reflects, by id, to the
+// results database's limit_event (so a crash loses none: the next write
+// copies what the last one did not reach).
+//
 // The results file deleted or replaced under the engine (rm DB.results.db*)
 // is noticed before each write transaction and whenever written_as_of() or
 // needs_all() is asked: from then on written_as_of() is -1 and recovering()
@@ -49,8 +55,8 @@ namespace bond_risk {
 class ResultPublisher {
  public:
   // Starts the writer thread on the results database at `results_path`
-  // (created if missing).
-  explicit ResultPublisher(std::string results_path);
+  // (created if missing), for the input database at `input_path`.
+  ResultPublisher(std::string results_path, std::string input_path);
   ~ResultPublisher();  // writes what is sealed (one more attempt after a failed write), then stops the thread
   ResultPublisher(const ResultPublisher&) = delete;
   ResultPublisher& operator=(const ResultPublisher&) = delete;
@@ -63,6 +69,9 @@ class ResultPublisher {
   // Master thread: the batch holds every row changed up to event
   // `event_seq`; the writer may take it.
   void seal(std::int64_t event_seq);
+  // Master thread: alerts were committed to the input database; the
+  // writer copies them with the next batch, even one without rows.
+  void alerts_written();
   // Master thread: true once after the results file was found deleted or
   // replaced; the master then calls add_all() and seal().
   bool needs_all();
@@ -89,9 +98,10 @@ class ResultPublisher {
     std::vector<NodeRef> nodes;                                // of each row
     std::array<std::vector<std::uint32_t>, kKindCount> slot;  // per node index: its row, or kNone
     bool replace_all = false;
+    bool alerts = false;  // alerts were committed since the last batch
     bool sealed = false;
     std::int64_t event_seq = -1;
-    bool empty() const { return rows.empty() && !replace_all; }
+    bool empty() const { return rows.empty() && !replace_all && !alerts; }
     // Rows in id order within each kind, each node (and slot) kept with its row.
     void sort_by_id();
   };
@@ -113,8 +123,9 @@ class ResultPublisher {
   // path_ is no longer there (deleted, or another file in its place).
   void notice_loss();
   void run();
-  // The results database, WAL and its tables set up; throws if it cannot be.
-  static std::unique_ptr<base::Database> open_results(const std::string& path);
+  // The results database, WAL and its tables set up, with the input
+  // database attached as `input`; throws if it cannot be.
+  static std::unique_ptr<base::Database> open_results(const std::string& path, const std::string& input_path);
   // With the lock held: puts a batch that failed to be written back into
   // front_, each row unless front_ has a newer one of its node (none when
   // front_ replaces every row).
@@ -131,6 +142,7 @@ class ResultPublisher {
   std::int64_t written_as_of_ = -1;
   std::string error_;
   const std::string path_;           // of the results database
+  const std::string input_path_;     // of the input database
   std::optional<FileId> opened_;     // the file the writer opened there (none before it first opens)
   bool lost_ = false;                // it was deleted or replaced, and not every row is written again yet
   bool all_asked_ = false;           // needs_all() has said so to the master

@@ -19,6 +19,7 @@
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/input_tables.h"
 #include "bond_risk/model/kind.h"
+#include "bond_risk/model/risk_limit.h"
 
 namespace bond_risk {
 
@@ -85,8 +86,22 @@ struct ClearPrice {
 // Begins a P&L day: every book's measure now becomes its baseline (model/pnl_day.h).
 struct StartDay {};
 
-using Change =
-    std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade, SetPrices, ClearPrice, StartDay>;
+// A new risk limit (model/risk_limits.h): of a book, or of the total (none);
+// kr01's input point by its curve and idx; an unbounded side is none.
+struct SetLimit {
+  std::optional<std::string> book;  // name or id
+  std::string measure;
+  std::optional<std::string> curve;
+  std::optional<std::int64_t> idx;
+  std::optional<double> lower, upper;
+};
+
+struct RemoveLimit {
+  std::int64_t id = 0;
+};
+
+using Change = std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade, SetPrices,
+                            ClearPrice, StartDay, SetLimit, RemoveLimit>;
 
 // The rows an applied change writes, every node resolved to its database id.
 struct CurveRates {
@@ -119,7 +134,16 @@ struct BondQuotes {
 // No input row: the day's baselines are written beside the event (db/pnl_day_log.h).
 struct DayStart {};
 
-using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval, BondQuotes, DayStart>;
+// A risk_limit row to insert, whole, and one to delete.
+struct LimitRow {
+  RiskLimit limit;
+};
+
+struct LimitRemoval {
+  std::int64_t id = 0;
+};
+
+using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval, BondQuotes, DayStart, LimitRow, LimitRemoval>;
 
 // What applying a change did.
 struct Applied {

@@ -71,28 +71,36 @@ std::string limit_error(const Store& s, const RiskLimit& l) {
   return {};
 }
 
-LimitReading read_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
-  LimitReading out;
-  out.error = limit_error(s, l);
-  if (!out.error.empty()) return out;
-  const LimitMeasure m = *parse_limit_measure(l.measure);
-  std::size_t kr_at = 0;
-  if (m == LimitMeasure::kr01) {
+ResolvedLimit resolve_limit(const Store& s, const RiskLimit& l) {
+  ResolvedLimit out{*parse_limit_measure(l.measure), std::nullopt, 0, l.lower, l.upper};
+  if (l.book_id) out.book = *s.by_id.find(*l.book_id);
+  if (out.measure == LimitMeasure::kr01) {
     const NodeRef curve = *s.by_id.find(*l.ir_curve_id);
-    kr_at = s.key_rate_axis.offset[curve.index] + *s.curves[curve.index].position_of(*l.idx);
+    out.kr_at = s.key_rate_axis.offset[curve.index] + *s.curves[curve.index].position_of(*l.idx);
   }
+  return out;
+}
+
+LimitReading read_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
+  std::string error = limit_error(s, l);
+  if (!error.empty()) return {LimitState::failed, NAN, NAN, NAN, std::move(error)};
+  return read_limit(s, day, resolve_limit(s, l));
+}
+
+LimitReading read_limit(const Store& s, const PnlDay& day, const ResolvedLimit& l) {
+  const LimitMeasure m = l.measure;
   bool all_ok = true;
   double value = 0;
   auto add = [&](NodeRef book) {
     const bool ok = s.state(book).status == Status::ok;
     all_ok = all_ok && ok;
-    if (!ok && !l.book_id && m != LimitMeasure::day_pnl) return;
-    const double v = book_value(s, day, book, m, kr_at);
+    if (!ok && !l.book && m != LimitMeasure::day_pnl) return;
+    const double v = book_value(s, day, book, m, l.kr_at);
     if (!std::isnan(v)) value += v;
   };
   const std::optional<Kind> kind = book_kind_of(m);
-  if (l.book_id) {
-    add(*s.by_id.find(*l.book_id));
+  if (l.book) {
+    add(*l.book);
   } else {
     if (kind != Kind::repo_book) {
       for (NodeIndex b = 0; b < s.outright_books.size(); ++b) add(ref(Kind::outright_book, b));
@@ -101,6 +109,7 @@ LimitReading read_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
       for (NodeIndex b = 0; b < s.repo_books.size(); ++b) add(ref(Kind::repo_book, b));
     }
   }
+  LimitReading out;
   out.value = value;
   if (!all_ok) {
     out.state = LimitState::unknown;

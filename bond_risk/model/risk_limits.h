@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/risk_limit.h"
 #include "bond_risk/model/store.h"
 
 namespace bond_risk {
@@ -34,19 +35,6 @@ std::string_view limit_measure_name(LimitMeasure measure);
 enum class LimitState : std::uint8_t { breached, unknown, ok, failed };  // worst first
 std::string_view limit_state_name(LimitState state);
 
-struct RiskLimit {
-  std::int64_t id = 0;
-  std::optional<std::int64_t> book_id;  // none: the total, unless book_text
-  std::string book_text;                // a book_id that is not a whole number, as stored
-  std::string measure;                  // as stored; parse_limit_measure tells which
-  std::optional<std::int64_t> ir_curve_id, idx;  // kr01's input point (ir_curve_input_rate's idx)
-  double lower = -std::numeric_limits<double>::infinity();  // an unbounded side is infinite
-  double upper = std::numeric_limits<double>::infinity();
-  std::string row_error;    // a value of its row that is not of its column's type
-  std::string point_error;  // the same, of ir_curve_id or idx (a kr01 limit's only)
-
-  bool of_total() const { return !book_id && book_text.empty(); }
-};
 
 // Why `limit` cannot hold against the store, or empty when it can.
 std::string limit_error(const Store& store, const RiskLimit& limit);
@@ -59,7 +47,20 @@ struct LimitReading {
   std::string error;                                               // a FAILED limit's reason
 };
 
+// A limit that can hold, resolved against the store once: its measure, its
+// book (none: the total) and, for kr01, its point's place on the key-rate
+// axis. Valid until the store is loaded again.
+struct ResolvedLimit {
+  LimitMeasure measure = LimitMeasure::pv01;
+  std::optional<NodeRef> book;
+  std::size_t kr_at = 0;
+  double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
+};
+// `limit` resolved; it must be one limit_error() finds nothing wrong with.
+ResolvedLimit resolve_limit(const Store& store, const RiskLimit& limit);
+
 // The limit read against the store now and the day's baselines.
 LimitReading read_limit(const Store& store, const PnlDay& day, const RiskLimit& limit);
+LimitReading read_limit(const Store& store, const PnlDay& day, const ResolvedLimit& limit);
 
 }  // namespace bond_risk

@@ -25,6 +25,7 @@
 #include "bond_risk/model/status.h"
 #include "bond_risk/model/pricing.h"
 #include "bond_risk/model/quote_analytics.h"
+#include "bond_risk/model/risk_limit.h"
 
 namespace bond_risk {
 
@@ -160,6 +161,10 @@ struct Store {
   std::vector<std::string> errors{""};
   std::unordered_map<std::string, NodeRef> names;  // calendars, curves and books by name
   std::int64_t max_id = 0;                          // the largest id of any node
+  // The risk limits (table risk_limit) in id order, and a count of the
+  // changes made to them since the store was loaded.
+  std::vector<RiskLimit> limits;
+  std::uint32_t limits_version = 0;
 
   NodeState& state(NodeRef n) { return states[n.type][n.index]; }
   const NodeState& state(NodeRef n) const { return states[n.type][n.index]; }

@@ -1,0 +1,43 @@
+#include "bond_risk/db/limit_alert_log.h"
+
+#include <cmath>
+
+namespace bond_risk {
+
+std::string_view alert_cause_name(AlertCause cause) { return cause == AlertCause::event ? "event" : "external"; }
+
+std::vector<StoredAlert> write_alerts(base::Database& db, std::int64_t seq, AlertCause cause,
+                                      std::span<const LimitAlert> alerts) {
+  std::vector<StoredAlert> out;
+  base::Statement& st = db.cached(
+      "INSERT INTO limit_alert (seq, time, cause, limit_id, book_id, measure, from_state, to_state, value, bound) "
+      "VALUES (?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id, time");
+  for (const LimitAlert& a : alerts) {
+    st.bind(1, seq).bind(2, alert_cause_name(cause)).bind(3, a.limit_id);
+    a.book_id ? st.bind(4, *a.book_id) : st.bind_null(4);
+    st.bind(5, limit_measure_name(a.measure)).bind(6, limit_state_name(a.from)).bind(7, limit_state_name(a.to));
+    std::isfinite(a.value) ? st.bind(8, a.value) : st.bind_null(8);
+    std::isfinite(a.bound) ? st.bind(9, a.bound) : st.bind_null(9);
+    st.step();
+    out.push_back({st.integer(0), seq, std::string(st.text(1)), cause, a});
+    st.reset();
+  }
+  return out;
+}
+
+std::unordered_map<std::int64_t, LimitState> recorded_limit_states(base::Database& db) {
+  std::unordered_map<std::int64_t, LimitState> out;
+  base::Statement st = db.prepare(
+      "SELECT limit_id, to_state FROM limit_alert WHERE id IN (SELECT max(id) FROM limit_alert GROUP BY limit_id)");
+  while (st.step()) {
+    const std::string_view state = st.text(1);
+    LimitState s = LimitState::ok;
+    for (LimitState k : {LimitState::breached, LimitState::unknown, LimitState::ok}) {
+      if (limit_state_name(k) == state) s = k;
+    }
+    out[st.integer(0)] = s;
+  }
+  return out;
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,36 @@
+// The risk limits' alerts as the input database keeps them
+// (schema/bond_risk.sql's limit_alert), written in the transaction of the
+// event that caused them, so that an acknowledged event's alerts are
+// durable with it and a restart knows each limit's last state.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/sqlite.h"
+#include "bond_risk/model/limit_checks.h"
+
+namespace bond_risk {
+
+enum class AlertCause { event, external };  // see limit_alert.cause
+
+struct StoredAlert {
+  std::int64_t id = 0, seq = 0;
+  std::string time;
+  AlertCause cause = AlertCause::event;
+  LimitAlert alert;
+};
+
+// Appends `alerts`, after event `seq`, in the caller's transaction; returns them as stored.
+std::vector<StoredAlert> write_alerts(base::Database& db, std::int64_t seq, AlertCause cause,
+                                      std::span<const LimitAlert> alerts);
+
+// Each limit's last recorded state (the last alert's), by limit id.
+std::unordered_map<std::int64_t, LimitState> recorded_limit_states(base::Database& db);
+
+std::string_view alert_cause_name(AlertCause cause);
+
+}  // namespace bond_risk
