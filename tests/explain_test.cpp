@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bond_risk/db/loader.h"
+#include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/model/pnl_day.h"
@@ -28,6 +29,7 @@
 using namespace bond_risk;
 using test::first_id;
 using test::Live;
+using test::Reopened;
 
 namespace {
 
@@ -86,21 +88,6 @@ std::vector<std::string> a_day(const Live& live) {
           "set-curve GBP-GILT 0.041 0.042 0.043 0.044 0.045 0.046 0.047 0.048 0.049 0.05 0.051 0.052",
           "bump-curve GBP-GILT 1"};
 }
-
-// An engine opened on an existing database, as a restart opens it.
-struct Reopened {
-  base::Database db;
-  LiveModel model;
-  CommandExecutor executor;
-  explicit Reopened(const std::string& path)
-      : db(path, base::Database::Mode::read_write),
-        model((db.exec(kSchemaSql), load(db).store), engine::SchedulerOptions{.threads = 1}, 64),
-        executor((model.flush_all(), model), db) {}
-  base::Json run(const std::string& line) { return base::Json::parse(executor.execute({&line, 1}).front().line); }
-  void batch(const std::vector<std::string>& lines) {
-    for (const Reply& reply : executor.execute(lines)) EXPECT_TRUE(reply.line.starts_with("{\"ok\":true")) << reply.line;
-  }
-};
 
 // The explain as JSON, without the event it is as of.
 std::string explain_text(base::Json reply) {
@@ -425,8 +412,9 @@ TEST(Explain, AWatchedBooksUpdatesCarryItsDayPnl) {
 // explain is what the committed events made it, bit for bit. A second
 // engine replaying event_log on a copy of the database from before, in the
 // groups the first recalculated together (pnl_move's rows), gives the same
-// figures. (Other programs' edits are not in event_log: no replay has them.)
-TEST(Explain, AfterKillNineTheExplainIsAReplayOfTheLoggedEventsBitForBit) {
+// figures, and the same limits' alerts. (Other programs' edits are not in
+// event_log: no replay has them.)
+TEST(Explain, AfterKillNineTheExplainAndTheAlertsAreAReplayOfTheLoggedEventsBitForBit) {
   test::TempDir dir;
   const std::string db = dir.path("k.db"), sock = dir.path("k.sock"), original = dir.path("original.db");
   ASSERT_EQ(test::run_cli("generate --preset 100 --out " + db).exit_code, 0);
@@ -445,6 +433,11 @@ TEST(Explain, AfterKillNineTheExplainIsAReplayOfTheLoggedEventsBitForBit) {
     std::mt19937 random(7);
     std::ofstream commands(dir.path("commands"));
     commands << "start-day\n";
+    // Limits the stream crosses back and forth: their alerts are replayed too.
+    for (const char* bound : {"100", "1000", "10000", "100000"}) {
+      commands << "set-limit OB_GBP-GILT_1 day_pnl -" << bound << " " << bound << "\n";
+      commands << "set-limit total day_pnl -" << bound << " " << bound << "\n";
+    }
     for (int i = 1; i < 6000; ++i) {
       const unsigned r = random() % 20;
       if (i % 1500 == 0) {
@@ -517,6 +510,24 @@ TEST(Explain, AfterKillNineTheExplainIsAReplayOfTheLoggedEventsBitForBit) {
     EXPECT_EQ(a["causes"].dump(), b["causes"].dump()) << a["name"];
   }
   EXPECT_EQ(restarted["day"]["after_event"], replayed["day"]["after_event"]);
+  // The limits' alerts too, and the results database holds each of them once.
+  auto alerts = [](const std::string& path, const char* table) {
+    base::Database conn(path, base::Database::Mode::read_only);
+    std::vector<std::string> out;
+    base::Statement st = conn.prepare(std::string("SELECT seq, cause, limit_id, from_state, to_state, value, bound FROM ") +
+                                      table + " ORDER BY id");
+    while (st.step()) {
+      std::string row;
+      for (int c = 0; c < 7; ++c) row += st.value_text(c) + "|";
+      out.push_back(row);
+    }
+    return out;
+  };
+  const std::vector<std::string> logged = alerts(db, "limit_alert");
+  EXPECT_GT(logged.size(), 4u) << "the stream crossed the limits";
+  replica.executor.results().wait_written();
+  EXPECT_EQ(alerts(original, "limit_alert"), logged);
+  EXPECT_EQ(alerts(results_path(db), "limit_event"), logged);
 }
 
 // A quote can move a book: one that fails its bond (a bad row) takes the

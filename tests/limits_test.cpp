@@ -276,3 +276,121 @@ TEST(Limits, EachChangeOfStateIsOneAlertOfTheEventThatCausedIt) {
   const base::Json day = live.run("start-day");
   expect_alerts(live, limits, "event", day["event"].get<std::int64_t>());
 }
+
+// set-limit refuses a limit that could not hold, naming why, and changes
+// nothing; a good one is a row of risk_limit with the id its reply gives,
+// and remove-limit deletes it.
+TEST(Limits, SetLimitRefusesALimitThatCannotHoldAndRemoveLimitDeletesOne) {
+  Live live("100", 20, 2);
+  auto rows = [&] {
+    base::Statement st = live.db->prepare("SELECT count(*) FROM risk_limit");
+    st.step();
+    return st.integer(0);
+  };
+  const std::int64_t before = rows();
+  const std::map<std::string, std::string> refused = {
+      {"set-limit NO_BOOK pv01 0 1", "no node with id or name 'NO_BOOK'"},
+      {"set-limit OB_GBP-GILT_1 vega 0 1", "measure 'vega' is not one of pv01, kr01, cs01, day_pnl, margin"},
+      {"set-limit OB_GBP-GILT_1 margin 0 1", "margin is a measure of repo_books, and OB_GBP-GILT_1 is not one"},
+      {"set-limit OB_GBP-GILT_1 pv01 5 1", "lower 5 is above upper 1"},
+      {"set-limit OB_GBP-GILT_1 kr01 GBP-GILT 99 0 1", "ir_curve GBP-GILT has no input point idx 99"},
+      {"set-limit OB_GBP-GILT_1 kr01 0 1", "a kr01 limit needs ir_curve_id and idx (its input point)"},
+      {"set-limit OB_GBP-GILT_1 pv01 GBP-GILT 3 0 1", "only a kr01 limit names a curve and idx, not pv01"},
+      {"set-limit OB_GBP-GILT_1 kr01 GBP-GILT 3 1", "usage: set-limit"},
+      {"set-limit OB_GBP-GILT_1 pv01 0 abc", "UPPER"},
+      {"set-limit GBP-GILT pv01 0 1", "is ir_curve, not a book"},
+      {"remove-limit 12345", "no risk limit with id 12345"},
+      {"remove-limit x", "ID"}};
+  for (const auto& [line, why] : refused) {
+    const base::Json reply = live.run(line);
+    EXPECT_EQ(reply["ok"], false) << line;
+    EXPECT_NE(reply.value("error", "").find(why), std::string::npos) << line << ": " << reply.dump();
+  }
+  EXPECT_EQ(rows(), before);
+  EXPECT_TRUE(live.store().limits.empty());
+
+  const base::Json set = live.run("set-limit total pv01 none 1e12");
+  ASSERT_EQ(set["ok"], true) << set.dump();
+  const std::int64_t id = set["limit_id"].get<std::int64_t>();
+  base::Statement row = live.db->prepare("SELECT book_id IS NULL, measure, lower IS NULL, upper FROM risk_limit WHERE id = ?");
+  row.bind(1, id);
+  ASSERT_TRUE(row.step());
+  EXPECT_EQ(row.integer(0), 1);
+  EXPECT_EQ(row.text(1), "pv01");
+  EXPECT_EQ(row.integer(2), 1);
+  EXPECT_EQ(row.real(3), 1e12);
+  EXPECT_EQ(limits_of(live, "total").at(id)["state"], "OK");
+  EXPECT_EQ(live.run("remove-limit " + std::to_string(id))["ok"], true);
+  EXPECT_EQ(rows(), before);
+  EXPECT_TRUE(limits_of(live).empty());
+}
+
+// A limit another program adds, or moves, is checked at once; one added
+// breached is an alert of cause external.
+TEST(Limits, ALimitAnotherProgramEditsIsCheckedAtOnce) {
+  Live live("100", 20, 2);
+  const std::string ob = std::to_string(id_of(live, "OB_GBP-GILT_1"));
+  base::Database other(live.path, base::Database::Mode::read_write);
+  other.exec(limit_row(70, ob, "pv01", "NULL, NULL, NULL, -1e15"));  // any pv01 is above it
+  const std::int64_t seq = live.executor->served_event();
+  ASSERT_EQ(live.run("limits")["ok"], true);
+  std::vector<base::Json> alerts = alerts_of(live);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0]["limit_id"], 70);
+  EXPECT_EQ(alerts[0]["to"], "BREACHED");
+  EXPECT_EQ(alerts[0]["cause"], "external");
+  EXPECT_EQ(alerts[0]["seq"], seq);
+  EXPECT_EQ(alerts[0]["book_name"], "OB_GBP-GILT_1");
+  other.exec("UPDATE risk_limit SET upper = NULL WHERE id = 70");
+  ASSERT_EQ(live.run("get 1")["ok"], true);
+  alerts = alerts_of(live);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0]["from"], "BREACHED");
+  EXPECT_EQ(alerts[0]["to"], "OK");
+}
+
+// Alerts are durable with their events: the results database's limit_event
+// holds each once, a restart raises none again, and what changed while no
+// engine ran is raised at the next start as external.
+TEST(Limits, AlertsReachTheResultsDatabaseOnceAndARestartRaisesOnlyWhatChangedMeanwhile) {
+  test::TempDir dir;
+  const std::string db = dir.path("r.db");
+  ASSERT_EQ(test::run_cli("generate --preset 100 --out " + db).exit_code, 0);
+  auto alert_rows = [](const std::string& path, const char* table) {
+    base::Database conn(path, base::Database::Mode::read_only);
+    std::vector<std::string> out;
+    base::Statement st = conn.prepare(std::string("SELECT id, seq, cause, limit_id, from_state, to_state, value FROM ") +
+                                      table + " ORDER BY id");
+    while (st.step()) {
+      std::string row;
+      for (int c = 0; c < 7; ++c) row += st.value_text(c) + "|";
+      out.push_back(row);
+    }
+    return out;
+  };
+  {
+    test::Reopened engine(db);
+    ASSERT_EQ(engine.run("set-limit OB_GBP-GILT_1 pv01 -1e15 -1e14")["ok"], true);  // breached as set
+    ASSERT_EQ(engine.run("set-limit total pv01 -1e15 1e15")["ok"], true);
+    ASSERT_EQ(engine.run("bump-curve GBP-GILT 1")["ok"], true);
+    engine.executor.results().wait_written();
+    EXPECT_EQ(engine.executor.take_alerts().size(), 1u);
+  }
+  const std::vector<std::string> logged = alert_rows(db, "limit_alert");
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_EQ(alert_rows(results_path(db), "limit_event"), logged);
+  base::Database(db, base::Database::Mode::read_write).exec("UPDATE risk_limit SET upper = -1e15 WHERE measure = 'pv01' AND book_id IS NULL");
+  {
+    test::Reopened engine(db);
+    const std::vector<std::string> alerts = engine.executor.take_alerts();
+    ASSERT_EQ(alerts.size(), 1u) << "the limit another program moved, and only it";
+    const base::Json alert = base::Json::parse(alerts[0])["alert"];
+    EXPECT_EQ(alert["book_name"], "total");
+    EXPECT_EQ(alert["cause"], "external");
+    EXPECT_EQ(alert["to"], "BREACHED");
+    ASSERT_EQ(engine.run("get 1")["ok"], true);
+    engine.executor.results().wait_written();
+  }
+  EXPECT_EQ(alert_rows(db, "limit_alert").size(), 2u);
+  EXPECT_EQ(alert_rows(results_path(db), "limit_event"), alert_rows(db, "limit_alert"));
+}

@@ -199,3 +199,43 @@ TEST(LiveServer, AnIdleEngineWritesItsResultsAgainWhenTheirFileIsDeleted) {
   EXPECT_EQ(stats["results_as_of"], stats["event"]) << stats.dump();
   EXPECT_FALSE(stats.contains("results_recovering")) << stats.dump();
 }
+
+// `watch limits`: each alert, as it is committed, to every connection that
+// watches them; one that never reads them holds up no other client.
+TEST(LiveServer, AWatcherOfLimitsGetsEachAlertAndOneThatNeverReadsHoldsUpNobody) {
+  Served s;
+  base::UniqueFd hog = base::connect_unix(s.sock);
+  base::write_all(hog.get(), "watch limits\n");
+  base::UniqueFd watcher = base::connect_unix(s.sock);
+  base::LineReader lines(watcher.get());
+  base::write_all(watcher.get(), "watch limits\n");
+  const base::Json ack = base::Json::parse(read_line(lines));
+  EXPECT_EQ(ack["ok"], true) << ack.dump();
+  EXPECT_EQ(ack["alerts"], true) << ack.dump();
+  EXPECT_TRUE(contains(s.send("start-day"), "\"ok\":true"));
+  const base::Json set = base::Json::parse(s.send("set-limit OB_GBP-GILT_1 day_pnl -0.001 0.001"));
+  ASSERT_EQ(set["ok"], true) << set.dump();
+  // Bumps up and back, one at a time (moves of one curve in a row share a
+  // recalculation): each bump breaches the limit, and each bump back cures it.
+  const timeval patience{10, 0};  // an alert that never comes fails the test rather than hanging it
+  setsockopt(watcher.get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  base::UniqueFd desk = base::connect_unix(s.sock);
+  base::LineReader replies(desk.get());
+  for (int i = 0; i < 400; ++i) {
+    base::write_all(desk.get(), i % 2 ? "bump-curve GBP-GILT -1\n" : "bump-curve GBP-GILT 1\n");
+    ASSERT_TRUE(contains(read_line(replies), "\"ok\":true")) << i;
+  }
+  for (int i = 0; i < 400; ++i) {
+    const base::Json alert = base::Json::parse(read_line(lines));
+    ASSERT_TRUE(alert.contains("alert")) << alert.dump();
+    EXPECT_EQ(alert["alert"]["limit_id"], set["limit_id"]);
+    EXPECT_EQ(alert["alert"]["to"], i % 2 ? "OK" : "BREACHED") << i;
+    EXPECT_EQ(alert["alert"]["seq"], alert["event"]);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(contains(s.send("get 10"), "\"ok\":true"));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  base::write_all(watcher.get(), "unwatch limits\n");
+  EXPECT_TRUE(contains(read_line(lines), "\"unwatched\":0"));
+  EXPECT_TRUE(contains(s.send("remove-limit " + std::to_string(set["limit_id"].get<std::int64_t>())), "\"ok\":true"));
+}

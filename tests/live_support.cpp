@@ -44,6 +44,17 @@ std::vector<base::Json> Live::batch(const std::vector<std::string>& lines) {
   return out;
 }
 
+Reopened::Reopened(const std::string& path)
+    : db(path, base::Database::Mode::read_write),
+      model((db.exec(kSchemaSql), load(db).store), engine::SchedulerOptions{.threads = 1}, 64),
+      executor((model.flush_all(), model), db) {}
+
+base::Json Reopened::run(const std::string& line) { return base::Json::parse(executor.execute({&line, 1}).front().line); }
+
+void Reopened::batch(const std::vector<std::string>& lines) {
+  for (const Reply& reply : executor.execute(lines)) EXPECT_TRUE(reply.line.starts_with("{\"ok\":true")) << reply.line;
+}
+
 void apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {
   base::Database(live.path, base::Database::Mode::read_write).exec(sql);
   ChangeLog::Transaction tx(log);

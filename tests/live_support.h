@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/json.h"
 #include "base/sqlite.h"
@@ -38,6 +39,18 @@ struct Live {
 
   const bond_risk::Store& store() const { return model->store(); }
   bond_risk::NodeRef node(std::int64_t id) const { return *store().by_id.find(id); }
+};
+
+// An engine opened on an existing database, as a restart opens it (one
+// worker thread).
+struct Reopened {
+  base::Database db;
+  bond_risk::LiveModel model;
+  bond_risk::CommandExecutor executor;
+  explicit Reopened(const std::string& path);
+  base::Json run(const std::string& line);
+  // One batch; every reply must be ok.
+  void batch(const std::vector<std::string>& lines);
 };
 
 // Runs `sql` as another program would, then applies what it changed as the
