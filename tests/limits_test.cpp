@@ -394,3 +394,37 @@ TEST(Limits, AlertsReachTheResultsDatabaseOnceAndARestartRaisesOnlyWhatChangedMe
   EXPECT_EQ(alert_rows(db, "limit_alert").size(), 2u);
   EXPECT_EQ(alert_rows(results_path(db), "limit_event"), alert_rows(db, "limit_alert"));
 }
+
+// `generate` sets each book's limits from its values now: every one starts
+// OK, and the same seed gives the same set.
+TEST(Limits, TheGeneratedSetStartsOkAndDependsOnlyOnTheSeed) {
+  test::TempDir dir;
+  auto limit_rows = [](const std::string& path) {
+    base::Database conn(path, base::Database::Mode::read_only);
+    std::string out;
+    for (base::Statement st = conn.prepare("SELECT * FROM risk_limit ORDER BY id"); st.step();) {
+      for (int c = 0; c < 7; ++c) out += st.value_text(c) + "|";
+      out += "\n";
+    }
+    return out;
+  };
+  for (const char* name : {"a.db", "b.db", "c.db"}) {
+    const std::string seed = std::string(name) == "c.db" ? "2" : "1";
+    ASSERT_EQ(test::run_cli("generate --preset 100 --limits-per-book 7 --seed " + seed + " --out " + dir.path(name)).exit_code, 0);
+  }
+  EXPECT_EQ(limit_rows(dir.path("a.db")), limit_rows(dir.path("b.db")));
+  EXPECT_NE(limit_rows(dir.path("a.db")), limit_rows(dir.path("c.db")));
+  test::Reopened engine(dir.path("a.db"));
+  const base::Json reply = engine.run("limits");
+  const Store& s = engine.model.store();
+  ASSERT_EQ(reply["risk_limits"].size(), 7 * (s.outright_books.size() + s.repo_books.size()) + 3);
+  std::map<std::string, std::size_t> measures;
+  for (const base::Json& l : reply["risk_limits"]) {
+    EXPECT_EQ(l["state"], "OK") << l.dump();
+    ++measures[l["measure"].get<std::string>()];
+  }
+  EXPECT_EQ(measures.size(), 5u) << "every measure";
+  EXPECT_TRUE(engine.executor.take_alerts().empty());
+  ASSERT_EQ(test::run_cli("generate --limit-set " + dir.path("a.db") + " --limits-per-book 0").exit_code, 0);
+  EXPECT_EQ(limit_rows(dir.path("a.db")), "");
+}

@@ -14,6 +14,7 @@
 #include "bond_risk/model/dates.h"
 #include "bond_risk/model/status.h"
 #include "base/progress.h"
+#include "bond_risk/synth/limit_generator.h"
 #include "bond_risk/synth/random.h"
 #include "bond_risk/synth/scenario_generator.h"
 #include "bond_risk/db/schema.h"
@@ -282,6 +283,7 @@ void generate(const Preset& preset, const GenerateOptions& options, const std::s
     db.exec(kSchemaSql);
     base::Transaction tx(db);
     Writer(preset, options, db).run();
+    generate_limit_set(db, options.seed, options.limits_per_book);
     tx.commit();
   }
   tmp.commit();

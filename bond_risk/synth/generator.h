@@ -34,6 +34,9 @@ struct GenerateOptions {
   // so consecutive books hold a matching slice of the bonds. 1: any bond
   // of the curve. 1..max_desks(preset).
   std::size_t desks = 1;
+  // Risk limits per book (synth/limit_generator.h); none by default here,
+  // kDefaultLimitsPerBook from `bond_risk generate`.
+  std::size_t limits_per_book = 0;
 };
 
 // Writes a new database at `path` (which must not exist: std::invalid_argument): the schema, then
