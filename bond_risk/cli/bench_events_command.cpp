@@ -21,6 +21,7 @@
 #include "bond_risk/lab/event_series.h"
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/lab/workloads.h"
+#include "bond_risk/synth/limit_generator.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/command.h"
@@ -38,7 +39,9 @@ const base::CommandSpec kSpec = {
     "and full flushes as the yardstick. End to end through\n"
     "the socket (from writing the line to reading its reply, which leaves after the durable commit):\n"
     "amendments, bumps, date rolls and whole-curve ticks one at a time; ticks paced at 200 a second\n"
-    "and as fast as they are taken; pipelined amendments (group commit).\n"
+    "and as fast as they are taken; pipelined amendments (group commit). Alerts: 100 books' day_pnl limits,\n"
+    "each crossed by a 1bp bump and cured by the bump back, from each bump's reply to a second connection\n"
+    "watching the limits having read its 100th alert.\n"
     "Writes DIR/latency.csv (series, percentile, microseconds), DIR/summary.txt and, with gnuplot,\n"
     "DIR/latency.png.",
     {
@@ -47,6 +50,8 @@ const base::CommandSpec kSpec = {
         {"events", "N", "amendments per series (default 20000)"},
         {"bumps", "N", "bumps, date rolls and single whole-curve ticks per series (default 40)"},
         {"ticks", "N", "whole-curve ticks in each pipelined series (default 1000)"},
+        {"alert-bumps", "N", "bumps in the alerts series (default 50; 0: none)"},
+        {"limits-per-book", "N", "replace the copy's risk limits with a generated set of N per book (default: keep them)"},
         {"out", "DIR", "output directory (default bench/out/events)"},
         kConfOption,
     },
@@ -139,10 +144,38 @@ void write_report(const std::string& out, const std::vector<Series>& series, con
 
 double median_of(const Series& s) { return base::percentile(s.micros, 50); }
 
+constexpr std::size_t kAlertBooks = 100;
+
+// Up to `count` outright books whose trades hold bonds on `curve`.
+std::vector<std::string> books_on(const Store& s, const std::string& curve, std::size_t count) {
+  const NodeIndex c = s.names.at(curve).index;
+  std::vector<std::string> out;
+  for (NodeIndex b = 0; b < s.outright_books.size() && out.size() < count; ++b) {
+    const std::vector<NodeIndex>& members = s.outright_books[b].members;
+    if (!members.empty() && s.bonds[s.outright_trades[members.front()].bond].curve == c) {
+      out.push_back(s.name_of(ref(Kind::outright_book, b)));
+    }
+  }
+  return out;
+}
+
+// A new day, and a day_pnl limit on each book within half its pv01 either
+// side: a 1bp bump of their curve breaches each, the bump back cures it.
+Series alerts_series(EngineClient& client, const std::string& socket, const std::vector<std::string>& books,
+                     const std::vector<Change>& bumps) {
+  client.ask(format_command(Change{StartDay{}}));
+  for (const std::string& book : books) {
+    const double pv01 = base::Json::parse(client.ask(format_command(ShowBook{book}))).at("pv01").get<double>();
+    client.ask(format_command(Change{SetLimit{book, "day_pnl", std::nullopt, std::nullopt, -std::abs(pv01) / 2, std::abs(pv01) / 2}}));
+  }
+  return client.alert_deliveries("alerts_" + std::to_string(books.size()) + "_after_ack", socket, lines_of(bumps),
+                                 books.size());
+}
+
 // The engine's own time per event over what `send` sends, from its stats'
 // time_us before and after (the clock inside the engine, around each phase):
-// apply, recalculate, the P&L explain's bookkeeping and the limits' checks,
-// the last two also as shares of the first two.
+// apply, recalculate, the P&L explain's bookkeeping and the limits' checks
+// (also as shares of the first two), and the writing of alerts.
 Series phases_per_event(EngineClient& client, const std::string& what, const std::function<Series()>& send,
                         std::vector<std::string>& notes) {
   const std::string stats(command_info(CommandId::stats).name);
@@ -154,13 +187,13 @@ Series phases_per_event(EngineClient& client, const std::string& what, const std
     return (after.at(phase).get<double>() - before.at(phase).get<double>()) / static_cast<double>(series.micros.size());
   };
   const double apply = per_event("apply"), recalculate = per_event("recalculate"), explain = per_event("pnl_explain");
-  const double checks = per_event("limit_checks");
-  char note[320];
+  const double checks = per_event("limit_checks"), alerts = per_event("limit_alerts");
+  char note[400];
   std::snprintf(note, sizeof note,
                 "engine time per %s, in process (mean): apply %.1f us, recalculate %.1f us, explain %.2f us "
-                "(%.1f%% of apply + recalculate), limit checks %.2f us (%.1f%%)",
+                "(%.1f%% of apply + recalculate), limit checks %.2f us (%.1f%%), writing alerts %.2f us",
                 what.c_str(), apply, recalculate, explain, 100 * explain / (apply + recalculate), checks,
-                100 * checks / (apply + recalculate));
+                100 * checks / (apply + recalculate), alerts);
   notes.push_back(note);
   return series;
 }
@@ -180,10 +213,17 @@ int bench_events_command(std::span<char* const> args) {
   const std::string copy = out + "/bench-events.db", socket = out + "/bench-events.sock";
   std::filesystem::copy_file(settings.db, copy, std::filesystem::copy_options::overwrite_existing);
   std::filesystem::remove(out + "/bench-events.results.db");
+  if (a.has("limits-per-book")) {
+    add_limit_set(copy, 1, static_cast<std::size_t>(base::parse_integer(a.get("limits-per-book", ""), 0, 1000, "--limits-per-book")));
+  }
+  const auto alert_bumps =
+      static_cast<std::size_t>(base::parse_integer(a.get("alert-bumps", "50"), 0, 100'000, "--alert-bumps"));
 
   std::vector<Series> series;
   std::vector<std::string> notes;
   std::vector<Change> amend_a, amend_b, bump, roll, tick;
+  std::string bumped;                     // the curve the bumps move
+  std::vector<std::string> alert_books;  // outright books on it
   {
     base::Database db(copy, base::Database::Mode::read_write);
     Store store = load(db).store;
@@ -194,10 +234,13 @@ int bench_events_command(std::span<char* const> args) {
     db.exec(kSchemaSql);  // the explain's tables, as the engine adds them to a database that has none
     PnlExplainer explainer(db, model.store(), 0);
     LimitChecks limits;
+    std::vector<LimitAlert> at_start;
+    limits.check_all(model.store(), explainer.day(), at_start);  // resolved once, as the engine's start does
     const base::Transaction rows(db);  // the explain's rows and the alerts, rolled back at the end
     const InProcessBookkeeping bookkeeping{explainer, limits, db};
     Workload a_draw(model.store(), 1), b_draw(model.store(), 2);
     const std::string first_curve = a_draw.first_curve();
+    bumped = first_curve, alert_books = books_on(model.store(), first_curve, kAlertBooks);
     amend_a = draw(events, [&] { return a_draw.amendment(); }), amend_b = draw(events, [&] { return b_draw.amendment(); });
     bump = bumps(first_curve, n), roll = rolls(a_draw.today(), n);
     tick = draw(std::max(n, tick_count), [&] { return a_draw.tick(); });
@@ -241,6 +284,7 @@ int bench_events_command(std::span<char* const> args) {
     const double rate = client.open_loop("amend_pipelined", lines_of(amend_b), 0).replies_per_second;
     notes.push_back("sustained durable amendments with group commit: " + std::to_string(static_cast<long>(rate)) +
                     " per second");
+    if (alert_bumps > 0) series.push_back(alerts_series(client, socket, alert_books, bumps(bumped, alert_bumps)));
   }
   write_report(out, series, notes);
   std::filesystem::remove(copy);

@@ -3,13 +3,16 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
+#include "base/json.h"
 #include "base/unix_socket.h"
 #include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/live/replies.h"
@@ -164,6 +167,54 @@ OpenLoop EngineClient::open_loop(const std::string& name, const std::vector<std:
   out.replies_per_second = n < 2 || span <= 0 ? static_cast<double>(n) / std::chrono::duration<double>(last - start).count()
                                               : static_cast<double>(n - 1) / span;
   return out;
+}
+
+Series EngineClient::alert_deliveries(const std::string& name, const std::string& socket,
+                                      const std::vector<std::string>& lines, std::size_t alerts_each) {
+  EngineClient watcher(socket);
+  expect_ok("watch limits", watcher.ask("watch limits"));
+  const timeval patience{10, 0};
+  setsockopt(watcher.fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  std::atomic<std::int64_t> delivered = -1;       // the last event whose alerts are all in
+  std::atomic<Clock::rep> delivered_at = 0;
+  std::exception_ptr failure;
+  std::jthread reader([&] {
+    try {
+      std::map<std::int64_t, std::size_t> counts;
+      for (std::size_t done = 0; done < lines.size();) {
+        // An alert line, {"alert":{"id":N,"seq":N,...}...}: its seq read in place (the
+        // watcher's own cost is on the clock; parsing each line whole would dominate it).
+        const std::string line = watcher.read_line();
+        const std::size_t at = line.find("\"seq\":");
+        if (!line.starts_with("{\"alert\":") || at == std::string::npos) continue;
+        std::int64_t seq = 0;
+        std::from_chars(line.data() + at + 6, line.data() + line.size(), seq);
+        if (++counts[seq] != alerts_each) continue;
+        delivered_at = Clock::now().time_since_epoch().count();
+        delivered = seq;
+        delivered.notify_all();
+        ++done;
+      }
+    } catch (...) {
+      failure = std::current_exception();
+      delivered = -2;
+      delivered.notify_all();
+    }
+  });
+  Series s{name, {}};
+  for (const std::string& line : lines) {
+    const std::string reply = ask(line);
+    const Clock::time_point acknowledged = Clock::now();
+    expect_ok(line, reply);
+    const std::int64_t seq = base::Json::parse(reply).at("event").get<std::int64_t>();
+    for (std::int64_t d = delivered.load(); d != seq; d = delivered.load()) {
+      if (d == -2) std::rethrow_exception(failure);
+      delivered.wait(d);
+    }
+    const Clock::time_point at{Clock::duration(delivered_at.load())};
+    s.micros.push_back(std::max(0.0, std::chrono::duration<double, std::micro>(at - acknowledged).count()));
+  }
+  return s;
 }
 
 double EngineClient::flat_out(const std::function<std::string()>& next, double seconds, std::size_t window) {

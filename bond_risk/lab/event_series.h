@@ -74,6 +74,13 @@ class EngineClient {
   // Throws if one is refused.
   OpenLoop open_loop(const std::string& name, const std::vector<std::string>& lines, double per_second,
                      bool keep_replies = false);
+  // Alerts to a watcher: each line (a change that raises `alerts_each`
+  // alerts) sent alone once the last one's alerts are in; the clock runs
+  // from reading its reply to a second connection, watching the limits,
+  // having read the last alert of its event (0 when that came first).
+  // Throws if one is refused, or its alerts do not come within 10 s.
+  Series alert_deliveries(const std::string& name, const std::string& socket, const std::vector<std::string>& lines,
+                          std::size_t alerts_each);
   // Lines from `next` as fast as the engine takes them, at most `window`
   // (>= 1) unanswered, for `seconds`; returns the replies per second.
   // Throws if one is refused, or what `next` threw.

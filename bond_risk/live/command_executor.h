@@ -144,7 +144,7 @@ class CommandExecutor {
   bool publish_rows(std::size_t budget);  // publish_results, untimed
   // Checks the limits recalculation `r` may have moved (every one when
   // `all`) and writes their alerts, after served_event_, in the caller's
-  // transaction; timed as Phase::limits; returns its seconds.
+  // transaction; timed as Phase::limits and Phase::alerts; returns its seconds.
   double check_limits(const LiveModel::Recalculation& r, AlertCause cause, bool all);
   // The alerts written since the last call are durable: take_alerts() has them.
   void alerts_committed();

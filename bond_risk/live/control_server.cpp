@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "base/unique_fd.h"
@@ -320,14 +321,12 @@ class Server {
   // Sends the alerts committed since to every connection that watches the
   // limits, in order (each is an event: none is conflated); a connection
   // that does not read them is dropped at kMaxQueued, as for any reply.
+  // A batch's alerts are queued together: one write takes them all.
   void push_alerts() {
     const std::vector<std::string> alerts = executor_.take_alerts();
     if (alerts.empty()) return;
     for (const auto& s : std::vector(sessions_)) {
-      if (!s->limits || s->closed) continue;
-      for (const std::string& line : alerts) {
-        if (!s->closed) enqueue(s, line);
-      }
+      if (s->limits && !s->closed) enqueue(s, alerts);
     }
   }
 
@@ -391,9 +390,13 @@ class Server {
     });
   }
 
-  void enqueue(const std::shared_ptr<Session>& s, const std::string& line) {
-    s->queued.push_back(line + "\n");
-    s->queued_bytes += line.size() + 1;
+  void enqueue(const std::shared_ptr<Session>& s, const std::string& line) { enqueue(s, std::span(&line, 1)); }
+  // Lines queued together go out in one write.
+  void enqueue(const std::shared_ptr<Session>& s, std::span<const std::string> lines) {
+    for (const std::string& line : lines) {
+      s->queued.push_back(line + "\n");
+      s->queued_bytes += line.size() + 1;
+    }
     if (s->queued_bytes > kMaxQueued) return drop(s, "more than 16 MiB of replies unread; connection closed");
     write(s);
   }

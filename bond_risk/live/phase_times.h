@@ -2,9 +2,9 @@
 // since start-up, by phase. A change is parsed, applied (model, input row
 // and event_log row), recalculated with the others of its batch, committed
 // with them, and replied to; a read is parsed, read and replied to. The P&L
-// explain's bookkeeping of an event (explain) and the checks of the limits it
-// may move (limits) are counted apart from its apply and recalculation, so
-// a benchmark reads their cost. Between
+// explain's bookkeeping of an event (explain), the checks of the limits it
+// may move (limits) and the writing of their alerts (alerts) are counted
+// apart from its apply and recalculation, so a benchmark reads their cost. Between
 // batches the event loop hands recalculated rows to the result writer
 // (publish). `stats` reports the sums, so a benchmark divides their change
 // by the commands it sent. Owned by the executor, on the server's one thread.
@@ -16,9 +16,9 @@
 
 namespace bond_risk {
 
-enum class Phase { parse, apply, recalculate, explain, limits, read, commit, reply, publish };
-inline constexpr std::array<std::string_view, 9> kPhaseNames = {
-    "parse", "apply", "recalculate", "pnl_explain", "limit_checks", "read", "commit", "reply", "publish"};
+enum class Phase { parse, apply, recalculate, explain, limits, alerts, read, commit, reply, publish };
+inline constexpr std::array<std::string_view, 10> kPhaseNames = {
+    "parse", "apply", "recalculate", "pnl_explain", "limit_checks", "limit_alerts", "read", "commit", "reply", "publish"};
 
 struct PhaseTimes {
   std::array<double, kPhaseNames.size()> seconds{};

@@ -1,81 +1,123 @@
 #include "bond_risk/model/limit_checks.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
 namespace bond_risk {
-
-namespace {
-
-// Positions by book in CSR form: offsets (books + 1 of them) and the positions.
-void index_by_book(std::size_t books, const std::vector<std::pair<NodeIndex, std::uint32_t>>& pairs,
-                   std::vector<std::uint32_t>& offsets, std::vector<std::uint32_t>& positions) {
-  offsets.assign(books + 1, 0);
-  for (const auto& [book, h] : pairs) ++offsets[book + 1];
-  for (std::size_t b = 0; b < books; ++b) offsets[b + 1] += offsets[b];
-  positions.assign(pairs.size(), 0);
-  std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
-  for (const auto& [book, h] : pairs) positions[next[book]++] = h;
-}
-
-}  // namespace
 
 LimitChecks::LimitChecks(std::unordered_map<std::int64_t, LimitState> recorded) : states_(std::move(recorded)) {}
 
-void LimitChecks::resolve(const Store& s) {
+void LimitChecks::resolve(const Store& s, const PnlDay& day) {
   for (const Held& h : held_) states_[h.id] = h.state;
   held_.clear();
-  outright_totals_.clear(), repo_totals_.clear(), all_totals_.clear();
-  std::vector<std::pair<NodeIndex, std::uint32_t>> outright, repo;
+  totals_.clear();
   for (const RiskLimit& l : s.limits) {
     if (!limit_error(s, l).empty()) continue;  // FAILED: never checked
-    const auto h = static_cast<std::uint32_t>(held_.size());
     const auto state = states_.find(l.id);
-    held_.push_back({l.id, l.book_id, resolve_limit(s, l), state == states_.end() ? LimitState::ok : state->second});
-    const ResolvedLimit& r = held_.back().limit;
-    if (r.book) {
-      (kind_of(*r.book) == Kind::outright_book ? outright : repo).emplace_back(r.book->index, h);
-    } else if (r.measure == LimitMeasure::day_pnl) {
-      all_totals_.push_back(h);
-    } else {
-      (r.measure == LimitMeasure::margin ? repo_totals_ : outright_totals_).push_back(h);
-    }
+    held_.push_back({l.id, resolve_limit(s, day, l), state == states_.end() ? LimitState::ok : state->second});
   }
-  index_by_book(s.outright_books.size(), outright, outright_offsets_, outright_limits_);
-  index_by_book(s.repo_books.size(), repo, repo_offsets_, repo_limits_);
+  // By book (outright books, then repo books, then the totals), in id order within each.
+  const auto group = [&](const Held& h) {
+    const std::optional<NodeRef>& book = h.limit.book;
+    if (!book) return std::pair<std::size_t, std::size_t>(2, 0);
+    return std::pair<std::size_t, std::size_t>(kind_of(*book) == Kind::outright_book ? 0 : 1, book->index);
+  };
+  std::stable_sort(held_.begin(), held_.end(), [&](const Held& a, const Held& b) { return group(a) < group(b); });
+  outright_offsets_.assign(s.outright_books.size() + 1, 0);
+  repo_offsets_.assign(s.repo_books.size() + 1, 0);
+  for (const Held& h : held_) {
+    if (h.limit.book) ++(kind_of(*h.limit.book) == Kind::outright_book ? outright_offsets_ : repo_offsets_)[h.limit.book->index + 1];
+  }
+  for (std::size_t b = 1; b < outright_offsets_.size(); ++b) outright_offsets_[b] += outright_offsets_[b - 1];
+  repo_offsets_[0] = outright_offsets_.back();
+  for (std::size_t b = 1; b < repo_offsets_.size(); ++b) repo_offsets_[b] += repo_offsets_[b - 1];
+  for (auto h = static_cast<std::uint32_t>(repo_offsets_.back()); h < held_.size(); ++h) {
+    const ResolvedLimit& r = held_[h].limit;
+    Total& t = totals_.emplace_back(Total{h, {}, {}, {}, 0, 0});
+    for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+      if (!total_reads(r, kind)) continue;
+      for (NodeIndex b = 0; b < s.size(kind); ++b) {
+        const NodeRef book = ref(kind, b);
+        t.baselines.push_back(r.measure == LimitMeasure::day_pnl ? day.baseline(s.id(book)) : 0);
+        t.parts.push_back(0);
+        t.ok.push_back(1);
+        update(s, t, book, t.parts.size() - 1);
+      }
+    }
+    t.sum = 0;  // afresh, in order, as read_limit sums
+    for (double part : t.parts) t.sum += part;
+  }
   resolved_ = true;
   version_ = s.limits_version;
 }
 
-void LimitChecks::read(const Store& s, const PnlDay& day, std::uint32_t h, std::vector<LimitAlert>& alerts) {
+void LimitChecks::update(const Store& s, Total& t, NodeRef book, std::size_t at) {
+  const ResolvedLimit& r = held_[t.held].limit;
+  const BookPart part = book_part(s, book, r, t.baselines[at]);
+  const double value = total_sums_part(r, part) ? part.value : 0;
+  t.sum += value - t.parts[at];
+  t.parts[at] = value;
+  t.not_ok += static_cast<std::size_t>(!part.ok) - static_cast<std::size_t>(!t.ok[at]);
+  t.ok[at] = part.ok;
+  if (!std::isfinite(t.sum)) t.sum = std::accumulate(t.parts.begin(), t.parts.end(), 0.0);  // past an infinite part
+}
+
+void LimitChecks::record(const Store& s, std::uint32_t h, const LimitReading& r, std::vector<LimitAlert>& alerts) {
   Held& held = held_[h];
-  const LimitReading r = read_limit(s, day, held.limit);
   if (r.state == held.state) return;
-  alerts.push_back({held.id, held.book_id, held.limit.measure, held.state, r.state, r.value, r.bound});
+  const std::optional<std::int64_t> book = held.limit.book ? std::optional(s.id(*held.limit.book)) : std::nullopt;
+  alerts.push_back({held.id, book, held.limit.measure, held.state, r.state, r.value, r.bound});
   held.state = r.state;
 }
 
 void LimitChecks::check_all(const Store& s, const PnlDay& day, std::vector<LimitAlert>& alerts) {
-  resolve(s);
-  for (std::uint32_t h = 0; h < held_.size(); ++h) read(s, day, h, alerts);
+  resolve(s, day);
+  for (auto h = std::uint32_t{0}; h < repo_offsets_.back(); ++h) record(s, h, read_limit(s, day, held_[h].limit), alerts);
+  for (const Total& t : totals_) {
+    const ResolvedLimit& r = held_[t.held].limit;
+    record(s, t.held, reading_of(t.sum, t.not_ok == 0, r.lower, r.upper), alerts);
+  }
+}
+
+void LimitChecks::check_books(const Store& s, const PnlDay& day, std::span<const NodeIndex> changed,
+                              const std::vector<std::uint32_t>& offsets, std::vector<LimitAlert>& alerts) {
+  for (NodeIndex b : changed) {
+    if (b + 1 >= offsets.size()) continue;  // a book the limits were resolved without: none of them
+    const char* from = reinterpret_cast<const char*>(held_.data() + offsets[b]);
+    const char* to = reinterpret_cast<const char*>(held_.data() + offsets[b + 1]);
+    for (const char* line = from; line < to; line += 64) __builtin_prefetch(line);  // their misses overlap
+    for (std::uint32_t h = offsets[b]; h < offsets[b + 1]; ++h) {
+      const ResolvedLimit& l = held_[h].limit;
+      const BookPart part = book_part(s, *l.book, l, l.baseline);
+      if (state_of(part.value, part.ok, l.lower, l.upper) != held_[h].state) record(s, h, read_limit(s, day, l), alerts);
+    }
+  }
 }
 
 void LimitChecks::check(const Store& s, const PnlDay& day, std::span<const NodeIndex> outright,
                         std::span<const NodeIndex> repo, bool whole, std::vector<LimitAlert>& alerts) {
   if (whole || !resolved_ || version_ != s.limits_version) return check_all(s, day, alerts);
-  for (NodeIndex b : outright) {
-    if (b + 1 >= outright_offsets_.size()) continue;  // a book the limits were resolved without: none of them
-    for (std::uint32_t k = outright_offsets_[b]; k < outright_offsets_[b + 1]; ++k) read(s, day, outright_limits_[k], alerts);
-  }
-  for (NodeIndex b : repo) {
-    if (b + 1 >= repo_offsets_.size()) continue;
-    for (std::uint32_t k = repo_offsets_[b]; k < repo_offsets_[b + 1]; ++k) read(s, day, repo_limits_[k], alerts);
-  }
-  if (!outright.empty()) {
-    for (std::uint32_t h : outright_totals_) read(s, day, h, alerts);
-  }
-  if (!repo.empty()) {
-    for (std::uint32_t h : repo_totals_) read(s, day, h, alerts);
-  }
-  if (!outright.empty() || !repo.empty()) {
-    for (std::uint32_t h : all_totals_) read(s, day, h, alerts);
+  check_books(s, day, outright, outright_offsets_, alerts);
+  check_books(s, day, repo, repo_offsets_, alerts);
+  for (Total& t : totals_) {
+    const ResolvedLimit& r = held_[t.held].limit;
+    const bool reads_outright = total_reads(r, Kind::outright_book), reads_repo = total_reads(r, Kind::repo_book);
+    if (!(reads_outright && !outright.empty()) && !(reads_repo && !repo.empty())) continue;
+    const std::size_t repo_at = reads_outright ? s.outright_books.size() : 0;
+    if (reads_outright) {
+      for (NodeIndex b : outright) {
+        if (b < repo_at) update(s, t, ref(Kind::outright_book, b), b);
+      }
+    }
+    if (reads_repo) {
+      for (NodeIndex b : repo) {
+        if (repo_at + b < t.parts.size()) update(s, t, ref(Kind::repo_book, b), repo_at + b);
+      }
+    }
+    if (state_of(t.sum, t.not_ok == 0, r.lower, r.upper) != held_[t.held].state) {
+      record(s, t.held, reading_of(t.sum, t.not_ok == 0, r.lower, r.upper), alerts);
+    }
   }
 }
 

@@ -12,8 +12,12 @@
 // Each limit's last state starts as recorded (the durable alerts' last, by
 // limit id; a limit never recorded was OK), so the first check after a
 // start raises what changed while no engine ran, and no more. The limits
-// are resolved once per change of them (resolve_limit), so that checking a
-// book's limits is a few loads each. Plain data, used by one thread.
+// are resolved once per change of them or of the day (resolve_limit), so
+// that checking a book's limits is a few loads each. A total keeps each of
+// its books' parts and their sum, updated by the parts that changed: an
+// event costs it a few operations per book it changed, not a pass over
+// every book. (That sum rounds apart from `limits`' fresh one in the last
+// bits; a resolve sums afresh.) Plain data, used by one thread.
 #pragma once
 
 #include <cstdint>
@@ -54,20 +58,38 @@ class LimitChecks {
  private:
   struct Held {
     std::int64_t id;
-    std::optional<std::int64_t> book_id;
     ResolvedLimit limit;
     LimitState state;  // the last alerted or recorded
   };
-  void resolve(const Store& store);  // builds held_ and the indices below from store.limits
-  void read(const Store& store, const PnlDay& day, std::uint32_t h, std::vector<LimitAlert>& alerts);
+  // A total limit's books (outright books, then repo books, those it reads)
+  // and their parts, kept by the changes of the books.
+  struct Total {
+    std::uint32_t held;
+    std::vector<double> parts, baselines;  // baselines: day_pnl's, per book
+    std::vector<std::uint8_t> ok;
+    double sum = 0;
+    std::size_t not_ok = 0;
+  };
+  // Builds held_, totals_ and the indices below from store.limits and the day.
+  void resolve(const Store& store, const PnlDay& day);
+  // Records held limit h's reading, and its alert if its state changed.
+  void record(const Store& store, std::uint32_t h, const LimitReading& reading, std::vector<LimitAlert>& alerts);
+  // Checks the limits of the books `changed` of a kind, whose limits are at
+  // held_[offsets[b] .. offsets[b + 1]).
+  void check_books(const Store& store, const PnlDay& day, std::span<const NodeIndex> changed,
+                   const std::vector<std::uint32_t>& offsets, std::vector<LimitAlert>& alerts);
+  // Takes book `book`'s part of total t again.
+  void update(const Store& store, Total& t, NodeRef book, std::size_t at);
 
   std::unordered_map<std::int64_t, LimitState> states_;  // by limit id, as of the last resolve (held_ has them since)
-  std::vector<Held> held_;                               // the limits that can hold
-  // held_ positions by book: an outright book's, a repo book's (CSR: the
-  // limits of book b are at [offsets[b], offsets[b + 1])).
-  std::vector<std::uint32_t> outright_offsets_, outright_limits_, repo_offsets_, repo_limits_;
-  // Totals by the books they sum: outright, repo, every book (day_pnl).
-  std::vector<std::uint32_t> outright_totals_, repo_totals_, all_totals_;
+  // The limits that can hold: the outright books' by book, then the repo
+  // books', then the totals' (a book's limits are together: what an event
+  // reads is a few cache lines, fetched at once). The limits of outright
+  // book b are at [outright_offsets_[b], outright_offsets_[b + 1]), of repo
+  // book b likewise.
+  std::vector<Held> held_;
+  std::vector<std::uint32_t> outright_offsets_, repo_offsets_;
+  std::vector<Total> totals_;
   bool resolved_ = false;
   std::uint32_t version_ = 0;  // Store::limits_version resolved
 };

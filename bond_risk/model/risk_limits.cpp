@@ -18,17 +18,6 @@ std::optional<Kind> book_kind_of(LimitMeasure m) {
   return m == LimitMeasure::margin ? Kind::repo_book : Kind::outright_book;
 }
 
-double book_value(const Store& s, const PnlDay& day, NodeRef book, LimitMeasure m, std::size_t kr_at) {
-  switch (m) {
-    case LimitMeasure::pv01: return s.outright_books[book.index].total.pv01;
-    case LimitMeasure::kr01: return s.outright_books[book.index].kr01.at(kr_at);
-    case LimitMeasure::cs01: return s.outright_books[book.index].total.cs01;
-    case LimitMeasure::margin: return s.repo_books[book.index].total.margin;
-    case LimitMeasure::day_pnl: break;
-  }
-  return book_measure(s, book) - day.baseline(s.id(book));
-}
-
 std::string number_text(double v) { return field_text(FieldValue{v}); }
 
 }  // namespace
@@ -71,9 +60,10 @@ std::string limit_error(const Store& s, const RiskLimit& l) {
   return {};
 }
 
-ResolvedLimit resolve_limit(const Store& s, const RiskLimit& l) {
-  ResolvedLimit out{*parse_limit_measure(l.measure), std::nullopt, 0, l.lower, l.upper};
+ResolvedLimit resolve_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
+  ResolvedLimit out{*parse_limit_measure(l.measure), std::nullopt, 0, 0, l.lower, l.upper};
   if (l.book_id) out.book = *s.by_id.find(*l.book_id);
+  if (out.book && out.measure == LimitMeasure::day_pnl) out.baseline = day.baseline(*l.book_id);
   if (out.measure == LimitMeasure::kr01) {
     const NodeRef curve = *s.by_id.find(*l.ir_curve_id);
     out.kr_at = s.key_rate_axis.offset[curve.index] + *s.curves[curve.index].position_of(*l.idx);
@@ -81,44 +71,56 @@ ResolvedLimit resolve_limit(const Store& s, const RiskLimit& l) {
   return out;
 }
 
+BookPart book_part(const Store& s, NodeRef book, const ResolvedLimit& l, double baseline) {
+  double v = 0;
+  switch (l.measure) {
+    case LimitMeasure::pv01: v = s.outright_books[book.index].total.pv01; break;
+    case LimitMeasure::kr01: v = s.outright_books[book.index].kr01.at(l.kr_at); break;
+    case LimitMeasure::cs01: v = s.outright_books[book.index].total.cs01; break;
+    case LimitMeasure::margin: v = s.repo_books[book.index].total.margin; break;
+    case LimitMeasure::day_pnl: v = book_measure(s, book) - baseline; break;
+  }
+  return {std::isnan(v) ? 0.0 : v, s.state(book).status == Status::ok};
+}
+
+bool total_reads(const ResolvedLimit& l, Kind kind) {
+  const std::optional<Kind> k = book_kind_of(l.measure);
+  return !k || *k == kind;
+}
+
+LimitReading reading_of(double value, bool all_ok, double lower, double upper) {
+  LimitReading out;
+  out.value = value;
+  out.state = state_of(value, all_ok, lower, upper);
+  if (out.state == LimitState::unknown) return out;
+  out.bound = value < lower ? lower : value > upper ? upper : value >= 0 ? upper : lower;
+  if (std::isfinite(out.bound) && out.bound != 0 && (out.bound > 0) == (value >= 0)) out.utilization = value / out.bound;
+  return out;
+}
+
 LimitReading read_limit(const Store& s, const PnlDay& day, const RiskLimit& l) {
   std::string error = limit_error(s, l);
   if (!error.empty()) return {LimitState::failed, NAN, NAN, NAN, std::move(error)};
-  return read_limit(s, day, resolve_limit(s, l));
+  return read_limit(s, day, resolve_limit(s, day, l));
 }
 
 LimitReading read_limit(const Store& s, const PnlDay& day, const ResolvedLimit& l) {
-  const LimitMeasure m = l.measure;
+  if (l.book) {
+    const BookPart part = book_part(s, *l.book, l, l.baseline);
+    return reading_of(part.value, part.ok, l.lower, l.upper);
+  }
   bool all_ok = true;
   double value = 0;
-  auto add = [&](NodeRef book) {
-    const bool ok = s.state(book).status == Status::ok;
-    all_ok = all_ok && ok;
-    if (!ok && !l.book && m != LimitMeasure::day_pnl) return;
-    const double v = book_value(s, day, book, m, l.kr_at);
-    if (!std::isnan(v)) value += v;
-  };
-  const std::optional<Kind> kind = book_kind_of(m);
-  if (l.book) {
-    add(*l.book);
-  } else {
-    if (kind != Kind::repo_book) {
-      for (NodeIndex b = 0; b < s.outright_books.size(); ++b) add(ref(Kind::outright_book, b));
-    }
-    if (kind != Kind::outright_book) {
-      for (NodeIndex b = 0; b < s.repo_books.size(); ++b) add(ref(Kind::repo_book, b));
+  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    if (!total_reads(l, kind)) continue;
+    for (NodeIndex b = 0; b < s.size(kind); ++b) {
+      const NodeRef book = ref(kind, b);
+      const BookPart part = book_part(s, book, l, l.measure == LimitMeasure::day_pnl ? day.baseline(s.id(book)) : 0);
+      all_ok = all_ok && part.ok;
+      if (total_sums_part(l, part)) value += part.value;
     }
   }
-  LimitReading out;
-  out.value = value;
-  if (!all_ok) {
-    out.state = LimitState::unknown;
-    return out;
-  }
-  out.state = l.lower <= value && value <= l.upper ? LimitState::ok : LimitState::breached;
-  out.bound = value < l.lower ? l.lower : value > l.upper ? l.upper : value >= 0 ? l.upper : l.lower;
-  if (std::isfinite(out.bound) && out.bound != 0 && (out.bound > 0) == (value >= 0)) out.utilization = value / out.bound;
-  return out;
+  return reading_of(value, all_ok, l.lower, l.upper);
 }
 
 }  // namespace bond_risk

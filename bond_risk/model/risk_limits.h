@@ -47,17 +47,41 @@ struct LimitReading {
   std::string error;                                               // a FAILED limit's reason
 };
 
-// A limit that can hold, resolved against the store once: its measure, its
-// book (none: the total) and, for kr01, its point's place on the key-rate
-// axis. Valid until the store is loaded again.
+// A limit that can hold, resolved against the store and the day once: its
+// measure, its book (none: the total), for kr01 its point's place on the
+// key-rate axis, for a book's day_pnl the book's baseline. Valid until the
+// store is loaded again or a new day begins.
 struct ResolvedLimit {
   LimitMeasure measure = LimitMeasure::pv01;
   std::optional<NodeRef> book;
   std::size_t kr_at = 0;
+  double baseline = 0;
   double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
 };
 // `limit` resolved; it must be one limit_error() finds nothing wrong with.
-ResolvedLimit resolve_limit(const Store& store, const RiskLimit& limit);
+ResolvedLimit resolve_limit(const Store& store, const PnlDay& day, const RiskLimit& limit);
+
+// A book's part of a limit's value: its measure (day_pnl: less `baseline`;
+// NaN counts as 0), and whether the book is OK.
+struct BookPart {
+  double value = 0;
+  bool ok = true;
+};
+BookPart book_part(const Store& store, NodeRef book, const ResolvedLimit& limit, double baseline);
+// Whether a total of `limit`'s measure sums a book not OK (day_pnl: every book does).
+inline bool total_sums_part(const ResolvedLimit& limit, const BookPart& part) {
+  return part.ok || limit.measure == LimitMeasure::day_pnl;
+}
+// Whether a total of `limit`'s measure reads books of `kind`.
+bool total_reads(const ResolvedLimit& limit, Kind kind);
+
+// A value's state against the bounds, and its whole reading: UNKNOWN unless
+// every book it reads is OK.
+inline LimitState state_of(double value, bool all_ok, double lower, double upper) {
+  if (!all_ok) return LimitState::unknown;
+  return lower <= value && value <= upper ? LimitState::ok : LimitState::breached;
+}
+LimitReading reading_of(double value, bool all_ok, double lower, double upper);
 
 // The limit read against the store now and the day's baselines.
 LimitReading read_limit(const Store& store, const PnlDay& day, const RiskLimit& limit);
