@@ -66,6 +66,10 @@ awk -v rounds="$rounds" '
     printf "%-44s %12s %12s %10s   (medians of %d rounds)\n", "figure", "old", "new", "new/old", rounds
     for (k = 1; k <= count; k++) {
       name = order[k]
+      if (values[name, "old"] == "") {  # a figure the old binary does not measure
+        printf "%-44s %12s %12.1f %10s\n", name, "-", median(values[name, "new"]), "-"
+        continue
+      }
       printf "%-44s %12.1f %12.1f %10.3f\n", name, median(values[name, "old"]), median(values[name, "new"]), median(ratios[name])
     }
   }' "${files[@]}" | tee "$out/pairs.txt"

@@ -50,6 +50,8 @@ std::vector<Command> examples() {
       ExplainEvents{"OB_1", 25},
       Limits{},
       Limits{"total"},
+      Limits{std::nullopt, 12},
+      Limits{"OB_1", 3},
       Stats{},
       RecentEvents{17},
       Reload{},

@@ -424,6 +424,12 @@ TEST(Limits, TheGeneratedSetStartsOkAndDependsOnlyOnTheSeed) {
     ++measures[l["measure"].get<std::string>()];
   }
   EXPECT_EQ(measures.size(), 5u) << "every measure";
+  EXPECT_EQ(reply["states"], base::Json({{"OK", reply["risk_limits"].size()}}));
+  const base::Json first = engine.run("limits all 3");
+  ASSERT_EQ(first["risk_limits"].size(), 3u) << "the first N";
+  EXPECT_EQ(first["states"], reply["states"]) << "counted over every limit";
+  EXPECT_EQ(first["risk_limits"][0], reply["risk_limits"][0]);
+  EXPECT_EQ(engine.run("limits all 0")["ok"], false);
   EXPECT_TRUE(engine.executor.take_alerts().empty());
   ASSERT_EQ(test::run_cli("generate --limit-set " + dir.path("a.db") + " --limits-per-book 0").exit_code, 0);
   EXPECT_EQ(limit_rows(dir.path("a.db")), "");

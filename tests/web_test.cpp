@@ -206,6 +206,35 @@ TEST(DeskState, TheExplainOfTheSelectedBookAndTheTotalIsSentWhenItChanges) {
   EXPECT_EQ(message(s, &w, "RB_C")["pnl_explain"]["book"]["causes"][0]["actual"], 2.0);
 }
 
+// The limits panel gets the worst limits and the count per state when they
+// change; alerts reach each stream once, and the last 50 a new one.
+TEST(DeskState, TheWorstLimitsAndTheAlertsReachAStreamWhenTheyChange) {
+  DeskState s;
+  three_books(s, 10.5);
+  base::Json reply = {{"ok", true}, {"risk_limits", base::Json::array()}, {"states", {{"BREACHED", 2}, {"UNKNOWN", 1}, {"OK", 17}}}};
+  for (int i = 0; i < 20; ++i) {
+    reply["risk_limits"].push_back({{"id", i + 1}, {"book_name", "OB_A"}, {"measure", "pv01"}, {"utilization", 1.0 - i / 40.0},
+                                    {"state", i < 2 ? "BREACHED" : i < 3 ? "UNKNOWN" : "OK"}});
+  }
+  std::uint64_t v = 0;
+  EXPECT_FALSE(message(s, &v, "OB_A").contains("risk_limits")) << "none before the engine's reply";
+  s.set_limits(reply);
+  const base::Json first = message(s, &v, "OB_A");
+  ASSERT_TRUE(first.contains("risk_limits")) << first.dump();
+  EXPECT_EQ(first["risk_limits"]["shown"].size(), DeskState::kShownLimits);
+  EXPECT_EQ(first["risk_limits"]["shown"][0]["id"], 1) << "worst first, as the engine listed them";
+  EXPECT_EQ(first["risk_limits"]["states"], base::Json({{"BREACHED", 2}, {"UNKNOWN", 1}, {"OK", 17}}));
+  s.set_limits(reply);  // the same again
+  EXPECT_FALSE(message(s, &v, "OB_A").contains("risk_limits")) << "nothing changed";
+  for (int i = 0; i < 60; ++i) s.add_alert({{"id", i + 1}, {"seq", 7}, {"to", "BREACHED"}});
+  std::uint64_t fresh = 0;
+  const base::Json alerts = message(s, &v, "OB_A")["alerts"];
+  ASSERT_EQ(alerts.size(), DeskState::kKeptAlerts);
+  EXPECT_EQ(alerts.back()["id"], 60);
+  EXPECT_TRUE(message(s, &v, "OB_A")["alerts"].empty()) << "each alert once";
+  EXPECT_EQ(message(s, &fresh, "OB_A")["alerts"].size(), DeskState::kKeptAlerts) << "a new stream gets the kept ones";
+}
+
 TEST(DeskState, PositionsAreAskedForTheShownOutrightBooksWhoseValuesChangedAndSentToTheirStreams) {
   DeskState s;
   three_books(s, 10.0);
@@ -313,6 +342,33 @@ TEST(WebGateway, ABooksCs01AndItsPositionsBondFiguresReachTheStreamAndFollowASet
   ASSERT_NE(book_after["cs01"], book["cs01"]);
   ASSERT_NE(top_after["positions"][0]["bond"]["z_spread"], bond["z_spread"]);
   EXPECT_TRUE(shows(book_after, top_after)) << last_row_and_positions(stream.messages(), name).second << "\n" << top_after;
+}
+
+// A limit a bump breaches: its alert reaches the page's stream, and the
+// limits panel lists it breached.
+TEST(WebGateway, ALimitABumpBreachesReachesTheStreamAsAnAlertAndInThePanel) {
+  Desk desk;
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
+  ASSERT_TRUE(desk.send("start-day")["ok"]);
+  const base::Json set = desk.send("set-limit OB_GBP-GILT_1 day_pnl -0.001 0.001");
+  ASSERT_TRUE(set["ok"]) << set;
+  StreamReader stream(desk, "OB_GBP-GILT_1");
+  ASSERT_TRUE(desk.send("bump-curve GBP-GILT 5")["ok"]);
+  const auto breached = [&](const base::Json& m) {
+    for (const base::Json& a : m.value("alerts", base::Json::array())) {
+      if (a["limit_id"] == set["limit_id"] && a["to"] == "BREACHED") return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(eventually([&] {
+    const std::vector<base::Json> messages = stream.messages();
+    return std::any_of(messages.begin(), messages.end(), breached);
+  })) << "no alert reached the stream";
+  ASSERT_TRUE(eventually([&] {
+    const base::Json panel = desk.snapshot("OB_GBP-GILT_1").value("risk_limits", base::Json::object());
+    return panel.contains("shown") && !panel["shown"].empty() && panel["shown"][0]["id"] == set["limit_id"] &&
+           panel["shown"][0]["state"] == "BREACHED";
+  })) << desk.snapshot("OB_GBP-GILT_1").dump();
 }
 
 TEST(WebGateway, TheStreamCarriesAnAmendmentConflatedToTenMessagesASecond) {

@@ -47,9 +47,10 @@ class OnThrow {
 
 }  // namespace
 
-Series in_process(const std::string& name, LiveModel& model, InProcessBookkeeping books,
-                  const std::vector<Change>& changes, std::size_t* nodes, Series* recalculation) {
-  Series s{name, {}};
+InProcess in_process(const std::string& what, LiveModel& model, InProcessBookkeeping books,
+                     const std::vector<Change>& changes) {
+  InProcess out{{what + "_in_process", {}}, {what + "_recalculation_in_process", {}}, {what + "_explain_in_process", {}},
+                {what + "_limit_checks_in_process", {}}};
   std::int64_t seq = 0;
   std::vector<LimitAlert> alerts;
   for (const Change& change : changes) {
@@ -57,25 +58,29 @@ Series in_process(const std::string& name, LiveModel& model, InProcessBookkeepin
     const std::optional<Cause> cause = PnlExplainer::cause_of(change, model, books.db);
     const bool curve = cause && cause->kind == CauseKind::curve;
     if (curve) books.explainer.curves_before(model.store());
+    const double before_apply = w.seconds();
     model.apply(change, nullptr);
-    if (curve) books.explainer.predict(model.store());
     const double applied = w.seconds();
+    if (curve) books.explainer.predict(model.store());
+    const double predicted = curve ? w.seconds() : applied;  // (no clock read more for the other events)
     const LiveModel::Recalculation r = model.recalculate();
     const double recalculated = w.seconds();
     books.explainer.attribute(model.store(), r, ++seq, cause ? std::span<const Cause>(&*cause, 1) : std::span<const Cause>());
+    const double attributed = w.seconds();
     alerts.clear();
     books.limits.check(model.store(), books.explainer.day(), r.changed[static_cast<std::size_t>(Kind::outright_book)],
                        r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, alerts);
-    s.micros.push_back(w.seconds() * 1e6);
+    const double done = w.seconds();
+    out.events.micros.push_back(done * 1e6);
+    out.recalculation.micros.push_back((recalculated - predicted) * 1e6);
+    out.explain.micros.push_back((before_apply + (predicted - applied) + (attributed - recalculated)) * 1e6);
+    out.limit_checks.micros.push_back((done - attributed) * 1e6);
     books.explainer.write_rows(books.db);
     write_alerts(books.db, seq, AlertCause::event, alerts);
-    if (recalculation) recalculation->micros.push_back((recalculated - applied) * 1e6);
-    if (nodes) {
-      *nodes = 0;
-      for (std::size_t n : r.nodes) *nodes += n;
-    }
+    out.nodes = 0;
+    for (std::size_t n : r.nodes) out.nodes += n;
   }
-  return s;
+  return out;
 }
 
 Series full_flushes(LiveModel& model, std::size_t count) {

@@ -26,23 +26,24 @@ struct Series {
 
 // What the engine does besides the model for each event, in process: the
 // P&L explain's bookkeeping and the limits' checks. Their rows are written
-// to `db` (which the explainer was built on) in the caller's transaction,
-// after each event's clock stops, as the engine writes them with the
-// event's own rows.
+// to `db` (which the explainer was built on) after each event's clock
+// stops, as the engine writes them with the event's own rows.
 struct InProcessBookkeeping {
   PnlExplainer& explainer;
   LimitChecks& limits;
   base::Database& db;
 };
 
-// Applies and recalculates each change in turn, keeps the explain and checks
-// the limits as the engine does (the clock around all four; no input row,
-// event log or commit); also
-// counts the nodes the last one recalculated into `nodes` and, with
-// `recalculation`, times the recalculation alone (after the marking apply
-// does) into it.
-Series in_process(const std::string& name, LiveModel& model, InProcessBookkeeping books,
-                  const std::vector<Change>& changes, std::size_t* nodes = nullptr, Series* recalculation = nullptr);
+// Each change in turn applied, recalculated, its explain kept and the
+// limits checked, as the engine does (no input row, event log or commit):
+// the clock around all four (`events`), and around each part alone, in the
+// same events (so a part's share holds on a noisy host).
+struct InProcess {
+  Series events, recalculation, explain, limit_checks;  // named WHAT_in_process, WHAT_recalculation_in_process, ...
+  std::size_t nodes = 0;                                // the last change recalculated
+};
+InProcess in_process(const std::string& what, LiveModel& model, InProcessBookkeeping books,
+                     const std::vector<Change>& changes);
 
 // `count` full flushes of the model (the yardstick of the in-process events).
 Series full_flushes(LiveModel& model, std::size_t count);

@@ -60,10 +60,10 @@ constexpr CommandInfo kCommands[] = {
      false},
     {CommandId::explain_events, "explain-events", "BOOK [N]",
      "the day's N events (default 10, at most 1000) that moved a book's P&L most: seq, time, command, cause, move", false},
-    {CommandId::limits, "limits", "[BOOK|total]",
-     "each risk limit (table risk_limit) of a book, of the total, or every one, worst first: its measure, value, "
-     "bounds, the bound on its side, utilization (value over that bound) and state (BREACHED, UNKNOWN, OK; FAILED "
-     "with the reason)",
+    {CommandId::limits, "limits", "[BOOK|total|all] [N]",
+     "each risk limit (table risk_limit) of a book, of the total, or every one, worst first (the first N): its "
+     "measure, value, bounds, the bound on its side, utilization (value over that bound) and state (BREACHED, "
+     "UNKNOWN, OK; FAILED with the reason), and how many are in each state",
      false},
     {CommandId::stats, "stats", "",
      "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
@@ -252,9 +252,13 @@ Command parse_words(const Words& w, const CommandInfo& info) {
       e.count = count_word(w, info, e.count, kMaxExplainEvents, "events");
       return e;
     }
-    case CommandId::limits:
-      expect_words(w, info, 1, 2);
-      return w.size() == 2 ? Limits{text_of(w[1])} : Limits{};
+    case CommandId::limits: {
+      expect_words(w, info, 1, 3);
+      Limits l;
+      if (w.size() >= 2 && w[1] != "all") l.book = text_of(w[1]);
+      if (w.size() == 3) l.count = count_word(w, info, 0, kMaxLimitsListed, "limits");
+      return l;
+    }
     case CommandId::stats: expect_words(w, info, 1, 1); return Stats{};
     case CommandId::last_events:
       expect_words(w, info, 1, 2);
@@ -313,7 +317,8 @@ struct Arguments {
     if (c.book) word(*c.book);
   }
   void operator()(const Limits& c) {
-    if (c.book) word(*c.book);
+    if (c.book || c.count > 0) word(c.book.value_or("all"));
+    if (c.count > 0) word(std::to_string(c.count));
   }
   void operator()(const ExplainEvents& c) { word(c.book), word(std::to_string(c.count)); }
   void operator()(const Watch& c) {

@@ -57,9 +57,12 @@ struct ExplainEvents {
   std::int64_t count = 10;  // 1 to kMaxExplainEvents
 };
 // Each limit's value, bound, utilization and state, worst first: of one
-// book ("total": the total's), or every limit.
+// book ("total": the total's), or every limit ("all", or none); the first
+// `count` of them (0: every one), with the count in each state.
+inline constexpr std::int64_t kMaxLimitsListed = 1'000'000;
 struct Limits {
   std::optional<std::string> book;
+  std::int64_t count = 0;
 };
 struct Stats {};
 struct Reload {};

@@ -199,6 +199,7 @@ struct CommandExecutor::Batch {
   }
   base::Json operator()(const Limits& l) const {
     LimitsOf which;
+    which.count = static_cast<std::size_t>(l.count);
     if (l.book && *l.book == "total") {
       which.total = true;
     } else if (l.book) {

@@ -54,7 +54,14 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
     if (which.book_id && l.book_id != which.book_id) continue;
     listed.push_back({&l, read_limit(s, day, l)});
   }
-  std::sort(listed.begin(), listed.end(), worse);
+  base::Json states = base::Json::object();
+  for (const Listed& l : listed) {
+    const std::string state(limit_state_name(l.reading.state));
+    states[state] = states.value(state, 0) + 1;
+  }
+  const std::size_t count = which.count == 0 ? listed.size() : std::min(which.count, listed.size());
+  std::partial_sort(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(count), listed.end(), worse);
+  listed.resize(count);
   base::Json out = base::Json::array();
   for (const auto& [l, r] : listed) {
     base::Json j = {{"id", l->id},
@@ -74,7 +81,7 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
     if (r.state == LimitState::failed) j["reason"] = r.error;
     out.push_back(std::move(j));
   }
-  return {{"risk_limits", std::move(out)}};
+  return {{"risk_limits", std::move(out)}, {"states", std::move(states)}};
 }
 
 }  // namespace bond_risk

@@ -13,16 +13,19 @@
 
 namespace bond_risk {
 
-// Which limits to list: every one, the total's, or one book's.
+// Which limits to list: every one, the total's, or one book's; the first
+// `count` (0: all of them).
 struct LimitsOf {
   bool total = false;
   std::optional<std::int64_t> book_id;
+  std::size_t count = 0;
 };
 
 // {"risk_limits":[{"id","book_name" (or "total"),"book_id","measure",
 // "ir_curve_id","idx" (kr01),"value","lower","upper","bound","utilization",
-// "state","reason" (FAILED)}, ...]}, worst first: BREACHED, UNKNOWN, OK,
-// FAILED, and within a state by utilization, largest first, then by id.
+// "state","reason" (FAILED)}, ...],"states":{"BREACHED":n,...}}, worst
+// first: BREACHED, UNKNOWN, OK, FAILED, and within a state by utilization,
+// largest first, then by id; states counts every limit of the selection.
 // An unbounded side, and a value or utilization there is none of, is null.
 base::Json limits_json(const Store& store, const PnlDay& day, std::span<const RiskLimit> limits, const LimitsOf& which);
 

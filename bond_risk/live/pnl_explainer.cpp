@@ -96,11 +96,11 @@ bool PnlExplainer::joins(std::span<const Cause> group, const Cause& cause, const
 }
 
 std::vector<std::vector<BookMove>> PnlExplainer::split_by_curve(const Store& store, std::span<const Cause> curves,
-                                                               std::vector<BookMove> moves) const {
+                                                               std::span<const BookMove> moves) const {
   std::vector<NodeIndex> positions;
   for (const Cause& c : curves) positions.push_back(store.by_id.find(c.curve_id)->index);
   std::vector<std::vector<BookMove>> out(curves.size());
-  for (BookMove& m : moves) {
+  for (const BookMove& m : moves) {
     // A book exposed to none of them cannot have moved; its zero goes to the last.
     const std::size_t k = exposure_->first_of(*store.by_id.find(m.book_id), positions).value_or(curves.size() - 1);
     out[k].push_back(m);
@@ -112,8 +112,8 @@ void PnlExplainer::attribute(const Store& store, const LiveModel::Recalculation&
                              std::span<const Cause> causes) {
   const BooksToLook books{r.changed[static_cast<std::size_t>(Kind::outright_book)],
                           r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole};
-  std::vector<BookMove> moves =
-      book_moves(store, last_, causes.empty() ? std::span<const double>{} : std::span<const double>(predicted_), books);
+  std::vector<BookMove>& moves = moves_;
+  book_moves(store, last_, causes.empty() ? std::span<const double>{} : std::span<const double>(predicted_), books, moves);
   predicted_.clear();
   auto keep = [&](std::optional<Cause> cause, std::span<const BookMove> m) {
     rows_moves_.insert(rows_moves_.end(), m.begin(), m.end());
@@ -127,7 +127,7 @@ void PnlExplainer::attribute(const Store& store, const LiveModel::Recalculation&
     keep(causes.front(), moves);
     day_->record(seq, causes.front(), moves);
   } else {
-    const std::vector<std::vector<BookMove>> split = split_by_curve(store, causes, std::move(moves));
+    const std::vector<std::vector<BookMove>> split = split_by_curve(store, causes, moves);
     for (std::size_t k = 0; k < causes.size(); ++k) {
       keep(causes[k], split[k]);
       day_->record(seq, causes[k], split[k]);

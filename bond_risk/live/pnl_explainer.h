@@ -76,7 +76,7 @@ class PnlExplainer {
   std::map<std::int64_t, double> measure_books(const Store& store);
   // The moves of a group of curves apart, split by curve.
   std::vector<std::vector<BookMove>> split_by_curve(const Store& store, std::span<const Cause> curves,
-                                                    std::vector<BookMove> moves) const;
+                                                    std::span<const BookMove> moves) const;
 
   std::optional<PnlDay> day_;
   BookMeasures last_;  // each book's measure after the last recalculation, by id
@@ -92,6 +92,7 @@ class PnlExplainer {
   };
   std::vector<Row> rows_;
   std::vector<BookMove> rows_moves_;
+  std::vector<BookMove> moves_;  // one recalculation's (reused)
 };
 
 }  // namespace bond_risk

@@ -84,9 +84,9 @@ std::vector<double> predicted_moves(const Store& s, const std::vector<std::vecto
   return out;
 }
 
-std::vector<BookMove> book_moves(const Store& s, BookMeasures& last,
-                                 std::span<const double> predicted, const BooksToLook& books) {
-  std::vector<BookMove> out;
+void book_moves(const Store& s, BookMeasures& last, std::span<const double> predicted, const BooksToLook& books,
+                std::vector<BookMove>& out) {
+  out.clear();
   // Book k of store order (outright books, then repo books); a book new to
   // `last` moved from 0.
   auto look = [&](NodeRef book, std::size_t k) {
@@ -99,11 +99,10 @@ std::vector<BookMove> book_moves(const Store& s, BookMeasures& last,
   if (books.all || !predicted.empty()) {
     std::size_t k = 0;
     for_each_book(s, [&](NodeRef book) { look(book, k++); });
-    return out;
+    return;
   }
   for (NodeIndex b : books.outright) look(ref(Kind::outright_book, b), b);
   for (NodeIndex b : books.repo) look(ref(Kind::repo_book, b), s.outright_books.size() + b);
-  return out;
 }
 
 namespace {

@@ -66,17 +66,18 @@ std::vector<std::vector<double>> curve_values(const Store& store);
 std::vector<double> predicted_moves(const Store& store, const std::vector<std::vector<double>>& before);
 
 // Each book whose measure moved since `last` (store order, updated to now),
-// with the prediction when one is given. Only the books listed are looked
-// at (outright, repo: indices in order; the rest cannot have moved), unless
-// `all` or a prediction is given.
+// with the prediction when one is given, into `out` (cleared first: a
+// buffer the caller reuses). Only the books listed are looked at (outright,
+// repo: indices in order; the rest cannot have moved), unless `all` or a
+// prediction is given.
 struct BooksToLook {
   std::span<const NodeIndex> outright, repo;
   bool all = false;
 };
 // `last` is by book id: a reload that adds or drops books moves no other's.
 using BookMeasures = std::unordered_map<std::int64_t, double>;
-std::vector<BookMove> book_moves(const Store& store, BookMeasures& last,
-                                 std::span<const double> predicted, const BooksToLook& books);
+void book_moves(const Store& store, BookMeasures& last, std::span<const double> predicted, const BooksToLook& books,
+                std::vector<BookMove>& out);
 
 struct CauseTotal {
   double actual = 0, predicted = 0;

@@ -45,6 +45,8 @@ void DeskState::connected(const std::string& socket) {
   for (auto& [name, shown] : positions_) shown.asked = 0;  // this engine's are asked for again
   engine_ = {restarted_, {{"connected", true}, {"socket", socket}, {"error", ""}}};
   events_.clear();
+  alerts_.clear();
+  limits_ = {restarted_, nullptr};
   figures_ = {restarted_, base::Json::object()};
   as_of_event_ = 0;
   resident_kb_ = 0;
@@ -177,6 +179,22 @@ void DeskState::saw_event(std::int64_t event) {
   bump();
 }
 
+void DeskState::set_limits(const base::Json& reply) {
+  const std::lock_guard lock(mutex_);
+  base::Json shown = base::Json::array();
+  for (const base::Json& limit : reply.value("risk_limits", base::Json::array())) {
+    if (shown.size() < kShownLimits) shown.push_back(limit);
+  }
+  base::Json limits = {{"shown", std::move(shown)}, {"states", reply.value("states", base::Json::object())}};
+  if (limits != limits_.value) limits_ = {bump(), std::move(limits)};
+}
+
+void DeskState::add_alert(const base::Json& alert) {
+  const std::lock_guard lock(mutex_);
+  alerts_.push_back({bump(), alert});
+  if (alerts_.size() > kKeptAlerts) alerts_.pop_front();
+}
+
 void DeskState::set_unwatched(std::size_t books, const std::string& why) {
   const std::lock_guard lock(mutex_);
   std::string text;
@@ -285,16 +303,21 @@ std::string DeskState::message(std::uint64_t since, const std::string& selected,
   for (const auto& [v, id] : removed_) {
     if (v > since) removed.push_back(id);
   }
-  base::Json events = base::Json::array();
+  base::Json events = base::Json::array(), alerts = base::Json::array();
   for (const Stamped& e : events_) {
     if (e.version > since) events.push_back(e.value);
+  }
+  for (const Stamped& a : alerts_) {
+    if (a.version > since) alerts.push_back(a.value);
   }
   base::Json head = {{"full", full}, {"engine", engine_.value}, {"as_of_event", as_of_event_}, {"error", unwatched_}};
   base::Json tail = {{"removed", std::move(removed)},
                      {"totals", totals()},
                      {"events", std::move(events)},
+                     {"alerts", std::move(alerts)},
                      {"figures", figures_.value},
                      {"sent_ms", milliseconds_since_epoch()}};
+  if (limits_.version > since && !limits_.value.is_null()) head["risk_limits"] = limits_.value;
   std::string out = base::dump_line(head);
   out.pop_back();  // the closing brace: the rows, the ladder and the positions go in as they are
   out.append(",\"rows\":").append(rows);

@@ -34,6 +34,8 @@ namespace bond_risk::web {
 
 class DeskState {
  public:
+  static constexpr std::size_t kShownLimits = 12, kKeptAlerts = 50;
+
   // The engine on `socket` was reached (the event number, the events and the
   // figures start again from what it says: it may be another engine, on a
   // restored database), or could not be (`error` says why).
@@ -63,6 +65,13 @@ class DeskState {
   // waterfalls show (the selected book's and the total's).
   void set_explain(const base::Json& reply);
 
+  // The engine's limits reply (the worst first, and the count in each
+  // state): the page's limits panel shows the first kShownLimits.
+  void set_limits(const base::Json& reply);
+  // A watch line's "alert" member (a limit's change of state): the page's
+  // event feed keeps the last kKeptAlerts.
+  void add_alert(const base::Json& alert);
+
   // `books` listed books no watch follows (`why`: the engine's reason); 0 and "" when every one is.
   void set_unwatched(std::size_t books, const std::string& why);
 
@@ -89,6 +98,8 @@ class DeskState {
   //    "positions":{"name","id","positions":[{"trade":{...},"bond":{...}}, ...]} (as top-positions replies them),
   //    "pnl_explain":{"total":{"name","day_pnl","causes":[...]}, and the selected book's likewise} (as the
   //                   engine explains them; when either changed),
+  //    "risk_limits":{"shown":[the worst limits, as `limits` replies them],"states":{"BREACHED":n,...}} (when
+  //              they changed), "alerts":[alerts, as `watch limits` pushes them],
   //    "removed":[ids],
   //    "totals":{"outright":{"pv","pv01","cs01","pnl","day_pnl","books"},"repo":{"margin","mtm_pnl","day_pnl",
   //              "books"},"not_ok",
@@ -146,6 +157,8 @@ class DeskState {
   std::map<std::string, Positions> positions_;   // of the books streams show, by name
   std::deque<std::pair<std::uint64_t, std::int64_t>> removed_;  // (version, id), the last kKeptRemoved
   std::deque<Stamped> events_;                   // the last kKeptEvents
+  std::deque<Stamped> alerts_;                   // the last kKeptAlerts
+  Stamped limits_{0, nullptr};                   // {"shown","states"}
   Stamped explain_total_{0, nullptr};            // the total's explain, as the book's
   Stamped figures_{0, base::Json::object()};
   Stamped engine_{0, base::Json::object()};

@@ -60,10 +60,11 @@ class Follower {
       }
       if (now >= next_stats) {
         if (!waiting_for(Asked::stats)) ask(format_command(Stats{}), Asked::stats);
-        // The explain (every book's), once a second at most, when an event came.
-        if (!waiting_for(Asked::explain) && state_.last_event_seq() != explained_at_) {
+        // The explain (every book's) and the limits, once a second at most, when an event came.
+        if (!waiting_for(Asked::explain) && !waiting_for(Asked::limits) && state_.last_event_seq() != explained_at_) {
           explained_at_ = state_.last_event_seq();
           ask(format_command(Explain{}), Asked::explain);
+          ask(format_command(Limits{std::nullopt, DeskState::kShownLimits}), Asked::limits);
         }
         next_stats = now + kStatsEvery;
       }
@@ -83,7 +84,7 @@ class Follower {
   }
 
  private:
-  enum class Asked { books, events, stats, positions, explain };
+  enum class Asked { books, events, stats, positions, explain, limits };
   struct Question {
     Asked what;
     std::int64_t book;  // whose positions
@@ -110,7 +111,7 @@ class Follower {
     const Question asked = asked_.front();
     asked_.pop_front();
     if (!line.value("ok", false)) {
-      if (asked.what == Asked::positions || asked.what == Asked::explain) return;  // (an engine without an explain)
+      if (asked.what == Asked::positions || asked.what == Asked::explain || asked.what == Asked::limits) return;
       throw std::runtime_error("the engine refused the gateway's question: " + line.value("error", std::string("?")));
     }
     state_.saw_event(line.value("event", std::int64_t{0}));
@@ -120,6 +121,7 @@ class Follower {
       case Asked::stats: return figures(line);
       case Asked::positions: return state_.set_positions(asked.book, line);
       case Asked::explain: return state_.set_explain(line);
+      case Asked::limits: return state_.set_limits(line);
     }
   }
 
@@ -132,6 +134,8 @@ class Follower {
         if (line.contains("update")) {
           state_.update(line["update"]);
           state_.saw_event(line.value("event", std::int64_t{0}));
+        } else if (line.contains("alert")) {
+          state_.add_alert(line["alert"]);
         } else if (!link.answered) {
           link.answered = true;
           if (!line.value("ok", false)) return fail(link, "the engine refused to watch them: " + line.value("error", std::string("?")));
@@ -169,13 +173,15 @@ class Follower {
     ++links_made_;
     for (std::size_t first = 0; first < books.size(); first += kMaxWatched) {
       Watch watch;
+      if (first == 0) watch.keys.emplace_back(command_info(CommandId::limits).name);  // and the limits' alerts
       for (std::size_t i = first; i < std::min(books.size(), first + kMaxWatched); ++i) {
         watch.keys.push_back(std::to_string(books[i].at("id").get<std::int64_t>()));
       }
+      const std::size_t share = std::min(books.size(), first + kMaxWatched) - first;
       try {
-        links_.push_back(std::make_unique<WatchLink>(base::connect_unix(socket_), watch.keys.size()));
+        links_.push_back(std::make_unique<WatchLink>(base::connect_unix(socket_), share));
       } catch (const std::exception& e) {
-        links_.push_back(std::make_unique<WatchLink>(base::UniqueFd(), watch.keys.size()));
+        links_.push_back(std::make_unique<WatchLink>(base::UniqueFd(), share));
         links_.back()->failure = e.what();
         continue;
       }

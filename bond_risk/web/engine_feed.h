@@ -6,7 +6,9 @@
 // and feeds all of it to a DeskState. Every 100 ms it also asks for the 20
 // largest positions (top-positions) of each outright book a stream shows
 // whose values changed since it last asked (DeskState::positions_due), one
-// round of such questions at a time. Books no watch could follow are named
+// round of such questions at a time. The first watch link also watches the
+// limits (their alerts); the explain and `limits` are asked for once a
+// second when events came. Books no watch could follow are named
 // in the state (and tried again every 10 s). When the engine is unreachable
 // or goes away, the state says so and the feed connects again every second
 // by itself; the state then starts again from what that engine says.

@@ -14,6 +14,9 @@
  *  - `pnl_explain` (the selected book's and the total's P&L explain by cause)
  *    redraws the two waterfalls: each cause's move from the day's start,
  *    then day_pnl.
+ *  - `risk_limits` (the worst limits and the count in each state) redraws the
+ *    limits panel: a utilization bar per limit, breaches in red; `alerts`
+ *    (limits' changes of state) join the event feed, in red, after their event.
  * Selecting a book closes the stream and opens a new one for that book.
  */
 'use strict';
@@ -258,7 +261,8 @@
     safe(() => renderPositions(msg.positions));
     safe(() => renderExplain(msg.pnl_explain));
     safe(() => notePositions());
-    safe(() => renderEvents(msg.events, full));
+    safe(() => renderEvents(msg.events, msg.alerts, full));
+    safe(() => renderLimits(msg.risk_limits));
     safe(() => renderFigures(msg.figures));
     if (msg.as_of_event !== undefined) document.body.dataset.event = msg.as_of_event;
 
@@ -444,20 +448,33 @@
   }
 
   // ---- events and figures -------------------------------------------------
-  function renderEvents(list, full) {
-    if (!Array.isArray(list)) return;
-    if (!full && !list.length) return;
-    events = (full ? list : events.concat(list)).filter((e) => e && typeof e === 'object').slice(-MAX_EVENTS);
+  // An alert as a line of the event feed.
+  function alertText(a) {
+    const value = isNum(a.value) ? ' ' + fmt0.format(a.value) : '';
+    const bound = isNum(a.bound) ? ' (bound ' + fmt0.format(a.bound) + ')' : '';
+    return 'ALERT ' + (a.book_name || '') + ' ' + (a.measure || '') + ' ' + a.from + ' \u2192 ' + a.to + value + bound;
+  }
+
+  function renderEvents(list, alerts, full) {
+    const fresh = (Array.isArray(list) ? list : []).filter((e) => e && typeof e === 'object');
+    const raised = (Array.isArray(alerts) ? alerts : []).filter((a) => a && typeof a === 'object')
+      .map((a) => ({ seq: a.seq, time: a.time, alert: a }));
+    if (!full && !fresh.length && !raised.length) return;
+    // Each alert after its event; the last MAX_EVENTS lines.
+    events = (full ? [] : events).concat(fresh, raised)
+      .sort((a, b) => (a.seq - b.seq) || ((a.alert ? 1 : 0) - (b.alert ? 1 : 0)))
+      .slice(-MAX_EVENTS);
     const frag = document.createDocumentFragment();
     for (let i = events.length - 1; i >= 0; i--) {
       const ev = events[i];
       const d = new Date(ev.time);
       const li = document.createElement('li');
       li.dataset.seq = ev.seq;
+      if (ev.alert) li.className = ev.alert.to === 'BREACHED' ? 'alert breached' : 'alert';
       const cols = [
         ['seq', ev.seq == null ? '' : String(ev.seq)],
         ['time', isNaN(d) ? String(ev.time || '') : clock(d, true)],
-        ['command', String(ev.command || '')],
+        ['command', ev.alert ? alertText(ev.alert) : String(ev.command || '')],
         ['nodes', ev.nodes == null ? '' : String(ev.nodes)],
         ['engine_us', isNum(ev.engine_us) ? (ev.engine_us / 1000).toFixed(2) + ' ms' : ''],
       ];
@@ -471,6 +488,44 @@
       frag.appendChild(li);
     }
     $('events').replaceChildren(frag);
+  }
+
+  // ---- limits -------------------------------------------------------------
+  // The worst limits, each with a bar of its utilization (full at 100%: the bound), and the count per state.
+  function renderLimits(l) {
+    if (!l || typeof l !== 'object') return;
+    const states = l.states || {};
+    const counts = ['BREACHED', 'UNKNOWN', 'OK', 'FAILED']
+      .filter((k) => states[k]).map((k) => fmt0.format(states[k]) + ' ' + k.toLowerCase());
+    $('limits-states').textContent = counts.length ? counts.join(' \u00b7 ') : 'no limits';
+    const frag = document.createDocumentFragment();
+    for (const limit of Array.isArray(l.shown) ? l.shown : []) {
+      const tr = document.createElement('tr');
+      tr.className = String(limit.state || '').toLowerCase();
+      tr.title = limit.state === 'FAILED' ? String(limit.reason || '') :
+        'value ' + fmtValue('pv', limit.value) + ', lower ' + fmtValue('pv', limit.lower) + ', upper ' + fmtValue('pv', limit.upper);
+      const point = limit.measure === 'kr01' && limit.idx != null ? ' #' + limit.idx : '';
+      const u = isNum(limit.utilization) ? limit.utilization : null;
+      const cells = [String(limit.book_name || ''), String(limit.measure || '') + point, null,
+        u === null ? '' : fmt0.format(u * 100) + '%', String(limit.state || '')];
+      cells.forEach((text, k) => {
+        const td = document.createElement('td');
+        if (text === null) {
+          const bar = document.createElement('div');
+          bar.className = 'bar';
+          const fill = document.createElement('div');
+          fill.style.width = (u === null ? 0 : Math.min(Math.abs(u), 1) * 100) + '%';
+          bar.appendChild(fill);
+          td.appendChild(bar);
+        } else {
+          td.textContent = text;
+          if (k === 3) td.className = 'num';
+        }
+        tr.appendChild(td);
+      });
+      frag.appendChild(tr);
+    }
+    $('limits-body').replaceChildren(frag);
   }
 
   function renderFigures(f) {
