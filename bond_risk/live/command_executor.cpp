@@ -4,15 +4,14 @@
 #include <iostream>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 #include "bond_risk/db/event_log.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
-#include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/live/explain_replies.h"
-#include "bond_risk/live/limit_replies.h"
 #include "bond_risk/live/limit_replies.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
