@@ -434,3 +434,27 @@ TEST(Limits, TheGeneratedSetStartsOkAndDependsOnlyOnTheSeed) {
   ASSERT_EQ(test::run_cli("generate --limit-set " + dir.path("a.db") + " --limits-per-book 0").exit_code, 0);
   EXPECT_EQ(limit_rows(dir.path("a.db")), "");
 }
+
+// A removed limit's id is not given to the next one, whose state starts
+// afresh (the removed one's alerts are not its own), even after a restart.
+TEST(Limits, ARemovedLimitsIdIsNotGivenAgain) {
+  test::TempDir dir;
+  const std::string db = dir.path("i.db");
+  ASSERT_EQ(test::run_cli("generate --preset 100 --limits-per-book 0 --out " + db).exit_code, 0);
+  std::int64_t removed = 0;
+  {
+    test::Reopened engine(db);
+    const base::Json set = engine.run("set-limit OB_GBP-GILT_1 pv01 none -1e15");  // breached as set
+    ASSERT_EQ(set["ok"], true) << set.dump();
+    removed = set["limit_id"].get<std::int64_t>();
+    ASSERT_EQ(engine.executor.take_alerts().size(), 1u);
+    ASSERT_EQ(engine.run("remove-limit " + std::to_string(removed))["ok"], true);
+  }
+  test::Reopened engine(db);
+  const base::Json again = engine.run("set-limit OB_GBP-GILT_1 pv01 none -1e15");
+  ASSERT_EQ(again["ok"], true) << again.dump();
+  EXPECT_GT(again["limit_id"].get<std::int64_t>(), removed);
+  const std::vector<std::string> alerts = engine.executor.take_alerts();
+  ASSERT_EQ(alerts.size(), 1u) << "the new limit is breached as set: an alert of its own";
+  EXPECT_EQ(base::Json::parse(alerts[0])["alert"]["from"], "OK");
+}

@@ -25,6 +25,15 @@ std::vector<StoredAlert> write_alerts(base::Database& db, std::int64_t seq, Aler
   return out;
 }
 
+std::int64_t largest_limit_id(base::Database& db) {
+  base::Statement& st = db.cached(
+      "SELECT max(coalesce((SELECT max(id) FROM risk_limit), 0), coalesce((SELECT max(limit_id) FROM limit_alert), 0))");
+  st.step();
+  const std::int64_t id = st.integer(0);
+  st.reset();
+  return id;
+}
+
 std::unordered_map<std::int64_t, LimitState> recorded_limit_states(base::Database& db) {
   std::unordered_map<std::int64_t, LimitState> out;
   base::Statement st = db.prepare(

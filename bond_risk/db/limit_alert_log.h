@@ -33,4 +33,9 @@ std::unordered_map<std::int64_t, LimitState> recorded_limit_states(base::Databas
 
 std::string_view alert_cause_name(AlertCause cause);
 
+// The largest limit id the database has used, in risk_limit or in an alert
+// (0 when none): a new limit's id comes after it, so that no alert of a
+// removed limit is ever read as a new one's.
+std::int64_t largest_limit_id(base::Database& db);
+
 }  // namespace bond_risk

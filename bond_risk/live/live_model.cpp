@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "bond_risk/db/change_writer.h"
+#include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/model/calculations.h"
@@ -276,6 +277,7 @@ struct LiveModel::Apply {
   Applied operator()(const SetLimit& c) const {
     RiskLimit limit;
     for (const RiskLimit& l : m.store_.limits) limit.id = std::max(limit.id, l.id);
+    if (db) limit.id = std::max(limit.id, largest_limit_id(*db));  // never a removed limit's id
     if (limit.id == std::numeric_limits<std::int64_t>::max()) throw CommandError("no id is left for a new limit");
     ++limit.id;
     if (c.book) {

@@ -10,6 +10,12 @@ LimitChecks::LimitChecks(std::unordered_map<std::int64_t, LimitState> recorded) 
 
 void LimitChecks::resolve(const Store& s, const PnlDay& day) {
   for (const Held& h : held_) states_[h.id] = h.state;
+  // A limit no longer there is forgotten: its id is never given again.
+  std::unordered_map<std::int64_t, LimitState> kept;
+  for (const RiskLimit& l : s.limits) {
+    if (const auto it = states_.find(l.id); it != states_.end()) kept.emplace(l.id, it->second);
+  }
+  states_ = std::move(kept);
   held_.clear();
   totals_.clear();
   for (const RiskLimit& l : s.limits) {
