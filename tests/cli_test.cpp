@@ -284,7 +284,7 @@ TEST(Cli, GenerateRefusesMoreDesksThanACurveHasBondsAndNeverLeavesItsTemporaryFi
   EXPECT_EQ(files(), std::vector<std::string>{"x.db"});
 }
 
-TEST(Layers, TheCheckRefusesAnIncludeOfAHigherLayerAndAcceptsTheTree) {
+TEST(Layers, TheCheckRefusesAnIncludeTheMatrixDoesNotAllowAndAcceptsTheTree) {
   const std::string script = test::source_dir() + "/scripts/check-layers.sh";
   EXPECT_EQ(std::system((script + " > /dev/null").c_str()), 0) << "the source tree breaks its layers";
   test::TempDir dir;
@@ -310,5 +310,17 @@ TEST(Layers, TheCheckRefusesAnIncludeOfAHigherLayerAndAcceptsTheTree) {
   std::ofstream(dir.path("base/timing.h"), std::ios::app) << "#include \"engine/graph.h\"\n";
   EXPECT_NE(std::system((check + " > " + dir.path("out") + " 2>&1").c_str()), 0) << "base may not include engine";
   EXPECT_NE(test::slurp(dir.path("out")).find("base/timing.h (base) includes engine/graph.h (engine)"), std::string::npos)
+      << test::slurp(dir.path("out"));
+  std::ofstream(dir.path("base/timing.h")) << "#pragma once\n";
+  // Below its own, a layer uses only those its row of the matrix names: the gateway talks to the engine as a
+  // client (the command table), never to its database.
+  std::filesystem::create_directories(dir.path("bond_risk/web"));
+  std::ofstream(dir.path("bond_risk/web/feed.cpp")) << "#include \"bond_risk/live/server.h\"\n#include \"base/timing.h\"\n";
+  EXPECT_EQ(std::system((check + " > /dev/null 2>&1").c_str()), 0) << "web may include live and base";
+  std::ofstream(dir.path("bond_risk/web/feed.cpp"), std::ios::app) << "#include \"bond_risk/db/loader.h\"\n";
+  std::ofstream(dir.path("bond_risk/db/loader.h")) << "#pragma once\n";
+  EXPECT_NE(std::system((check + " > " + dir.path("out") + " 2>&1").c_str()), 0) << "web may not include db, a layer below it";
+  EXPECT_NE(test::slurp(dir.path("out")).find("bond_risk/web/feed.cpp (web) includes bond_risk/db/loader.h (db)"),
+            std::string::npos)
       << test::slurp(dir.path("out"));
 }
