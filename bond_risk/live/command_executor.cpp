@@ -291,7 +291,7 @@ struct CommandExecutor::Batch {
     if (const std::string why = ex.publisher_.recovering(); !why.empty()) stats["results_recovering"] = why;
     // What waits for the writer, at most since start-up: nodes marked to be
     // copied, rows assembled for it (each at most one per node).
-    stats["results_pending"] = {{"marked_peak", ex.marked_peak_},
+    stats["results_pending"] = {{"marked_peak", ex.marks_.peak()},
                                 {"assembled_peak", ex.publisher_.assembled_peak()},
                                 {"nodes", ex.model_.store().size()}};
     stats["watch_lines"] = ex.watch_lines_;
@@ -332,7 +332,6 @@ CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchrono
     tx.commit();
     alerts_committed();
   }
-  forget_marks();
   // The feed starts with the events logged before this engine started.
   for (const LoggedEvent& e : last_events(db_, kRecentEvents)) recent_events_.push_back(event_json(e));
   publisher_.add_all(model_.store(), model_.graph());
@@ -462,23 +461,13 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
 void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
   all_changed_ |= r.whole;
   any_changed_ = true;
-  if (r.whole) publish_whole();
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    const std::size_t size = model_.store().size(static_cast<Kind>(k));
-    engine::Bitmap& marks = unpublished_[k];
-    if (marks.size() < size) marks.resize(size);
+  marks_.mark(r, model_.store());
+  for (std::size_t k = 0; k < kKindCount && !all_changed_; ++k) {
     engine::Bitmap& changed = changed_[k];
+    const std::size_t size = model_.store().size(static_cast<Kind>(k));
     if (changed.size() < size) changed.resize(size);
-    for (NodeIndex i : r.changed[k]) {
-      if (!all_changed_) changed.set(i);
-      if (unpublished_whole_ || marks.test(i)) continue;
-      marks.set(i);
-      ++marked_;
-      marked_from_[k] = std::min<std::size_t>(marked_from_[k], i);
-      marked_to_[k] = std::max<std::size_t>(marked_to_[k], i + 1);
-    }
+    for (NodeIndex i : r.changed[k]) changed.set(i);
   }
-  marked_peak_ = std::max(marked_peak_, marked_);
 }
 
 std::string CommandExecutor::update_values(std::int64_t id) {
@@ -534,58 +523,9 @@ void CommandExecutor::sync_external(bool signalled) {
 
 bool CommandExecutor::publish_results(std::size_t budget) {
   const base::Stopwatch clock;
-  const bool more = publish_rows(budget);
+  const bool more = marks_.publish(publisher_, model_, served_event_, budget);
   phases_.add(Phase::publish, clock.seconds());
   return more;
-}
-
-void CommandExecutor::publish_whole() {
-  for (engine::Bitmap& marks : unpublished_) marks.clear();
-  forget_marks();
-  unpublished_whole_ = true;
-  passing_ = false;
-}
-
-void CommandExecutor::forget_marks() {
-  marked_ = 0;
-  marked_from_.fill(SIZE_MAX);
-  marked_to_.fill(0);
-}
-
-bool CommandExecutor::publish_rows(std::size_t budget) {
-  if (publisher_.needs_all()) publish_whole();  // the results file was deleted or replaced
-  if (!passing_) {
-    if (!unpublished_whole_ && marked_ == 0) {
-      publisher_.seal(served_event_);
-      return false;
-    }
-    passing_ = true;
-    pass_kind_ = pass_next_ = 0;
-    pass_event_ = served_event_;
-  }
-  if (unpublished_whole_) {
-    publisher_.add_all(model_.store(), model_.graph());
-    budget -= std::min(budget, model_.store().size());
-    unpublished_whole_ = false;
-    pass_kind_ = kKindCount;
-  }
-  for (; pass_kind_ < kKindCount && budget > 0; ++pass_kind_, pass_next_ = 0) {
-    // Only the span that holds marks is scanned: an amendment's few cost a few words.
-    const std::size_t to = marked_to_[pass_kind_];
-    slice_.clear();
-    pass_next_ = unpublished_[pass_kind_].take(std::max(pass_next_, marked_from_[pass_kind_]), to, budget, slice_);
-    publisher_.add(model_.store(), model_.graph(), static_cast<Kind>(pass_kind_), slice_);
-    marked_ -= slice_.size();
-    budget -= slice_.size();
-    if (pass_next_ < to) break;
-  }
-  if (pass_kind_ < kKindCount) return true;
-  passing_ = false;
-  if (marked_ == 0) forget_marks();
-  // Every node marked by the events up to the pass's start is in; those
-  // marked since lie behind it unless none is left.
-  publisher_.seal(marked_ == 0 ? served_event_ : pass_event_);
-  return marked_ > 0;
 }
 
 // Applies the changes other programs made to the input tables and

@@ -37,6 +37,7 @@
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
 #include "bond_risk/live/pnl_explainer.h"
+#include "bond_risk/live/result_marks.h"
 #include "bond_risk/live/result_publisher.h"
 #include "bond_risk/model/limit_checks.h"
 #include "engine/bitmap.h"
@@ -141,7 +142,6 @@ class CommandExecutor {
     phases_.add(Phase::explain, seconds);
     return seconds;
   }
-  bool publish_rows(std::size_t budget);  // publish_results, untimed
   // Checks the limits recalculation `r` may have moved (every one when
   // `all`) and writes their alerts, after served_event_, in the caller's
   // transaction; timed as Phase::limits and Phase::alerts; returns its seconds.
@@ -163,24 +163,8 @@ class CommandExecutor {
   // Marks a recalculation's nodes for publication and for watchers; a whole
   // one (a reload, whose node indices may all have moved) replaces every mark.
   void unpublished(const LiveModel::Recalculation& r);
-  // Every row is to be published again (a reload, or the results file lost).
-  void publish_whole();
-  void forget_marks();  // no mark is left: none counted, no span
 
-  // Results not yet handed to the writer, conflated: one mark per node
-  // (whatever the number of events that changed it) or one reload, so what
-  // waits is bounded by the nodes, never by the events. publish_rows()
-  // hands them over in passes, in index order; a pass that ends with marks
-  // behind it (made by events during the pass) seals the event it began at,
-  // so the written tables advance however fast events come.
-  std::array<engine::Bitmap, kKindCount> unpublished_;  // by node index
-  std::size_t marked_ = 0, marked_peak_ = 0;           // marks set now, and at most since start-up
-  std::array<std::size_t, kKindCount> marked_from_, marked_to_;  // per kind, [from, to) holds every mark
-  bool unpublished_whole_ = false;                     // every row (a reload)
-  bool passing_ = false;                               // a pass is under way
-  std::size_t pass_kind_ = 0, pass_next_ = 0;          // where the pass goes on
-  std::int64_t pass_event_ = 0;                        // the event it began at
-  std::vector<NodeIndex> slice_;                       // the nodes of one slice (reused)
+  ResultMarks marks_;  // results not yet handed to the writer (live/result_marks.h)
   std::array<engine::Bitmap, kKindCount> changed_;  // by node index, since forget_changes()
   bool all_changed_ = true, any_changed_ = true;
   std::size_t watch_lines_ = 0;  // update lines built for watchers since start-up

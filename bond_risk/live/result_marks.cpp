@@ -1,0 +1,74 @@
+#include "bond_risk/live/result_marks.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace bond_risk {
+
+void ResultMarks::mark(const LiveModel::Recalculation& r, const Store& store) {
+  if (r.whole) mark_whole();
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    engine::Bitmap& marks = unpublished_[k];
+    const std::size_t size = store.size(static_cast<Kind>(k));
+    if (marks.size() < size) marks.resize(size);
+    for (NodeIndex i : r.changed[k]) {
+      if (whole_ || marks.test(i)) continue;
+      marks.set(i);
+      ++marked_;
+      marked_from_[k] = std::min<std::size_t>(marked_from_[k], i);
+      marked_to_[k] = std::max<std::size_t>(marked_to_[k], i + 1);
+    }
+  }
+  marked_peak_ = std::max(marked_peak_, marked_);
+}
+
+void ResultMarks::mark_whole() {
+  for (engine::Bitmap& marks : unpublished_) marks.clear();
+  forget();
+  whole_ = true;
+  passing_ = false;
+}
+
+void ResultMarks::forget() {
+  marked_ = 0;
+  marked_from_.fill(SIZE_MAX);
+  marked_to_.fill(0);
+}
+
+bool ResultMarks::publish(ResultPublisher& publisher, const LiveModel& model, std::int64_t served_event,
+                          std::size_t budget) {
+  if (publisher.needs_all()) mark_whole();  // the results file was deleted or replaced
+  if (!passing_) {
+    if (!whole_ && marked_ == 0) {
+      publisher.seal(served_event);
+      return false;
+    }
+    passing_ = true;
+    pass_kind_ = pass_next_ = 0;
+    pass_event_ = served_event;
+  }
+  if (whole_) {
+    publisher.add_all(model.store(), model.graph());
+    budget -= std::min(budget, model.store().size());
+    whole_ = false;
+    pass_kind_ = kKindCount;
+  }
+  for (; pass_kind_ < kKindCount && budget > 0; ++pass_kind_, pass_next_ = 0) {
+    const std::size_t to = marked_to_[pass_kind_];
+    slice_.clear();
+    pass_next_ = unpublished_[pass_kind_].take(std::max(pass_next_, marked_from_[pass_kind_]), to, budget, slice_);
+    publisher.add(model.store(), model.graph(), static_cast<Kind>(pass_kind_), slice_);
+    marked_ -= slice_.size();
+    budget -= slice_.size();
+    if (pass_next_ < to) break;
+  }
+  if (pass_kind_ < kKindCount) return true;
+  passing_ = false;
+  if (marked_ == 0) forget();
+  // Every node marked by the events up to the pass's start is in; those
+  // marked since lie behind it unless none is left.
+  publisher.seal(marked_ == 0 ? served_event : pass_event_);
+  return marked_ > 0;
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,50 @@
+// The results the running engine has yet to hand to its ResultPublisher,
+// conflated: one mark per node (whatever the number of events that changed
+// it) or one reload, so what waits is bounded by the nodes, never by the
+// events. publish() hands them over in passes, in index order, a slice at
+// a time; a pass that ends with marks behind it (made by events during the
+// pass) seals the event it began at, so the written tables advance however
+// fast events come. Only the span of each kind that holds marks is scanned:
+// an amendment's few cost a few words. Used by the master thread only.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bond_risk/live/live_model.h"
+#include "bond_risk/live/result_publisher.h"
+#include "engine/bitmap.h"
+
+namespace bond_risk {
+
+class ResultMarks {
+ public:
+  ResultMarks() { forget(); }
+
+  // Marks the rows recalculation `r` changed (every row, when whole).
+  void mark(const LiveModel::Recalculation& r, const Store& store);
+  // Every row is to be published again (a reload, or the results file lost).
+  void mark_whole();
+  // Hands at most about `budget` marked rows to `publisher` and seals what
+  // a finished pass covers (up to `served_event` when no mark is left);
+  // true while marks remain. Every row, when the publisher asks for them.
+  bool publish(ResultPublisher& publisher, const LiveModel& model, std::int64_t served_event, std::size_t budget);
+
+  std::size_t peak() const { return marked_peak_; }  // the most marks set at once since start-up
+
+ private:
+  void forget();  // no mark is left: none counted, no span
+
+  std::array<engine::Bitmap, kKindCount> unpublished_;  // by node index
+  std::size_t marked_ = 0, marked_peak_ = 0;           // marks set now, and at most since start-up
+  std::array<std::size_t, kKindCount> marked_from_{}, marked_to_{};  // per kind, [from, to) holds every mark
+  bool whole_ = false;                                 // every row (a reload)
+  bool passing_ = false;                               // a pass is under way
+  std::size_t pass_kind_ = 0, pass_next_ = 0;          // where the pass goes on
+  std::int64_t pass_event_ = 0;                        // the event it began at
+  std::vector<NodeIndex> slice_;                       // the nodes of one slice (reused)
+};
+
+}  // namespace bond_risk
