@@ -512,16 +512,8 @@ TEST(Explain, AfterKillNineTheExplainAndTheAlertsAreAReplayOfTheLoggedEventsBitF
   EXPECT_EQ(restarted["day"]["after_event"], replayed["day"]["after_event"]);
   // The limits' alerts too, and the results database holds each of them once.
   auto alerts = [](const std::string& path, const char* table) {
-    base::Database conn(path, base::Database::Mode::read_only);
-    std::vector<std::string> out;
-    base::Statement st = conn.prepare(std::string("SELECT seq, cause, limit_id, from_state, to_state, value, bound FROM ") +
+    return test::query_rows(path, std::string("SELECT seq, cause, limit_id, from_state, to_state, value, bound FROM ") +
                                       table + " ORDER BY id");
-    while (st.step()) {
-      std::string row;
-      for (int c = 0; c < 7; ++c) row += st.value_text(c) + "|";
-      out.push_back(row);
-    }
-    return out;
   };
   const std::vector<std::string> logged = alerts(db, "limit_alert");
   EXPECT_GT(logged.size(), 4u) << "the stream crossed the limits";

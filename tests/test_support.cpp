@@ -253,4 +253,15 @@ std::vector<double> ladder_on_grid(bond_risk::Date start, bond_risk::Date maturi
   return ladder;
 }
 
+std::vector<std::string> query_rows(const std::string& path, const std::string& sql) {
+  base::Database conn(path, base::Database::Mode::read_only);
+  std::vector<std::string> out;
+  for (base::Statement st = conn.prepare(sql); st.step();) {
+    std::string row;
+    for (int c = 0; c < st.column_count(); ++c) row += st.value_text(c) + "|";
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 }  // namespace test

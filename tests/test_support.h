@@ -147,6 +147,10 @@ class EngineProcess {
 // The whole content of a file ("" if it cannot be read).
 std::string slurp(const std::string& path);
 
+// The rows `sql` returns from the database at `path`, each as its columns'
+// text joined by "|" (for comparing tables whole).
+std::vector<std::string> query_rows(const std::string& path, const std::string& sql);
+
 // The source tree (from $BOND_RISK_SRC, set by make test).
 std::string source_dir();
 

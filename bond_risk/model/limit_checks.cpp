@@ -41,18 +41,13 @@ void LimitChecks::resolve(const Store& s, const PnlDay& day) {
   for (auto h = static_cast<std::uint32_t>(repo_offsets_.back()); h < held_.size(); ++h) {
     const ResolvedLimit& r = held_[h].limit;
     Total& t = totals_.emplace_back(Total{h, {}, {}, {}, 0, 0});
-    for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
-      if (!total_reads(r, kind)) continue;
-      for (NodeIndex b = 0; b < s.size(kind); ++b) {
-        const NodeRef book = ref(kind, b);
-        t.baselines.push_back(r.measure == LimitMeasure::day_pnl ? day.baseline(s.id(book)) : 0);
-        t.parts.push_back(0);
-        t.ok.push_back(1);
-        update(s, t, book, t.parts.size() - 1);
-      }
-    }
-    t.sum = 0;  // afresh, in order, as read_limit sums
-    for (double part : t.parts) t.sum += part;
+    for_each_total_book(s, r, [&](NodeRef book) {
+      t.baselines.push_back(r.measure == LimitMeasure::day_pnl ? day.baseline(s.id(book)) : 0);
+      t.parts.push_back(0);
+      t.ok.push_back(1);
+      update(s, t, book, t.parts.size() - 1);
+    });
+    t.sum = std::accumulate(t.parts.begin(), t.parts.end(), 0.0);  // afresh, in order, as read_limit sums
   }
   resolved_ = true;
   version_ = s.limits_version;

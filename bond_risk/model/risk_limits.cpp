@@ -111,15 +111,11 @@ LimitReading read_limit(const Store& s, const PnlDay& day, const ResolvedLimit& 
   }
   bool all_ok = true;
   double value = 0;
-  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
-    if (!total_reads(l, kind)) continue;
-    for (NodeIndex b = 0; b < s.size(kind); ++b) {
-      const NodeRef book = ref(kind, b);
-      const BookPart part = book_part(s, book, l, l.measure == LimitMeasure::day_pnl ? day.baseline(s.id(book)) : 0);
-      all_ok = all_ok && part.ok;
-      if (total_sums_part(l, part)) value += part.value;
-    }
-  }
+  for_each_total_book(s, l, [&](NodeRef book) {
+    const BookPart part = book_part(s, book, l, l.measure == LimitMeasure::day_pnl ? day.baseline(s.id(book)) : 0);
+    all_ok = all_ok && part.ok;
+    if (total_sums_part(l, part)) value += part.value;
+  });
   return reading_of(value, all_ok, l.lower, l.upper);
 }
 

@@ -74,6 +74,15 @@ inline bool total_sums_part(const ResolvedLimit& limit, const BookPart& part) {
 }
 // Whether a total of `limit`'s measure reads books of `kind`.
 bool total_reads(const ResolvedLimit& limit, Kind kind);
+// Calls f(book) for each book a total of `limit`'s measure reads: the
+// outright books, then the repo books, in index order (the order it sums).
+template <class F>
+void for_each_total_book(const Store& store, const ResolvedLimit& limit, F&& f) {
+  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    if (!total_reads(limit, kind)) continue;
+    for (NodeIndex b = 0; b < store.size(kind); ++b) f(ref(kind, b));
+  }
+}
 
 // A value's state against the bounds, and its whole reading: UNKNOWN unless
 // every book it reads is OK.

@@ -34,6 +34,9 @@ std::vector<AxisPoint> axis_points(const Store& s) {
   return out;
 }
 
+// A limit's scale: |value|, at least 1 (0 or not a number counts as 1).
+double size_of(double value) { return std::max(1.0, std::isfinite(value) ? std::abs(value) : 0.0); }
+
 class LimitWriter {
  public:
   LimitWriter(base::Database& db, std::uint64_t seed) : db_(db), random_(seed) {}
@@ -41,14 +44,13 @@ class LimitWriter {
   // Bounds +-multiple times |value| (at least 1), the multiple drawn from [lo, hi] * level.
   void around(std::optional<std::int64_t> book, const char* measure, double value, std::size_t level,
               std::optional<AxisPoint> point = std::nullopt) {
-    const double size = std::max(1.0, std::isfinite(value) ? std::abs(value) : 0.0);
     const double m = random_.uniform(1.3, 1.7) * static_cast<double>(level + 1);
-    write(book, measure, -m * size, m * size, point);
+    write(book, measure, -m * size_of(value), m * size_of(value), point);
   }
   // A day's loss: day_pnl's lower bound, `fraction` (drawn from [lo, hi] * level) of |base| (at least 1).
   void loss(std::optional<std::int64_t> book, double base, double lo, double hi, std::size_t level) {
-    const double size = std::max(1.0, std::isfinite(base) ? std::abs(base) : 0.0);
-    write(book, "day_pnl", -random_.uniform(lo, hi) * static_cast<double>(level + 1) * size, INFINITY, std::nullopt);
+    write(book, "day_pnl", -random_.uniform(lo, hi) * static_cast<double>(level + 1) * size_of(base), INFINITY,
+          std::nullopt);
   }
   std::size_t written() const { return written_; }
 
