@@ -7,8 +7,8 @@
 #include <string>
 
 #include "base/json.h"
-#include "bond_risk/live/command.h"
-#include "bond_risk/live/replies.h"
+#include "bond_risk/protocol/command.h"
+#include "bond_risk/protocol/messages.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string line(reinterpret_cast<const char*>(data), size);
@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string text = bond_risk::format_command(command);
     if (bond_risk::format_command(bond_risk::parse_command(text)) != text) std::abort();
   } catch (const bond_risk::CommandError& e) {
-    if (!base::Json::accept(bond_risk::error_line(e.what()))) std::abort();
+    if (!base::Json::accept(bond_risk::protocol::error_line(e.what()))) std::abort();
   }
   return 0;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fails when a source file includes a layer ARCHITECTURE.md's may-include
 # matrix does not allow it: never one above its own (the layers, from the
-# bottom: base/, engine/, then bond_risk/model, db, synth, live, web, lab,
-# cli, mpi), and below it only those its row names. Run by `make test`;
+# bottom: base/, engine/, then bond_risk/model, db, synth, protocol, live,
+# web, lab, cli, mpi), and below it only those its row names. Run by `make test`;
 # checks the tree it belongs to, or the one given as its argument.
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
@@ -15,11 +15,12 @@ layer_of() {
     bond_risk/model/*) echo "2 model" ;;
     bond_risk/db/*) echo "3 db" ;;
     bond_risk/synth/*) echo "4 synth" ;;
-    bond_risk/live/*) echo "5 live" ;;
-    bond_risk/web/*) echo "6 web" ;;
-    bond_risk/lab/*) echo "7 lab" ;;
-    bond_risk/cli/*) echo "8 cli" ;;
-    bond_risk/mpi/*) echo "9 mpi" ;;
+    bond_risk/protocol/*) echo "5 protocol" ;;
+    bond_risk/live/*) echo "6 live" ;;
+    bond_risk/web/*) echo "7 web" ;;
+    bond_risk/lab/*) echo "8 lab" ;;
+    bond_risk/cli/*) echo "9 cli" ;;
+    bond_risk/mpi/*) echo "10 mpi" ;;
     *) echo "? unknown" ;;
   esac
 }
@@ -32,10 +33,11 @@ may_include() {
     model) echo "engine base" ;;
     db) echo "model engine base" ;;
     synth) echo "db model engine base" ;;
-    live) echo "db model engine base" ;;
-    web) echo "live base" ;;
-    lab) echo "live db model base" ;;
-    cli | mpi) echo "lab web live synth db model engine base cli" ;;
+    protocol) echo "model base" ;;
+    live) echo "protocol db model engine base" ;;
+    web) echo "protocol base" ;;
+    lab) echo "live protocol db model base" ;;
+    cli | mpi) echo "lab web live protocol synth db model engine base cli" ;;
   esac
 }
 
@@ -43,7 +45,7 @@ status=0
 while IFS= read -r file; do
   read -r rank name < <(layer_of "$file")
   if [ "$rank" = "?" ]; then
-    echo "check-layers: $file is in no layer (put it under base/, engine/ or bond_risk/{model,db,synth,live,web,lab,cli,mpi}/)" >&2
+    echo "check-layers: $file is in no layer (put it under base/, engine/ or bond_risk/{model,db,synth,protocol,live,web,lab,cli,mpi}/)" >&2
     status=1
     continue
   fi

@@ -313,14 +313,15 @@ TEST(Layers, TheCheckRefusesAnIncludeTheMatrixDoesNotAllowAndAcceptsTheTree) {
       << test::slurp(dir.path("out"));
   std::ofstream(dir.path("base/timing.h")) << "#pragma once\n";
   // Below its own, a layer uses only those its row of the matrix names: the gateway talks to the engine as a
-  // client (the command table), never to its database.
+  // client (the protocol), never to the engine's insides.
   std::filesystem::create_directories(dir.path("bond_risk/web"));
-  std::ofstream(dir.path("bond_risk/web/feed.cpp")) << "#include \"bond_risk/live/server.h\"\n#include \"base/timing.h\"\n";
-  EXPECT_EQ(std::system((check + " > /dev/null 2>&1").c_str()), 0) << "web may include live and base";
-  std::ofstream(dir.path("bond_risk/web/feed.cpp"), std::ios::app) << "#include \"bond_risk/db/loader.h\"\n";
-  std::ofstream(dir.path("bond_risk/db/loader.h")) << "#pragma once\n";
-  EXPECT_NE(std::system((check + " > " + dir.path("out") + " 2>&1").c_str()), 0) << "web may not include db, a layer below it";
-  EXPECT_NE(test::slurp(dir.path("out")).find("bond_risk/web/feed.cpp (web) includes bond_risk/db/loader.h (db)"),
+  std::filesystem::create_directories(dir.path("bond_risk/protocol"));
+  std::ofstream(dir.path("bond_risk/protocol/messages.h")) << "#pragma once\n";
+  std::ofstream(dir.path("bond_risk/web/feed.cpp")) << "#include \"bond_risk/protocol/messages.h\"\n#include \"base/timing.h\"\n";
+  EXPECT_EQ(std::system((check + " > /dev/null 2>&1").c_str()), 0) << "web may include protocol and base";
+  std::ofstream(dir.path("bond_risk/web/feed.cpp"), std::ios::app) << "#include \"bond_risk/live/server.h\"\n";
+  EXPECT_NE(std::system((check + " > " + dir.path("out") + " 2>&1").c_str()), 0) << "web may not include live, a layer below it";
+  EXPECT_NE(test::slurp(dir.path("out")).find("bond_risk/web/feed.cpp (web) includes bond_risk/live/server.h (live)"),
             std::string::npos)
       << test::slurp(dir.path("out"));
 }

@@ -1,11 +1,11 @@
-// The command table and parser (bond_risk/live/command.h): every command
+// The command table and parser (bond_risk/protocol/command.h): every command
 // parses back from its formatted line, bad lines say what is wrong, and the
 // table is the one place the commands are named.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -168,6 +168,6 @@ TEST(Commands, EachCommandNameIsWrittenInOneSourceFile) {
     }
     ASSERT_EQ(files.size(), 1u) << c.name << " is written in " << files.size() << " files, first "
                                 << (files.empty() ? "" : files[0]);
-    EXPECT_TRUE(files[0].ends_with("bond_risk/live/command.cpp")) << files[0];
+    EXPECT_TRUE(files[0].ends_with("bond_risk/protocol/command.cpp")) << files[0];
   }
 }

@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/live/external_changes.h"
@@ -309,8 +310,9 @@ TEST(LiveEngine, KeepsAWindowOfRecalculationLatencies) {
   Live live("tiny", 20, 0);
   const std::string ot = id_text(live.store(), Kind::outright_trade);
   const std::size_t n = LiveModel::kLatencyWindow + 10, before = live.model->recalculations();
+  const DatabaseRows rows(*live.db);  // prepared and committed, not persisted: the model alone
   for (std::size_t i = 0; i < n; ++i) {
-    live.model->apply(AmendTrade{ot, {{"quantity", static_cast<std::int64_t>(1 + i % 7)}}}, nullptr);
+    live.model->commit(live.model->prepare(AmendTrade{ot, {{"quantity", static_cast<std::int64_t>(1 + i % 7)}}}, rows), rows);
     live.model->recalculate();
   }
   EXPECT_EQ(live.model->recalculations(), before + n);

@@ -10,7 +10,7 @@
 #include "base/json.h"
 #include "base/sqlite.h"
 #include "bond_risk/db/change_log.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/live/live_model.h"
 #include "tests/test_support.h"

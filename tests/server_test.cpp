@@ -19,7 +19,8 @@
 #include <thread>
 
 #include "base/json.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/live/apply_change.h"
+#include "bond_risk/protocol/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
@@ -173,7 +174,7 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
     LiveModel model(load(replay).store, engine::SchedulerOptions{.threads = 0}, 4096);
     model.flush_all();
     base::Transaction tx(replay);
-    for (const std::string& line : logged) model.apply(std::get<Change>(parse_command(line)), &replay);
+    for (const std::string& line : logged) apply_change(model, std::get<Change>(parse_command(line)), replay);
     model.recalculate();
     tx.commit();
   }

@@ -124,9 +124,7 @@ class StreamReader {
 
 // Outright books OB_A (pv `a`) and OB_B (pv 20) and repo book RB_C, all OK.
 void three_books(DeskState& s, double a) {
-  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
-                                    {"id":2,"name":"OB_B","type":"outright_book"},
-                                    {"id":3,"name":"RB_C","type":"repo_book"}])"));
+  s.set_books({{1, "OB_A", "outright_book"}, {2, "OB_B", "outright_book"}, {3, "RB_C", "repo_book"}});
   s.update(outright(1, a));
   s.update(outright(2, 20.0));
   s.update({{"id", 3}, {"type", "repo_book"}, {"status", "OK"}, {"margin", 5.0}, {"mtm_pnl", 7.0}, {"key_rates", base::Json::array()}});
@@ -613,7 +611,7 @@ TEST(WebGateway, AHostThatIsNotTheGatewaysIsRefused) {
 TEST(DeskState, ReachingTheEngineAgainStartsFromWhatItSays) {
   DeskState s;
   s.connected("a.sock");
-  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"}])"));
+  s.set_books({{1, "OB_A", "outright_book"}});
   s.update(outright(1, 10.0));
   s.add_events(base::Json::parse(R"([{"seq":5,"command":"bump-curve 2 1"}])"));
   std::uint64_t v = 0;
@@ -632,8 +630,7 @@ TEST(DeskState, ReachingTheEngineAgainStartsFromWhatItSays) {
 
 TEST(DeskState, BooksWithoutValuesMakeTheTotalsIncompleteAndTheErrorSaysWhy) {
   DeskState s;
-  s.set_books(base::Json::parse(R"([{"id":1,"name":"OB_A","type":"outright_book"},
-                                    {"id":2,"name":"OB_B","type":"outright_book"}])"));
+  s.set_books({{1, "OB_A", "outright_book"}, {2, "OB_B", "outright_book"}});
   s.update(outright(1, 10.0));
   std::uint64_t v = 0;
   base::Json m = message(s, &v, "");

@@ -22,9 +22,11 @@
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/lab/workloads.h"
 #include "bond_risk/synth/limit_generator.h"
+#include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
+#include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {
 
@@ -165,8 +167,8 @@ Series alerts_series(EngineClient& client, const std::string& socket, const std:
                      const std::vector<Change>& bumps) {
   client.ask(format_command(Change{StartDay{}}));
   for (const std::string& book : books) {
-    const double pv01 = base::Json::parse(client.ask(format_command(ShowBook{book}))).at("pv01").get<double>();
-    client.ask(format_command(Change{SetLimit{book, "day_pnl", std::nullopt, std::nullopt, -std::abs(pv01) / 2, std::abs(pv01) / 2}}));
+    const double pv01 = base::Json::parse(client.ask(format_command(ShowBook{book}))).at(protocol::member::pv01).get<double>();
+    client.ask(format_command(Change{SetLimit{book, protocol::member::day_pnl, std::nullopt, std::nullopt, -std::abs(pv01) / 2, std::abs(pv01) / 2}}));
   }
   return client.alert_deliveries("alerts_" + std::to_string(books.size()) + "_after_ack", socket, lines_of(bumps),
                                  books.size());
@@ -179,7 +181,7 @@ Series alerts_series(EngineClient& client, const std::string& socket, const std:
 Series phases_per_event(EngineClient& client, const std::string& what, const std::function<Series()>& send,
                         std::vector<std::string>& notes) {
   const std::string stats(command_info(CommandId::stats).name);
-  auto time_us = [&] { return base::Json::parse(client.ask(stats)).at("time_us"); };
+  auto time_us = [&] { return base::Json::parse(client.ask(stats)).at(protocol::member::time_us); };
   const base::Json before = time_us();
   Series series = send();
   const base::Json after = time_us();
@@ -225,10 +227,9 @@ int bench_events_command(std::span<char* const> args) {
   std::string bumped;                     // the curve the bumps move
   std::vector<std::string> alert_books;  // outright books on it
   {
-    Store store = [&] {
-      base::Database db(copy, base::Database::Mode::read_only);
-      return load(db).store;
-    }();
+    base::Database input(copy, base::Database::Mode::read_only);  // for the changes' look-ups
+    const DatabaseRows stored(input);
+    Store store = load(input).store;
     store.with_key_rates = settings.key_rates;  // KEY_RATES, as the engine it starts below reads it too
     store.with_quote_analytics = settings.quote_analytics;
     LiveModel model(std::move(store), settings.scheduler, settings.grain);
@@ -241,7 +242,7 @@ int bench_events_command(std::span<char* const> args) {
     LimitChecks limits;
     std::vector<LimitAlert> at_start;
     limits.check_all(model.store(), explainer.day(), at_start);  // resolved once, as the engine's start does
-    const InProcessBookkeeping bookkeeping{explainer, limits, rows};
+    const InProcessBookkeeping bookkeeping{explainer, limits, rows, stored};
     Workload a_draw(model.store(), 1), b_draw(model.store(), 2);
     const std::string first_curve = a_draw.first_curve();
     bumped = first_curve, alert_books = books_on(model.store(), first_curve, kAlertBooks);

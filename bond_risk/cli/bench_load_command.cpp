@@ -18,10 +18,13 @@
 #include "bond_risk/lab/event_series.h"
 #include "bond_risk/lab/workloads.h"
 #include "bond_risk/db/loader.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
+#include "bond_risk/protocol/messages.h"
 #include "bond_risk/live/phase_times.h"
 
 namespace bond_risk {
+
+namespace member = protocol::member;
 
 namespace {
 
@@ -131,14 +134,16 @@ struct Context {
   // after a minute.
   void wait_for_results() const {
     base::Json s;
+    protocol::EngineFigures f;
     for (int i = 0; i < 6000; ++i) {
       s = stats();
-      if (s.at("results_as_of") == s.at("event")) return;
+      f = protocol::decode_figures(s);
+      if (f.results_as_of == f.event) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     throw std::runtime_error("the engine's result writer did not catch up within a minute (results as of event " +
-                             s.at("results_as_of").dump() + ", event " + s.at("event").dump() +
-                             (s.contains("results_error") ? ", its last error: " + s.at("results_error").dump() : "") +
+                             std::to_string(f.results_as_of) + ", event " + std::to_string(f.event) +
+                             (s.contains(member::results_error) ? ", its last error: " + s.at(member::results_error).dump() : "") +
                              ")");
   }
 };
@@ -204,20 +209,20 @@ void day(Context& c) {
   std::ofstream(c.out + "/day-explain.json") << total.dump(1) << "\n";
   // The book that moved most, its explain and its largest events.
   const base::Json* largest = nullptr;
-  for (const base::Json& b : total.at("books")) {
-    if (!largest || std::abs(b.at("day_pnl").get<double>()) > std::abs(largest->at("day_pnl").get<double>())) largest = &b;
+  for (const base::Json& b : total.at(member::books)) {
+    if (!largest || std::abs(b.at(member::day_pnl).get<double>()) > std::abs(largest->at(member::day_pnl).get<double>())) largest = &b;
   }
   if (!largest) throw std::runtime_error("the explain lists no book");
-  const std::string book = largest->at("name").get<std::string>();
+  const std::string book = largest->at(member::name).get<std::string>();
   base::Json detail = base::Json::parse(c.client.ask(format_command(Explain{book})));
-  detail["largest_events"] = base::Json::parse(c.client.ask(format_command(ExplainEvents{book, 5})))["events"];
+  detail["largest_events"] = base::Json::parse(c.client.ask(format_command(ExplainEvents{book, 5})))[member::events];
   std::ofstream(c.out + "/day-book.json") << detail.dump(1) << "\n";
   std::ofstream(c.out + "/day-book.txt") << book << "\n";
   const std::vector<double> q = base::percentiles(s.micros, std::vector<double>{50, 99});
-  csv.row(c.label, events.size(), tenths(q[0]), tenths(q[1]), total.at("total").at("day_pnl").get<double>(),
-          total.at("total").at("residual").get<double>(), book, largest->at("day_pnl").get<double>());
-  std::cout << "total day_pnl " << total.at("total").at("day_pnl") << "; the largest book " << book << ": "
-            << largest->at("day_pnl") << " (DIR/day-explain.json, DIR/day-book.json)" << std::endl;
+  csv.row(c.label, events.size(), tenths(q[0]), tenths(q[1]), total.at(member::total).at(member::day_pnl).get<double>(),
+          total.at(member::total).at(member::residual).get<double>(), book, largest->at(member::day_pnl).get<double>());
+  std::cout << "total day_pnl " << total.at(member::total).at(member::day_pnl) << "; the largest book " << book << ": "
+            << largest->at(member::day_pnl) << " (DIR/day-explain.json, DIR/day-book.json)" << std::endl;
 }
 
 void patterns(Context& c) {
@@ -248,7 +253,7 @@ void patterns(Context& c) {
       burst(lines(n, [&] { return c.workload.booking(); }), book, &booked);
       std::vector<std::string> removals;
       for (const std::string& reply : booked) {
-        removals.push_back(format_command(RemoveTrade{base::Json::parse(reply).at("id").dump()}));
+        removals.push_back(format_command(RemoveTrade{base::Json::parse(reply).at(member::id).dump()}));
       }
       burst(removals, remove, nullptr);
     }
@@ -278,9 +283,10 @@ void memory(Context& c) {
   for (std::size_t booked = 0;; booked += step) {
     c.wait_for_results();  // rows waiting for the result writer are not the trades' memory
     const base::Json s = c.stats();
-    csv.row(c.label, booked, s.at("memory_kb").at("vm_peak"), s.at("memory_kb").at("vm_rss"), size_or_zero(c.db),
-            size_or_zero(c.db + "-wal"), s.at("event"), seconds);
-    std::cout << "booked " << booked << ": VmRSS " << s.at("memory_kb").at("vm_rss") << " kB" << std::endl;
+    const base::Json& memory = s.at(member::memory_kb);
+    csv.row(c.label, booked, memory.at(member::vm_peak), memory.at(member::vm_rss), size_or_zero(c.db),
+            size_or_zero(c.db + "-wal"), s.at(member::event), seconds);
+    std::cout << "booked " << booked << ": VmRSS " << memory.at(member::vm_rss) << " kB" << std::endl;
     if (booked + step > trades) break;
     const OpenLoop r = c.client.open_loop("bookings", lines(step, [&] { return c.workload.booking(); }), 0);
     seconds = static_cast<double>(step) / r.replies_per_second;
@@ -337,12 +343,12 @@ void capacity(Context& c) {
     // The commands the mix sent: every command counted since `before`, less the stats line that asked for it.
     // (The phases include the two stats lines' own microseconds, against thousands of commands.)
     std::size_t commands = 0;
-    for (const auto& [command, n] : after.at("commands").items()) {
-      commands += n.get<std::size_t>() - before.at("commands").at(command).get<std::size_t>();
+    for (const auto& [command, n] : after.at(member::commands).items()) {
+      commands += n.get<std::size_t>() - before.at(member::commands).at(command).get<std::size_t>();
     }
     commands -= 1;
     const auto delta = [&](const std::string& key) {
-      return after.at("time_us").at(key).get<double>() - before.at("time_us").at(key).get<double>();
+      return after.at(member::time_us).at(key).get<double>() - before.at(member::time_us).at(key).get<double>();
     };
     std::string phases;
     double engine = 0;

@@ -9,7 +9,7 @@
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/cli/stored_explain.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 
 namespace bond_risk {
 

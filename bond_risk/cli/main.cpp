@@ -8,7 +8,7 @@
 
 #include "base/cli_args.h"
 #include "bond_risk/cli/commands.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 
 namespace {
 

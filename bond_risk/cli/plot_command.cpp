@@ -14,7 +14,7 @@
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/cli/stored_explain.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"

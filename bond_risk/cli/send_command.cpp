@@ -8,8 +8,8 @@
 #include "base/cli_args.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
-#include "bond_risk/live/command.h"
-#include "bond_risk/live/replies.h"
+#include "bond_risk/protocol/command.h"
+#include "bond_risk/protocol/messages.h"
 #include "base/unix_socket.h"
 
 namespace bond_risk {
@@ -67,9 +67,9 @@ int send_command(std::span<char* const> args) {
   base::LineReader lines(fd.get());
   while (const std::optional<std::string> line = lines.read_line()) {
     std::cout << *line << "\n" << std::flush;
-    if (is_pushed_line(*line)) continue;  // an update of a watched node or an alert, not a reply
+    if (protocol::is_pushed_line(*line)) continue;  // an update of a watched node or an alert, not a reply
     ++replies;
-    all_ok &= is_ok_line(*line);
+    all_ok &= protocol::is_ok_line(*line);
   }
   if (writer.joinable()) writer.join();
   if (replies < sent) {

@@ -3,7 +3,6 @@
 #include <sys/socket.h>
 
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <deque>
 #include <map>
@@ -15,7 +14,7 @@
 #include "base/json.h"
 #include "base/unix_socket.h"
 #include "bond_risk/db/limit_alert_log.h"
-#include "bond_risk/live/replies.h"
+#include "bond_risk/protocol/messages.h"
 #include "base/timing.h"
 
 namespace bond_risk {
@@ -26,7 +25,7 @@ namespace {
 
 // Throws if `reply` to `line` is an error.
 void expect_ok(const std::string& line, const std::string& reply) {
-  if (!is_ok_line(reply)) throw std::runtime_error("refused: " + line.substr(0, 200) + ": " + reply);
+  if (!protocol::is_ok_line(reply)) throw std::runtime_error("refused: " + line.substr(0, 200) + ": " + reply);
 }
 
 // Stops the writer thread when the reader leaves early (a refused line, a
@@ -55,11 +54,11 @@ InProcess in_process(const std::string& what, LiveModel& model, InProcessBookkee
   std::vector<LimitAlert> alerts;
   for (const Change& change : changes) {
     const base::Stopwatch w;
-    const std::optional<Cause> cause = PnlExplainer::cause_of(change, model, books.db);
+    const std::optional<Cause> cause = PnlExplainer::cause_of(change, model, books.rows);
     const bool curve = cause && cause->kind == CauseKind::curve;
     if (curve) books.explainer.curves_before(model.store());
     const double before_apply = w.seconds();
-    model.apply(change, nullptr);
+    model.commit(model.prepare(change, books.rows), books.rows);
     const double applied = w.seconds();
     if (curve) books.explainer.predict(model.store());
     const double predicted = curve ? w.seconds() : applied;  // (no clock read more for the other events)
@@ -187,16 +186,12 @@ Series EngineClient::alert_deliveries(const std::string& name, const std::string
     try {
       std::map<std::int64_t, std::size_t> counts;
       for (std::size_t done = 0; done < lines.size();) {
-        // An alert line, {"alert":{"id":N,"seq":N,...}...}: its seq read in place (the
-        // watcher's own cost is on the clock; parsing each line whole would dominate it).
-        const std::string line = watcher.read_line();
-        const std::size_t at = line.find("\"seq\":");
-        if (!line.starts_with("{\"alert\":") || at == std::string::npos) continue;
-        std::int64_t seq = 0;
-        std::from_chars(line.data() + at + 6, line.data() + line.size(), seq);
-        if (++counts[seq] != alerts_each) continue;
+        // An alert line's seq, read in place (the watcher's own cost is on
+        // the clock; parsing each line whole would dominate it).
+        const std::optional<std::int64_t> seq = protocol::alert_seq(watcher.read_line());
+        if (!seq || ++counts[*seq] != alerts_each) continue;
         delivered_at = Clock::now().time_since_epoch().count();
-        delivered = seq;
+        delivered = *seq;
         delivered.notify_all();
         ++done;
       }
@@ -211,7 +206,7 @@ Series EngineClient::alert_deliveries(const std::string& name, const std::string
     const std::string reply = ask(line);
     const Clock::time_point acknowledged = Clock::now();
     expect_ok(line, reply);
-    const std::int64_t seq = base::Json::parse(reply).at("event").get<std::int64_t>();
+    const std::int64_t seq = protocol::decode_line(reply).event;
     for (std::int64_t d = delivered.load(); d != seq; d = delivered.load()) {
       if (d == -2) std::rethrow_exception(failure);
       delivered.wait(d);

@@ -16,6 +16,7 @@
 #include "bond_risk/live/pnl_explainer.h"
 #include "bond_risk/model/limit_checks.h"
 #include "bond_risk/model/changes.h"
+#include "bond_risk/model/stored_rows.h"
 
 namespace bond_risk {
 
@@ -27,15 +28,18 @@ struct Series {
 // What the engine does besides the model for each event, in process: the
 // P&L explain's bookkeeping and the limits' checks. Their rows are written
 // to `db` (which the explainer was built on) after each event's clock
-// stops, as the engine writes them with the event's own rows.
+// stops, as the engine writes them with the event's own rows. `rows` are
+// the input database's, for the changes' look-ups.
 struct InProcessBookkeeping {
   PnlExplainer& explainer;
   LimitChecks& limits;
   base::Database& db;
+  const StoredRows& rows;
 };
 
-// Each change in turn applied, recalculated, its explain kept and the
-// limits checked, as the engine does (no input row, event log or commit):
+// Each change in turn prepared and committed, recalculated, its explain
+// kept and the limits checked, as the engine does (no input row persisted,
+// no event log or commit):
 // the clock around all four (`events`), and around each part alone, in the
 // same events (so a part's share holds on a noisy host).
 struct InProcess {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 #include "bond_risk/model/store.h"
 
 namespace bond_risk {

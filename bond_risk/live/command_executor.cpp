@@ -11,13 +11,17 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
+#include "bond_risk/live/apply_change.h"
 #include "bond_risk/live/explain_replies.h"
 #include "bond_risk/live/limit_replies.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
 #include "base/timing.h"
+#include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {
+
+namespace member = protocol::member;
 
 namespace {
 
@@ -39,7 +43,7 @@ bool is_limits_word(std::string_view key) { return key == command_info(CommandId
 // An event as `last-events` replies it; its nodes and engine_us stay null
 // unless this engine recalculated and committed it.
 base::Json event_json(const LoggedEvent& e) {
-  return {{"seq", e.seq}, {"time", e.time}, {"command", e.command.substr(0, 200)}, {"nodes", nullptr}, {"engine_us", nullptr}};
+  return {{member::seq, e.seq}, {"time", e.time}, {"command", e.command.substr(0, 200)}, {"nodes", nullptr}, {"engine_us", nullptr}};
 }
 
 }  // namespace
@@ -81,7 +85,7 @@ struct CommandExecutor::Batch {
     for (const auto& [i, applied] : awaiting) {
       replies[i].update(recalculation);
       replies[i].update(changed_values_json(ex.model_, applied));
-      replies[i]["event"] = ex.served_event_;
+      replies[i][member::event] = ex.served_event_;
     }
     awaiting.clear();
     ex.phases_.add(Phase::recalculate, clock.seconds() - explaining - checking);
@@ -96,7 +100,7 @@ struct CommandExecutor::Batch {
       // go to that cause, as do moves of curves apart (pnl_explainer.h); an
       // event of another cause (or a new day) first recalculates those
       // before it, so that events apply in the order they came.
-      const std::optional<Cause> cause = PnlExplainer::cause_of(*change, ex.model_, ex.db_);
+      const std::optional<Cause> cause = PnlExplainer::cause_of(*change, ex.model_, ex.rows_);
       if (!(cause && ex.explainer_->joins(unattributed, *cause, ex.model_.store()))) settle();
       apply(i, line, *change, cause);
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
@@ -107,10 +111,10 @@ struct CommandExecutor::Batch {
           out[i].watch_limits = true;
           continue;
         }
-        out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
+        out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, ex.rows_)));
         ids.push_back(out[i].watch.back());
       }
-      replies[i] = {{"watching", ids}, {"event", ex.served_event_}};
+      replies[i] = {{"watching", ids}, {member::event, ex.served_event_}};
       if (out[i].watch_limits) replies[i]["alerts"] = true;
     } else if (const Unwatch* unwatch = std::get_if<Unwatch>(&command)) {
       out[i].unwatch_all = unwatch->keys.empty();
@@ -119,7 +123,7 @@ struct CommandExecutor::Batch {
           out[i].unwatch_limits = true;
           continue;
         }
-        out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, &ex.db_)));
+        out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, ex.rows_)));
       }
       replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
@@ -141,7 +145,7 @@ struct CommandExecutor::Batch {
       explaining += ex.explain([&] { ex.explainer_->curves_before(ex.model_.store()); });
     }
     base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
-    Applied applied = ex.model_.apply(change, &ex.db_);
+    Applied applied = apply_change(ex.model_, change, ex.db_);
     replies[i] = applied_json(applied);
     const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
     if (std::holds_alternative<DayStart>(applied.write)) {
@@ -159,26 +163,26 @@ struct CommandExecutor::Batch {
     ex.phases_.add(Phase::apply, clock.seconds() - explaining);
   }
 
-  base::Json operator()(const Get& g) const { return node_json(ex.model_, ex.model_.find(g.key, &ex.db_)); }
+  base::Json operator()(const Get& g) const { return node_json(ex.model_, ex.model_.find(g.key, ex.rows_)); }
   base::Json operator()(const ListBooks&) const {
-    return {{"books", books_json(ex.model_.store())}, {"event", ex.served_event_}};
+    return {{member::books, books_json(ex.model_.store())}, {member::event, ex.served_event_}};
   }
   base::Json operator()(const RecentEvents& r) const {
     base::Json events = base::Json::array();
     for (const base::Json& e : ex.recent_events_) {
-      if (e["seq"].get<std::int64_t>() > r.since) events.push_back(e);
+      if (e[member::seq].get<std::int64_t>() > r.since) events.push_back(e);
     }
-    return {{"events", std::move(events)}, {"event", ex.served_event_}};
+    return {{member::events, std::move(events)}, {member::event, ex.served_event_}};
   }
   NodeRef book_node(const std::string& key) const {
-    const NodeRef n = ex.model_.find(key, &ex.db_);
+    const NodeRef n = ex.model_.find(key, ex.rows_);
     if (!is_book(kind_of(n))) throw CommandError("'" + key + "' is " + std::string(kind_name(kind_of(n))) + ", not a book");
     return n;
   }
   base::Json operator()(const Explain& e) const {
     base::Json reply =
         explain_json(ex.model_.store(), ex.explainer_->day(), e.book ? std::optional(book_node(*e.book)) : std::nullopt);
-    reply["event"] = ex.served_event_;
+    reply[member::event] = ex.served_event_;
     return reply;
   }
   base::Json operator()(const ExplainEvents& e) const {
@@ -186,14 +190,14 @@ struct CommandExecutor::Batch {
       try {
         const Command command = parse_command(line);
         const Change* change = std::get_if<Change>(&command);
-        return change ? PnlExplainer::cause_of(*change, ex.model_, ex.db_) : std::nullopt;
+        return change ? PnlExplainer::cause_of(*change, ex.model_, ex.rows_) : std::nullopt;
       } catch (const CommandError&) {
         return std::nullopt;  // a line this engine no longer parses: not of the cause
       }
     };
     base::Json reply = explain_events_json(ex.db_, ex.model_.store(), ex.explainer_->day(), book_node(e.book),
                                            static_cast<std::size_t>(e.count), cause_of);
-    reply["event"] = ex.served_event_;
+    reply[member::event] = ex.served_event_;
     return reply;
   }
   base::Json operator()(const Limits& l) const {
@@ -205,17 +209,17 @@ struct CommandExecutor::Batch {
       which.book_id = ex.model_.store().id(book_node(*l.book));
     }
     base::Json reply = limits_json(ex.model_.store(), ex.explainer_->day(), ex.model_.store().limits, which);
-    reply["event"] = ex.served_event_;
+    reply[member::event] = ex.served_event_;
     return reply;
   }
   base::Json operator()(const ShowBook& b) const { return node_json(ex.model_, book_node(b.key)); }
   base::Json operator()(const TopPositions& p) const {
-    const NodeRef n = ex.model_.find(p.key, &ex.db_);
+    const NodeRef n = ex.model_.find(p.key, ex.rows_);
     if (kind_of(n) != Kind::outright_book) {
       throw CommandError("'" + p.key + "' is " + std::string(kind_name(kind_of(n))) + ", not an outright book");
     }
     base::Json reply = positions_json(ex.model_, n, static_cast<std::size_t>(p.count));
-    reply["event"] = ex.served_event_;
+    reply[member::event] = ex.served_event_;
     return reply;
   }
   // Set `name` as the database holds it now (only scenario `only`, when
@@ -242,7 +246,7 @@ struct CommandExecutor::Batch {
       const ScenarioPnl pnl = ScenarioRevaluer(*base).revalue(scenario);
       if (!pnl.error.empty()) throw CommandError("scenario " + scenario.name + ": " + pnl.error);
       base::Json reply = scenario_json(*base, scenario, set_name, pnl);
-      reply["event"] = event;
+      reply[member::event] = event;
       return reply;
     }, {});
     return nullptr;
@@ -276,7 +280,7 @@ struct CommandExecutor::Batch {
         pnl.push_back(revaluer.revalue(scenario));
       }
       base::Json reply = var_json(*base, *shared_set, pnl);
-      reply["event"] = event;
+      reply[member::event] = event;
       return reply;
     }, [&ex = ex, shared_set, state](const base::Json& reply) { ex.var_cache_[shared_set->name] = {state, *shared_set, reply}; });
     return nullptr;
@@ -286,8 +290,8 @@ struct CommandExecutor::Batch {
   }
   base::Json operator()(const Stats&) const {
     base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
-    stats["event"] = ex.served_event_;
-    stats["results_as_of"] = ex.publisher_.written_as_of();
+    stats[member::event] = ex.served_event_;
+    stats[member::results_as_of] = ex.publisher_.written_as_of();
     if (const std::string why = ex.publisher_.recovering(); !why.empty()) stats["results_recovering"] = why;
     // What waits for the writer, at most since start-up: nodes marked to be
     // copied, rows assembled for it (each at most one per node).
@@ -296,7 +300,7 @@ struct CommandExecutor::Batch {
                                 {"nodes", ex.model_.store().size()}};
     stats["watch_lines"] = ex.watch_lines_;
     if (!ex.degraded_.empty()) stats["degraded"] = "the last batch could not be written: " + ex.degraded_;
-    if (const std::string error = ex.publisher_.last_error(); !error.empty()) stats["results_error"] = error;
+    if (const std::string error = ex.publisher_.last_error(); !error.empty()) stats[member::results_error] = error;
     return stats;
   }
   base::Json operator()(const Reload&) const { return ex.apply_external_changes(); }
@@ -310,11 +314,11 @@ struct CommandExecutor::Batch {
 DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {
   try {
     base::Json members = deferred.run(stop);
-    return {ok_line(members), std::move(members)};
+    return {protocol::ok_line(members), std::move(members)};
   } catch (const CommandError& e) {
-    return {error_line(e.message), std::nullopt};
+    return {protocol::error_line(e.message), std::nullopt};
   } catch (const std::exception& e) {
-    return {error_line("cannot compute this reply: " + std::string(e.what())), std::nullopt};
+    return {protocol::error_line("cannot compute this reply: " + std::string(e.what())), std::nullopt};
   }
 }
 
@@ -354,7 +358,7 @@ double CommandExecutor::check_limits(const LiveModel::Recalculation& r, AlertCau
   phases_.add(Phase::limits, checked);
   if (alerts_.empty()) return checked;
   for (const StoredAlert& a : write_alerts(db_, served_event_, cause, alerts_)) {
-    uncommitted_alerts_.push_back(base::dump_line({{"alert", alert_json(s, a)}, {"event", served_event_}}));
+    uncommitted_alerts_.push_back(protocol::alert_line(alert_json(s, a), served_event_));
   }
   const double seconds = clock.seconds();
   phases_.add(Phase::alerts, seconds - checked);
@@ -431,9 +435,9 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   clock.restart();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!batch.errors[i].empty()) {
-      batch.out[i] = {error_line(batch.errors[i]), {}, {}, false, nullptr};
+      batch.out[i] = {protocol::error_line(batch.errors[i]), {}, {}, false, nullptr};
     } else if (!batch.out[i].deferred) {
-      batch.out[i].line = ok_line(batch.replies[i]);
+      batch.out[i].line = protocol::ok_line(batch.replies[i]);
     }
   }
   phases_.add(Phase::reply, clock.seconds());
@@ -473,9 +477,9 @@ void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
 std::string CommandExecutor::update_values(std::int64_t id) {
   ++watch_lines_;
   const NodeRef* node = model_.store().by_id.find(id);
-  if (!node || model_.store().state(*node).status == Status::removed) return base::dump_line({{"id", id}, {"status", "REMOVED"}});
+  if (!node || model_.store().state(*node).status == Status::removed) return base::dump_line({{member::id, id}, {member::status, "REMOVED"}});
   base::Json values = node_json(model_, *node);
-  if (is_book(kind_of(*node))) values["day_pnl"] = book_measure(model_.store(), *node) - explainer_->day().baseline(id);
+  if (is_book(kind_of(*node))) values[member::day_pnl] = book_measure(model_.store(), *node) - explainer_->day().baseline(id);
   return base::dump_line(values);
 }
 

@@ -29,11 +29,12 @@
 #include "base/json.h"
 #include "base/sqlite.h"
 #include "base/timing.h"
+#include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/synchronous.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
 #include "bond_risk/live/pnl_explainer.h"
@@ -154,6 +155,7 @@ class CommandExecutor {
 
   LiveModel& model_;
   base::Database& db_;
+  DatabaseRows rows_{db_};  // the model's look-ups of rows it does not keep
   ChangeLog changes_;
   ResultPublisher publisher_;
   std::optional<PnlExplainer> explainer_;  // set once the served event is known

@@ -20,7 +20,7 @@
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/live/job_runner.h"
 #include "bond_risk/live/repeating_timer.h"
-#include "bond_risk/live/replies.h"
+#include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {
 
@@ -247,7 +247,7 @@ class Server {
       [[maybe_unused]] const ssize_t n = ::write(finished_signal_.get(), &one, sizeof one);  // a full counter still wakes
     });
     if (queued) return;
-    enqueue(s, error_line("busy: " + std::to_string(kLongReadsWaiting) +
+    enqueue(s, protocol::error_line("busy: " + std::to_string(kLongReadsWaiting) +
                           " scenario and var requests already wait for their turn; retry in a moment"));
     release(s);
   }
@@ -287,11 +287,11 @@ class Server {
     std::size_t added = 0;
     for (std::int64_t id : reply.watch) added += !s->watched.contains(id);
     if (s->watched.size() + added > kMaxWatched) {
-      return error_line("watch refused: this connection would follow " + std::to_string(s->watched.size() + added) +
+      return protocol::error_line("watch refused: this connection would follow " + std::to_string(s->watched.size() + added) +
                         " nodes, at most " + std::to_string(kMaxWatched) + "; unwatch some first");
     }
     if (watched_total_ + added > kMaxWatchedTotal) {
-      return error_line("watch refused: the engine's connections would follow " +
+      return protocol::error_line("watch refused: the engine's connections would follow " +
                         std::to_string(watched_total_ + added) + " nodes together, at most " +
                         std::to_string(kMaxWatchedTotal) + "; unwatch some or try later");
     }
@@ -374,8 +374,7 @@ class Server {
         if (last == hash) continue;
         last = hash;
         if (!line) {
-          line = std::make_shared<const std::string>("{\"update\":" + values + ",\"event\":" +
-                                                      std::to_string(executor_.served_event()) + "}\n");
+          line = std::make_shared<const std::string>(protocol::update_line(values, executor_.served_event()) + "\n");
         }
         s->updates[id] = line;
         touched.push_back(s);
@@ -427,7 +426,7 @@ class Server {
 
   // Closes a client that broke a bound, telling it why if it will listen.
   void drop(const std::shared_ptr<Session>& s, const std::string& why) {
-    const std::string line = error_line(why) + "\n";
+    const std::string line = protocol::error_line(why) + "\n";
     ::send(s->socket.native_handle(), line.data(), line.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     close(s);
   }

@@ -1,5 +1,5 @@
 // Serves a LiveModel to clients on a Unix domain socket, on one Asio event
-// loop: one command per line (live/command.h), exactly one JSON reply per
+// loop: one command per line (protocol/command.h), exactly one JSON reply per
 // line, in order. Lines that arrive together, from any clients, are
 // executed as one batch (live/command_executor.h: one durable transaction,
 // replies after its commit). Replies wait in a queue per connection until

@@ -4,8 +4,11 @@
 #include <string>
 
 #include "bond_risk/db/event_log.h"
+#include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {
+
+namespace member = protocol::member;
 
 namespace {
 
@@ -21,7 +24,7 @@ base::Json totals_json(const Causes& causes, double day_pnl) {
     list.push_back(std::move(c));
     sum += total.actual;
   }
-  return {{"day_pnl", day_pnl}, {"causes", std::move(list)}, {"residual", day_pnl - sum}};
+  return {{member::day_pnl, day_pnl}, {member::causes, std::move(list)}, {member::residual, day_pnl - sum}};
 }
 
 }  // namespace
@@ -38,7 +41,7 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
     for (const auto& [cause, total] : day.explain(id)) causes[cause_name(s, cause)] += total;
     for (const auto& [name, total] : causes) all[name] += total;
     total_pnl += measure - baseline;
-    base::Json b = {{"id", id}, {"name", s.name_of(book)}, {"type", kind_name(kind_of(book))}, {"measure", measure},
+    base::Json b = {{member::id, id}, {member::name, s.name_of(book)}, {member::type, kind_name(kind_of(book))}, {"measure", measure},
                     {"baseline", baseline}};
     b.update(totals_json(causes, measure - baseline));
     return b;
@@ -49,8 +52,8 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
   }
   for (NodeIndex b = 0; b < s.outright_books.size(); ++b) books.push_back(book_json(ref(Kind::outright_book, b)));
   for (NodeIndex b = 0; b < s.repo_books.size(); ++b) books.push_back(book_json(ref(Kind::repo_book, b)));
-  out["books"] = std::move(books);
-  out["total"] = totals_json(all, total_pnl);
+  out[member::books] = std::move(books);
+  out[member::total] = totals_json(all, total_pnl);
   return out;
 }
 
@@ -62,7 +65,7 @@ base::Json explain_events_json(base::Database& db, const Store& s, const PnlDay&
   const std::int64_t id = s.id(book);
   base::Json events = base::Json::array();
   for (const EventMove& m : day.largest_moves(id, count)) {
-    base::Json e = {{"seq", m.seq},      {"time", nullptr},
+    base::Json e = {{member::seq, m.seq},      {"time", nullptr},
                     {"command", "changes by other programs"},
                     {"cause", cause_name(s, m.cause)}, {"move", m.move}};
     std::optional<LoggedEvent> logged;
@@ -71,13 +74,13 @@ base::Json explain_events_json(base::Database& db, const Store& s, const PnlDay&
       if (!logged) logged = last_logged_event(db, m.seq, 1, [](const std::string&) { return true; });
     }
     if (logged) {
-      e["seq"] = logged->seq;
+      e[member::seq] = logged->seq;
       e["time"] = logged->time;
       e["command"] = logged->command;
     }
     events.push_back(std::move(e));
   }
-  return {{"id", id}, {"events", std::move(events)}};
+  return {{member::id, id}, {member::events, std::move(events)}};
 }
 
 }  // namespace bond_risk

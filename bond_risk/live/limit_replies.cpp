@@ -1,10 +1,13 @@
 #include "bond_risk/live/limit_replies.h"
+#include "bond_risk/protocol/messages.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace bond_risk {
+
+namespace member = protocol::member;
 
 namespace {
 
@@ -33,8 +36,8 @@ base::Json optional_id(const std::optional<std::int64_t>& id) { return id ? base
 }  // namespace
 
 base::Json alert_json(const Store& s, const StoredAlert& a) {
-  return {{"id", a.id},
-          {"seq", a.seq},
+  return {{member::id, a.id},
+          {member::seq, a.seq},
           {"time", a.time},
           {"cause", alert_cause_name(a.cause)},
           {"limit_id", a.alert.limit_id},
@@ -64,7 +67,7 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
   listed.resize(count);
   base::Json out = base::Json::array();
   for (const auto& [l, r] : listed) {
-    base::Json j = {{"id", l->id},
+    base::Json j = {{member::id, l->id},
                     {"book_name", book_name(s, l->book_id, l->book_text)},
                     {"book_id", optional_id(l->book_id)},
                     {"measure", l->measure},
@@ -81,7 +84,7 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
     if (r.state == LimitState::failed) j["reason"] = r.error;
     out.push_back(std::move(j));
   }
-  return {{"risk_limits", std::move(out)}, {"states", std::move(states)}};
+  return {{member::risk_limits, std::move(out)}, {member::states, std::move(states)}};
 }
 
 }  // namespace bond_risk

@@ -4,8 +4,6 @@
 #include <charconv>
 #include <limits>
 
-#include "bond_risk/db/change_writer.h"
-#include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/model/calculations.h"
@@ -25,16 +23,6 @@ std::optional<std::int64_t> as_id(std::string_view key) {
   const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
   if (key.empty() || key[0] == '-' || ec != std::errc() || end != key.data() + key.size()) return std::nullopt;
   return id;
-}
-
-// Persists `write` when there is a database; a row it refuses is a CommandError.
-void persist_or_refuse(base::Database* db, const Write& write) {
-  if (!db) return;
-  try {
-    persist(*db, write);
-  } catch (const std::runtime_error& e) {
-    throw CommandError(e.what());  // SQLite's message: no client bytes
-  }
 }
 
 // Sets each field on `trade` by its column in `table`; refuses values that
@@ -66,15 +54,14 @@ const FieldValue* field(const Fields& fields, std::string_view column) {
 
 }  // namespace
 
-// Applies each kind of change: validate, write through the db layer, then
-// change the store and the graph.
-struct LiveModel::Apply {
-  LiveModel& m;
-  base::Database* db;
+// Validates each kind of change and looks up what it names, changing nothing.
+struct LiveModel::Prepare {
+  const LiveModel& m;
+  const StoredRows& rows;
 
-  // Replaces a curve's input rates by `points` (the same days), described
+  // A curve's input rates replaced by `points` (the same days), described
   // as `what` in a refusal.
-  Applied curve_points(NodeRef c, std::vector<CurvePoint> points, const std::string& what) const {
+  Prepared curve_points(NodeRef c, std::vector<CurvePoint> points, const std::string& what) const {
     if (m.store_.state(c).error != 0) {
       throw CommandError("ir_curve " + std::to_string(m.store_.id(c)) + " is FAILED (" + m.store_.error(c) +
                          "); fix its rows in the database");
@@ -85,21 +72,18 @@ struct LiveModel::Apply {
     const IrCurve& curve = m.store_.curves[c.index];
     CurveRates write{m.store_.id(c), {}};
     for (std::size_t k = 0; k < points.size(); ++k) write.rates.emplace_back(curve.point_idx[k], points[k].value);
-    persist_or_refuse(db, write);
-    m.store_.curves[c.index].points = std::move(points);
-    m.graph_.mark_dirty(c);
-    return {write};
+    return {write, Prepared::Curve{c, std::move(points)}};
   }
 
-  Applied operator()(const BumpCurve& b) const {
-    const NodeRef c = m.find_kind(b.curve, Kind::ir_curve, db);
+  Prepared operator()(const BumpCurve& b) const {
+    const NodeRef c = m.find_kind(b.curve, Kind::ir_curve, rows);
     std::vector<CurvePoint> bumped = m.store_.curves[c.index].points;
     for (CurvePoint& p : bumped) p.value += b.bp * kBump;
     return curve_points(c, std::move(bumped), "bumping " + b.curve + " by " + field_text(FieldValue{b.bp}) + "bp");
   }
 
-  Applied operator()(const SetRate& s) const {
-    const NodeRef c = m.find_kind(s.curve, Kind::ir_curve, db);
+  Prepared operator()(const SetRate& s) const {
+    const NodeRef c = m.find_kind(s.curve, Kind::ir_curve, rows);
     const IrCurve& curve = m.store_.curves[c.index];
     const std::optional<std::size_t> at = curve.position_of(s.idx);
     if (!at) throw CommandError("ir_curve " + s.curve + " has no input rate with idx " + std::to_string(s.idx));
@@ -108,8 +92,8 @@ struct LiveModel::Apply {
     return curve_points(c, std::move(points), "setting input rate " + std::to_string(s.idx) + " of " + s.curve);
   }
 
-  Applied operator()(const SetCurve& s) const {
-    const NodeRef c = m.find_kind(s.curve, Kind::ir_curve, db);
+  Prepared operator()(const SetCurve& s) const {
+    const NodeRef c = m.find_kind(s.curve, Kind::ir_curve, rows);
     std::vector<CurvePoint> points = m.store_.curves[c.index].points;
     if (s.values.size() != points.size()) {
       throw CommandError("ir_curve " + s.curve + " has " + std::to_string(points.size()) + " input rates, not " +
@@ -119,56 +103,35 @@ struct LiveModel::Apply {
     return curve_points(c, std::move(points), "setting " + s.curve);
   }
 
-  Applied operator()(const RollDate& r) const {
+  Prepared operator()(const RollDate& r) const {
     std::vector<NodeIndex> calendars;
     if (r.calendar) {
-      calendars.push_back(m.find_kind(*r.calendar, Kind::calendar, db).index);
+      calendars.push_back(m.find_kind(*r.calendar, Kind::calendar, rows).index);
     } else {
       for (NodeIndex i = 0; i < m.store_.calendars.size(); ++i) calendars.push_back(i);
     }
     CalendarDates write{{}, r.today};
     for (NodeIndex i : calendars) write.calendar_ids.push_back(m.store_.id(ref(Kind::calendar, i)));
-    persist_or_refuse(db, write);
-    std::vector<NodeRef> marked;
-    for (NodeIndex i : calendars) {
-      m.store_.calendars[i].today = r.today;
-      marked.push_back(ref(Kind::calendar, i));
-    }
-    m.graph_.mark_dirty(marked);
-    return {write};
+    return {write, Prepared::Dates{std::move(calendars), r.today}};
   }
 
-  Applied operator()(const AmendTrade& a) const {
-    const NodeRef t = m.find_trade(a.trade, db);
+  Prepared operator()(const AmendTrade& a) const {
+    const NodeRef t = m.find_trade(a.trade, rows);
     const Kind kind = kind_of(t);
     const std::int64_t id = m.store_.id(t);
-    const bool failed = m.store_.state(t).error != 0;
-    if (failed && !db) {
-      throw CommandError(std::string(kind_name(kind)) + " " + a.trade + " is FAILED (" + m.store_.error(t) +
-                         "); only an engine with its database can amend it");
-    }
     const TradeRow write{kind, id, a.fields, false, std::nullopt};
-    hold_ladder_part(m.store_, t);  // before the row changes (kept as it is if the change is refused)
+    Prepared::Amendment step{t, {}, m.store_.state(t).error != 0};
     if (kind == Kind::outright_trade) {
       OutrightTrade amended = m.store_.outright_trades[t.index];
       set_fields(m.store_, amended, input_table(kind), a.fields);
-      persist_or_refuse(db, write);
-      m.store_.outright_trades[t.index] = amended;
+      step.amended = amended;
     } else {
       RepoTrade amended = m.store_.repo_trades[t.index];
       set_fields(m.store_, amended, input_table(kind), a.fields);
       check_dates(a.fields, id);
-      persist_or_refuse(db, write);
-      m.store_.repo_trades[t.index] = amended;
+      step.amended = amended;
     }
-    // A FAILED trade's row holds a value the store could not take: read the
-    // amended row back whole, so that it is valid again only if nothing bad is left.
-    if (failed) bond_risk::reread(*db, m.store_, t);
-    link_trade(m.store_, m.graph_, t);
-    m.graph_.mark_dirty(t);
-    Applied applied{write};
-    if (m.store_.state(t).error != 0) applied.still_failed = m.store_.error(t);
-    return applied;
+    return {write, std::move(step)};
   }
 
   // A repo whose amended dates would not both hold is refused (its stored
@@ -176,18 +139,18 @@ struct LiveModel::Apply {
   void check_dates(const Fields& fields, std::int64_t id) const {
     const FieldValue* start = field(fields, "start_date");
     const FieldValue* end = field(fields, "end_date");
-    if (!db || (!start && !end)) return;
-    const auto stored_start = stored_date(*db, Kind::repo_trade, id, "start_date");
-    const auto stored_end = stored_date(*db, Kind::repo_trade, id, "end_date");
+    if (!start && !end) return;
+    const auto stored_start = rows.date(Kind::repo_trade, id, "start_date");
+    const auto stored_end = rows.date(Kind::repo_trade, id, "end_date");
     const Date s = start ? std::get<Date>(*start) : stored_start.value_or(0);
     const Date e = end ? std::get<Date>(*end) : stored_end.value_or(s);
     if (const std::string problem = check_repo_dates(s, e); !problem.empty()) throw CommandError(problem);
   }
 
-  Applied operator()(const AddTrade& a) const {
+  Prepared operator()(const AddTrade& a) const {
     const bool outright = a.kind == Kind::outright_trade;
     const std::optional<NodeRef> book =
-        a.book ? std::optional(m.find_kind(*a.book, outright ? Kind::outright_book : Kind::repo_book, db)) : std::nullopt;
+        a.book ? std::optional(m.find_kind(*a.book, outright ? Kind::outright_book : Kind::repo_book, rows)) : std::nullopt;
     if (m.store_.max_id == std::numeric_limits<std::int64_t>::max()) {
       throw CommandError("no id is left for a new trade: the largest id in use is " + std::to_string(m.store_.max_id) +
                          "; give the new trade's row an id with another program");
@@ -208,26 +171,20 @@ struct LiveModel::Apply {
       or_default("ir_curve_id", m.store_.id(ref(Kind::ir_curve, bond.curve)));
       or_default("start_date", today);
     }
-    OutrightTrade o;
-    RepoTrade r;
+    Prepared::Booking step{a.kind, id, {}, book};
     if (outright) {
+      OutrightTrade o;
       set_fields(m.store_, o, input_table(a.kind), write.fields);
+      step.trade = o;
     } else {
+      RepoTrade r;
       set_fields(m.store_, r, input_table(a.kind), write.fields);
       const std::string problem =
           check_repo_dates(std::get<Date>(*field(write.fields, "start_date")), std::get<Date>(*field(write.fields, "end_date")));
       if (!problem.empty()) throw CommandError(problem);
+      step.trade = r;
     }
-    persist_or_refuse(db, write);
-    const NodeRef t = add_trade_node(m.store_, m.graph_, a.kind, id);
-    if (outright) {
-      m.store_.outright_trades[t.index] = o;
-    } else {
-      m.store_.repo_trades[t.index] = r;
-    }
-    link_trade(m.store_, m.graph_, t);
-    if (book) join_book(m.store_, m.graph_, *book, t);
-    return {write};
+    return {write, std::move(step)};
   }
 
   NodeIndex resolved(const FieldValue& bond_id) const {
@@ -240,48 +197,37 @@ struct LiveModel::Apply {
 
   // Quotes move no model value: each quoted bond recalculates its figures,
   // and its trades and books their cs01.
-  Applied operator()(const SetPrices& p) const {
+  Prepared operator()(const SetPrices& p) const {
     BondQuotes write;
-    std::vector<NodeIndex> bonds;
+    Prepared::Quotes step;
     for (const auto& [key, price] : p.quotes) {
-      bonds.push_back(m.find_kind(key, Kind::bond, db).index);
+      step.bonds.push_back(m.find_kind(key, Kind::bond, rows).index);
       if (!(price > 0)) {
         throw CommandError("clean price " + field_text(FieldValue{price}) + " of bond " + text_of(key) +
                            " is not a positive number");
       }
-      write.quotes.emplace_back(m.store_.id(ref(Kind::bond, bonds.back())), price);
+      write.quotes.emplace_back(m.store_.id(ref(Kind::bond, step.bonds.back())), price);
     }
-    return quotes(bonds, std::move(write));
+    return {std::move(write), std::move(step)};
   }
 
-  Applied operator()(const ClearPrice& c) const {
-    const NodeIndex bond = m.find_kind(c.bond, Kind::bond, db).index;
-    return quotes({bond}, BondQuotes{{{m.store_.id(ref(Kind::bond, bond)), std::nullopt}}});
+  Prepared operator()(const ClearPrice& c) const {
+    const NodeIndex bond = m.find_kind(c.bond, Kind::bond, rows).index;
+    return {BondQuotes{{{m.store_.id(ref(Kind::bond, bond)), std::nullopt}}}, Prepared::Quotes{{bond}}};
   }
 
-  Applied quotes(const std::vector<NodeIndex>& bonds, BondQuotes write) const {
-    persist_or_refuse(db, write);
-    std::vector<NodeRef> marked;
-    for (std::size_t k = 0; k < bonds.size(); ++k) {
-      m.store_.set_quote(bonds[k], write.quotes[k].second);
-      marked.push_back(ref(Kind::bond, bonds[k]));
-    }
-    m.graph_.mark_dirty(marked);
-    return {std::move(write)};
-  }
-
-  Applied operator()(const StartDay&) const { return {DayStart{}}; }
+  Prepared operator()(const StartDay&) const { return {DayStart{}, std::monostate{}}; }
 
   // A limit is checked as another program's row would be (limit_error):
   // one that could not hold is refused, naming why.
-  Applied operator()(const SetLimit& c) const {
+  Prepared operator()(const SetLimit& c) const {
     RiskLimit limit;
     for (const RiskLimit& l : m.store_.limits) limit.id = std::max(limit.id, l.id);
-    if (db) limit.id = std::max(limit.id, largest_limit_id(*db));  // never a removed limit's id
+    limit.id = std::max(limit.id, rows.largest_limit_id());  // never a removed limit's id
     if (limit.id == std::numeric_limits<std::int64_t>::max()) throw CommandError("no id is left for a new limit");
     ++limit.id;
     if (c.book) {
-      const NodeRef book = m.find(*c.book, db);
+      const NodeRef book = m.find(*c.book, rows);
       if (!is_book(kind_of(book))) {
         throw CommandError("'" + text_of(*c.book) + "' is " + std::string(kind_name(kind_of(book))) + ", not a book");
       }
@@ -289,36 +235,108 @@ struct LiveModel::Apply {
     }
     limit.measure = c.measure;
     if (c.curve && c.measure != "kr01") throw CommandError("only a kr01 limit names a curve and idx, not " + text_of(c.measure));
-    if (c.curve) limit.ir_curve_id = m.store_.id(m.find_kind(*c.curve, Kind::ir_curve, db));
+    if (c.curve) limit.ir_curve_id = m.store_.id(m.find_kind(*c.curve, Kind::ir_curve, rows));
     limit.idx = c.idx;
     limit.lower = c.lower.value_or(-std::numeric_limits<double>::infinity());
     limit.upper = c.upper.value_or(std::numeric_limits<double>::infinity());
     if (const std::string error = limit_error(m.store_, limit); !error.empty()) throw CommandError(error);
-    const LimitRow write{limit};
-    persist_or_refuse(db, write);
-    m.store_.limits.push_back(std::move(limit));
-    ++m.store_.limits_version;
-    return {write};
+    return {LimitRow{limit}, Prepared::NewLimit{limit}};
   }
 
-  Applied operator()(const RemoveLimit& r) const {
-    std::vector<RiskLimit>& limits = m.store_.limits;
+  Prepared operator()(const RemoveLimit& r) const {
+    const std::vector<RiskLimit>& limits = m.store_.limits;
     const auto it = std::find_if(limits.begin(), limits.end(), [&](const RiskLimit& l) { return l.id == r.id; });
     if (it == limits.end()) throw CommandError("no risk limit with id " + std::to_string(r.id) + " (see `limits`)");
-    const LimitRemoval write{r.id};
-    persist_or_refuse(db, write);
-    limits.erase(it);
+    return {LimitRemoval{r.id}, Prepared::DroppedLimit{r.id}};
+  }
+
+  Prepared operator()(const RemoveTrade& r) const {
+    const NodeRef t = m.find_trade(r.trade, rows);
+    return {TradeRemoval{kind_of(t), m.store_.id(t)}, Prepared::Removal{t}};
+  }
+};
+
+// Applies each kind of prepared step to the store and the graph.
+struct LiveModel::Commit {
+  LiveModel& m;
+  const Write& write;
+  const StoredRows& rows;
+
+  Applied operator()(std::monostate) const { return {write}; }
+
+  Applied operator()(Prepared::Curve& c) const {
+    m.store_.curves[c.curve.index].points = std::move(c.points);
+    m.graph_.mark_dirty(c.curve);
+    return {write};
+  }
+
+  Applied operator()(const Prepared::Dates& d) const {
+    std::vector<NodeRef> marked;
+    for (NodeIndex i : d.calendars) {
+      m.store_.calendars[i].today = d.today;
+      marked.push_back(ref(Kind::calendar, i));
+    }
+    m.graph_.mark_dirty(marked);
+    return {write};
+  }
+
+  Applied operator()(const Prepared::Amendment& a) const {
+    const NodeRef t = a.trade;
+    hold_ladder_part(m.store_, t);  // before the row changes
+    if (const auto* o = std::get_if<OutrightTrade>(&a.amended)) {
+      m.store_.outright_trades[t.index] = *o;
+    } else {
+      m.store_.repo_trades[t.index] = std::get<RepoTrade>(a.amended);
+    }
+    // A FAILED trade's row holds a value the store could not take: read the
+    // amended row back whole, so that it is valid again only if nothing bad is left.
+    if (a.was_failed) rows.read_back(m.store_, t);
+    link_trade(m.store_, m.graph_, t);
+    m.graph_.mark_dirty(t);
+    Applied applied{write};
+    if (m.store_.state(t).error != 0) applied.still_failed = m.store_.error(t);
+    return applied;
+  }
+
+  Applied operator()(const Prepared::Booking& b) const {
+    const NodeRef t = add_trade_node(m.store_, m.graph_, b.kind, b.id);
+    if (const auto* o = std::get_if<OutrightTrade>(&b.trade)) {
+      m.store_.outright_trades[t.index] = *o;
+    } else {
+      m.store_.repo_trades[t.index] = std::get<RepoTrade>(b.trade);
+    }
+    link_trade(m.store_, m.graph_, t);
+    if (b.book) join_book(m.store_, m.graph_, *b.book, t);
+    return {write};
+  }
+
+  Applied operator()(const Prepared::Quotes& q) const {
+    const BondQuotes& quotes = std::get<BondQuotes>(write);
+    std::vector<NodeRef> marked;
+    for (std::size_t k = 0; k < q.bonds.size(); ++k) {
+      m.store_.set_quote(q.bonds[k], quotes.quotes[k].second);
+      marked.push_back(ref(Kind::bond, q.bonds[k]));
+    }
+    m.graph_.mark_dirty(marked);
+    return {write};
+  }
+
+  Applied operator()(Prepared::NewLimit& l) const {
+    m.store_.limits.push_back(std::move(l.limit));
     ++m.store_.limits_version;
     return {write};
   }
 
-  Applied operator()(const RemoveTrade& r) const {
-    const NodeRef t = m.find_trade(r.trade, db);
-    const TradeRemoval write{kind_of(t), m.store_.id(t)};
-    persist_or_refuse(db, write);
+  Applied operator()(const Prepared::DroppedLimit& d) const {
+    std::erase_if(m.store_.limits, [&](const RiskLimit& l) { return l.id == d.id; });
+    ++m.store_.limits_version;
+    return {write};
+  }
+
+  Applied operator()(const Prepared::Removal& r) const {
     Applied applied{write};
-    applied.books = detach_trade(m.store_, m.graph_, t);
-    m.removed_.push_back(t);
+    applied.books = detach_trade(m.store_, m.graph_, r.trade);
+    m.removed_.push_back(r.trade);
     return applied;
   }
 };
@@ -328,8 +346,12 @@ LiveModel::LiveModel(Store store, const engine::SchedulerOptions& options, std::
   build_graph(store_, graph_);
 }
 
-Applied LiveModel::apply(const Change& change, base::Database* db) {
-  Applied applied = std::visit(Apply{*this, db}, change);
+LiveModel::Prepared LiveModel::prepare(const Change& change, const StoredRows& rows) const {
+  return std::visit(Prepare{*this, rows}, change);
+}
+
+Applied LiveModel::commit(Prepared prepared, const StoredRows& rows) {
+  Applied applied = std::visit(Commit{*this, prepared.write, rows}, prepared.step);
   ++events_;
   return applied;
 }
@@ -400,20 +422,21 @@ LiveModel::Recalculation LiveModel::recalculate() {
   return r;
 }
 
-NodeRef LiveModel::find(std::string_view key, base::Database* db) const {
+NodeRef LiveModel::find(std::string_view key, const StoredRows& rows) const {
   if (const auto id = as_id(key)) {
     const NodeRef* n = store_.by_id.find(*id);
     if (n && store_.state(*n).status != Status::removed) return *n;
   }
   if (const auto it = store_.names.find(std::string(key)); it != store_.names.end()) return it->second;
-  if (db) {
-    if (const auto id = find_id_by_name(*db, key)) return find(std::to_string(*id), nullptr);
+  if (const auto id = rows.id_by_name(key)) {
+    const NodeRef* n = store_.by_id.find(*id);
+    if (n && store_.state(*n).status != Status::removed) return *n;
   }
   throw CommandError("no node with id or name '" + text_of(key) + "'");
 }
 
-NodeRef LiveModel::find_kind(std::string_view key, Kind kind, base::Database* db) const {
-  const NodeRef n = find(key, db);
+NodeRef LiveModel::find_kind(std::string_view key, Kind kind, const StoredRows& rows) const {
+  const NodeRef n = find(key, rows);
   if (kind_of(n) != kind) {
     throw CommandError("'" + text_of(key) + "' is " + std::string(kind_name(kind_of(n))) + " " +
                        std::to_string(store_.id(n)) + ", not " + std::string(kind_name(kind)));
@@ -421,8 +444,8 @@ NodeRef LiveModel::find_kind(std::string_view key, Kind kind, base::Database* db
   return n;
 }
 
-NodeRef LiveModel::find_trade(std::string_view key, base::Database* db) const {
-  const NodeRef n = find(key, db);
+NodeRef LiveModel::find_trade(std::string_view key, const StoredRows& rows) const {
+  const NodeRef n = find(key, rows);
   if (!is_trade(kind_of(n))) {
     throw CommandError("'" + text_of(key) + "' is " + std::string(kind_name(kind_of(n))) + ", not a trade");
   }

@@ -2,12 +2,15 @@
 // date by changes (model/changes.h): curve bumps, date rolls, trade
 // bookings and amendments, and rows other programs changed.
 //
-// apply() validates a change whole before anything changes; it then writes
-// it to the database through the db layer (in the caller's transaction,
-// when given one), changes the store and the graph, and marks what it
-// affects dirty. recalculate() brings the dirty nodes up to date, tier by
-// tier, on the scheduler's workers, and says which nodes' results changed
-// (their persistence is the caller's: live/result_publisher.h).
+// A change is applied as a write batch, in three steps: prepare() validates
+// it whole against the model and the stored rows (model/stored_rows.h),
+// changing nothing, and says the rows it will write; the caller persists
+// them (db/change_writer.h, in its transaction); commit() then changes the
+// store and the graph and marks what the change affects dirty
+// (live/apply_change.h does all three). recalculate() brings the dirty
+// nodes up to date, tier by tier, on the scheduler's workers, and says
+// which nodes' results changed (their persistence is the caller's:
+// live/result_publisher.h).
 //
 // Not thread-safe: one thread calls everything; the workers only calculate
 // inside recalculate() and flush_all().
@@ -17,11 +20,13 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "base/sqlite.h"
 #include "bond_risk/model/changes.h"
 #include "bond_risk/model/store.h"
+#include "bond_risk/model/stored_rows.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
 #include "engine/scheduler.h"
@@ -42,9 +47,28 @@ class LiveModel {
   LiveModel(const LiveModel&) = delete;
   LiveModel& operator=(const LiveModel&) = delete;
 
-  // Applies `change`, writing it to `db` when given; throws CommandError,
-  // having changed nothing, if it cannot be applied.
-  Applied apply(const Change& change, base::Database* db);
+  // A change checked and looked up, not yet applied: the rows it writes,
+  // and what commit() does to the store (one step per kind of change).
+  struct Prepared {
+    struct Curve { NodeRef curve; std::vector<CurvePoint> points; };
+    struct Dates { std::vector<NodeIndex> calendars; Date today; };
+    struct Amendment { NodeRef trade; std::variant<OutrightTrade, RepoTrade> amended; bool was_failed; };
+    struct Booking { Kind kind; std::int64_t id; std::variant<OutrightTrade, RepoTrade> trade; std::optional<NodeRef> book; };
+    struct Quotes { std::vector<NodeIndex> bonds; };  // in the order of the write's quotes
+    struct NewLimit { RiskLimit limit; };
+    struct DroppedLimit { std::int64_t id; };
+    struct Removal { NodeRef trade; };
+    using Step = std::variant<std::monostate, Curve, Dates, Amendment, Booking, Quotes, NewLimit, DroppedLimit, Removal>;
+    Write write;  // what the caller persists before commit()
+    Step step;
+  };
+  // Validates `change` whole and looks up what it names; throws
+  // CommandError, having changed nothing, if it cannot be applied.
+  Prepared prepare(const Change& change, const StoredRows& rows) const;
+  // Applies a prepared change, once its write is persisted (a FAILED
+  // trade's amended row is read back from `rows` whole). Prepare and commit
+  // with no change to the model between them.
+  Applied commit(Prepared prepared, const StoredRows& rows);
 
   // Re-reads the input row(s) of node `id` of `kind` (a trade, a calendar or
   // a curve's rates) after another program changed them; a trade booked by
@@ -65,8 +89,8 @@ class LiveModel {
   Recalculation reload(Store store);
 
   // The node with this id or name: calendars, curves and books by the names
-  // kept in memory, bonds and trades by `db`'s. Throws CommandError.
-  NodeRef find(std::string_view key, base::Database* db) const;
+  // kept in memory, bonds and trades by the stored rows'. Throws CommandError.
+  NodeRef find(std::string_view key, const StoredRows& rows) const;
 
   const Store& store() const { return store_; }
   const engine::Graph& graph() const { return graph_; }
@@ -81,12 +105,13 @@ class LiveModel {
   std::size_t recalculations() const { return recalculations_; }  // since start: a state version
 
  private:
-  struct Apply;  // applies each kind of change (live_model.cpp)
+  struct Prepare;  // validates each kind of change (live_model.cpp)
+  struct Commit;   // applies each kind of step
 
-  NodeRef find_kind(std::string_view key, Kind kind, base::Database* db) const;
+  NodeRef find_kind(std::string_view key, Kind kind, const StoredRows& rows) const;
+  NodeRef find_trade(std::string_view key, const StoredRows& rows) const;
   // engine::flush, then drops the ladder parts held for it (model/ladders.h).
   engine::FlushStats flush();
-  NodeRef find_trade(std::string_view key, base::Database* db) const;
 
   Store store_;
   engine::Graph graph_;

@@ -13,10 +13,10 @@ namespace {
 // The cause of a change before it is applied.
 struct Ahead {
   const LiveModel& model;
-  base::Database& db;
+  const StoredRows& rows;
   std::optional<Cause> curve(const std::string& key) const {
     try {
-      const NodeRef n = model.find(key, &db);
+      const NodeRef n = model.find(key, rows);
       if (kind_of(n) != Kind::ir_curve) return std::nullopt;
       return Cause{CauseKind::curve, model.store().id(n)};
     } catch (const CommandError&) {
@@ -75,8 +75,8 @@ void PnlExplainer::book_unrecorded(base::Database& db) {
   write_moves(db, day_->started_after(), 0, Cause{CauseKind::external}, gap);
 }
 
-std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveModel& model, base::Database& db) {
-  return std::visit(Ahead{model, db}, change);
+std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveModel& model, const StoredRows& rows) {
+  return std::visit(Ahead{model, rows}, change);
 }
 
 void PnlExplainer::start_day(base::Database& db, const Store& store, std::int64_t seq) {

@@ -36,7 +36,7 @@ class PnlExplainer {
   // The cause of `change` (MODEL.md's table, and `quote`), known before it
   // is applied, its curve resolved: none for a new day, or a curve not
   // found (whose apply then refuses it).
-  static std::optional<Cause> cause_of(const Change& change, const LiveModel& model, base::Database& db);
+  static std::optional<Cause> cause_of(const Change& change, const LiveModel& model, const StoredRows& rows);
   // Begins a day after event `seq`, the measures now its baselines (the
   // rows kept for the day before are written first).
   void start_day(base::Database& db, const Store& store, std::int64_t seq);

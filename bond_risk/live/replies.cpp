@@ -10,23 +10,11 @@
 #include "bond_risk/model/published_values.h"
 #include "bond_risk/model/reason.h"
 #include "bond_risk/model/status_counts.h"
+#include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {
 
-std::string ok_line(const base::Json& members) {
-  base::Json reply = {{"ok", true}};
-  reply.update(members);
-  return base::dump_line(reply);
-}
-
-std::string error_line(std::string_view message) {
-  return base::dump_line({{"ok", false}, {"error", message}});
-}
-
-bool is_ok_line(std::string_view line) {
-  const base::Json reply = base::Json::parse(line, nullptr, false);
-  return reply.is_object() && reply.value("ok", false) == true;
-}
+namespace member = protocol::member;
 
 base::Json applied_json(const Applied& applied) {
   struct Members {
@@ -34,11 +22,11 @@ base::Json applied_json(const Applied& applied) {
     base::Json operator()(const CurveRates& w) const { return {{"curve", w.curve_id}}; }
     base::Json operator()(const CalendarDates& w) const { return {{"calendars", w.calendar_ids.size()}}; }
     base::Json operator()(const TradeRow& w) const {
-      base::Json out = {{"id", w.id}};
+      base::Json out = {{member::id, w.id}};
       if (!a.still_failed.empty()) out["still_failed"] = a.still_failed;
       return out;
     }
-    base::Json operator()(const TradeRemoval& w) const { return {{"id", w.id}, {"books", a.books}}; }
+    base::Json operator()(const TradeRemoval& w) const { return {{member::id, w.id}, {member::books, a.books}}; }
     base::Json operator()(const BondQuotes& w) const { return {{"bonds", w.quotes.size()}}; }
     base::Json operator()(const DayStart&) const { return {{"day_started", true}}; }
     base::Json operator()(const LimitRow& w) const { return {{"limit_id", w.limit.id}}; }
@@ -47,32 +35,27 @@ base::Json applied_json(const Applied& applied) {
   return std::visit(Members{applied}, applied.write);
 }
 
-bool is_pushed_line(std::string_view line) {
-  const base::Json j = base::Json::parse(line, nullptr, false);
-  return j.is_object() && (j.contains("update") || j.contains("alert"));
-}
-
 base::Json changed_values_json(const LiveModel& model, const Applied& applied) {
   const TradeRow* row = std::get_if<TradeRow>(&applied.write);
   const NodeRef* trade = row ? model.store().by_id.find(row->id) : nullptr;
   if (!trade) return base::Json::object();
   base::Json books = base::Json::array();
   for (NodeRef book : model.graph().subscribers(*trade)) books.push_back(node_json(model, book, Ladder::without));
-  return {{"trade", node_json(model, *trade, Ladder::without)}, {"books", books}};
+  return {{member::trade, node_json(model, *trade, Ladder::without)}, {member::books, books}};
 }
 
 base::Json recalculation_json(const LiveModel::Recalculation& r) {
   base::Json nodes = base::Json::object();
   for (std::size_t k = 0; k < kKindCount; ++k) nodes[std::string(kind_name(static_cast<Kind>(k)))] = r.nodes[k];
-  return {{"recalculated", nodes}, {"recalc_us", r.seconds * 1e6}};
+  return {{"recalculated", nodes}, {member::recalc_us, r.seconds * 1e6}};
 }
 
 base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
   const Store& s = model.store();
-  base::Json out = {{"id", s.id(n)},
-                    {"type", kind_name(kind_of(n))},
-                    {"status", status_name(s.state(n).status)},
-                    {"reason", reason(s, model.graph(), n)}};
+  base::Json out = {{member::id, s.id(n)},
+                    {member::type, kind_name(kind_of(n))},
+                    {member::status, status_name(s.state(n).status)},
+                    {member::reason, reason(s, model.graph(), n)}};
   switch (kind_of(n)) {
     case Kind::calendar: out["today"] = format_date(s.calendars[n.index].today); return out;
     case Kind::ir_curve: out["points"] = s.curves[n.index].points.size(); return out;
@@ -81,8 +64,8 @@ base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
   const PublishedValues values = published_values(s, n);
   const auto names = value_names(kind_of(n));
   for (std::size_t k = 0; k < values.count; ++k) out[std::string(names[k])] = values.values[k];
-  if (kind_of(n) == Kind::outright_book) out["members"] = s.outright_books[n.index].members.size();
-  if (kind_of(n) == Kind::repo_book) out["members"] = s.repo_books[n.index].members.size();
+  if (kind_of(n) == Kind::outright_book) out[member::members] = s.outright_books[n.index].members.size();
+  if (kind_of(n) == Kind::repo_book) out[member::members] = s.repo_books[n.index].members.size();
   if (with_ladder == Ladder::without) return out;
   const std::vector<KeyRate> ladder = key_rate_ladder(s, n);
   if (!ladder.empty()) {
@@ -93,7 +76,7 @@ base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
       for (std::size_t v = 0; v < kr_names.size(); ++v) point[std::string(kr_names[v])] = kr.kr01[v];
       points.push_back(std::move(point));
     }
-    out["key_rates"] = std::move(points);
+    out[member::key_rates] = std::move(points);
   }
   return out;
 }
@@ -117,10 +100,10 @@ base::Json positions_json(const LiveModel& model, NodeRef book, std::size_t coun
   });
   base::Json positions = base::Json::array();
   for (auto it = members.begin(); it != end; ++it) {
-    positions.push_back({{"trade", node_json(model, trade(*it), Ladder::without)},
-                         {"bond", node_json(model, ref(Kind::bond, s.outright_trades[*it].bond), Ladder::without)}});
+    positions.push_back({{member::trade, node_json(model, trade(*it), Ladder::without)},
+                         {member::bond, node_json(model, ref(Kind::bond, s.outright_trades[*it].bond), Ladder::without)}});
   }
-  return {{"id", s.id(book)}, {"positions", std::move(positions)}};
+  return {{member::id, s.id(book)}, {member::positions, std::move(positions)}};
 }
 
 base::Json books_json(const Store& s) {
@@ -129,18 +112,18 @@ base::Json books_json(const Store& s) {
     if (is_book(kind_of(node)) && s.state(node).status != Status::removed) by_name.emplace(name, node);
   }
   base::Json books = base::Json::array();
-  for (const auto& [name, node] : by_name) books.push_back({{"id", s.id(node)}, {"name", name}, {"type", kind_name(kind_of(node))}});
+  for (const auto& [name, node] : by_name) books.push_back(protocol::encode(protocol::BookEntry{s.id(node), std::string(name), std::string(kind_name(kind_of(node)))}));
   return books;
 }
 
 namespace {
 
-// Each book's {"id","name"}, in ScenarioBase order.
+// Each book's {member::id,"name"}, in ScenarioBase order.
 std::vector<base::Json> book_heads(const ScenarioBase& base) {
   std::vector<base::Json> heads;
   for (std::size_t b = 0; b < base.books(); ++b) {
-    heads.push_back({{"id", base.book_id(b)}});
-    if (!base.book_name(b).empty()) heads.back()["name"] = base.book_name(b);
+    heads.push_back({{member::id, base.book_id(b)}});
+    if (!base.book_name(b).empty()) heads.back()[member::name] = base.book_name(b);
   }
   return heads;
 }
@@ -157,7 +140,7 @@ base::Json scenario_json(const ScenarioBase& base, const Scenario& scenario, con
     if (kind_of(base.book(b)) == Kind::repo_book) book["margin_change"] = pnl.margin[b];
     books.push_back(std::move(book));
   }
-  return {{"name", scenario.name}, {"id", scenario.id}, {"set", set}, {"total", pnl.total}, {"books", std::move(books)}};
+  return {{member::name, scenario.name}, {member::id, scenario.id}, {"set", set}, {member::total, pnl.total}, {member::books, std::move(books)}};
 }
 
 base::Json var_json(const ScenarioBase& base, const ScenarioSet& set, const std::vector<ScenarioPnl>& pnl) {
@@ -172,7 +155,7 @@ base::Json var_json(const ScenarioBase& base, const ScenarioSet& set, const std:
     book.update(risk_json(risk.books[b]));
     books.push_back(std::move(book));
   }
-  base::Json reply = {{"set", set.name}, {"scenarios", risk.scenarios}, {"total", risk_json(risk.total)}, {"books", std::move(books)}};
+  base::Json reply = {{"set", set.name}, {"scenarios", risk.scenarios}, {member::total, risk_json(risk.total)}, {member::books, std::move(books)}};
   if (const std::vector<std::string> out = left_out(set, pnl); !out.empty()) reply["left_out"] = out;
   if (const std::string note = few_scenarios_note(risk.scenarios); !note.empty()) reply["note"] = note;
   return reply;
@@ -193,12 +176,12 @@ base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCom
   base::Json time_us = {{"batches", phases.batches}};
   for (std::size_t i = 0; i < kPhaseNames.size(); ++i) time_us[std::string(kPhaseNames[i])] = phases.seconds[i] * 1e6;
   const base::ProcessMemory memory = base::process_memory();
-  return {{"counts", status_counts_json(model.store())},
-          {"events", model.events()},
-          {"commands", commands},
-          {"recalc_us", latency},
-          {"time_us", time_us},
-          {"memory_kb", {{"vm_peak", memory.vm_peak_kb}, {"vm_rss", memory.vm_rss_kb}}}};
+  return {{member::counts, status_counts_json(model.store())},
+          {member::events, model.events()},
+          {member::commands, commands},
+          {member::recalc_us, latency},
+          {member::time_us, time_us},
+          {member::memory_kb, {{member::vm_peak, memory.vm_peak_kb}, {member::vm_rss, memory.vm_rss_kb}}}};
 }
 
 }  // namespace bond_risk

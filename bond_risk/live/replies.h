@@ -1,6 +1,6 @@
 // The JSON members of the running engine's replies: what a command did, a
 // node's values, and the engine's statistics. The server wraps them as
-// {"ok":true,...} or {"ok":false,"error":...}, one line each.
+// replies (protocol/messages.h), one line each.
 #pragma once
 
 #include <array>
@@ -8,21 +8,12 @@
 
 #include "base/json.h"
 #include "bond_risk/db/scenario_sets.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
 #include "bond_risk/model/scenarios.h"
 
 namespace bond_risk {
-
-// {"ok":true, then `members`}, and {"ok":false,"error":message}, as one line of text.
-std::string ok_line(const base::Json& members);
-std::string error_line(std::string_view message);
-// Whether a reply line is {"ok":true,...}; whether a line is pushed to a
-// watcher (a node's update, {"update":...}, or a limit's alert,
-// {"alert":...}) rather than a reply.
-bool is_ok_line(std::string_view line);
-bool is_pushed_line(std::string_view line);
 
 // {"curve":3}, {"calendars":1}, {"id":42} (and "still_failed"), {"id":42,"books":1}.
 base::Json applied_json(const Applied& applied);

@@ -1,6 +1,6 @@
 // Changes to the model's inputs, as values (after LevelDB's WriteBatch).
 //
-// A client's command is parsed once into a Change (live/command.h), with
+// A client's command is parsed once into a Change (protocol/command.h), with
 // nodes named as the client named them (an id or a name). The live model
 // applies it to the store and the graph, resolving every name, and returns
 // the Write it made: the input rows to change, by database id, which the db

@@ -5,6 +5,8 @@
 
 namespace bond_risk::web {
 
+namespace member = protocol::member;
+
 namespace {
 
 constexpr std::size_t kKeptEvents = 50;     // the page's event feed
@@ -59,17 +61,16 @@ void DeskState::disconnected(const std::string& socket, const std::string& error
   engine_ = {bump(), {{"connected", false}, {"socket", socket}, {"error", error}}};
 }
 
-void DeskState::set_books(const base::Json& books) {
+void DeskState::set_books(const std::vector<protocol::BookEntry>& books) {
   const std::lock_guard lock(mutex_);
   const std::uint64_t v = bump();
   std::set<std::int64_t> listed;
-  for (const base::Json& b : books) {
-    const std::int64_t id = b.at("id").get<std::int64_t>();
-    listed.insert(id);
-    Book& book = books_[id];
-    if (book.name != b.at("name").get<std::string>() || book.type != b.at("type").get<std::string>()) {
-      book.name = b.at("name").get<std::string>();
-      book.type = b.at("type").get<std::string>();
+  for (const protocol::BookEntry& b : books) {
+    listed.insert(b.id);
+    Book& book = books_[b.id];
+    if (book.name != b.name || book.type != b.type) {
+      book.name = b.name;
+      book.type = b.type;
       book.changed = book.ladder_changed = v;
     }
   }
@@ -80,33 +81,33 @@ void DeskState::set_books(const base::Json& books) {
 
 void DeskState::update(const base::Json& values) {
   const std::lock_guard lock(mutex_);
-  const std::int64_t id = values.at("id").get<std::int64_t>();
+  const std::int64_t id = values.at(member::id).get<std::int64_t>();
   const auto found = books_.find(id);
   if (found == books_.end()) return;  // not a listed book
   Book& book = found->second;
-  if (values.value("status", "") == "REMOVED") {
+  if (values.value(member::status, "") == protocol::word::removed) {
     erase(found, bump());
     return;
   }
-  base::Json row = {{"id", id}, {"name", book.name}};
+  base::Json row = {{member::id, id}, {member::name, book.name}};
   for (const auto& [key, value] : values.items()) {
-    if (key != "id" && key != "key_rates") row[key] = value;
+    if (key != member::id && key != member::key_rates) row[key] = value;
   }
-  const base::Json ladder = {{"name", book.name},
-                             {"id", id},
-                             {"type", book.type},
-                             {"points", values.value("key_rates", base::Json::array())}};
+  const base::Json ladder = {{member::name, book.name},
+                             {member::id, id},
+                             {member::type, book.type},
+                             {"points", values.value(member::key_rates, base::Json::array())}};
   std::string row_text = base::dump_line(row), ladder_text = base::dump_line(ladder);
   if (book.has_values && row_text == book.row && ladder_text == book.ladder) return;  // watched again after a reconnect
   const std::uint64_t v = bump();
   if (ladder_text != book.ladder) book.ladder = std::move(ladder_text), book.ladder_changed = v;
   book.row = std::move(row_text);
   book.has_values = true;
-  book.ok = values.value("status", "") == "OK";
-  book.pv = number(values, "pv"), book.pv01 = number(values, "pv01"), book.cs01 = number(values, "cs01");
-  book.pnl = number(values, "pnl");
-  book.margin = number(values, "margin"), book.mtm_pnl = number(values, "mtm_pnl");
-  book.day_pnl = number(values, "day_pnl");
+  book.ok = values.value(member::status, "") == protocol::word::ok;
+  book.pv = number(values, member::pv), book.pv01 = number(values, member::pv01), book.cs01 = number(values, member::cs01);
+  book.pnl = number(values, member::pnl);
+  book.margin = number(values, member::margin), book.mtm_pnl = number(values, member::mtm_pnl);
+  book.day_pnl = number(values, member::day_pnl);
   book.changed = v;
 }
 
@@ -114,15 +115,18 @@ void DeskState::set_explain(const base::Json& reply) {
   const std::lock_guard lock(mutex_);
   std::uint64_t v = 0;  // bumped at the first change
   auto stamp = [&] { return v ? v : v = bump(); };
-  for (const base::Json& b : reply.value("books", base::Json::array())) {
-    const auto found = books_.find(b.value("id", std::int64_t{0}));
+  for (const base::Json& b : reply.value(member::books, base::Json::array())) {
+    const auto found = books_.find(b.value(member::id, std::int64_t{0}));
     if (found == books_.end()) continue;
-    std::string text = base::dump_line(
-        {{"name", found->second.name}, {"day_pnl", b.value("day_pnl", 0.0)}, {"causes", b.value("causes", base::Json::array())}});
+    std::string text = base::dump_line({{member::name, found->second.name},
+                                        {member::day_pnl, b.value(member::day_pnl, 0.0)},
+                                        {member::causes, b.value(member::causes, base::Json::array())}});
     if (text != found->second.explain) found->second.explain = std::move(text), found->second.explain_changed = stamp();
   }
-  const base::Json& t = reply.contains("total") ? reply.at("total") : base::Json::object();
-  base::Json total = {{"name", "total"}, {"day_pnl", t.value("day_pnl", 0.0)}, {"causes", t.value("causes", base::Json::array())}};
+  const base::Json& t = reply.contains(member::total) ? reply.at(member::total) : base::Json::object();
+  base::Json total = {{member::name, member::total},
+                      {member::day_pnl, t.value(member::day_pnl, 0.0)},
+                      {member::causes, t.value(member::causes, base::Json::array())}};
   if (total != explain_total_.value) explain_total_ = {stamp(), std::move(total)};
 }
 
@@ -131,27 +135,24 @@ void DeskState::add_events(const base::Json& events) {
   const std::lock_guard lock(mutex_);
   const std::uint64_t v = bump();
   for (const base::Json& e : events) {
-    const std::int64_t seq = e.value("seq", std::int64_t{0});
-    if (!events_.empty() && seq <= events_.back().value.value("seq", std::int64_t{0})) continue;
+    const std::int64_t seq = e.value(member::seq, std::int64_t{0});
+    if (!events_.empty() && seq <= events_.back().value.value(member::seq, std::int64_t{0})) continue;
     events_.push_back({v, e});
     as_of_event_ = std::max(as_of_event_, seq);
     if (events_.size() > kKeptEvents) events_.pop_front();
   }
 }
 
-void DeskState::set_figures(const base::Json& stats, double events_per_second) {
+void DeskState::set_figures(const protocol::EngineFigures& stats, double events_per_second) {
   const std::lock_guard lock(mutex_);
-  const std::int64_t event = stats.value("event", std::int64_t{0});
-  const std::int64_t results_as_of = stats.value("results_as_of", std::int64_t{0});
-  as_of_event_ = std::max(as_of_event_, event);
+  as_of_event_ = std::max(as_of_event_, stats.event);
   base::Json figures = {{"events_per_s", events_per_second},
-                        {"recalc_us", stats.value("recalc_us", base::Json())},
-                        {"event", event},
-                        {"results_as_of", results_as_of},
-                        {"results_lag", event - results_as_of}};
+                        {member::recalc_us, stats.recalc_us},
+                        {member::event, stats.event},
+                        {member::results_as_of, stats.results_as_of},
+                        {"results_lag", stats.event - stats.results_as_of}};
   if (figures != figures_.value) figures_ = {bump(), std::move(figures)};
-  const auto memory = stats.find("memory_kb");
-  if (memory != stats.end() && memory->is_object()) resident_kb_ = memory->value("vm_rss", std::int64_t{0});
+  resident_kb_ = stats.vm_rss_kb;
 }
 
 DeskState::Health DeskState::health() const {
@@ -161,10 +162,10 @@ DeskState::Health DeskState::health() const {
   h.error = engine_.value.value("error", "");
   h.has_figures = h.connected && !figures_.value.empty();
   if (!h.has_figures) return h;
-  h.event = figures_.value.value("event", std::int64_t{0});
-  h.results_as_of = figures_.value.value("results_as_of", std::int64_t{0});
+  h.event = figures_.value.value(member::event, std::int64_t{0});
+  h.results_as_of = figures_.value.value(member::results_as_of, std::int64_t{0});
   h.resident_kb = resident_kb_;
-  if (const base::Json& recalc = figures_.value.at("recalc_us"); recalc.is_object()) {
+  if (const base::Json& recalc = figures_.value.at(member::recalc_us); recalc.is_object()) {
     for (const auto& [name, us] : recalc.items()) {
       if (us.is_number()) h.recalc_us.emplace_back(name, us.get<double>());
     }
@@ -182,10 +183,10 @@ void DeskState::saw_event(std::int64_t event) {
 void DeskState::set_limits(const base::Json& reply) {
   const std::lock_guard lock(mutex_);
   base::Json shown = base::Json::array();
-  for (const base::Json& limit : reply.value("risk_limits", base::Json::array())) {
+  for (const base::Json& limit : reply.value(member::risk_limits, base::Json::array())) {
     if (shown.size() < kShownLimits) shown.push_back(limit);
   }
-  base::Json limits = {{"shown", std::move(shown)}, {"states", reply.value("states", base::Json::object())}};
+  base::Json limits = {{"shown", std::move(shown)}, {member::states, reply.value(member::states, base::Json::object())}};
   if (limits != limits_.value) limits_ = {bump(), std::move(limits)};
 }
 
@@ -225,7 +226,7 @@ std::vector<std::int64_t> DeskState::positions_due() {
     const auto id = ids_.find(name);
     if (id == ids_.end()) continue;
     const Book& book = books_.at(id->second);
-    if (book.type != "outright_book" || !book.has_values || book.changed <= shown.asked) continue;
+    if (book.type != protocol::word::outright_book || !book.has_values || book.changed <= shown.asked) continue;
     shown.asked = book.changed;
     due.push_back(id->second);
   }
@@ -238,8 +239,9 @@ void DeskState::set_positions(std::int64_t id, const base::Json& reply) {
   if (book == books_.end()) return;  // gone since it was asked for
   const auto shown = positions_.find(book->second.name);
   if (shown == positions_.end()) return;  // no stream shows it any more
-  std::string text = base::dump_line(
-      {{"name", book->second.name}, {"id", id}, {"positions", reply.value("positions", base::Json::array())}});
+  std::string text = base::dump_line({{member::name, book->second.name},
+                                      {member::id, id},
+                                      {member::positions, reply.value(member::positions, base::Json::array())}});
   if (text == shown->second.text) return;
   shown->second.text = std::move(text);
   shown->second.changed = bump();
@@ -252,7 +254,7 @@ std::size_t DeskState::books() const {
 
 std::int64_t DeskState::last_event_seq() const {
   const std::lock_guard lock(mutex_);
-  return events_.empty() ? 0 : events_.back().value.value("seq", std::int64_t{0});
+  return events_.empty() ? 0 : events_.back().value.value(member::seq, std::int64_t{0});
 }
 
 // Sums over the OK books, in id order (the same figures for every stream);
@@ -265,7 +267,7 @@ base::Json DeskState::totals() const {
       ++missing;
       continue;
     }
-    const bool is_outright = b.type == "outright_book";
+    const bool is_outright = b.type == protocol::word::outright_book;
     (is_outright ? outright_day : repo_day) += b.day_pnl;
     if (!b.ok) {
       ++not_ok;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "bond_risk/protocol/messages.h"
 
 namespace bond_risk::web {
 
@@ -43,13 +44,13 @@ class DeskState {
   void disconnected(const std::string& socket, const std::string& error);
 
   // The engine's list-books reply: names by id. A book no longer listed is removed.
-  void set_books(const base::Json& books);
+  void set_books(const std::vector<protocol::BookEntry>& books);
   // A watch update line's "update" member: {"id","type","status",...,"key_rates":[...]}.
   void update(const base::Json& values);
   // A last-events reply's "events", oldest first: [{"seq",...}, ...].
   void add_events(const base::Json& events);
   // Figures from the engine's stats reply, and the events per second the feed measured.
-  void set_figures(const base::Json& stats, double events_per_second);
+  void set_figures(const protocol::EngineFigures& stats, double events_per_second);
   // The latest event number the engine mentioned.
   void saw_event(std::int64_t event);
   // A stream shows book `name`'s positions from the first call to the second.

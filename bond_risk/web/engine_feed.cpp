@@ -9,7 +9,8 @@
 #include <stdexcept>
 
 #include "base/unix_socket.h"
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
+#include "bond_risk/protocol/messages.h"
 
 namespace bond_risk::web {
 
@@ -101,27 +102,29 @@ class Follower {
   // What the engine sent (poll said it is there): every complete line.
   void read_lines() {
     if (!lines_.fill()) throw std::runtime_error("the engine closed the connection");
-    while (const std::optional<std::string> line = lines_.next()) take(base::Json::parse(*line));
+    while (const std::optional<std::string> line = lines_.next()) take(protocol::decode_line(*line));
   }
 
   // The reply to the oldest question still open (replies come in the order
   // asked). A book's positions refused (the book went meanwhile) are left as they were.
-  void take(const base::Json& line) {
-    if (asked_.empty()) throw std::runtime_error("the engine sent a reply nobody asked for");
+  void take(const protocol::Line& line) {
+    if (line.kind != protocol::Line::Kind::reply || asked_.empty()) {
+      throw std::runtime_error("the engine sent a line nobody asked for");
+    }
     const Question asked = asked_.front();
     asked_.pop_front();
-    if (!line.value("ok", false)) {
+    if (!line.ok) {
       if (asked.what == Asked::positions || asked.what == Asked::explain || asked.what == Asked::limits) return;
-      throw std::runtime_error("the engine refused the gateway's question: " + line.value("error", std::string("?")));
+      throw std::runtime_error("the engine refused the gateway's question: " + line.error);
     }
-    state_.saw_event(line.value("event", std::int64_t{0}));
+    state_.saw_event(line.event);
     switch (asked.what) {
-      case Asked::books: return watch(line["books"]);
-      case Asked::events: return state_.add_events(line["events"]);
-      case Asked::stats: return figures(line);
-      case Asked::positions: return state_.set_positions(asked.book, line);
-      case Asked::explain: return state_.set_explain(line);
-      case Asked::limits: return state_.set_limits(line);
+      case Asked::books: return watch(protocol::decode_books(line.body));
+      case Asked::events: return state_.add_events(line.body.at(protocol::member::events));
+      case Asked::stats: return figures(protocol::decode_figures(line.body));
+      case Asked::positions: return state_.set_positions(asked.book, line.body);
+      case Asked::explain: return state_.set_explain(line.body);
+      case Asked::limits: return state_.set_limits(line.body);
     }
   }
 
@@ -130,15 +133,15 @@ class Follower {
     try {
       if (!link.lines.fill()) return fail(link, "the engine closed the connection watching them");
       while (const std::optional<std::string> text = link.lines.next()) {
-        const base::Json line = base::Json::parse(*text);
-        if (line.contains("update")) {
-          state_.update(line["update"]);
-          state_.saw_event(line.value("event", std::int64_t{0}));
-        } else if (line.contains("alert")) {
-          state_.add_alert(line["alert"]);
+        const protocol::Line line = protocol::decode_line(*text);
+        if (line.kind == protocol::Line::Kind::update) {
+          state_.update(line.body);
+          state_.saw_event(line.event);
+        } else if (line.kind == protocol::Line::Kind::alert) {
+          state_.add_alert(line.body);
         } else if (!link.answered) {
           link.answered = true;
-          if (!line.value("ok", false)) return fail(link, "the engine refused to watch them: " + line.value("error", std::string("?")));
+          if (!line.ok) return fail(link, "the engine refused to watch them: " + line.error);
         }
       }
     } catch (const std::exception& e) {  // a read error, or a line that is not JSON
@@ -166,7 +169,7 @@ class Follower {
 
   // Watches every listed book, kMaxWatched to a link, on new links (the old
   // ones close: a link never follows more than its share).
-  void watch(const base::Json& books) {
+  void watch(const std::vector<protocol::BookEntry>& books) {
     state_.set_books(books);
     books_listed_ = books.size();
     links_.clear();
@@ -175,7 +178,7 @@ class Follower {
       Watch watch;
       if (first == 0) watch.keys.emplace_back(command_info(CommandId::limits).name);  // and the limits' alerts
       for (std::size_t i = first; i < std::min(books.size(), first + kMaxWatched); ++i) {
-        watch.keys.push_back(std::to_string(books[i].at("id").get<std::int64_t>()));
+        watch.keys.push_back(std::to_string(books[i].id));
       }
       const std::size_t share = std::min(books.size(), first + kMaxWatched) - first;
       try {
@@ -195,20 +198,16 @@ class Follower {
   // Events per second between two stats replies; a changed number of books
   // (other programs edit the tables), or books left unwatched a while, lists
   // them again.
-  void figures(const base::Json& stats) {
+  void figures(const protocol::EngineFigures& stats) {
     const auto now = Clock::now();
-    const std::int64_t event = stats.value("event", std::int64_t{0});
     double per_second = 0;
     if (last_stats_event_ >= 0) {
-      per_second = static_cast<double>(event - last_stats_event_) /
+      per_second = static_cast<double>(stats.event - last_stats_event_) /
                    std::chrono::duration<double>(now - last_stats_time_).count();
     }
-    last_stats_event_ = event, last_stats_time_ = now;
+    last_stats_event_ = stats.event, last_stats_time_ = now;
     state_.set_figures(stats, per_second);
-    std::size_t books = 0;
-    for (const char* kind : {"outright_book", "repo_book"}) {
-      for (const auto& [status, count] : stats["counts"][kind].items()) books += count.get<std::size_t>();
-    }
+    const std::size_t books = stats.books;
     const bool unwatched = std::any_of(links_.begin(), links_.end(), [](const auto& l) { return !l->failure.empty(); });
     if ((books != books_listed_ || (unwatched && now >= rewatch_at_)) && !waiting_for(Asked::books)) {
       ask(format_command(ListBooks{}), Asked::books);

@@ -1,4 +1,4 @@
-#include "bond_risk/live/command.h"
+#include "bond_risk/protocol/command.h"
 
 #include <algorithm>
 #include <vector>

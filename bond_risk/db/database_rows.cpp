@@ -1,0 +1,19 @@
+#include "bond_risk/db/database_rows.h"
+
+#include "bond_risk/db/change_writer.h"
+#include "bond_risk/db/limit_alert_log.h"
+#include "bond_risk/db/loader.h"
+
+namespace bond_risk {
+
+std::optional<std::int64_t> DatabaseRows::id_by_name(std::string_view name) const { return find_id_by_name(db_, name); }
+
+std::optional<Date> DatabaseRows::date(Kind kind, std::int64_t id, std::string_view column) const {
+  return stored_date(db_, kind, id, column);
+}
+
+std::int64_t DatabaseRows::largest_limit_id() const { return bond_risk::largest_limit_id(db_); }
+
+bool DatabaseRows::read_back(Store& store, NodeRef node) const { return reread(db_, store, node); }
+
+}  // namespace bond_risk

@@ -1,0 +1,19 @@
+#include "bond_risk/live/apply_change.h"
+
+#include "bond_risk/db/change_writer.h"
+#include "bond_risk/db/database_rows.h"
+
+namespace bond_risk {
+
+Applied apply_change(LiveModel& model, const Change& change, base::Database& db) {
+  const DatabaseRows rows(db);
+  LiveModel::Prepared prepared = model.prepare(change, rows);
+  try {
+    persist(db, prepared.write);
+  } catch (const std::runtime_error& e) {
+    throw CommandError(e.what());  // SQLite's message: no client bytes
+  }
+  return model.commit(std::move(prepared), rows);
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,15 @@
+// The engine's one path for a change: prepared against the model, its rows
+// persisted by the db layer in the caller's transaction, then committed to
+// the model (live/live_model.h). Throws CommandError, having changed
+// neither the model nor (once the caller rolls back to its savepoint) the
+// database, if the change cannot be applied or the database refuses a row.
+#pragma once
+
+#include "base/sqlite.h"
+#include "bond_risk/live/live_model.h"
+
+namespace bond_risk {
+
+Applied apply_change(LiveModel& model, const Change& change, base::Database& db);
+
+}  // namespace bond_risk

@@ -1,0 +1,136 @@
+// The engine's wire format: what comes back on its socket.
+//
+// A client writes command lines (protocol/command.h). The engine answers
+// each line, in order, with one reply: {"ok":true,...,"event":N} or
+// {"ok":false,"error":TEXT}. A connection that watches also gets lines
+// pushed between replies: {"update":VALUES,"event":N} when a watched node's
+// values change, {"alert":ALERT,"event":N} when a limit changes state. N is
+// the last event the line reflects.
+//
+// Every member a client reads is named here (namespace member) and decoded
+// here; the engine encodes its replies with the same names. A client
+// spells no member itself. Plain functions: no state, any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/json.h"
+#include "bond_risk/model/kind.h"
+#include "bond_risk/model/status.h"
+
+namespace bond_risk::protocol {
+
+namespace member {
+// Every reply.
+inline constexpr char ok[] = "ok";
+inline constexpr char error[] = "error";
+inline constexpr char event[] = "event";
+// Pushed lines.
+inline constexpr char update[] = "update";
+inline constexpr char alert[] = "alert";
+// A node's values (node_json): its id, name, type, status and key-rate ladder.
+inline constexpr char id[] = "id";
+inline constexpr char name[] = "name";
+inline constexpr char type[] = "type";
+inline constexpr char status[] = "status";
+inline constexpr char key_rates[] = "key_rates";
+inline constexpr char reason[] = "reason";    // why it is not OK
+inline constexpr char members[] = "members";  // a book's member count
+// Then each published value, by its name in value_names (model/published_values.h).
+// A book's values the gateway sums (of value_names: model/published_values.h).
+inline constexpr char pv[] = "pv";
+inline constexpr char pv01[] = "pv01";
+inline constexpr char cs01[] = "cs01";
+inline constexpr char pnl[] = "pnl";
+inline constexpr char margin[] = "margin";
+inline constexpr char mtm_pnl[] = "mtm_pnl";
+// list-books: "books"; last-events: "events", each with its "seq".
+inline constexpr char books[] = "books";
+inline constexpr char events[] = "events";
+inline constexpr char seq[] = "seq";
+// top-positions: "positions", each a "trade" and its "bond" (their values).
+inline constexpr char positions[] = "positions";
+inline constexpr char trade[] = "trade";
+inline constexpr char bond[] = "bond";
+// explain: "books" and "total", each with its day_pnl and causes.
+inline constexpr char total[] = "total";
+inline constexpr char day_pnl[] = "day_pnl";
+inline constexpr char causes[] = "causes";
+inline constexpr char residual[] = "residual";
+// limits: the limits listed and the count in each state.
+inline constexpr char risk_limits[] = "risk_limits";
+inline constexpr char states[] = "states";
+// stats.
+inline constexpr char counts[] = "counts";
+inline constexpr char recalc_us[] = "recalc_us";
+inline constexpr char results_as_of[] = "results_as_of";
+inline constexpr char memory_kb[] = "memory_kb";
+inline constexpr char vm_peak[] = "vm_peak";
+inline constexpr char vm_rss[] = "vm_rss";
+inline constexpr char results_error[] = "results_error";
+inline constexpr char commands[] = "commands";  // answered, by command name
+inline constexpr char time_us[] = "time_us";    // per phase, summed since start-up
+}  // namespace member
+
+// The words values carry, as the model names them: a status, a book's type.
+namespace word {
+inline constexpr std::string_view ok = status_name(Status::ok);
+inline constexpr std::string_view removed = status_name(Status::removed);
+inline constexpr std::string_view outright_book = kind_name(Kind::outright_book);
+inline constexpr std::string_view repo_book = kind_name(Kind::repo_book);
+}  // namespace word
+
+// Encoding (the engine). A reply: {"ok":true, then `members`}, or
+// {"ok":false,"error":message}; a pushed update of a node whose values are
+// `values` (a JSON object's text) or an alert; each one line, without its "\n".
+std::string ok_line(const base::Json& members);
+std::string error_line(std::string_view message);
+std::string update_line(std::string_view values, std::int64_t event);
+std::string alert_line(const base::Json& alert, std::int64_t event);
+
+// Decoding (the clients). One line the engine sent; throws
+// std::runtime_error naming the line when it is not a JSON object.
+struct Line {
+  enum class Kind { reply, update, alert };
+  Kind kind = Kind::reply;
+  bool ok = false;         // a reply's "ok"
+  std::string error;       // a refused reply's reason
+  std::int64_t event = 0;  // the last event it reflects; 0 if it names none
+  base::Json body;         // a reply whole, an update's values, an alert
+};
+Line decode_line(std::string_view text);
+// Without parsing into a Line: whether `text` is {"ok":true,...}, and
+// whether it is pushed (an update or an alert) rather than a reply.
+bool is_ok_line(std::string_view text);
+bool is_pushed_line(std::string_view text);
+// An alert line's alert seq, read in place without parsing the line (a
+// watcher's hot path: alert_line puts the alert first, and the alert's
+// "seq" is its first member named so); nullopt for any other line.
+std::optional<std::int64_t> alert_seq(std::string_view text);
+
+// A book as list-books gives it.
+struct BookEntry {
+  std::int64_t id = 0;
+  std::string name;
+  std::string type;  // outright_book or repo_book
+};
+base::Json encode(const BookEntry& book);
+std::vector<BookEntry> decode_books(const base::Json& reply);
+
+// What a client reads of stats: the event served, the event the results
+// database holds, the recalculation latency percentiles ({"p50":...}), how
+// many books exist (any status), and the engine's resident memory.
+struct EngineFigures {
+  std::int64_t event = 0;
+  std::int64_t results_as_of = 0;
+  base::Json recalc_us;
+  std::size_t books = 0;
+  std::int64_t vm_rss_kb = 0;
+};
+EngineFigures decode_figures(const base::Json& stats_reply);
+
+}  // namespace bond_risk::protocol
