@@ -9,10 +9,8 @@
 #include "bond_risk/db/event_log.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
-#include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/apply_change.h"
-#include "bond_risk/live/explain_replies.h"
 #include "bond_risk/live/limit_replies.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
@@ -39,6 +37,13 @@ base::Database& prepared(base::Database& db, Synchronous synchronous) {
 // Whether `key` is the word that watches the limits' alerts rather than a
 // node: `watch limits`.
 bool is_limits_word(std::string_view key) { return key == command_info(CommandId::limits).name; }
+
+// Whether `command` is a read the queries answer (live/queries.h); the
+// executor answers stats, reload and shutdown itself.
+bool is_query(const Command& command) {
+  return !std::holds_alternative<Stats>(command) && !std::holds_alternative<Reload>(command) &&
+         !std::holds_alternative<Shutdown>(command);
+}
 
 // An event as `last-events` replies it; its nodes and engine_us stay null
 // unless this engine recalculated and committed it.
@@ -129,7 +134,14 @@ struct CommandExecutor::Batch {
     } else {
       settle();  // a read sees every change before it
       const base::Stopwatch clock;
-      replies[i] = std::visit(*this, command);
+      if (is_query(command)) {
+        const Served served{ex.model_, ex.db_, ex.rows_, ex.explainer_->day(), ex.served_event_, ex.recent_events_};
+        Queries::Answer answer = ex.queries_.answer(command, served);
+        replies[i] = std::move(answer.members);
+        out[i].deferred = std::move(answer.deferred);
+      } else {
+        replies[i] = std::visit(*this, command);
+      }
       ex.phases_.add(Phase::read, clock.seconds());
     }
     ++ex.answered_[static_cast<std::size_t>(command_id(command))];
@@ -163,131 +175,6 @@ struct CommandExecutor::Batch {
     ex.phases_.add(Phase::apply, clock.seconds() - explaining);
   }
 
-  base::Json operator()(const Get& g) const { return node_json(ex.model_, ex.model_.find(g.key, ex.rows_)); }
-  base::Json operator()(const ListBooks&) const {
-    return {{member::books, books_json(ex.model_.store())}, {member::event, ex.served_event_}};
-  }
-  base::Json operator()(const RecentEvents& r) const {
-    base::Json events = base::Json::array();
-    for (const base::Json& e : ex.recent_events_) {
-      if (e[member::seq].get<std::int64_t>() > r.since) events.push_back(e);
-    }
-    return {{member::events, std::move(events)}, {member::event, ex.served_event_}};
-  }
-  NodeRef book_node(const std::string& key) const {
-    const NodeRef n = ex.model_.find(key, ex.rows_);
-    if (!is_book(kind_of(n))) throw CommandError("'" + key + "' is " + std::string(kind_name(kind_of(n))) + ", not a book");
-    return n;
-  }
-  base::Json operator()(const Explain& e) const {
-    base::Json reply =
-        explain_json(ex.model_.store(), ex.explainer_->day(), e.book ? std::optional(book_node(*e.book)) : std::nullopt);
-    reply[member::event] = ex.served_event_;
-    return reply;
-  }
-  base::Json operator()(const ExplainEvents& e) const {
-    const auto cause_of = [&](const std::string& line) -> std::optional<Cause> {
-      try {
-        const Command command = parse_command(line);
-        const Change* change = std::get_if<Change>(&command);
-        return change ? PnlExplainer::cause_of(*change, ex.model_, ex.rows_) : std::nullopt;
-      } catch (const CommandError&) {
-        return std::nullopt;  // a line this engine no longer parses: not of the cause
-      }
-    };
-    base::Json reply = explain_events_json(ex.db_, ex.model_.store(), ex.explainer_->day(), book_node(e.book),
-                                           static_cast<std::size_t>(e.count), cause_of);
-    reply[member::event] = ex.served_event_;
-    return reply;
-  }
-  base::Json operator()(const Limits& l) const {
-    LimitsOf which;
-    which.count = static_cast<std::size_t>(l.count);
-    if (l.book && *l.book == "total") {
-      which.total = true;
-    } else if (l.book) {
-      which.book_id = ex.model_.store().id(book_node(*l.book));
-    }
-    base::Json reply = limits_json(ex.model_.store(), ex.explainer_->day(), ex.model_.store().limits, which);
-    reply[member::event] = ex.served_event_;
-    return reply;
-  }
-  base::Json operator()(const ShowBook& b) const { return node_json(ex.model_, book_node(b.key)); }
-  base::Json operator()(const TopPositions& p) const {
-    const NodeRef n = ex.model_.find(p.key, ex.rows_);
-    if (kind_of(n) != Kind::outright_book) {
-      throw CommandError("'" + p.key + "' is " + std::string(kind_name(kind_of(n))) + ", not an outright book");
-    }
-    base::Json reply = positions_json(ex.model_, n, static_cast<std::size_t>(p.count));
-    reply[member::event] = ex.served_event_;
-    return reply;
-  }
-  // Set `name` as the database holds it now (only scenario `only`, when
-  // given); a set or scenario that is not there is the client's error.
-  ScenarioSet read_set(const std::string& name, std::optional<std::string> only = std::nullopt) const {
-    try {
-      return read_scenario_set(ex.db_, ex.model_.store(), name, only);
-    } catch (const std::invalid_argument& e) {
-      throw CommandError(e.what());
-    }
-  }
-  // A scenario and VaR revalue on the job runner's thread, against a copy
-  // of the market taken here (the reply is what the state was at this
-  // line); the master serves the others meanwhile.
-  base::Json operator()(const RunScenario& r) {
-    const std::optional<std::string> set_name = set_of_scenario(ex.db_, r.name);
-    if (!set_name) throw CommandError("no scenario '" + r.name + "' (table scenario)");
-    const ScenarioSet set = read_set(*set_name, r.name);
-    if (set.scenarios.empty()) {
-      throw CommandError(set.problems.empty() ? "scenario '" + r.name + "' cannot be read" : set.problems.front());
-    }
-    auto base = std::make_shared<const ScenarioBase>(ex.model_.store());
-    defer([base, scenario = set.scenarios.front(), set_name = *set_name, event = ex.served_event_](std::stop_token) {
-      const ScenarioPnl pnl = ScenarioRevaluer(*base).revalue(scenario);
-      if (!pnl.error.empty()) throw CommandError("scenario " + scenario.name + ": " + pnl.error);
-      base::Json reply = scenario_json(*base, scenario, set_name, pnl);
-      reply[member::event] = event;
-      return reply;
-    }, {});
-    return nullptr;
-  }
-  // Every scenario of the set, one after another on the job runner's
-  // thread; the reply is kept per set until the state or the set's rows
-  // change, so asking again costs only reading the set.
-  base::Json operator()(const ValueAtRisk& v) {
-    const std::int64_t size = scenario_count(ex.db_, v.set);
-    if (size > static_cast<std::int64_t>(kMaxLiveScenarios)) {
-      throw CommandError("scenario set '" + v.set + "' has " + std::to_string(size) + " scenarios; the running engine "
-                         "revalues at most " + std::to_string(kMaxLiveScenarios) + " for one request: run "
-                         "'bond_risk scenarios --set " + v.set + "' (or bond_risk_mpi) for it");
-    }
-    ScenarioSet set = read_set(v.set);
-    if (!set.historical) {
-      throw CommandError("scenario set '" + v.set + "' is not historical (scenario_set.kind); VaR needs one day's moves per scenario");
-    }
-    const std::string state = std::to_string(ex.served_event_) + "/" + std::to_string(ex.model_.recalculations());
-    if (const auto kept = ex.var_cache_.find(v.set);
-        kept != ex.var_cache_.end() && kept->second.state == state && kept->second.set == set) {
-      return kept->second.reply;
-    }
-    auto base = std::make_shared<const ScenarioBase>(ex.model_.store());
-    auto shared_set = std::make_shared<const ScenarioSet>(std::move(set));
-    defer([base, shared_set, event = ex.served_event_](std::stop_token stop) {
-      std::vector<ScenarioPnl> pnl;
-      ScenarioRevaluer revaluer(*base);
-      for (const Scenario& scenario : shared_set->scenarios) {
-        if (stop.stop_requested()) throw CommandError("the engine is stopping");
-        pnl.push_back(revaluer.revalue(scenario));
-      }
-      base::Json reply = var_json(*base, *shared_set, pnl);
-      reply[member::event] = event;
-      return reply;
-    }, [&ex = ex, shared_set, state](const base::Json& reply) { ex.var_cache_[shared_set->name] = {state, *shared_set, reply}; });
-    return nullptr;
-  }
-  void defer(std::function<base::Json(std::stop_token)> run, std::function<void(const base::Json&)> keep) {
-    out[current].deferred = std::make_shared<Deferred>(Deferred{std::move(run), std::move(keep)});
-  }
   base::Json operator()(const Stats&) const {
     base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
     stats[member::event] = ex.served_event_;
@@ -308,7 +195,7 @@ struct CommandExecutor::Batch {
     ex.shutdown_ = true;
     return {{"stopping", true}};
   }
-  base::Json operator()(const auto&) const { throw std::logic_error("changes and watches are not visited"); }
+  base::Json operator()(const auto&) const { throw std::logic_error("changes, watches and queries are not visited"); }
 };
 
 DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {

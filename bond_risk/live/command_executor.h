@@ -9,7 +9,9 @@
 // process, and the transaction commits before any reply is built, so an
 // acknowledged change is durable. Results are persisted behind the
 // acknowledgement by a ResultPublisher. A read sees every change before it
-// on its connection (read your writes) and writes nothing. Changes other
+// on its connection (read your writes) and writes nothing: the queries
+// answer it (live/queries.h), and the executor keeps only stats, reload and
+// shutdown, the batch, and the publication bookkeeping. Changes other
 // programs committed to the input tables are applied before a batch, and
 // when sync_external() finds them.
 #pragma once
@@ -17,8 +19,6 @@
 #include <array>
 #include <cstdint>
 #include <deque>
-#include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -32,29 +32,18 @@
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/limit_alert_log.h"
-#include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/synchronous.h"
 #include "bond_risk/protocol/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
 #include "bond_risk/live/pnl_explainer.h"
+#include "bond_risk/live/queries.h"
 #include "bond_risk/live/result_marks.h"
 #include "bond_risk/live/result_publisher.h"
 #include "bond_risk/model/limit_checks.h"
 #include "engine/bitmap.h"
 
 namespace bond_risk {
-
-// A reply too long to compute on the master thread (scenario, var):
-// prepared there against a copy of what it reads. `run` computes the
-// reply's members on another thread (the server's JobRunner), throwing
-// CommandError for the client's error and giving up once `stop` is
-// requested; `keep`, if any, is then called back on the master thread with
-// them (to cache them).
-struct Deferred {
-  std::function<base::Json(std::stop_token stop)> run;
-  std::function<void(const base::Json&)> keep;
-};
 
 // Runs `deferred` (on any thread): its reply line, and its members when it
 // succeeded (for `keep`, on the master thread).
@@ -175,17 +164,7 @@ class CommandExecutor {
   bool sync_failed_ = false;  // other programs' changes could not be applied: sync_external retries
   std::array<std::size_t, kCommandCount> answered_{};
   PhaseTimes phases_;
-  // The most scenarios one var request revalues (a bigger set is for
-  // `bond_risk scenarios` or bond_risk_mpi).
-  static constexpr std::size_t kMaxLiveScenarios = 10'000;
-  // The last var reply of each set, with the state (event, recalculations)
-  // and the set's rows it was computed from.
-  struct KeptVar {
-    std::string state;
-    ScenarioSet set;
-    base::Json reply;
-  };
-  std::map<std::string, KeptVar> var_cache_;
+  Queries queries_;  // the reads (live/queries.h)
   // The last events, oldest first, as `last-events` replies them:
   // {"seq","time","command","nodes","engine_us"} (those logged before this
   // engine started have null nodes and engine_us).
