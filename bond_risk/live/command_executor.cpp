@@ -39,7 +39,7 @@ base::Database& prepared(base::Database& db, Synchronous synchronous) {
 bool is_limits_word(std::string_view key) { return key == command_info(CommandId::limits).name; }
 
 // Whether `command` is a read the queries answer (live/queries.h); the
-// executor answers stats, reload and shutdown itself.
+// executor answers stats (of its own status), reload and shutdown itself.
 bool is_query(const Command& command) {
   return !std::holds_alternative<Stats>(command) && !std::holds_alternative<Reload>(command) &&
          !std::holds_alternative<Shutdown>(command);
@@ -135,8 +135,7 @@ struct CommandExecutor::Batch {
       settle();  // a read sees every change before it
       const base::Stopwatch clock;
       if (is_query(command)) {
-        const Served served{ex.model_, ex.db_, ex.rows_, ex.explainer_->day(), ex.served_event_, ex.recent_events_};
-        Queries::Answer answer = ex.queries_.answer(command, served);
+        Queries::Answer answer = ex.queries_.answer(command, ex.served());
         replies[i] = std::move(answer.members);
         out[i].deferred = std::move(answer.deferred);
       } else {
@@ -176,19 +175,16 @@ struct CommandExecutor::Batch {
   }
 
   base::Json operator()(const Stats&) const {
-    base::Json stats = stats_json(ex.model_, ex.answered_, ex.phases_);
-    stats[member::event] = ex.served_event_;
-    stats[member::results_as_of] = ex.publisher_.written_as_of();
-    if (const std::string why = ex.publisher_.recovering(); !why.empty()) stats["results_recovering"] = why;
-    // What waits for the writer, at most since start-up: nodes marked to be
-    // copied, rows assembled for it (each at most one per node).
-    stats["results_pending"] = {{"marked_peak", ex.marks_.peak()},
-                                {"assembled_peak", ex.publisher_.assembled_peak()},
-                                {"nodes", ex.model_.store().size()}};
-    stats["watch_lines"] = ex.watch_lines_;
-    if (!ex.degraded_.empty()) stats["degraded"] = "the last batch could not be written: " + ex.degraded_;
-    if (const std::string error = ex.publisher_.last_error(); !error.empty()) stats[member::results_error] = error;
-    return stats;
+    const EngineStatus status{ex.answered_,
+                              ex.phases_,
+                              ex.publisher_.written_as_of(),
+                              ex.publisher_.recovering(),
+                              ex.marks_.peak(),
+                              ex.publisher_.assembled_peak(),
+                              ex.watch_lines_,
+                              ex.degraded_,
+                              ex.publisher_.last_error()};
+    return Queries::stats(ex.served(), status);
   }
   base::Json operator()(const Reload&) const { return ex.apply_external_changes(); }
   base::Json operator()(const Shutdown&) const {

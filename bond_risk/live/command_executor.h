@@ -10,8 +10,9 @@
 // acknowledged change is durable. Results are persisted behind the
 // acknowledgement by a ResultPublisher. A read sees every change before it
 // on its connection (read your writes) and writes nothing: the queries
-// answer it (live/queries.h), and the executor keeps only stats, reload and
-// shutdown, the batch, and the publication bookkeeping. Changes other
+// answer it (live/queries.h; stats with the status the executor gives).
+// The executor keeps the batch, reload, shutdown and the publication
+// bookkeeping. Changes other
 // programs committed to the input tables are applied before a batch, and
 // when sync_external() finds them.
 #pragma once
@@ -123,6 +124,8 @@ class CommandExecutor {
   struct Batch;  // one batch's replies and pending recalculation (command_executor.cpp)
 
   base::Json apply_external_changes();
+  // The state as a read sees it now.
+  Served served() const { return {model_, db_, rows_, explainer_->day(), served_event_, recent_events_}; }
   // Runs the explainer's bookkeeping f, timed as Phase::explain; returns its seconds.
   template <class F>
   double explain(F&& f) {

@@ -140,6 +140,22 @@ struct Queries::Visit {
   base::Json operator()(const auto&) const { throw std::logic_error("not a read: the executor answers it"); }
 };
 
+base::Json Queries::stats(const Served& served, const EngineStatus& status) {
+  base::Json stats = stats_json(served.model, status.answered, status.phases);
+  stats[member::event] = served.event;
+  stats[member::results_as_of] = status.results_as_of;
+  if (!status.results_recovering.empty()) stats["results_recovering"] = status.results_recovering;
+  // What waits for the writer, at most since start-up: nodes marked to be
+  // copied, rows assembled for it (each at most one per node).
+  stats["results_pending"] = {{"marked_peak", status.marked_peak},
+                              {"assembled_peak", status.assembled_peak},
+                              {"nodes", served.model.store().size()}};
+  stats["watch_lines"] = status.watch_lines;
+  if (!status.degraded.empty()) stats["degraded"] = "the last batch could not be written: " + status.degraded;
+  if (!status.results_error.empty()) stats[member::results_error] = status.results_error;
+  return stats;
+}
+
 Queries::Answer Queries::answer(const Command& command, const Served& served) {
   Answer out;
   out.members = std::visit(Visit{*this, served, out}, command);
