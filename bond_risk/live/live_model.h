@@ -48,7 +48,8 @@ class LiveModel {
   LiveModel& operator=(const LiveModel&) = delete;
 
   // A change checked and looked up, not yet applied: the rows it writes,
-  // and what commit() does to the store (one step per kind of change).
+  // and what commit() does to the store (one step per kind of change;
+  // std::monostate for a new day, which changes no input).
   struct Prepared {
     struct Curve { NodeRef curve; std::vector<CurvePoint> points; };
     struct Dates { std::vector<NodeIndex> calendars; Date today; };
