@@ -22,7 +22,7 @@ TEST(Protocol, ALineIsAReplyAnUpdateOrAnAlertWithTheEventItReflects) {
   const protocol::Line refused = protocol::decode_line(R"({"ok":false,"error":"no node with id or name 'x'"})");
   EXPECT_FALSE(refused.ok);
   EXPECT_EQ(refused.error, "no node with id or name 'x'");
-  EXPECT_EQ(refused.event, 0);
+  EXPECT_EQ(refused.event, std::nullopt);
 
   const protocol::Line update = protocol::decode_line(R"({"update":{"id":5,"pv":1.5},"event":9})");
   EXPECT_EQ(update.kind, protocol::Line::Kind::update);

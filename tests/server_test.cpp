@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "base/json.h"
+#include "bond_risk/db/database_rows.h"
 #include "bond_risk/live/apply_change.h"
 #include "bond_risk/protocol/command.h"
 #include "bond_risk/live/live_model.h"
@@ -174,7 +175,8 @@ TEST(Server, AfterKillNineEveryAcknowledgedEventIsInTheDatabaseAndARestartEquals
     LiveModel model(load(replay).store, engine::SchedulerOptions{.threads = 0}, 4096);
     model.flush_all();
     base::Transaction tx(replay);
-    for (const std::string& line : logged) apply_change(model, std::get<Change>(parse_command(line)), replay);
+    const DatabaseRows rows(replay);
+    for (const std::string& line : logged) apply_change(model, std::get<Change>(parse_command(line)), replay, rows);
     model.recalculate();
     tx.commit();
   }

@@ -25,6 +25,7 @@
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
+#include "bond_risk/model/risk_limits.h"
 #include "bond_risk/protocol/command.h"
 #include "bond_risk/protocol/messages.h"
 
@@ -168,7 +169,7 @@ Series alerts_series(EngineClient& client, const std::string& socket, const std:
   client.ask(format_command(Change{StartDay{}}));
   for (const std::string& book : books) {
     const double pv01 = base::Json::parse(client.ask(format_command(ShowBook{book}))).at(protocol::member::pv01).get<double>();
-    client.ask(format_command(Change{SetLimit{book, protocol::member::day_pnl, std::nullopt, std::nullopt, -std::abs(pv01) / 2, std::abs(pv01) / 2}}));
+    client.ask(format_command(Change{SetLimit{book, std::string(limit_measure_name(LimitMeasure::day_pnl)), std::nullopt, std::nullopt, -std::abs(pv01) / 2, std::abs(pv01) / 2}}));
   }
   return client.alert_deliveries("alerts_" + std::to_string(books.size()) + "_after_ack", socket, lines_of(bumps),
                                  books.size());
@@ -236,13 +237,13 @@ int bench_events_command(std::span<char* const> args) {
     model.flush_all();
     // The explain's rows and the alerts go to a database in memory: no
     // file's writing runs under the in-process clocks (which leave it out).
-    base::Database rows(":memory:", base::Database::Mode::read_write);
-    rows.exec(kSchemaSql);
-    PnlExplainer explainer(rows, model.store(), 0);
+    base::Database bookkeeping_db(":memory:", base::Database::Mode::read_write);
+    bookkeeping_db.exec(kSchemaSql);
+    PnlExplainer explainer(bookkeeping_db, model.store(), 0);
     LimitChecks limits;
     std::vector<LimitAlert> at_start;
     limits.check_all(model.store(), explainer.day(), at_start);  // resolved once, as the engine's start does
-    const InProcessBookkeeping bookkeeping{explainer, limits, rows, stored};
+    const InProcessBookkeeping bookkeeping{explainer, limits, bookkeeping_db, stored};
     Workload a_draw(model.store(), 1), b_draw(model.store(), 2);
     const std::string first_curve = a_draw.first_curve();
     bumped = first_curve, alert_books = books_on(model.store(), first_curve, kAlertBooks);

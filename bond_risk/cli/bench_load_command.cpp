@@ -134,15 +134,13 @@ struct Context {
   // after a minute.
   void wait_for_results() const {
     base::Json s;
-    protocol::EngineFigures f;
     for (int i = 0; i < 6000; ++i) {
       s = stats();
-      f = protocol::decode_figures(s);
-      if (f.results_as_of == f.event) return;
+      if (s.at(member::results_as_of) == s.at(member::event)) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     throw std::runtime_error("the engine's result writer did not catch up within a minute (results as of event " +
-                             std::to_string(f.results_as_of) + ", event " + std::to_string(f.event) +
+                             s.at(member::results_as_of).dump() + ", event " + s.at(member::event).dump() +
                              (s.contains(member::results_error) ? ", its last error: " + s.at(member::results_error).dump() : "") +
                              ")");
   }

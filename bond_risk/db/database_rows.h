@@ -2,6 +2,7 @@
 // the live model's look-ups of rows it does not keep in memory. Borrows
 // `db`, which must outlive it; reads only, in whatever transaction the
 // connection is in (so a change prepared in a batch sees the batch's rows).
+// Used by the thread that uses the connection.
 #pragma once
 
 #include "base/sqlite.h"

@@ -206,7 +206,9 @@ Series EngineClient::alert_deliveries(const std::string& name, const std::string
     const std::string reply = ask(line);
     const Clock::time_point acknowledged = Clock::now();
     expect_ok(line, reply);
-    const std::int64_t seq = protocol::decode_line(reply).event;
+    const std::optional<std::int64_t> event = protocol::decode_line(reply).event;
+    if (!event) throw std::runtime_error("the reply to " + line.substr(0, 200) + " names no event: " + reply);
+    const std::int64_t seq = *event;
     for (std::int64_t d = delivered.load(); d != seq; d = delivered.load()) {
       if (d == -2) std::rethrow_exception(failure);
       delivered.wait(d);

@@ -1,12 +1,10 @@
 #include "bond_risk/live/apply_change.h"
 
 #include "bond_risk/db/change_writer.h"
-#include "bond_risk/db/database_rows.h"
 
 namespace bond_risk {
 
-Applied apply_change(LiveModel& model, const Change& change, base::Database& db) {
-  const DatabaseRows rows(db);
+Applied apply_change(LiveModel& model, const Change& change, base::Database& db, const StoredRows& rows) {
   LiveModel::Prepared prepared = model.prepare(change, rows);
   try {
     persist(db, prepared.write);

@@ -1,15 +1,18 @@
-// The engine's one path for a change: prepared against the model, its rows
-// persisted by the db layer in the caller's transaction, then committed to
-// the model (live/live_model.h). Throws CommandError, having changed
-// neither the model nor (once the caller rolls back to its savepoint) the
-// database, if the change cannot be applied or the database refuses a row.
+// The engine's one path for a change: prepared against the model and
+// `rows` (the stored rows of `db`), its rows persisted to `db` by the db
+// layer in the caller's transaction, then committed to the model
+// (live/live_model.h). Throws CommandError, having changed neither the
+// model nor (once the caller rolls back to its savepoint) the database, if
+// the change cannot be applied or the database refuses a row. Called on
+// the thread that owns the model and the connection.
 #pragma once
 
 #include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/model/stored_rows.h"
 
 namespace bond_risk {
 
-Applied apply_change(LiveModel& model, const Change& change, base::Database& db);
+Applied apply_change(LiveModel& model, const Change& change, base::Database& db, const StoredRows& rows);
 
 }  // namespace bond_risk

@@ -65,7 +65,6 @@ struct CommandExecutor::Batch {
   std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
   std::vector<base::Json> logged;                          // this batch's events, for `last-events`
   std::size_t logged_settled = 0;                          // of logged, those recalculated
-  std::size_t current = 0;                                 // the line being executed
 
   // The causes of the events awaiting recalculation: one, or curves apart
   // (none: only a new day awaits).
@@ -99,7 +98,6 @@ struct CommandExecutor::Batch {
   // Executes command i; throws CommandError for one that cannot be applied.
   void execute(std::size_t i, const std::string& line) {
     const Command& command = *commands[i];
-    current = i;
     if (const Change* change = std::get_if<Change>(&command)) {
       // Events of one cause in a row share a recalculation, and their moves
       // go to that cause, as do moves of curves apart (pnl_explainer.h); an
@@ -156,7 +154,7 @@ struct CommandExecutor::Batch {
       explaining += ex.explain([&] { ex.explainer_->curves_before(ex.model_.store()); });
     }
     base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
-    Applied applied = apply_change(ex.model_, change, ex.db_);
+    Applied applied = apply_change(ex.model_, change, ex.db_, ex.rows_);
     replies[i] = applied_json(applied);
     const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
     if (std::holds_alternative<DayStart>(applied.write)) {

@@ -12,9 +12,8 @@
 // on its connection (read your writes) and writes nothing: the queries
 // answer it (live/queries.h; stats with the status the executor gives).
 // The executor keeps the batch, reload, shutdown and the publication
-// bookkeeping. Changes other
-// programs committed to the input tables are applied before a batch, and
-// when sync_external() finds them.
+// bookkeeping. Changes other programs committed to the input tables are
+// applied before a batch, and when sync_external() finds them.
 #pragma once
 
 #include <array>

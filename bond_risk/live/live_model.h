@@ -66,9 +66,10 @@ class LiveModel {
   // Validates `change` whole and looks up what it names; throws
   // CommandError, having changed nothing, if it cannot be applied.
   Prepared prepare(const Change& change, const StoredRows& rows) const;
-  // Applies a prepared change, once its write is persisted (a FAILED
-  // trade's amended row is read back from `rows` whole). Prepare and commit
-  // with no change to the model between them.
+  // Applies a prepared change, once its write is persisted: a FAILED
+  // trade's amended row is read back from `rows` whole (committed without
+  // persisting, as the benchmarks time the model alone, it reads the row as
+  // stored). Prepare and commit with no change to the model between them.
   Applied commit(Prepared prepared, const StoredRows& rows);
 
   // Re-reads the input row(s) of node `id` of `kind` (a trade, a calendar or

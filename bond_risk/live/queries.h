@@ -1,5 +1,6 @@
 // The running engine's reads: get, book, top-positions, list-books,
-// last-events, explain, explain-events, limits, scenario, var and stats, each
+// last-events, explain, explain-events, limits, scenario, var (answer())
+// and stats (stats(), with the executor's status), each
 // answered from the state as served (the model after the last event, the
 // P&L day, the input database's rows) and none writing anything. A scenario
 // and VaR are prepared here, against a copy of the market, and computed on
@@ -76,7 +77,8 @@ class Queries {
     std::shared_ptr<const Deferred> deferred;
   };
   // Answers a read; throws CommandError naming what the client got wrong.
-  // std::logic_error for a command that is not one of the reads above.
+  // std::logic_error for stats (stats() answers it) or a command that is
+  // not one of the reads above.
   Answer answer(const Command& command, const Served& served);
   // The stats reply: the model's counts and latencies, and `status`.
   static base::Json stats(const Served& served, const EngineStatus& status);

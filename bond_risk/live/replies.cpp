@@ -118,7 +118,7 @@ base::Json books_json(const Store& s) {
 
 namespace {
 
-// Each book's {member::id,"name"}, in ScenarioBase order.
+// Each book's {"id","name"}, in ScenarioBase order.
 std::vector<base::Json> book_heads(const ScenarioBase& base) {
   std::vector<base::Json> heads;
   for (std::size_t b = 0; b < base.books(); ++b) {

@@ -2,9 +2,11 @@
 //
 // A client's command is parsed once into a Change (protocol/command.h), with
 // nodes named as the client named them (an id or a name). The live model
-// applies it to the store and the graph, resolving every name, and returns
-// the Write it made: the input rows to change, by database id, which the db
-// layer persists (db/change_writer.h). Nothing here knows words, SQL or JSON.
+// prepares it, resolving every name and changing nothing, into the Write it
+// will make: the input rows to change, by database id, which the db layer
+// persists (db/change_writer.h) before the model commits the change to the
+// store and the graph (live/live_model.h). Nothing here knows words, SQL or
+// JSON.
 #pragma once
 
 #include <cstddef>

@@ -1,11 +1,11 @@
-// What a change needs of the input database beyond what the store keeps in
-// memory (the store names calendars, curves and books, not bonds and
-// trades): a node's id by its name, a repo's dates as stored, the largest
-// risk-limit id ever given, and a FAILED trade's row read back whole once
-// its amendment is stored.
+// What the live model needs of the input database beyond what the store
+// keeps in memory (the store names calendars, curves and books, not bonds
+// and trades): a node's id by its name, a repo's dates as stored, the
+// largest risk-limit id ever given, and a FAILED trade's row read back
+// whole once its amendment is stored.
 //
-// The live model reads through it to prepare and commit a change, and never
-// writes. The db layer implements it over a connection (db/database_rows.h).
+// The live model reads through it to find a node, and to prepare and commit
+// a change; it never writes. The db layer implements it over a connection (db/database_rows.h).
 // Not thread-safe: one per connection, used by the thread that owns it.
 #pragma once
 

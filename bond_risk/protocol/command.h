@@ -1,7 +1,8 @@
 // The running engine's commands: one line of words each, parsed once into a
 // typed Command. command_table() is the one list of them (name, arguments,
 // help, whether it changes state): the server, `send --help`, `stats`,
-// main's usage and the README's command table all come from it.
+// main's usage and the README's command table all come from it. Values
+// and plain functions: any thread.
 #pragma once
 
 #include <cstddef>

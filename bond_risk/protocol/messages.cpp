@@ -31,9 +31,10 @@ std::string alert_line(const base::Json& alert, std::int64_t event) {
 
 namespace {
 
-std::int64_t event_of(const base::Json& j) {
+std::optional<std::int64_t> event_of(const base::Json& j) {
   const auto it = j.find(member::event);
-  return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<std::int64_t>();
 }
 
 }  // namespace
@@ -51,7 +52,7 @@ Line decode_line(std::string_view text) {
     line.body = std::move(*a);
   } else {
     line.ok = j.value(member::ok, false);
-    line.error = line.ok ? std::string() : j.value(member::error, std::string("(no reason given)"));
+    line.error = line.ok ? std::string() : j.value(member::error, std::string("?"));
     line.body = std::move(j);
   }
   return line;
@@ -93,7 +94,7 @@ std::vector<BookEntry> decode_books(const base::Json& reply) {
 
 EngineFigures decode_figures(const base::Json& stats_reply) {
   EngineFigures f;
-  f.event = event_of(stats_reply);
+  f.event = event_of(stats_reply).value_or(0);
   f.results_as_of = stats_reply.value(member::results_as_of, std::int64_t{0});
   f.recalc_us = stats_reply.value(member::recalc_us, base::Json());
   const base::Json counts = stats_reply.value(member::counts, base::Json::object());
@@ -103,7 +104,7 @@ EngineFigures decode_figures(const base::Json& stats_reply) {
     for (const auto& [status, count] : of_kind->items()) f.books += count.get<std::size_t>();
   }
   const base::Json memory = stats_reply.value(member::memory_kb, base::Json::object());
-  if (memory.is_object()) f.vm_rss_kb = memory.value(member::vm_rss, std::int64_t{0});
+  if (memory.is_object() && memory.contains(member::vm_rss)) f.vm_rss_kb = memory.at(member::vm_rss).get<std::int64_t>();
   return f;
 }
 

@@ -40,7 +40,6 @@ inline constexpr char status[] = "status";
 inline constexpr char key_rates[] = "key_rates";
 inline constexpr char reason[] = "reason";    // why it is not OK
 inline constexpr char members[] = "members";  // a book's member count
-// Then each published value, by its name in value_names (model/published_values.h).
 // A book's values the gateway sums (of value_names: model/published_values.h).
 inline constexpr char pv[] = "pv";
 inline constexpr char pv01[] = "pv01";
@@ -48,7 +47,8 @@ inline constexpr char cs01[] = "cs01";
 inline constexpr char pnl[] = "pnl";
 inline constexpr char margin[] = "margin";
 inline constexpr char mtm_pnl[] = "mtm_pnl";
-// list-books: "books"; last-events: "events", each with its "seq".
+// list-books: "books"; last-events: "events", each with its "seq" (in
+// stats, "events" is the count of changes applied).
 inline constexpr char books[] = "books";
 inline constexpr char events[] = "events";
 inline constexpr char seq[] = "seq";
@@ -99,7 +99,7 @@ struct Line {
   Kind kind = Kind::reply;
   bool ok = false;         // a reply's "ok"
   std::string error;       // a refused reply's reason
-  std::int64_t event = 0;  // the last event it reflects; 0 if it names none
+  std::optional<std::int64_t> event;  // the last event it reflects, if it names one
   base::Json body;         // a reply whole, an update's values, an alert
 };
 Line decode_line(std::string_view text);
@@ -129,7 +129,7 @@ struct EngineFigures {
   std::int64_t results_as_of = 0;
   base::Json recalc_us;
   std::size_t books = 0;
-  std::int64_t vm_rss_kb = 0;
+  std::optional<std::int64_t> vm_rss_kb;  // if the reply gives it
 };
 EngineFigures decode_figures(const base::Json& stats_reply);
 

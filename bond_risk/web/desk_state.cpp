@@ -124,7 +124,7 @@ void DeskState::set_explain(const base::Json& reply) {
     if (text != found->second.explain) found->second.explain = std::move(text), found->second.explain_changed = stamp();
   }
   const base::Json& t = reply.contains(member::total) ? reply.at(member::total) : base::Json::object();
-  base::Json total = {{member::name, member::total},
+  base::Json total = {{member::name, "total"},
                       {member::day_pnl, t.value(member::day_pnl, 0.0)},
                       {member::causes, t.value(member::causes, base::Json::array())}};
   if (total != explain_total_.value) explain_total_ = {stamp(), std::move(total)};
@@ -152,7 +152,7 @@ void DeskState::set_figures(const protocol::EngineFigures& stats, double events_
                         {member::results_as_of, stats.results_as_of},
                         {"results_lag", stats.event - stats.results_as_of}};
   if (figures != figures_.value) figures_ = {bump(), std::move(figures)};
-  resident_kb_ = stats.vm_rss_kb;
+  if (stats.vm_rss_kb) resident_kb_ = *stats.vm_rss_kb;
 }
 
 DeskState::Health DeskState::health() const {

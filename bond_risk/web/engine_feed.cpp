@@ -108,16 +108,15 @@ class Follower {
   // The reply to the oldest question still open (replies come in the order
   // asked). A book's positions refused (the book went meanwhile) are left as they were.
   void take(const protocol::Line& line) {
-    if (line.kind != protocol::Line::Kind::reply || asked_.empty()) {
-      throw std::runtime_error("the engine sent a line nobody asked for");
-    }
+    if (asked_.empty()) throw std::runtime_error("the engine sent a reply nobody asked for");
+    if (line.kind != protocol::Line::Kind::reply) throw std::runtime_error("the engine pushed a line to a connection that watches nothing");
     const Question asked = asked_.front();
     asked_.pop_front();
     if (!line.ok) {
       if (asked.what == Asked::positions || asked.what == Asked::explain || asked.what == Asked::limits) return;
       throw std::runtime_error("the engine refused the gateway's question: " + line.error);
     }
-    state_.saw_event(line.event);
+    state_.saw_event(line.event.value_or(0));
     switch (asked.what) {
       case Asked::books: return watch(protocol::decode_books(line.body));
       case Asked::events: return state_.add_events(line.body.at(protocol::member::events));
@@ -136,7 +135,7 @@ class Follower {
         const protocol::Line line = protocol::decode_line(*text);
         if (line.kind == protocol::Line::Kind::update) {
           state_.update(line.body);
-          state_.saw_event(line.event);
+          state_.saw_event(line.event.value_or(0));
         } else if (line.kind == protocol::Line::Kind::alert) {
           state_.add_alert(line.body);
         } else if (!link.answered) {
