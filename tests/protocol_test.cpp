@@ -12,6 +12,21 @@
 
 using namespace bond_risk;
 
+namespace {
+
+// Every member the protocol names, read from its header's declarations.
+std::set<std::string> declared_members() {
+  const std::string header = test::slurp(test::source_dir() + "/bond_risk/protocol/messages.h");
+  std::set<std::string> members;
+  const std::regex declared(R"re(inline constexpr char \w+\[\] = "(\w+)")re");
+  for (auto it = std::sregex_iterator(header.begin(), header.end(), declared); it != std::sregex_iterator(); ++it) {
+    members.insert((*it)[1]);
+  }
+  return members;
+}
+
+}  // namespace
+
 TEST(Protocol, ALineIsAReplyAnUpdateOrAnAlertWithTheEventItReflects) {
   const protocol::Line ok = protocol::decode_line(R"({"ok":true,"books":[],"event":7})");
   EXPECT_EQ(ok.kind, protocol::Line::Kind::reply);
@@ -88,13 +103,7 @@ TEST(Protocol, TheBookValuesItNamesAreValuesBooksPublish) {
 }
 
 TEST(Protocol, TheClientsSpellNoMemberOfTheEnginesLinesThemselves) {
-  // Every member the protocol names, read from its header.
-  const std::string header = test::slurp(test::source_dir() + "/bond_risk/protocol/messages.h");
-  std::set<std::string> members;
-  const std::regex declared(R"re(inline constexpr char \w+\[\] = "(\w+)")re");
-  for (auto it = std::sregex_iterator(header.begin(), header.end(), declared); it != std::sregex_iterator(); ++it) {
-    members.insert((*it)[1]);
-  }
+  const std::set<std::string> members = declared_members();
   ASSERT_GT(members.size(), 20u);
   // The engine's clients: the gateway's feed, the benchmarks, send.
   const std::regex literal(R"re("(\w+)")re");
@@ -114,12 +123,7 @@ TEST(Protocol, TheClientsSpellNoMemberOfTheEnginesLinesThemselves) {
 }
 
 TEST(Protocol, TheDeskPagesColumnsAreMembersTheProtocolOrTheModelNames) {
-  const std::string header = test::slurp(test::source_dir() + "/bond_risk/protocol/messages.h");
-  std::set<std::string> named;
-  const std::regex declared(R"re(inline constexpr char \w+\[\] = "(\w+)")re");
-  for (auto it = std::sregex_iterator(header.begin(), header.end(), declared); it != std::sregex_iterator(); ++it) {
-    named.insert((*it)[1]);
-  }
+  std::set<std::string> named = declared_members();
   for (std::size_t k = 0; k < kKindCount; ++k) {
     for (const std::string_view name : value_names(static_cast<Kind>(k))) named.emplace(name);
   }

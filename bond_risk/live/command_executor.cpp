@@ -358,7 +358,7 @@ void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
 std::string CommandExecutor::update_values(std::int64_t id) {
   ++watch_lines_;
   const NodeRef* node = model_.store().by_id.find(id);
-  if (!node || model_.store().state(*node).status == Status::removed) return base::dump_line({{member::id, id}, {member::status, "REMOVED"}});
+  if (!node || model_.store().state(*node).status == Status::removed) return base::dump_line({{member::id, id}, {member::status, protocol::word::removed}});
   base::Json values = node_json(model_, *node);
   if (is_book(kind_of(*node))) values[member::day_pnl] = book_measure(model_.store(), *node) - explainer_->day().baseline(id);
   return base::dump_line(values);

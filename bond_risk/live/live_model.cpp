@@ -122,16 +122,19 @@ struct LiveModel::Prepare {
     const TradeRow write{kind, id, a.fields, false, std::nullopt};
     Prepared::Amendment step{t, {}, m.store_.state(t).error != 0};
     if (kind == Kind::outright_trade) {
-      OutrightTrade amended = m.store_.outright_trades[t.index];
-      set_fields(m.store_, amended, input_table(kind), a.fields);
-      step.amended = amended;
+      step.amended = with_fields(m.store_.outright_trades[t.index], kind, a.fields);
     } else {
-      RepoTrade amended = m.store_.repo_trades[t.index];
-      set_fields(m.store_, amended, input_table(kind), a.fields);
+      step.amended = with_fields(m.store_.repo_trades[t.index], kind, a.fields);
       check_dates(a.fields, id);
-      step.amended = amended;
     }
     return {write, std::move(step)};
+  }
+
+  // `trade` with each field set by its column of `kind`'s table (set_fields' refusals).
+  template <class Trade>
+  Prepared::Trade with_fields(Trade trade, Kind kind, const Fields& fields) const {
+    set_fields(m.store_, trade, input_table(kind), fields);
+    return trade;
   }
 
   // A repo whose amended dates would not both hold is refused (its stored
@@ -173,16 +176,12 @@ struct LiveModel::Prepare {
     }
     Prepared::Booking step{a.kind, id, {}, book};
     if (outright) {
-      OutrightTrade o;
-      set_fields(m.store_, o, input_table(a.kind), write.fields);
-      step.trade = o;
+      step.trade = with_fields(OutrightTrade{}, a.kind, write.fields);
     } else {
-      RepoTrade r;
-      set_fields(m.store_, r, input_table(a.kind), write.fields);
+      step.trade = with_fields(RepoTrade{}, a.kind, write.fields);
       const std::string problem =
           check_repo_dates(std::get<Date>(*field(write.fields, "start_date")), std::get<Date>(*field(write.fields, "end_date")));
       if (!problem.empty()) throw CommandError(problem);
-      step.trade = r;
     }
     return {write, std::move(step)};
   }
@@ -264,6 +263,15 @@ struct LiveModel::Commit {
 
   Applied operator()(std::monostate) const { return {write}; }
 
+  // Puts trade node `t`'s static data in the store.
+  void store(NodeRef t, const Prepared::Trade& trade) const {
+    if (const auto* o = std::get_if<OutrightTrade>(&trade)) {
+      m.store_.outright_trades[t.index] = *o;
+    } else {
+      m.store_.repo_trades[t.index] = std::get<RepoTrade>(trade);
+    }
+  }
+
   Applied operator()(Prepared::Curve& c) const {
     m.store_.curves[c.curve.index].points = std::move(c.points);
     m.graph_.mark_dirty(c.curve);
@@ -283,11 +291,7 @@ struct LiveModel::Commit {
   Applied operator()(const Prepared::Amendment& a) const {
     const NodeRef t = a.trade;
     hold_ladder_part(m.store_, t);  // before the row changes
-    if (const auto* o = std::get_if<OutrightTrade>(&a.amended)) {
-      m.store_.outright_trades[t.index] = *o;
-    } else {
-      m.store_.repo_trades[t.index] = std::get<RepoTrade>(a.amended);
-    }
+    store(t, a.amended);
     // A FAILED trade's row holds a value the store could not take: read the
     // amended row back whole, so that it is valid again only if nothing bad is left.
     if (a.was_failed) rows.read_back(m.store_, t);
@@ -300,11 +304,7 @@ struct LiveModel::Commit {
 
   Applied operator()(const Prepared::Booking& b) const {
     const NodeRef t = add_trade_node(m.store_, m.graph_, b.kind, b.id);
-    if (const auto* o = std::get_if<OutrightTrade>(&b.trade)) {
-      m.store_.outright_trades[t.index] = *o;
-    } else {
-      m.store_.repo_trades[t.index] = std::get<RepoTrade>(b.trade);
-    }
+    store(t, b.trade);
     link_trade(m.store_, m.graph_, t);
     if (b.book) join_book(m.store_, m.graph_, *b.book, t);
     return {write};

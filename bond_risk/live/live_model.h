@@ -53,8 +53,9 @@ class LiveModel {
   struct Prepared {
     struct Curve { NodeRef curve; std::vector<CurvePoint> points; };
     struct Dates { std::vector<NodeIndex> calendars; Date today; };
-    struct Amendment { NodeRef trade; std::variant<OutrightTrade, RepoTrade> amended; bool was_failed; };
-    struct Booking { Kind kind; std::int64_t id; std::variant<OutrightTrade, RepoTrade> trade; std::optional<NodeRef> book; };
+    using Trade = std::variant<OutrightTrade, RepoTrade>;
+    struct Amendment { NodeRef trade; Trade amended; bool was_failed; };
+    struct Booking { Kind kind; std::int64_t id; Trade trade; std::optional<NodeRef> book; };
     struct Quotes { std::vector<NodeIndex> bonds; };  // in the order of the write's quotes
     struct NewLimit { RiskLimit limit; };
     struct DroppedLimit { std::int64_t id; };
