@@ -333,7 +333,7 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   s.calendars[0].grid_days = {.first_period = {7}, .begin = {0, 3}, .days = {1, 2, 3}, .first_fraction = {0.5}};
   s.add(Kind::ir_curve, 6);
   s.curves.resize(1);
-  s.curves[0].grids = {{0, std::vector<CouponSums>(5), {}}};
+  s.curves[0].grids = {{0, std::vector<CouponSums>(5), {}, {}}};
   s.with_key_rates = false;
   s.add(Kind::bond, 1);
   s.bonds.resize(1);

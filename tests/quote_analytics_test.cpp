@@ -362,7 +362,7 @@ TEST(QuoteAnalytics, ARootAtThePointEvaluatedIsProvenThere) {
   for (int i = 0; i <= at.order; ++i) at.m[i] = 1 + std::pow(2.0, i);  // sum of b^i e^(b 0), b = 1, 2
   at.magnitude = 2;
   at.reach = 2;
-  const Polished polished = polish(at, 0, 0, 2.0, 2);
+  const Polished polished = polish(at, 0, 2.0, 2);
   ASSERT_TRUE(polished.root.has_value()) << "a root where the sum meets its target was not proven";
   EXPECT_EQ(polished.root->x, 0.0);
   EXPECT_EQ(polished.root->at.value, 2.0);

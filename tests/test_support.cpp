@@ -234,7 +234,9 @@ bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date ma
   const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, coupons_per_year),
                                                coupon_count(start, maturity, coupons_per_year), maturity,
                                                coupons_per_year, coupon);
-  return bond_figures(flows, value.price, quote, curve);
+  std::vector<MomentSums> moments;
+  sum_grid_moments(grids, curve, moments);
+  return bond_figures(flows, value.price, quote, curve, moments);
 }
 
 std::vector<double> ladder_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,

@@ -108,12 +108,13 @@ struct Calculator {
       if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
       for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
         if (status_of(Kind::calendar, g.calendar) != Status::ok) {
-          g = {g.calendar, {}, {}};
+          g = {g.calendar, {}, {}, {}};
           continue;
         }
         const CouponGridDays& days = s.calendars[g.calendar].grid_days;
         sum_coupon_grids(days, c.arrays, true, g.sums);
         if (s.with_key_rates) sum_grid_key_rates(days, c.points, c.key_rates, g.key_rates);
+        if (s.with_quote_analytics) sum_grid_moments(days, c.arrays, g.moments);
       }
     });
   }
@@ -122,6 +123,7 @@ struct Calculator {
     // Inlined into both of for_each_node's loops: a call per bond, its
     // coupon sums returned through the stack, cost a tenth of the kernel.
     for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
+      if (s.with_quote_analytics) prefetch_moments(i + 8);
       const Bond& b = s.bonds[i];
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
@@ -145,7 +147,7 @@ struct Calculator {
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
         if (s.with_key_rates) ladder_of(b, i, today, grid_days, grid, curve);
         keep_finite(st, value);
-        if (st.status == Status::ok && s.with_quote_analytics) figures_of(b, today, grid_days, curve.arrays, value, st, figures);
+        if (st.status == Status::ok && s.with_quote_analytics) figures_of(b, today, grid_days, curve.arrays, grid, value, st, figures);
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
         ++s.bond_ladder_version[i];
@@ -170,15 +172,36 @@ struct Calculator {
     if (!compared || !std::ranges::equal(ladder, std::span(before).first(ladder.size()))) ++s.bond_ladder_version[i];
   }
 
+  // Asks for the curve's moment row that bond i's analytics will read
+  // (model/grid_moments.h): the rows of every grid outgrow the caches, and
+  // bonds lie on their grids at random. It reads what no thread writes in
+  // the bonds' tier: the bond's static data, its calendar's status and
+  // grids, its curve's grids; an address past the rows is only a number.
+  void prefetch_moments(NodeIndex i) const {
+    if (i >= s.bonds.size()) return;
+    const Bond& b = s.bonds[i];
+    if (b.curve >= s.curves.size() || b.calendar >= s.calendars.size() ||
+        status_of(Kind::calendar, b.calendar) != Status::ok || b.place.grid >= s.calendars[b.calendar].grid_days.first_period.size()) {
+      return;
+    }
+    for (const CurveGrid& grid : s.curves[b.curve].grids) {  // an invalid bond may have none: no grid_for
+      if (grid.calendar != b.calendar || grid.moments.empty()) continue;
+      const GridRange r = grid_range(s.calendars[b.calendar].grid_days, b.place, b.coupons);
+      const std::uintptr_t row = reinterpret_cast<std::uintptr_t>(grid.moments.data()) + (r.row + r.last + 1) * sizeof(MomentSums);
+      __builtin_prefetch(reinterpret_cast<const void*>(row));
+      __builtin_prefetch(reinterpret_cast<const void*>(row + 64));
+    }
+  }
+
   // A bond's quote analytics (model/quote_analytics.h), solved afresh from
   // its price: a warm start from the last solve would save a step or two
   // but make the figures depend on the path of events, where a replay or a
   // fresh flush must give the same bits. No root fails the bond.
   static void figures_of(const Bond& b, Date today, const CouponGridDays& grid_days, const CurveArrays& curve,
-                         BondValue& value, NodeState& st, BondFigures& figures) {
+                         const CurveGrid& grid, BondValue& value, NodeState& st, BondFigures& figures) {
     const RemainingFlows flows =
         remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon);
-    figures = bond_figures(flows, value.price, b.quote, curve);
+    figures = bond_figures(flows, value.price, b.quote, curve, grid.moments);
     value.cs01 = figures.cs01;
     if (figures.failure == AnalyticsFailure::none) return;
     st.status = Status::failed;
@@ -489,7 +512,7 @@ void build_graph(Store& store, engine::Graph& graph) {
     const Bond& b = store.bonds[i];
     std::vector<CurveGrid>& grids = store.curves[b.curve].grids;
     if (std::ranges::none_of(grids, [&](const CurveGrid& g) { return g.calendar == b.calendar; })) {
-      grids.push_back({b.calendar, {}, {}});
+      grids.push_back({b.calendar, {}, {}, {}});
       opens_grid[i] = 1;
     }
   }

@@ -11,21 +11,14 @@ namespace bond_risk {
 
 namespace {
 
-// The moments a walk takes: the spread's from 0, up to a few hundredths
-// from its root; the yield's from its start, a few ten-thousandths
-// (docs/quote-analytics.md).
-constexpr int kSpreadOrder = kMaxOrder, kYieldOrder = 6;
-
-// The yield's sum: the flows in u = ln v (a_j = CF_j, b_j = j + w).
-ExpSum yield_sum(const RemainingFlows& f) {
-  return {f.days.size(), [&](std::size_t j) { return cash_flow(f, j); },
-          [&](std::size_t j) { return static_cast<double>(j) + f.w; }, true};
-}
+// The order of the yield's moments: its start is a few ten-thousandths
+// from its root (docs/quote-analytics.md).
+constexpr int kYieldOrder = 6;
 
 // P(x): the flows discounted on the curve, in the spread (a_j = CF_j df_j, b_j = -t_j in years).
 ExpSum spread_sum(const RemainingFlows& f, std::span<const double> df) {
   return {f.days.size(), [&](std::size_t j) { return cash_flow(f, j) * df[f.days[j]]; },
-          [&](std::size_t j) { return -(f.days[j] * kYearsPerDay); }, false};
+          [&](std::size_t j) { return -(f.days[j] * kYearsPerDay); }};
 }
 
 // Whether a sum of the flows equal to `target` has a root: above what they
@@ -33,27 +26,6 @@ ExpSum spread_sum(const RemainingFlows& f, std::span<const double> df) {
 bool has_root(const RemainingFlows& flows, double target) {
   const double paid_today = flows.days.front() == 0 ? cash_flow(flows, 0) : 0;
   return target > paid_today && std::isfinite(target) && !(flows.days.size() == 1 && paid_today > 0);
-}
-
-// The yield's start u = -r / f, r the flows' zero rates weighted by their
-// present values times their times (their parts of the duration; r
-// compounded f times a year is e^(r/f) - 1 a period, so v = e^(-r/f)):
-// nearly every bond's yield polishes from it at its first evaluation
-// (docs/quote-analytics.md).
-double curve_yield_start(const ExpSum& on_curve, const RemainingFlows& flows, const CurveArrays& curve) {
-  base::Doubles weighted{}, weights{};
-  for (std::size_t j = 0; j < on_curve.size(); j += base::kLanes) {  // spare lanes: a = 0
-    base::Doubles a, b, r{};
-    std::memcpy(&a, on_curve.a() + j, sizeof a);
-    std::memcpy(&b, on_curve.b() + j, sizeof b);
-    for (std::size_t k = 0; k < base::kLanes && j + k < on_curve.size(); ++k) r[k] = curve.r[flows.days[j + k]];
-    const base::Doubles weight = a * -b;  // CF df t
-    weighted += weight * r;
-    weights += weight;
-  }
-  double sum = 0, total = 0;
-  for (std::size_t k = 0; k < base::kLanes; ++k) sum += weighted[k], total += weights[k];
-  return total > 0 ? -(sum / total) / flows.coupons_per_year : kNull;
 }
 
 // The root u = ln v of the yield's sum, walking from u = `start` (NaN:
@@ -67,15 +39,23 @@ Root yield_root(const RemainingFlows& flows, double price, double start) {
     const double guess = (flows.c100 * f + (100 - price) / std::max(years, 1.0 / f)) / ((100 + price) / 2);
     start = -std::log1p(std::clamp(guess, -0.5 * f, 1.0) / f);
   }
-  return solve<kYieldOrder>(yield_sum(flows), true, price, start, 2);
+  const CouponStream sum(flows.days.size(), flows.w, flows.c100);  // the flows in u = ln v
+  const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
+  return solve(walk, true, price, start, 2, walk(start));
 }
 
-// The root of P(x) = market_dirty, walking from 0 (where the moments take
-// no exps). cs01 reads the slope (and the third derivative, a correction
-// of 1e-6 of it).
-Root spread_root(const ExpSum& on_curve, const RemainingFlows& flows, double market_dirty) {
+// The root of P(x) = market_dirty from 0, where the grid gave P's moments;
+// the flows are walked on the curve only if those prove no root. cs01
+// reads the slope (and the third derivative, a correction of 1e-6 of it).
+Root spread_root(const Moments& at_zero, const RemainingFlows& flows, std::span<const double> df,
+                 double market_dirty) {
   if (!has_root(flows, market_dirty)) return {};
-  return solve<kSpreadOrder>(on_curve, false, market_dirty, 0.0, 1);
+  std::optional<ExpSum> sum;
+  const auto walk = [&](double x) {
+    if (!sum) sum.emplace(spread_sum(flows, df));
+    return sum->at<kSpreadOrder>(x);
+  };
+  return solve(walk, false, market_dirty, 0.0, 1, at_zero);
 }
 
 // A bond's figures when a solve found no root: every one null.
@@ -92,7 +72,8 @@ double spread_price(const RemainingFlows& flows, std::span<const double> df, dou
   return spread_sum(flows, df).at<0>(x).m[0];
 }
 
-BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve) {
+BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve,
+                         std::span<const MomentSums> rows) {
   const std::span<const double> df(curve.df.data(), static_cast<std::size_t>(curve.df.size()));
   BondFigures out;
   out.accrued = flows.c100 * std::max(0.0, 1 - flows.w);
@@ -101,8 +82,11 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
   if (quoted) out.market_dirty = quote + out.accrued;
   if (flows.days.size() == 1 && flows.days.front() == 0) return out;  // its last cash flow is today's: no rate enters
 
-  const ExpSum on_curve = spread_sum(flows, df);  // P(x): the yield's start reads it too
-  const Root u = yield_root(flows, price, curve_yield_start(on_curve, flows, curve));
+  // The yield starts at u = -r / f, r the flows' zero rates weighted by their present values times their
+  // times (their parts of the duration; r compounded f times a year is e^(r/f) - 1 a period, so v =
+  // e^(-r/f)): nearly every bond's yield polishes from it at its first evaluation (docs/quote-analytics.md).
+  const OnCurve on = on_curve(flows, rows, curve);
+  const Root u = yield_root(flows, price, -on.weighted_rate / flows.coupons_per_year);
   out.yield_steps = static_cast<std::uint8_t>(u.steps);
   if (is_null(u.x)) return failed(AnalyticsFailure::no_yield, 0);
   const double f = flows.coupons_per_year;
@@ -114,7 +98,7 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
   out.convexity = (u.at.curvature + u.at.slope) * v * v / (f * f) / price;
 
   if (!quoted) return out;
-  const Root s = spread_root(on_curve, flows, out.market_dirty);
+  const Root s = spread_root(on.at_zero, flows, df, out.market_dirty);
   out.spread_steps = static_cast<std::uint8_t>(s.steps);
   if (is_null(s.x)) return failed(AnalyticsFailure::no_spread, out.yield_steps);
   out.z_spread = s.x;

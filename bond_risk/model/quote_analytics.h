@@ -8,12 +8,13 @@
 // exponents, increasing and convex in u, with a root exactly when the
 // price is above what falls today. The z-spread is the root of P(x) =
 // market dirty price, P(x) the flows discounted on the curve at a spread x
-// over its zero rates: the same kind of sum, decreasing in x. One walk over
-// the flows on the curve takes P's moments at 0 (no exps there) and the
-// yield's start, the flows' zero rates weighted by CF df t; a second, the
-// yield sum's moments at that start. Each solve then ends at its first
-// evaluation for nearly every bond (exp_sum.h). Durations, convexity and
-// cs01 are the sums' derivatives at the roots, which the solves return.
+// over its zero rates: the same kind of sum, decreasing in x. The curve's
+// running sums over the coupon grids (model/grid_moments.h) give P's
+// moments at 0 and the yield's start, the flows' zero rates weighted by
+// CF df t, without a walk; one walk over the flows takes the yield sum's
+// moments at that start. Each solve then ends at its first evaluation for
+// nearly every bond (exp_sum.h). Durations, convexity and cs01 are the
+// sums' derivatives at the roots, which the solves return.
 //
 // A figure not published is NaN: null in every reply and table. Pure
 // functions on plain values: the flush calls them per bond, from any thread.
@@ -24,6 +25,7 @@
 #include <limits>
 #include <span>
 
+#include "bond_risk/model/grid_moments.h"
 #include "bond_risk/model/pricing.h"
 #include "bond_risk/model/remaining_flows.h"
 
@@ -49,10 +51,12 @@ struct BondFigures {
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x);
 
 // Every figure of a bond whose model price on `curve` is `price`, with
-// clean market quote `quote` (NaN: none); each solve starts from values
-// that depend on these inputs alone (never on an earlier solve), so the
-// same inputs give the same bits. On failure the figures are null and
+// clean market quote `quote` (NaN: none); `rows` are the curve's running
+// moments over its flows' grids (sum_grid_moments). Each solve starts from
+// values that depend on these inputs alone (never on an earlier solve), so
+// the same inputs give the same bits. On failure the figures are null and
 // `failure` says which solve found no root.
-BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve);
+BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve,
+                         std::span<const MomentSums> rows);
 
 }  // namespace bond_risk

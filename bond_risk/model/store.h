@@ -42,12 +42,14 @@ struct Calendar {
 };
 
 // A curve's running sums over the coupon grids of one calendar its bonds
-// use (model/coupon_grid.h), and of its key-rate shares when the store
-// computes key rates; empty while the calendar is not OK.
+// use (model/coupon_grid.h), of its key-rate shares when the store
+// computes key rates, and its moments when it computes quote analytics;
+// empty while the calendar is not OK.
 struct CurveGrid {
   NodeIndex calendar = 0;
   std::vector<CouponSums> sums;
   GridKeyRates key_rates;
+  std::vector<MomentSums> moments;  // when the store computes quote analytics (model/grid_moments.h)
 };
 
 struct IrCurve {
