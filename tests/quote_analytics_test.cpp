@@ -15,12 +15,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "bond_risk/model/coupon_grid.h"
 #include "bond_risk/model/exp_sum.h"
+#include "bond_risk/model/grid_moments.h"
 #include "bond_risk/model/pricing.h"
 #include "bond_risk/model/quote_analytics.h"
 #include "bond_risk/model/status.h"
@@ -368,4 +371,88 @@ TEST(QuoteAnalytics, ARootAtThePointEvaluatedIsProvenThere) {
   EXPECT_EQ(polished.root->at.value, 2.0);
   EXPECT_EQ(polished.root->at.slope, 3.0);
   EXPECT_EQ(polished.root->at.curvature, 5.0);
+}
+
+// A bond's moments off the curve's running rows (model/grid_moments.h)
+// against its flows summed one by one on the curve's discount factors and
+// zero rates (MODEL.md's flows, written out from the schedule here): every
+// moment m_i = sum CF df (-t)^i and the rate weighted by CF df t, for bonds
+// of each frequency, begun and not, short and long, on two curves.
+TEST(GridMoments, ABondsMomentsAreItsFlowsSummedOnTheCurve) {
+  const Date today = d("2025-03-31");
+  CouponGridDays grids;
+  lay_out_coupon_grids(today, grids);
+  for (const auto& points : {sample_points(), high_points()}) {
+    CurveArrays curve;
+    build_curve(points, curve);
+    std::vector<MomentSums> rows;
+    sum_grid_moments(grids, curve, rows);
+    for (const auto& [start, maturity] : {std::pair{"2019-08-31", "2029-02-28"}, std::pair{"2024-12-15", "2026-06-15"},
+                                          std::pair{"2025-09-30", "2044-09-30"}, std::pair{"2020-01-31", "2025-04-30"}}) {
+      for (const int f : {1, 2, 4}) {
+        SCOPED_TRACE(std::string(start) + " to " + maturity + ", " + std::to_string(f) + " a year");
+        const Flows flows = remaining_flows_of(d(start), d(maturity), f, 0.045, today);
+        const RemainingFlows remaining =
+            remaining_flows(grids, today, grid_place(d(maturity), f), coupon_count(d(start), d(maturity), f),
+                            d(maturity), f, 0.045);
+        const OnCurve on = on_curve(remaining, rows, curve);
+        for (int i = 0; i <= kSpreadOrder; ++i) {
+          long double sum = 0;
+          for (std::size_t j = 0; j < flows.days.size(); ++j) {
+            const long double t = flows.days[j] / 365.25L;
+            sum += flows.amounts[j] * curve.df[flows.days[j]] * std::pow(-t, i);
+          }
+          EXPECT_NEAR(on.at_zero.m[i], static_cast<double>(sum), 1e-13 * std::abs(static_cast<double>(sum))) << "m_" << i;
+        }
+        long double rates = 0, weights = 0;
+        for (std::size_t j = 0; j < flows.days.size(); ++j) {
+          const long double weight = flows.amounts[j] * curve.df[flows.days[j]] * (flows.days[j] / 365.25L);
+          rates += weight * curve.r[flows.days[j]], weights += weight;
+        }
+        EXPECT_NEAR(on.weighted_rate, static_cast<double>(rates / weights), 1e-14);
+        EXPECT_EQ(on.at_zero.reach, flows.days.back() / 365.25);
+      }
+    }
+  }
+}
+
+// Solves polished side by side (polish_each) give each the bits it gets
+// alone (polish), proven or not: the yield sums of bonds of every
+// frequency from starts near and far, against their prices at known yields.
+TEST(QuoteAnalytics, SolvesSideBySideGiveTheBitsOfEachAlone) {
+  std::vector<Moments> at;
+  std::vector<double> x, target;
+  for (const std::size_t n : {1u, 3u, 10u, 40u, 80u}) {
+    for (const double w : {0.0, 0.37, 1.4}) {
+      for (const double u : {-0.02, -0.0101, 0.003}) {
+        const CouponStream sum(n, w, 2.5);
+        const double price = sum.at<6>(u).m[0];
+        for (const double off : {0.0, 1e-5, 3e-4, 0.05}) {
+          at.push_back(sum.at<6>(u + off));
+          x.push_back(u + off);
+          target.push_back(price);
+        }
+      }
+    }
+  }
+  std::vector<Polished> together(at.size());
+  polish_each(at, x, target, 2, together);
+  int proven = 0, not_proven = 0;
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const Polished alone = polish(at[k], x[k], target[k], 2);
+    SCOPED_TRACE("sum " + std::to_string(k));
+    ASSERT_EQ(alone.root.has_value(), together[k].root.has_value());
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(alone.next), std::bit_cast<std::uint64_t>(together[k].next));
+    if (!alone.root) {
+      ++not_proven;
+      continue;
+    }
+    ++proven;
+    EXPECT_EQ(alone.root->x, together[k].root->x);
+    EXPECT_EQ(alone.root->at.value, together[k].root->at.value);
+    EXPECT_EQ(alone.root->at.slope, together[k].root->at.slope);
+    EXPECT_EQ(alone.root->at.curvature, together[k].root->at.curvature);
+  }
+  EXPECT_GT(proven, 0);
+  EXPECT_GT(not_proven, 0);  // the far starts: the lanes beside them go on alone
 }

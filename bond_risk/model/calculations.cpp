@@ -119,7 +119,15 @@ struct Calculator {
     });
   }
 
+  // Bonds whose quote analytics wait to be computed together.
+  struct FiguresQueue {
+    std::array<BondInputs, kFiguresBatch> inputs;
+    std::array<NodeIndex, kFiguresBatch> bonds;
+    std::size_t count = 0;
+  };
+
   void bonds(Indices nodes) const {
+    FiguresQueue queue;
     // Inlined into both of for_each_node's loops: a call per bond, its
     // coupon sums returned through the stack, cost a tenth of the kernel.
     for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
@@ -127,9 +135,8 @@ struct Calculator {
       const Bond& b = s.bonds[i];
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
-      BondFigures& figures = s.bond_figures[i];
       value = {};
-      if (s.with_quote_analytics) figures = {};  // off: never written, null since the load
+      if (s.with_quote_analytics) s.bond_figures[i] = {};  // off: never written, null since the load
       st.status = from_inputs(
           st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
       if (st.status == Status::ok && b.quote_error != 0) st.status = Status::failed;  // bad data outranks expiry
@@ -147,12 +154,19 @@ struct Calculator {
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
         if (s.with_key_rates) ladder_of(b, i, today, grid_days, grid, curve);
         keep_finite(st, value);
-        if (st.status == Status::ok && s.with_quote_analytics) figures_of(b, today, grid_days, curve.arrays, grid, value, st, figures);
+        if (st.status == Status::ok && s.with_quote_analytics) {
+          queue.inputs[queue.count] = {
+              remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon),
+              value.price, b.quote, &curve.arrays, grid.moments};
+          queue.bonds[queue.count++] = i;
+          if (queue.count == kFiguresBatch) figures_of(queue);
+        }
       } else if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
         ++s.bond_ladder_version[i];
       }
     });
+    figures_of(queue);
   }
 
   // A bond's key-rate ladder, whose version moves only when the ladder
@@ -193,19 +207,23 @@ struct Calculator {
     }
   }
 
-  // A bond's quote analytics (model/quote_analytics.h), solved afresh from
-  // its price: a warm start from the last solve would save a step or two
-  // but make the figures depend on the path of events, where a replay or a
-  // fresh flush must give the same bits. No root fails the bond.
-  static void figures_of(const Bond& b, Date today, const CouponGridDays& grid_days, const CurveArrays& curve,
-                         const CurveGrid& grid, BondValue& value, NodeState& st, BondFigures& figures) {
-    const RemainingFlows flows =
-        remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon);
-    figures = bond_figures(flows, value.price, b.quote, curve, grid.moments);
-    value.cs01 = figures.cs01;
-    if (figures.failure == AnalyticsFailure::none) return;
-    st.status = Status::failed;
-    value = {};
+  // The queued bonds' quote analytics (model/quote_analytics.h), solved
+  // afresh from their prices: a warm start from the last solve would save
+  // a step or two but make the figures depend on the path of events, where
+  // a replay or a fresh flush must give the same bits. No root fails the bond.
+  void figures_of(FiguresQueue& queue) const {
+    std::array<BondFigures, kFiguresBatch> figures;
+    bond_figures(std::span(queue.inputs).first(queue.count), std::span(figures).first(queue.count));
+    for (std::size_t k = 0; k < queue.count; ++k) {
+      const NodeIndex i = queue.bonds[k];
+      BondValue& value = s.bond_values[i];
+      s.bond_figures[i] = figures[k];
+      value.cs01 = figures[k].cs01;
+      if (figures[k].failure == AnalyticsFailure::none) continue;
+      own(Kind::bond, i).status = Status::failed;
+      value = {};
+    }
+    queue.count = 0;
   }
 
   // Asks for the bond value of the trade kAhead places after trade i: trades

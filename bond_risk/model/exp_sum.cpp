@@ -1,13 +1,16 @@
 #include "bond_risk/model/exp_sum.h"
 
-
 namespace bond_risk {
 
 namespace {
 
+using base::Doubles;
+using base::kLanes;
+using Mask = decltype(Doubles{} < Doubles{});  // per lane all ones (true) or 0
+
 constexpr double kMaxReach = 0.5;  // the largest z trusted: e^z < kExpMaxReach
 constexpr double kExpMaxReach = 1.6488;
-static_assert(kMaxOrder < 16);
+constexpr int kMaxSteps = 9;  // of the polynomial's inverse series
 
 // 1 / k!
 constexpr std::array<double, 16> kInverseFactorial = [] {
@@ -17,40 +20,68 @@ constexpr std::array<double, 16> kInverseFactorial = [] {
   for (std::size_t k = 1; k < inverse.size(); ++k) factorial *= static_cast<double>(k), inverse[k] = 1 / factorial;
   return inverse;
 }();
+static_assert(kMaxOrder + 1 < 16);
 
-// Four doubles side by side: the polynomial's value and first three
-// derivatives (two SSE2 registers where the target has no AVX).
-using Four = double __attribute__((vector_size(4 * sizeof(double))));
+bool all(Mask m) {
+  for (std::size_t k = 0; k < kLanes; ++k) {
+    if (m[k] == 0) return false;
+  }
+  return true;
+}
+
+// z^N by squaring, unrolled.
+template <int N>
+Doubles power(Doubles z) {
+  if constexpr (N == 1) {
+    return z;
+  } else if constexpr (N % 2 == 1) {
+    return z * power<N - 1>(z);
+  } else {
+    const Doubles half = power<N / 2>(z);
+    return half * half;
+  }
+}
+
+// The lanes' sums, one per lane, all of one order: their moments side by
+// side (m[i]: each lane's m_i), magnitudes, reaches and targets.
+template <int Order>
+struct Lanes {
+  std::array<Doubles, Order + 1> m;
+  Doubles magnitude, reach, target;
+};
 
 // The Taylor polynomial of order Order about the moments' point, and its
-// first three derivatives: derivative k's coefficient of d^j is
-// m_(j+k) / j! for j + k <= Order. Evaluated by Estrin's scheme: a tree of
-// products log2(kTerms) deep, where Horner's is a chain as long as the
-// order, the four side by side.
+// first three derivatives, in each lane: derivative k's coefficient of d^j
+// is m_(j+k) / j! for j + k <= Order. Evaluated by Estrin's scheme: a tree
+// of products log2(kTerms) deep, where Horner's is a chain as long as the
+// order.
 template <int Order>
 class Taylor {
  public:
-  explicit Taylor(const Moments& at) {
-    for (std::size_t j = 0; j < kTerms; ++j) {
-      for (std::size_t k = 0; k < 4; ++k) {
-        c_[j][k] = j + k <= Order ? at.m[j + k] * kInverseFactorial[j] : 0;
-      }
+  explicit Taylor(const Lanes<Order>& at) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      for (std::size_t j = 0; j < kTerms; ++j) c_[k][j] = j + k <= Order ? at.m[j + k] * kInverseFactorial[j] : Doubles{};
     }
   }
 
-  std::array<double, 4> operator()(double d) const {
-    std::array<Four, kTerms / 2> level;  // the pairs, their pairs, ...: a power of d each time
-    for (std::size_t i = 0; i < kTerms / 2; ++i) level[i] = c_[2 * i] + c_[2 * i + 1] * d;
-    for (std::size_t n = kTerms / 2; n > 1; n /= 2) {
-      d *= d;
-      for (std::size_t i = 0; i < n / 2; ++i) level[i] = level[2 * i] + level[2 * i + 1] * d;
+  std::array<Doubles, 4> operator()(Doubles d) const {
+    std::array<Doubles, 4> p;
+    for (std::size_t k = 0; k < 4; ++k) {
+      std::array<Doubles, kTerms / 2> level;  // the pairs, their pairs, ...: a power of d each time
+      for (std::size_t i = 0; i < kTerms / 2; ++i) level[i] = c_[k][2 * i] + c_[k][2 * i + 1] * d;
+      Doubles square = d;
+      for (std::size_t n = kTerms / 2; n > 1; n /= 2) {
+        square *= square;
+        for (std::size_t i = 0; i < n / 2; ++i) level[i] = level[2 * i] + level[2 * i + 1] * square;
+      }
+      p[k] = level[0];
     }
-    return {level[0][0], level[0][1], level[0][2], level[0][3]};
+    return p;
   }
 
  private:
   static constexpr std::size_t kTerms = Order < 8 ? 8 : 16;
-  std::array<Four, kTerms> c_;
+  std::array<std::array<Doubles, kTerms>, 4> c_;
 };
 
 // The bounds on moment i's error at d, i = 0 .. exact, for the moments'
@@ -58,54 +89,40 @@ class Taylor {
 // times reach^i with K+1-i for K+1.
 template <int Order>
 struct Proof {
-  const Moments& at;
-  double target;
+  const Lanes<Order>& at;
   int exact;
 
-  // z^n by squaring, unrolled.
-  template <int N>
-  static double power(double z) {
-    if constexpr (N == 1) {
-      return z;
-    } else if constexpr (N % 2 == 1) {
-      return z * power<N - 1>(z);
-    } else {
-      const double half = power<N / 2>(z);
-      return half * half;
-    }
-  }
-
   // z^(K+1-i) / (K+1-i)! for i = 0 .. 2.
-  static std::array<double, 3> powers(double z) {
-    const double low = power<Order - 1>(z);
+  static std::array<Doubles, 3> powers(Doubles z) {
+    const Doubles low = power<Order - 1>(z);
     return {low * (z * z) * kInverseFactorial[Order + 1], low * z * kInverseFactorial[Order],
             low * kInverseFactorial[Order - 1]};
   }
 
   // Each bound within its allowance at the root (the price's: what its
   // distance from the target leaves of kTolerance).
-  bool holds(double d, const std::array<double, 4>& root) const {
-    const double z = at.reach * std::abs(d);
-    const std::array<double, 3> power = powers(z);
-    const double size = at.magnitude * kExpMaxReach;
-    bool within = z <= kMaxReach && size * power[0] <= kTolerance * target - std::abs(root[0] - target);
-    double reach = 1;  // reach^i: each bound taken whole, so a root at the point itself (d = 0) is proven too
+  Mask holds(Doubles d, const std::array<Doubles, 4>& root) const {
+    const Doubles z = at.reach * base::abs(d);
+    const std::array<Doubles, 3> bound = powers(z);
+    const Doubles size = at.magnitude * kExpMaxReach;
+    Mask within = (z <= kMaxReach) & (size * bound[0] <= kTolerance * at.target - base::abs(root[0] - at.target));
+    Doubles reach = Doubles{} + 1;  // reach^i: each bound taken whole, so a root at the point itself (d = 0) is proven too
     for (int i = 1; i <= exact; ++i) {
       reach *= at.reach;
-      within &= size * reach * power[i] <= kMomentTolerance * std::abs(root[i]);
+      within &= size * reach * bound[i] <= kMomentTolerance * base::abs(root[i]);
     }
     return within;
   }
 
   // Whether the bound on the last moment read, at d, is within half its
   // allowance with that moment near its value here (within e^z, z <=
-  // kMaxReach): a root this far may yet be proven.
-  bool within_reach(double d) const {
-    const double z = at.reach * std::abs(d);
-    const double allowance = exact == 0 ? kTolerance * target : kMomentTolerance * std::abs(at.m[exact]) / 2;
-    double bound = at.magnitude * kExpMaxReach * powers(z)[exact];
+  // kMaxReach): a root this far may yet be proven. False for NaN.
+  Mask within_reach(Doubles d) const {
+    const Doubles z = at.reach * base::abs(d);
+    const Doubles allowance = exact == 0 ? kTolerance * at.target : kMomentTolerance * base::abs(at.m[exact]) / 2;
+    Doubles bound = at.magnitude * kExpMaxReach * powers(z)[exact];
     for (int i = 1; i <= exact; ++i) bound *= at.reach;
-    return z <= kMaxReach && bound <= allowance / 2;  // false for NaN too
+    return (z <= kMaxReach) & (bound <= allowance / 2);
   }
 };
 
@@ -115,49 +132,102 @@ struct Proof {
 // p1, t = p3 / p1, whose error is of the order of a^4 (Householder's
 // method of order 4: from a start within 1e-4, one step). Where s a is not
 // small the series does not hold: Newton's step, -a.
-double inverse_step(const std::array<double, 4>& p, double f) {
-  const double inverse = 1 / p[1], a = f * inverse, s = p[2] * inverse, t = p[3] * inverse;
-  const double sa = s * a;
-  if (!(std::abs(sa) < 0.5)) return -a;
-  return -a * (1 + sa / 2 + (3 * s * s - t) * (a * a) / 6);
+Doubles inverse_step(const std::array<Doubles, 4>& p, Doubles f) {
+  const Doubles inverse = 1 / p[1], a = f * inverse, s = p[2] * inverse, t = p[3] * inverse;
+  const Doubles sa = s * a;
+  return base::abs(sa) < 0.5 ? -a * (1 + sa / 2 + (3 * s * s - t) * (a * a) / 6) : -a;
 }
 
-// Steps of the inverse series on the polynomial to a value within
-// kTolerance / 2 of the target, then Newton's step, taken on the
-// derivatives by their own slopes: its size times reach is below 1e-11, so
-// the terms it leaves out are below 1e-22 of each. The first step needs no
-// evaluation (the moments are the derivatives at 0): a start near its root
-// takes one evaluation of the polynomial.
+// Steps of the inverse series on each lane's polynomial to a value within
+// kTolerance / 2 of its target, then Newton's step, taken on the
+// derivatives by their own slopes: its size times reach is below 1e-11,
+// so the terms it leaves out are below 1e-22 of each. The first step needs
+// no evaluation (the moments are the derivatives at 0): a start near its
+// root takes one evaluation of the polynomial. A lane stops when it is
+// done or failed, and keeps its values while the others go on: nothing in
+// one lane depends on another's.
 template <int Order>
-Polished polish_with(const Moments& at, double x, double target, int exact) {
-  const Proof<Order> proof{at, target, exact};
+void polish_lanes(const Lanes<Order>& at, int exact, std::array<Doubles, 4>& p, Doubles& d, Mask& proven,
+                  Mask& failed) {
+  const Proof<Order> proof{at, exact};
   const Taylor<Order> taylor(at);
-  std::array<double, 4> p{at.m[0], at.m[1], at.m[2], at.m[3]};
-  double d = 0;
-  for (int k = 0;; ++k) {
-    const double f = p[0] - target;
-    if (std::abs(f) <= kTolerance / 2 * target) {
-      const double step = -f / p[1];
-      d += step;
-      p = {p[0] + step * p[1], p[1] + step * p[2], p[2] + step * p[3], p[3]};
-      break;
-    }
-    d += inverse_step(p, f);
-    if ((k == 0 && !proof.within_reach(d)) || k == 8) return {};
-    p = taylor(d);
+  p = {at.m[0], at.m[1], at.m[2], at.m[3]};
+  d = Doubles{};
+  Mask done{};
+  failed = Mask{};
+  for (int k = 0; k < kMaxSteps; ++k) {
+    const Doubles f = p[0] - at.target;
+    const Mask near = (base::abs(f) <= kTolerance / 2 * at.target) & ~done & ~failed;
+    const Doubles newton = -f / p[1];
+    d = near ? d + newton : d;
+    for (std::size_t i = 0; i < 3; ++i) p[i] = near ? p[i] + newton * p[i + 1] : p[i];
+    done |= near;
+    if (all(done | failed)) break;
+    const Mask going = ~done & ~failed;
+    d = going ? d + inverse_step(p, f) : d;
+    if (k == 0) failed |= going & ~proof.within_reach(d);
+    if (k == kMaxSteps - 1) failed |= going;
+    const std::array<Doubles, 4> next = taylor(d);
+    for (std::size_t i = 0; i < 4; ++i) p[i] = going & ~failed ? next[i] : p[i];
   }
-  if (proof.holds(d, p)) return {Root{x + d, 0, {p[0], p[1], p[2], p[3]}}, x + d};
-  return {std::nullopt, x + d};
+  proven = done & proof.holds(d, p);
+}
+
+// The solves of `count` sums (count <= kLanes) from at[0 ..], x[0 ..],
+// target[0 ..], side by side; spare lanes repeat the first sum.
+template <int Order>
+void polish_group(const Moments* at, const double* x, const double* target, std::size_t count, int exact,
+                  Polished* out) {
+  Lanes<Order> lanes;
+  for (std::size_t k = 0; k < kLanes; ++k) {
+    const std::size_t from = k < count ? k : 0;
+    for (int i = 0; i <= Order; ++i) lanes.m[i][k] = at[from].m[i];
+    lanes.magnitude[k] = at[from].magnitude;
+    lanes.reach[k] = at[from].reach;
+    lanes.target[k] = target[from];
+  }
+  std::array<Doubles, 4> p;
+  Doubles d;
+  Mask proven, failed;
+  polish_lanes(lanes, exact, p, d, proven, failed);
+  for (std::size_t k = 0; k < count; ++k) {
+    out[k] = {};
+    if (failed[k] != 0) continue;
+    out[k].next = x[k] + d[k];
+    if (proven[k] != 0) out[k].root = Root{out[k].next, 0, {p[0][k], p[1][k], p[2][k], p[3][k]}};
+  }
+}
+
+template <int Order>
+void polish_all(std::span<const Moments> at, std::span<const double> x, std::span<const double> target, int exact,
+                std::span<Polished> out) {
+  for (std::size_t j = 0; j < at.size(); j += kLanes) {
+    polish_group<Order>(&at[j], &x[j], &target[j], std::min(kLanes, at.size() - j), exact, &out[j]);
+  }
 }
 
 }  // namespace
 
-Polished polish(const Moments& at, double x, double target, int exact) {
-  switch (at.order) {
-    case 6: return polish_with<6>(at, x, target, exact);
-    case kMaxOrder: return polish_with<kMaxOrder>(at, x, target, exact);
+void polish_each(std::span<const Moments> at, std::span<const double> x, std::span<const double> target, int exact,
+                 std::span<Polished> out) {
+  if (at.empty()) return;
+  if (x.size() != at.size() || target.size() != at.size() || out.size() != at.size()) {
+    throw std::logic_error("polish_each: spans of different sizes");
+  }
+  for (const Moments& m : at) {
+    if (m.order != at.front().order) throw std::logic_error("polish_each: moments of different orders");
+  }
+  switch (at.front().order) {
+    case 6: return polish_all<6>(at, x, target, exact, out);
+    case kMaxOrder: return polish_all<kMaxOrder>(at, x, target, exact, out);
     default: throw std::logic_error("moments of an order no solve takes");
   }
+}
+
+Polished polish(const Moments& at, double x, double target, int exact) {
+  Polished out;
+  polish_each({&at, 1}, {&x, 1}, {&target, 1}, exact, {&out, 1});
+  return out;
 }
 
 }  // namespace bond_risk

@@ -29,6 +29,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "base/fast_exp.h"
@@ -70,6 +71,12 @@ struct Polished {
   double next = std::numeric_limits<double>::quiet_NaN();
 };
 Polished polish(const Moments& at, double x, double target, int exact);
+
+// polish() of each sum, all of one order, a vector of lanes at a time
+// (base/lanes.h): the lanes share no arithmetic, so each result is the
+// same bits as polish() gives it alone, beside any others.
+void polish_each(std::span<const Moments> at, std::span<const double> x, std::span<const double> target, int exact,
+                 std::span<Polished> out);
 
 // The moments of a sum walked term by term, a vector of lanes at a time
 // (base/lanes.h), from the lanes' moments: each lane's e^(b_j x) times a_j
@@ -175,8 +182,9 @@ class CouponStream {
   double w_, c_;
 };
 
-// The root of sum(x) = target from x, where the sum's moments are `at`;
-// walk(x) gives them elsewhere. At each point, the polynomial's root if
+// The root of sum(x) = target from x, where the sum's moments are `at`
+// and polish() gave `polished`; walk(x) gives them elsewhere. At each
+// point, the polynomial's root if
 // proven; else the next point is that root where it lies near, or a step
 // of Halley's method on g(x) = ln(sum(x) / target). The logarithm is
 // nearly straight far from the root: a step that overshoots onto the steep
@@ -187,11 +195,14 @@ class CouponStream {
 // it, or a sum too large or too small for a double, goes halfway across it
 // (or a stride past its one finite side). At most 100 evaluations.
 template <class Walk>
-Root solve(Walk walk, bool increasing, double target, double x, int exact, Moments at) {
+Root solve(Walk walk, bool increasing, double target, double x, int exact, const Moments& first,
+           const Polished& first_polished) {
   constexpr int kMaxSteps = 100;
+  if (first_polished.root) return {first_polished.root->x, 1, first_polished.root->at};
   double lo = -INFINITY, hi = INFINITY;
+  Moments at = first;
+  Polished polished = first_polished;
   for (int step = 1;; ++step) {
-    const Polished polished = polish(at, x, target, exact);
     if (polished.root) return {polished.root->x, step, polished.root->at};
     if (step == kMaxSteps) return {std::numeric_limits<double>::quiet_NaN(), kMaxSteps, {}};
     const double value = at.m[0];
@@ -209,6 +220,7 @@ Root solve(Walk walk, bool increasing, double target, double x, int exact, Momen
     }
     x = next;
     at = walk(x);
+    polished = polish(at, x, target, exact);
   }
 }
 

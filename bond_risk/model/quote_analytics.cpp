@@ -28,35 +28,34 @@ bool has_root(const RemainingFlows& flows, double target) {
   return target > paid_today && std::isfinite(target) && !(flows.days.size() == 1 && paid_today > 0);
 }
 
-// The root u = ln v of the yield's sum, walking from u = `start` (NaN:
-// from the textbook approximation of the yield, the coupon plus the pull
-// to par a year over the average of price and par). Durations and
-// convexity read the sum's slope and curvature.
-Root yield_root(const RemainingFlows& flows, double price, double start) {
-  if (!has_root(flows, price)) return {};
-  if (!std::isfinite(start)) {
-    const double f = flows.coupons_per_year, years = (static_cast<double>(flows.days.size()) - 1 + flows.w) / f;
-    const double guess = (flows.c100 * f + (100 - price) / std::max(years, 1.0 / f)) / ((100 + price) / 2);
-    start = -std::log1p(std::clamp(guess, -0.5 * f, 1.0) / f);
-  }
-  const CouponStream sum(flows.days.size(), flows.w, flows.c100);  // the flows in u = ln v
-  const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
-  return solve(walk, true, price, start, 2, walk(start));
+// Where the yield's solve starts: u = `start` if finite (the curve's
+// rates, bond_figures), else the textbook approximation of the yield, the
+// coupon plus the pull to par a year over the average of price and par.
+double yield_start(const RemainingFlows& flows, double price, double start) {
+  if (std::isfinite(start)) return start;
+  const double f = flows.coupons_per_year, years = (static_cast<double>(flows.days.size()) - 1 + flows.w) / f;
+  const double guess = (flows.c100 * f + (100 - price) / std::max(years, 1.0 / f)) / ((100 + price) / 2);
+  return -std::log1p(std::clamp(guess, -0.5 * f, 1.0) / f);
 }
 
-// The root of P(x) = market_dirty from 0, where the grid gave P's moments;
-// the flows are walked on the curve only if those prove no root. cs01
-// reads the slope (and the third derivative, a correction of 1e-6 of it).
-Root spread_root(const Moments& at_zero, const RemainingFlows& flows, std::span<const double> df,
-                 double market_dirty) {
-  if (!has_root(flows, market_dirty)) return {};
-  std::optional<ExpSum> sum;
-  const auto walk = [&](double x) {
-    if (!sum) sum.emplace(spread_sum(flows, df));
-    return sum->at<kSpreadOrder>(x);
-  };
-  return solve(walk, false, market_dirty, 0.0, 1, at_zero);
-}
+// A batch's solves of one kind: for which bond, from where, to what; each
+// polished beside the others (polish_each), then finished alone.
+struct Solves {
+  std::array<std::size_t, kFiguresBatch> bond;
+  std::array<Moments, kFiguresBatch> at;
+  std::array<double, kFiguresBatch> x, target;
+  std::array<Polished, kFiguresBatch> polished;
+  std::size_t count = 0;
+
+  void add(std::size_t b, const Moments& moments, double from, double to) {
+    bond[count] = b, at[count] = moments, x[count] = from, target[count] = to;
+    ++count;
+  }
+  void polish(int exact) {
+    polish_each(std::span(at).first(count), std::span(x).first(count), std::span(target).first(count), exact,
+                std::span(polished).first(count));
+  }
+};
 
 // A bond's figures when a solve found no root: every one null.
 BondFigures failed(AnalyticsFailure why, std::uint8_t yield_steps) {
@@ -74,39 +73,90 @@ double spread_price(const RemainingFlows& flows, std::span<const double> df, dou
 
 BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve,
                          std::span<const MomentSums> rows) {
-  const std::span<const double> df(curve.df.data(), static_cast<std::size_t>(curve.df.size()));
+  const BondInputs in{flows, price, quote, &curve, rows};
   BondFigures out;
-  out.accrued = flows.c100 * std::max(0.0, 1 - flows.w);
-  out.clean_price = price - out.accrued;
-  const bool quoted = !is_null(quote);
-  if (quoted) out.market_dirty = quote + out.accrued;
-  if (flows.days.size() == 1 && flows.days.front() == 0) return out;  // its last cash flow is today's: no rate enters
-
-  // The yield starts at u = -r / f, r the flows' zero rates weighted by their present values times their
-  // times (their parts of the duration; r compounded f times a year is e^(r/f) - 1 a period, so v =
-  // e^(-r/f)): nearly every bond's yield polishes from it at its first evaluation (docs/quote-analytics.md).
-  const OnCurve on = on_curve(flows, rows, curve);
-  const Root u = yield_root(flows, price, -on.weighted_rate / flows.coupons_per_year);
-  out.yield_steps = static_cast<std::uint8_t>(u.steps);
-  if (is_null(u.x)) return failed(AnalyticsFailure::no_yield, 0);
-  const double f = flows.coupons_per_year;
-  out.yield = f * std::expm1(-u.x);
-  // With k_j = j + w: sum k CF v^k is the sum's slope in u, sum k^2 CF v^k its curvature.
-  const double v = base::fast_exp(u.x);
-  out.macaulay_duration = u.at.slope / f / price;
-  out.modified_duration = out.macaulay_duration * v;
-  out.convexity = (u.at.curvature + u.at.slope) * v * v / (f * f) / price;
-
-  if (!quoted) return out;
-  const Root s = spread_root(on.at_zero, flows, df, out.market_dirty);
-  out.spread_steps = static_cast<std::uint8_t>(s.steps);
-  if (is_null(s.x)) return failed(AnalyticsFailure::no_spread, out.yield_steps);
-  out.z_spread = s.x;
-  // (P(s + h) - P(s - h)) / 2 is the sum of a e^(bs) sinh(bh): by its series h P'(s) + h^3 P'''(s) / 6,
-  // within (bh)^4 / 20 of it (|bh| <= 20 years x 1bp: 1e-12 relative), and without the cancellation
-  // of two prices near 100 that differ by a few hundredths.
-  out.cs01 = kBump * s.at.slope + kBump * kBump * kBump * s.at.third / 6;
+  bond_figures({&in, 1}, {&out, 1});
   return out;
+}
+
+void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out) {
+  if (bonds.size() > kFiguresBatch || out.size() != bonds.size()) throw std::logic_error("bond_figures: a batch too large");
+  std::array<Moments, kFiguresBatch> at_zero;  // P's
+  Solves yields, spreads;
+  for (std::size_t b = 0; b < bonds.size(); ++b) {
+    const BondInputs& in = bonds[b];
+    BondFigures& o = out[b];
+    o = {};
+    o.accrued = in.flows.c100 * std::max(0.0, 1 - in.flows.w);
+    o.clean_price = in.price - o.accrued;
+    if (!is_null(in.quote)) o.market_dirty = in.quote + o.accrued;
+    if (in.flows.days.size() == 1 && in.flows.days.front() == 0) continue;  // its last cash flow is today's: no rate enters
+    if (!has_root(in.flows, in.price)) {
+      o = failed(AnalyticsFailure::no_yield, 0);
+      continue;
+    }
+    // The yield starts at u = -r / f, r the flows' zero rates weighted by their present values times their
+    // times (their parts of the duration; r compounded f times a year is e^(r/f) - 1 a period, so v =
+    // e^(-r/f)): nearly every bond's yield polishes from it at its first evaluation (docs/quote-analytics.md).
+    const OnCurve on = on_curve(in.flows, in.rows, *in.curve);
+    at_zero[b] = on.at_zero;
+    const double start = yield_start(in.flows, in.price, -on.weighted_rate / in.flows.coupons_per_year);
+    const CouponStream sum(in.flows.days.size(), in.flows.w, in.flows.c100);  // the flows in u = ln v
+    yields.add(b, sum.at<kYieldOrder>(start), start, in.price);
+  }
+
+  yields.polish(2);
+  for (std::size_t j = 0; j < yields.count; ++j) {
+    const std::size_t b = yields.bond[j];
+    const BondInputs& in = bonds[b];
+    BondFigures& o = out[b];
+    const CouponStream sum(in.flows.days.size(), in.flows.w, in.flows.c100);
+    const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
+    const Root u = solve(walk, true, in.price, yields.x[j], 2, yields.at[j], yields.polished[j]);
+    if (is_null(u.x)) {
+      o = failed(AnalyticsFailure::no_yield, 0);
+      continue;
+    }
+    o.yield_steps = static_cast<std::uint8_t>(u.steps);
+    const double f = in.flows.coupons_per_year;
+    o.yield = f * std::expm1(-u.x);
+    // With k_j = j + w: sum k CF v^k is the sum's slope in u, sum k^2 CF v^k its curvature.
+    const double v = base::fast_exp(u.x);
+    o.macaulay_duration = u.at.slope / f / in.price;
+    o.modified_duration = o.macaulay_duration * v;
+    o.convexity = (u.at.curvature + u.at.slope) * v * v / (f * f) / in.price;
+    if (is_null(in.quote)) continue;
+    if (!has_root(in.flows, o.market_dirty)) {
+      o = failed(AnalyticsFailure::no_spread, o.yield_steps);
+      continue;
+    }
+    spreads.add(b, at_zero[b], 0.0, o.market_dirty);
+  }
+
+  // P(x) = market_dirty from 0, where the grid gave P's moments; the flows
+  // are walked on the curve only where those prove no root.
+  spreads.polish(1);
+  for (std::size_t j = 0; j < spreads.count; ++j) {
+    const std::size_t b = spreads.bond[j];
+    const BondInputs& in = bonds[b];
+    BondFigures& o = out[b];
+    const auto walk = [&](double x) {  // rare: the sum is laid out afresh for each walk
+      return spread_sum(in.flows, {in.curve->df.data(), static_cast<std::size_t>(in.curve->df.size())})
+          .at<kSpreadOrder>(x);
+    };
+    const Root s = solve(walk, false, o.market_dirty, 0.0, 1, spreads.at[j], spreads.polished[j]);
+    if (is_null(s.x)) {
+      o = failed(AnalyticsFailure::no_spread, o.yield_steps);
+      continue;
+    }
+    o.spread_steps = static_cast<std::uint8_t>(s.steps);
+    o.z_spread = s.x;
+    // cs01 reads the slope and the third derivative: (P(s + h) - P(s - h)) / 2 is the sum of a e^(bs)
+    // sinh(bh), by its series h P'(s) + h^3 P'''(s) / 6 within (bh)^4 / 20 of it (|bh| <= 20 years x
+    // 1bp: 1e-12 relative), and without the cancellation of two prices near 100 that differ by a few
+    // hundredths.
+    o.cs01 = kBump * s.at.slope + kBump * kBump * kBump * s.at.third / 6;
+  }
 }
 
 }  // namespace bond_risk

@@ -59,4 +59,19 @@ double spread_price(const RemainingFlows& flows, std::span<const double> df, dou
 BondFigures bond_figures(const RemainingFlows& flows, double price, double quote, const CurveArrays& curve,
                          std::span<const MomentSums> rows);
 
+// What one bond's figures come from, as bond_figures takes them.
+struct BondInputs {
+  RemainingFlows flows;
+  double price, quote;
+  const CurveArrays* curve;
+  std::span<const MomentSums> rows;
+};
+
+// Up to kFiguresBatch bonds' figures at once, each the same bits as alone:
+// their solves' polishing runs side by side in lanes that share no
+// arithmetic (exp_sum.h, polish_each), so one bond's latency hides
+// another's.
+inline constexpr std::size_t kFiguresBatch = 16;
+void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out);
+
 }  // namespace bond_risk
