@@ -131,7 +131,6 @@ struct Calculator {
     // Inlined into both of for_each_node's loops: a call per bond, its
     // coupon sums returned through the stack, cost a tenth of the kernel.
     for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
-      if (s.with_quote_analytics) prefetch_moments(i + 8);
       const Bond& b = s.bonds[i];
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
@@ -155,9 +154,14 @@ struct Calculator {
         if (s.with_key_rates) ladder_of(b, i, today, grid_days, grid, curve);
         keep_finite(st, value);
         if (st.status == Status::ok && s.with_quote_analytics) {
-          queue.inputs[queue.count] = {
-              remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon),
-              value.price, b.quote, &curve.arrays, grid.moments};
+          BondInputs& in = queue.inputs[queue.count];
+          in = {remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon),
+                value.price, b.quote, &curve.arrays, grid.moments};
+          // Its moment row, in a few look-ups' time: the rows of every grid outgrow the caches, and bonds
+          // lie on their grids at random.
+          const MomentSums* row = &in.rows[in.flows.range.row + in.flows.range.last + 1];
+          __builtin_prefetch(row);
+          __builtin_prefetch(reinterpret_cast<const char*>(row) + 64);
           queue.bonds[queue.count++] = i;
           if (queue.count == kFiguresBatch) figures_of(queue);
         }
@@ -184,27 +188,6 @@ struct Calculator {
     bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons, 100.0 * b.coupon / b.coupons_per_year,
                    b.maturity - today, curve.key_rates, ladder);
     if (!compared || !std::ranges::equal(ladder, std::span(before).first(ladder.size()))) ++s.bond_ladder_version[i];
-  }
-
-  // Asks for the curve's moment row that bond i's analytics will read
-  // (model/grid_moments.h): the rows of every grid outgrow the caches, and
-  // bonds lie on their grids at random. It reads what no thread writes in
-  // the bonds' tier: the bond's static data, its calendar's status and
-  // grids, its curve's grids; an address past the rows is only a number.
-  void prefetch_moments(NodeIndex i) const {
-    if (i >= s.bonds.size()) return;
-    const Bond& b = s.bonds[i];
-    if (b.curve >= s.curves.size() || b.calendar >= s.calendars.size() ||
-        status_of(Kind::calendar, b.calendar) != Status::ok || b.place.grid >= s.calendars[b.calendar].grid_days.first_period.size()) {
-      return;
-    }
-    for (const CurveGrid& grid : s.curves[b.curve].grids) {  // an invalid bond may have none: no grid_for
-      if (grid.calendar != b.calendar || grid.moments.empty()) continue;
-      const GridRange r = grid_range(s.calendars[b.calendar].grid_days, b.place, b.coupons);
-      const std::uintptr_t row = reinterpret_cast<std::uintptr_t>(grid.moments.data()) + (r.row + r.last + 1) * sizeof(MomentSums);
-      __builtin_prefetch(reinterpret_cast<const void*>(row));
-      __builtin_prefetch(reinterpret_cast<const void*>(row + 64));
-    }
   }
 
   // The queued bonds' quote analytics (model/quote_analytics.h), solved

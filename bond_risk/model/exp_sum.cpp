@@ -51,38 +51,26 @@ struct Lanes {
 };
 
 // The Taylor polynomial of order Order about the moments' point, and its
-// first three derivatives, in each lane: derivative k's coefficient of d^j
-// is m_(j+k) / j! for j + k <= Order. Evaluated by Estrin's scheme: a tree
-// of products log2(kTerms) deep, where Horner's is a chain as long as the
-// order.
+// first three derivatives, at d in each lane: derivative k is the sum over
+// j <= Order - k of m_(j+k) d^j / j!. The powers come by squaring (a few
+// products deep) and each sum in four parts, so no chain of dependent
+// steps is as long as the order (Horner's would be).
 template <int Order>
-class Taylor {
- public:
-  explicit Taylor(const Lanes<Order>& at) {
-    for (std::size_t k = 0; k < 4; ++k) {
-      for (std::size_t j = 0; j < kTerms; ++j) c_[k][j] = j + k <= Order ? at.m[j + k] * kInverseFactorial[j] : Doubles{};
-    }
+std::array<Doubles, 4> taylor(const Lanes<Order>& at, Doubles d) {
+  std::array<Doubles, Order + 1> power;  // d^j
+  power[0] = Doubles{} + 1;
+  power[1] = d;
+  for (int j = 2; j <= Order; ++j) power[j] = j % 2 == 0 ? power[j / 2] * power[j / 2] : power[j - 1] * d;
+  std::array<Doubles, Order + 1> term;  // d^j / j!
+  for (int j = 0; j <= Order; ++j) term[j] = power[j] * kInverseFactorial[j];
+  std::array<Doubles, 4> p;
+  for (int k = 0; k < 4; ++k) {
+    std::array<Doubles, 4> part{};
+    for (int j = 0; j + k <= Order; ++j) part[j % 4] += at.m[j + k] * term[j];
+    p[k] = (part[0] + part[1]) + (part[2] + part[3]);
   }
-
-  std::array<Doubles, 4> operator()(Doubles d) const {
-    std::array<Doubles, 4> p;
-    for (std::size_t k = 0; k < 4; ++k) {
-      std::array<Doubles, kTerms / 2> level;  // the pairs, their pairs, ...: a power of d each time
-      for (std::size_t i = 0; i < kTerms / 2; ++i) level[i] = c_[k][2 * i] + c_[k][2 * i + 1] * d;
-      Doubles square = d;
-      for (std::size_t n = kTerms / 2; n > 1; n /= 2) {
-        square *= square;
-        for (std::size_t i = 0; i < n / 2; ++i) level[i] = level[2 * i] + level[2 * i + 1] * square;
-      }
-      p[k] = level[0];
-    }
-    return p;
-  }
-
- private:
-  static constexpr std::size_t kTerms = Order < 8 ? 8 : 16;
-  std::array<std::array<Doubles, kTerms>, 4> c_;
-};
+  return p;
+}
 
 // The bounds on moment i's error at d, i = 0 .. exact, for the moments'
 // order K: the price's is z^(K+1) / (K+1)! magnitude e^z, moment i's that
@@ -150,7 +138,6 @@ template <int Order>
 void polish_lanes(const Lanes<Order>& at, int exact, std::array<Doubles, 4>& p, Doubles& d, Mask& proven,
                   Mask& failed) {
   const Proof<Order> proof{at, exact};
-  const Taylor<Order> taylor(at);
   p = {at.m[0], at.m[1], at.m[2], at.m[3]};
   d = Doubles{};
   Mask done{};
@@ -167,7 +154,7 @@ void polish_lanes(const Lanes<Order>& at, int exact, std::array<Doubles, 4>& p, 
     d = going ? d + inverse_step(p, f) : d;
     if (k == 0) failed |= going & ~proof.within_reach(d);
     if (k == kMaxSteps - 1) failed |= going;
-    const std::array<Doubles, 4> next = taylor(d);
+    const std::array<Doubles, 4> next = taylor(at, d);
     for (std::size_t i = 0; i < 4; ++i) p[i] = going & ~failed ? next[i] : p[i];
   }
   proven = done & proof.holds(d, p);
@@ -178,14 +165,20 @@ void polish_lanes(const Lanes<Order>& at, int exact, std::array<Doubles, 4>& p, 
 template <int Order>
 void polish_group(const Moments* at, const double* x, const double* target, std::size_t count, int exact,
                   Polished* out) {
+  std::array<std::size_t, kLanes> from;
+  for (std::size_t k = 0; k < kLanes; ++k) from[k] = k < count ? k : 0;
+  // Each vector built in registers, lane by lane: written to memory a lane
+  // at a time and read back whole, it would wait for the lanes' stores.
+  const auto gather = [&](auto value) {
+    Doubles v;
+    for (std::size_t k = 0; k < kLanes; ++k) v[k] = value(from[k]);
+    return v;
+  };
   Lanes<Order> lanes;
-  for (std::size_t k = 0; k < kLanes; ++k) {
-    const std::size_t from = k < count ? k : 0;
-    for (int i = 0; i <= Order; ++i) lanes.m[i][k] = at[from].m[i];
-    lanes.magnitude[k] = at[from].magnitude;
-    lanes.reach[k] = at[from].reach;
-    lanes.target[k] = target[from];
-  }
+  for (int i = 0; i <= Order; ++i) lanes.m[i] = gather([&](std::size_t n) { return at[n].m[i]; });
+  lanes.magnitude = gather([&](std::size_t n) { return at[n].magnitude; });
+  lanes.reach = gather([&](std::size_t n) { return at[n].reach; });
+  lanes.target = gather([&](std::size_t n) { return target[n]; });
   std::array<Doubles, 4> p;
   Doubles d;
   Mask proven, failed;

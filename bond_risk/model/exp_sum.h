@@ -147,6 +147,14 @@ class CouponStream {
 
   template <int Order>
   Moments at(double x) const {
+    Moments out;
+    at<Order>(x, out);
+    return out;
+  }
+
+  // The same, into `out`.
+  template <int Order>
+  void at(double x, Moments& out) const {
     base::Doubles index{};
     for (std::size_t k = 1; k < base::kLanes; ++k) index[k] = static_cast<double>(k);
     base::Doubles power = base::fast_exp((index + w_) * x);  // the first vector's, then by e^(kLanes x) a vector
@@ -164,7 +172,6 @@ class CouponStream {
       terms(j, [](base::Doubles& moment, base::Doubles term) { moment += term; });
     }
     const double b_last = count - 1 + w_, last = power[(n_ - 1) % base::kLanes];  // e^(b_(n-1) x)
-    Moments out;
     out.order = Order;
     out.reach = b_last;
     std::array<double, Order + 1> coupons{};
@@ -174,7 +181,6 @@ class CouponStream {
     double redemption = 100 * last;
     for (int i = 0; i <= Order; ++i) out.m[i] = c_ * coupons[i] + redemption, redemption *= b_last;
     out.magnitude = std::abs(c_) * coupons[0] + 100 * last;
-    return out;
   }
 
  private:

@@ -23,13 +23,12 @@ void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std
   }
 }
 
-OnCurve on_curve(const RemainingFlows& flows, std::span<const MomentSums> rows, const CurveArrays& curve) {
+double on_curve(const RemainingFlows& flows, std::span<const MomentSums> rows, const CurveArrays& curve,
+                Moments& at) {
   const MomentSums& to = rows[flows.range.row + flows.range.last + 1];
   const MomentSums& from = rows[flows.range.row + flows.range.first];  // the grid's first row is zero
   const std::uint16_t maturity = flows.days.back();
   const double t = maturity * kYearsPerDay, redemption = 100 * curve.df[maturity], c = flows.c100;
-  OnCurve out;
-  Moments& at = out.at_zero;
   at.order = kSpreadOrder;
   double term = redemption;  // 100 df (-t)^i at maturity
   for (int i = 0; i <= kSpreadOrder; ++i) at.m[i] = c * (to.s[i] - from.s[i]) + term, term *= -t;
@@ -37,8 +36,7 @@ OnCurve on_curve(const RemainingFlows& flows, std::span<const MomentSums> rows, 
   at.reach = t;
   const double weights = -at.m[1];  // sum CF df t
   const double rates = c * (to.s[MomentSums::kRate] - from.s[MomentSums::kRate]) + redemption * t * curve.r[maturity];
-  out.weighted_rate = weights > 0 ? rates / weights : std::numeric_limits<double>::quiet_NaN();
-  return out;
+  return weights > 0 ? rates / weights : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace bond_risk

@@ -39,14 +39,10 @@ struct alignas(64) MomentSums {
 // its number of dates), on `curve` (the layout of sum_coupon_grids).
 void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows);
 
-// What a bond's flows give on the curve: P's moments at 0, and the flows'
-// zero rates weighted by CF df t (NaN when the weights sum to 0).
-struct OnCurve {
-  Moments at_zero;
-  double weighted_rate;
-};
-
-// A bond's, from the rows summed on `curve` for the grids its flows lie on.
-OnCurve on_curve(const RemainingFlows& flows, std::span<const MomentSums> rows, const CurveArrays& curve);
+// A bond's, from the rows summed on `curve` for the grids its flows lie
+// on: P's moments at 0 into `at_zero`; returned, the flows' zero rates
+// weighted by CF df t (NaN when the weights sum to 0).
+double on_curve(const RemainingFlows& flows, std::span<const MomentSums> rows, const CurveArrays& curve,
+                Moments& at_zero);
 
 }  // namespace bond_risk

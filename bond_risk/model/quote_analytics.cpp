@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "base/fast_exp.h"
-#include "base/lanes.h"
 #include "bond_risk/model/exp_sum.h"
 #include "bond_risk/model/status.h"
 
@@ -45,11 +43,13 @@ struct Solves {
   std::array<Moments, kFiguresBatch> at;
   std::array<double, kFiguresBatch> x, target;
   std::array<Polished, kFiguresBatch> polished;
+  std::array<bool, kFiguresBatch> dropped;  // no longer to be solved: polished with the rest, then passed over
   std::size_t count = 0;
 
-  void add(std::size_t b, const Moments& moments, double from, double to) {
-    bond[count] = b, at[count] = moments, x[count] = from, target[count] = to;
-    ++count;
+  // A solve of bond b from x = `from` to `to`: its moments there go into the slot returned.
+  Moments& add(std::size_t b, double from, double to) {
+    bond[count] = b, x[count] = from, target[count] = to, dropped[count] = false;
+    return at[count++];
   }
   void polish(int exact) {
     polish_each(std::span(at).first(count), std::span(x).first(count), std::span(target).first(count), exact,
@@ -81,8 +81,9 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
 
 void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out) {
   if (bonds.size() > kFiguresBatch || out.size() != bonds.size()) throw std::logic_error("bond_figures: a batch too large");
-  std::array<Moments, kFiguresBatch> at_zero;  // P's
-  Solves yields, spreads;
+  Solves yields, spreads;  // a spread solve for each quoted bond, dropped if its yield or its root fails
+  std::array<std::size_t, kFiguresBatch> spread_of;
+  Moments unquoted;  // the moments of a bond with no quote: only the yield's start reads them
   for (std::size_t b = 0; b < bonds.size(); ++b) {
     const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
@@ -98,11 +99,13 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
     // The yield starts at u = -r / f, r the flows' zero rates weighted by their present values times their
     // times (their parts of the duration; r compounded f times a year is e^(r/f) - 1 a period, so v =
     // e^(-r/f)): nearly every bond's yield polishes from it at its first evaluation (docs/quote-analytics.md).
-    const OnCurve on = on_curve(in.flows, in.rows, *in.curve);
-    at_zero[b] = on.at_zero;
-    const double start = yield_start(in.flows, in.price, -on.weighted_rate / in.flows.coupons_per_year);
+    const bool quoted = !is_null(in.quote);
+    if (quoted) spread_of[b] = spreads.count;
+    Moments& at_zero = quoted ? spreads.add(b, 0.0, o.market_dirty) : unquoted;
+    const double rate = on_curve(in.flows, in.rows, *in.curve, at_zero);
+    const double start = yield_start(in.flows, in.price, -rate / in.flows.coupons_per_year);
     const CouponStream sum(in.flows.days.size(), in.flows.w, in.flows.c100);  // the flows in u = ln v
-    yields.add(b, sum.at<kYieldOrder>(start), start, in.price);
+    sum.at<kYieldOrder>(start, yields.add(b, start, in.price));
   }
 
   yields.polish(2);
@@ -113,30 +116,31 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
     const CouponStream sum(in.flows.days.size(), in.flows.w, in.flows.c100);
     const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
     const Root u = solve(walk, true, in.price, yields.x[j], 2, yields.at[j], yields.polished[j]);
+    const bool quoted = !is_null(in.quote);
     if (is_null(u.x)) {
       o = failed(AnalyticsFailure::no_yield, 0);
+      if (quoted) spreads.dropped[spread_of[b]] = true;
       continue;
     }
     o.yield_steps = static_cast<std::uint8_t>(u.steps);
-    const double f = in.flows.coupons_per_year;
-    o.yield = f * std::expm1(-u.x);
+    const double f = in.flows.coupons_per_year, per_period = std::expm1(-u.x);  // y / f = 1 / v - 1
+    o.yield = f * per_period;
     // With k_j = j + w: sum k CF v^k is the sum's slope in u, sum k^2 CF v^k its curvature.
-    const double v = base::fast_exp(u.x);
-    o.macaulay_duration = u.at.slope / f / in.price;
+    const double v = 1 / (1 + per_period), per_price = 1 / (f * in.price);
+    o.macaulay_duration = u.at.slope * per_price;
     o.modified_duration = o.macaulay_duration * v;
-    o.convexity = (u.at.curvature + u.at.slope) * v * v / (f * f) / in.price;
-    if (is_null(in.quote)) continue;
-    if (!has_root(in.flows, o.market_dirty)) {
+    o.convexity = (u.at.curvature + u.at.slope) * (v * v) * per_price / f;
+    if (quoted && !has_root(in.flows, o.market_dirty)) {
       o = failed(AnalyticsFailure::no_spread, o.yield_steps);
-      continue;
+      spreads.dropped[spread_of[b]] = true;
     }
-    spreads.add(b, at_zero[b], 0.0, o.market_dirty);
   }
 
   // P(x) = market_dirty from 0, where the grid gave P's moments; the flows
   // are walked on the curve only where those prove no root.
   spreads.polish(1);
   for (std::size_t j = 0; j < spreads.count; ++j) {
+    if (spreads.dropped[j]) continue;
     const std::size_t b = spreads.bond[j];
     const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
