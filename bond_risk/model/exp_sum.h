@@ -8,12 +8,12 @@
 // magnitude z^(K+1) / (K+1)! e^z at a distance d, where z = reach |d|,
 // reach is the largest |b_j| and magnitude the sum of |a_j| e^(b_j x); and
 // moment i's by reach^i times that with K+1-i for K+1. A root of the
-// polynomial of the moments' order (Halley's method on it, evaluated by
-// Estrin's scheme, costs no pass over the terms) is
-// proven a root of the sum where those bounds put the sum within
-// kTolerance of the target and the moments the caller reads within
-// kMomentTolerance. A solve that starts near its root so ends at its first
-// evaluation. One that does not falls back on steps of Halley's method on
+// polynomial of the moments' order (found by steps of its inverse series,
+// no pass over the terms) is proven a root of the sum where those bounds
+// put the sum within kTolerance of the target and the moments the caller
+// reads within kMomentTolerance. A solve that starts near its root so ends
+// at its first evaluation; solves polished together (polish_each) run side
+// by side in the lanes of a vector. One that does not falls back on steps of Halley's method on
 // ln(s(x) / target) within a bracket (solve), which converge from anywhere
 // a root exists: s and its logarithm are monotone and convex for a_j >= 0.
 //
