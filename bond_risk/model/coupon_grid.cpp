@@ -94,21 +94,13 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out) {
 
 void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
                       std::vector<CouponSums>& sums) {
-  sums.resize(grids.days.size() + kGrids);
-  CouponSums* out = sums.data();
-  for (std::size_t g = 0; g < kGrids; ++g) {
-    CouponSums sum;
-    *out++ = sum;
-    for (std::uint32_t k = grids.begin[g]; k < grids.begin[g + 1]; ++k) {
-      const std::uint16_t i = grids.days[k];
-      sum.df += curve.df[i];
-      if (bumped) {
-        sum.df_up += curve.df_up[i];
-        sum.df_dn += curve.df_dn[i];
-      }
-      *out++ = sum;
+  sum_over_grids(grids, sums, [&](CouponSums& sum, std::uint16_t i) {
+    sum.df += curve.df[i];
+    if (bumped) {
+      sum.df_up += curve.df_up[i];
+      sum.df_dn += curve.df_dn[i];
     }
-  }
+  });
 }
 
 }  // namespace bond_risk

@@ -41,6 +41,25 @@ struct CouponGridDays {
 };
 void lay_out_coupon_grids(Date today, CouponGridDays& out);
 
+// Running sums over every grid's dates: rows[begin[g] + g + j] holds grid
+// g's first j dates (j = 0 .. its number of dates) summed in date order
+// from Row{}, add(row, day) adding one date (days from today) to a row.
+// The one layout of the curves' sums over the grids.
+template <class Row, class Add>
+void sum_over_grids(const CouponGridDays& grids, std::vector<Row>& rows, Add add) {
+  const std::size_t count = grids.begin.size() - 1;
+  rows.resize(grids.days.size() + count);
+  Row* out = rows.data();
+  for (std::size_t g = 0; g < count; ++g) {
+    Row sum{};
+    *out++ = sum;
+    for (std::uint32_t k = grids.begin[g]; k < grids.begin[g + 1]; ++k) {
+      add(sum, grids.days[k]);
+      *out++ = sum;
+    }
+  }
+}
+
 // sums[begin[g] + g + j] = the discount factors of grid g's first j dates,
 // summed in date order (j = 0 .. its number of dates): on `curve`, and on
 // its bumped copies when `bumped` (df_up, df_dn stay 0 otherwise).

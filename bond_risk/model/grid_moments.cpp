@@ -6,21 +6,12 @@
 namespace bond_risk {
 
 void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows) {
-  const std::size_t grid_count = grids.begin.size() - 1;
-  rows.resize(grids.days.size() + grid_count);
-  MomentSums* out = rows.data();
-  for (std::size_t g = 0; g < grid_count; ++g) {
-    MomentSums sum;
-    *out++ = sum;
-    for (std::uint32_t k = grids.begin[g]; k < grids.begin[g + 1]; ++k) {
-      const std::uint16_t day = grids.days[k];
-      const double t = day * kYearsPerDay, df = curve.df[day];
-      double term = df;  // df (-t)^i
-      for (int i = 0; i <= kSpreadOrder; ++i) sum.s[i] += term, term *= -t;
-      sum.s[MomentSums::kRate] += df * t * curve.r[day];
-      *out++ = sum;
-    }
-  }
+  sum_over_grids(grids, rows, [&](MomentSums& sum, std::uint16_t day) {
+    const double t = day * kYearsPerDay, df = curve.df[day];
+    double term = df;  // df (-t)^i
+    for (int i = 0; i <= kSpreadOrder; ++i) sum.s[i] += term, term *= -t;
+    sum.s[MomentSums::kRate] += df * t * curve.r[day];
+  });
 }
 
 double on_curve(const RemainingFlows& flows, std::span<const MomentSums> rows, const CurveArrays& curve,
