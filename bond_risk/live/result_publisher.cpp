@@ -1,6 +1,8 @@
 #include "bond_risk/live/result_publisher.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <numeric>
@@ -122,6 +124,9 @@ std::string ResultPublisher::last_error() const {
 }
 
 void ResultPublisher::run() {
+  // Below the workers and the event loop (the header says why). Should
+  // the call fail, the writer runs at the default priority, as before.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kWriterNice);
   std::unique_ptr<base::Database> results;
   auto retry_after = kFirstRetry;
   for (;;) {
@@ -149,20 +154,21 @@ void ResultPublisher::run() {
     } catch (const std::exception& e) {
       error = e.what();
     }
+    if (!error.empty()) {
+      const std::lock_guard relock(mutex_);
+      requeue(back_);
+    }
+    // back_ is this thread's alone until writing_ is cleared: emptied
+    // without the lock, which a master adding rows must never wait for
+    // (this thread runs at a low priority and may be preempted).
+    const std::int64_t written = back_.event_seq;
+    back_.clear();
     lock.lock();
     if (error.empty()) {
       if (reopen) lost_ = false;  // unless it was lost again meanwhile (then notice_loss() finds that next time)
-      if (!lost_) written_as_of_ = back_.event_seq;
+      if (!lost_) written_as_of_ = written;
       retry_after = kFirstRetry;
-    } else {
-      requeue(back_);
     }
-    for (NodeRef n : back_.nodes) back_.slot[n.type][n.index] = kNone;
-    back_.rows.clear();
-    back_.nodes.clear();
-    back_.replace_all = false;
-    back_.alerts = false;
-    back_.sealed = false;
     writing_ = false;
     error_ = error;
     changed_.notify_all();
@@ -184,6 +190,13 @@ std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string&
 void ResultPublisher::alerts_written() {
   const std::lock_guard lock(mutex_);
   front_.alerts = true;
+}
+
+void ResultPublisher::Pending::clear() {
+  for (NodeRef n : nodes) slot[n.type][n.index] = kNone;
+  rows.clear();
+  nodes.clear();
+  replace_all = alerts = sealed = false;
 }
 
 void ResultPublisher::requeue(Pending& failed) {

@@ -10,6 +10,13 @@
 // results database therefore know their freshness; after a crash the
 // engine's start-up writes every row again.
 //
+// The writer thread runs at a lower CPU priority (nice 10) than the flush's
+// workers and the event loop: on a host with few cores, writing a big
+// event's rows would otherwise take a core from the next event's
+// recalculation, and its reply would wait (docs/benchmarks.md, "Results
+// behind the replies"). It takes the lock to swap batches, to put back a
+// failed one and to account for one, never while it writes or empties one.
+//
 // Memory is bounded by the nodes, not by the events: the batch being
 // assembled holds at most one row per node (a node's later row replaces
 // its earlier one), and so does the batch being written; adding to a sealed
@@ -104,10 +111,13 @@ class ResultPublisher {
     bool empty() const { return rows.empty() && !replace_all && !alerts; }
     // Rows in id order within each kind, each node (and slot) kept with its row.
     void sort_by_id();
+    // Empty again, its slots reset (event_seq is left as it was).
+    void clear();
   };
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
+  static constexpr int kWriterNice = 10;  // the writer thread's nice value
 
   // A file's identity: device and inode.
   struct FileId {
