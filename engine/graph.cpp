@@ -415,6 +415,22 @@ void Graph::mark_dirty(std::span<const NodeRef> nodes) {
   propagate();
 }
 
+void Graph::mark_dirty_through(std::span<const NodeRef> nodes, TypeId reach) {
+  if (at(reach).options.incremental) throw std::logic_error("mark_dirty_through: an incremental type cannot be the reach");
+  for (NodeRef node : nodes) {
+    if (node.index >= at(node.type).size) throw std::out_of_range("mark_dirty_through: node index out of range");
+  }
+  std::vector<unsigned char> others(types_.size(), 1);  // walk() passes over these types
+  others[reach] = 0;
+  for (NodeRef node : nodes) {
+    Type& t = types_[node.type];
+    if (t.retired.test(node.index) || t.dirty.test(node.index)) continue;  // dirty: all its subscribers are
+    t.held.push_back({node.index, reach});
+    walk(node.type, node.index, others);
+  }
+  propagate();
+}
+
 void Graph::mark_all_dirty() {
   for (Type& t : types_) {
     set_all_dirty(t, false);  // every subscriber is dirty too: nothing to walk
@@ -476,6 +492,18 @@ void Graph::order_dirty(Type& t) {
 
 void Graph::prepare_flush() {
   flushing_ = true;
+  for (TypeId id = 0; id < types_.size(); ++id) {
+    // The held nodes join the flush, walked no further: their subscribers
+    // of its reach are dirty already, and the others are not to be.
+    Type& t = types_[id];
+    for (const auto& [n, reach] : t.held) {
+      if (t.retired.test(n) || t.dirty.test(n)) continue;
+      set_dirty(t, n, {id, n});
+      t.fresh.reset(n);
+      if (t.counted) --t.fresh_count;  // else recounted from the bitmaps
+    }
+    t.held.clear();
+  }
   for (Type& t : types_) {
     order_dirty(t);
     if (t.options.incremental) group_causes(t);
@@ -670,6 +698,15 @@ void Graph::check_marks(TypeId id) const {
     }
   });
   t.fresh.for_each([&](std::size_t n) { violation(node(n) + " is fresh: its subscribers are still to be marked"); });
+  for (const auto& [n, reach] : t.held) {
+    if (t.retired.test(n) || t.dirty.test(n)) continue;
+    for (NodeRef s : t.downstream.view(n)) {
+      if (s.type == reach && !types_[s.type].dirty.test(s.index)) {
+        violation(node(n) + " is held but its subscriber " + types_[s.type].name + " " + std::to_string(s.index) +
+                  " is not dirty");
+      }
+    }
+  }
   if (t.counted && (t.dirty_count != t.dirty.count() || t.fresh_count != t.fresh.count())) {
     violation("type " + t.name + " counts " + std::to_string(t.dirty_count) + " dirty and " +
               std::to_string(t.fresh_count) + " fresh nodes; its bitmaps hold " + std::to_string(t.dirty.count()) +

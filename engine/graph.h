@@ -149,6 +149,14 @@ class Graph {
   // (a quote tick's bonds), not once per node.
   void mark_dirty(std::span<const NodeRef> nodes);
   void mark_all_dirty();
+  // Marks `nodes` for the next flush but walks downstream of them only
+  // through their subscribers of type `reach` (and on from those, as
+  // usual): for a change its caller knows moves nothing their other
+  // subscribers read. Until that flush begins such a node is held: it is
+  // not in dirty() or dirty_count() (its caller knows it), and a mark that
+  // reaches it marks it and all its subscribers as usual. Throws
+  // std::logic_error if `reach` is incremental (it would learn a cause twice).
+  void mark_dirty_through(std::span<const NodeRef> nodes, TypeId reach);
 
   // Takes `node` out for good: it loses its edges, is no longer dirty and is
   // never marked or calculated again. Its subscribers are marked dirty.
@@ -218,6 +226,7 @@ class Graph {
     bool listed = true;                 // dirty_list holds every dirty node (else: the bitmap says)
     bool ordered = true;                // dirty_list is in index order and holds only dirty nodes
     std::vector<TypeId> subscriber_types;
+    std::vector<std::pair<NodeIndex, TypeId>> held;  // mark_dirty_through's nodes and reach, until a flush
     // Incremental types: per node, whether it is to be recalculated whole and
     // how many publishers marked it; the (node, publisher) marks in order;
     // during a flush, the marks grouped by node and the end of each node's.

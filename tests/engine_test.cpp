@@ -121,6 +121,68 @@ TEST(Graph, MarkingANodeDirtyMarksExactlyWhatIsDownstream) {
   EXPECT_EQ(toy.total, 57.0);
 }
 
+// A bond feeding outright trades and repos, and a book over the outrights:
+// a mark through the outrights reaches them and the book but not the
+// repos, until a full mark reaches the bond; an incremental reach is refused.
+TEST(Graph, AMarkThroughOneSubscriberTypeLeavesTheOthersUntilAFullMarkReachesTheNode) {
+  constexpr engine::TypeId kBond = 0, kOutright = 1, kRepo = 2, kBook = 3;
+  std::vector<int> calls(7, 0);  // 2 bonds, 2 outrights, 2 repos, the book
+  engine::Graph graph;
+  const auto counting = [&](std::size_t first) {
+    return [&calls, first](std::span<const NodeIndex> nodes) {
+      for (NodeIndex i : nodes) ++calls[first + i];
+    };
+  };
+  graph.add_type("bond", 1, counting(0));
+  graph.add_type("outright", 2, counting(2));
+  graph.add_type("repo", 2, counting(4));
+  graph.add_type("book", 3, counting(6));
+  graph.add_nodes(kBond, 2);
+  graph.add_nodes(kOutright, 2);
+  graph.add_nodes(kRepo, 2);
+  graph.add_nodes(kBook, 1);
+  for (NodeIndex i = 0; i < 2; ++i) {
+    graph.subscribe({kOutright, i}, {kBond, i});
+    graph.subscribe({kRepo, i}, {kBond, i});
+    graph.subscribe({kBook, 0}, {kOutright, i});
+  }
+  engine::WorkerPool pool(engine::SchedulerOptions{.threads = 2});
+  engine::flush(graph, pool, 1);
+  std::ranges::fill(calls, 0);
+
+  const NodeRef bond{kBond, 1};
+  graph.mark_dirty_through({&bond, 1}, kOutright);
+  EXPECT_TRUE(graph.dirty(kBond).empty()) << "a held node is not listed until the flush";
+  EXPECT_EQ(sorted(graph.dirty(kOutright)), std::vector<NodeIndex>{1});
+  EXPECT_TRUE(graph.dirty(kRepo).empty());
+  EXPECT_EQ(sorted(graph.dirty(kBook)), std::vector<NodeIndex>{0});
+  graph.check();
+  engine::flush(graph, pool, 1);
+  EXPECT_EQ(calls, (std::vector<int>{0, 1, 0, 1, 0, 0, 1}));
+  graph.check();
+
+  std::ranges::fill(calls, 0);
+  graph.mark_dirty_through({&bond, 1}, kOutright);
+  graph.mark_dirty(bond);  // a full mark after it reaches the repo too, and calculates each node once
+  EXPECT_EQ(sorted(graph.dirty(kRepo)), std::vector<NodeIndex>{1});
+  graph.check();
+  engine::flush(graph, pool, 1);
+  EXPECT_EQ(calls, (std::vector<int>{0, 1, 0, 1, 0, 1, 1}));
+
+  std::ranges::fill(calls, 0);
+  graph.mark_dirty(bond);  // dirty already: a mark through adds nothing, and takes nothing away
+  graph.mark_dirty_through({&bond, 1}, kOutright);
+  engine::flush(graph, pool, 1);
+  EXPECT_EQ(calls, (std::vector<int>{0, 1, 0, 1, 0, 1, 1}));
+
+  engine::Graph sums;
+  sums.add_type("member", 1, [](std::span<const NodeIndex>) {});
+  sums.add_type("sum", 2, [](std::span<const NodeIndex>) {}, {.incremental = true});
+  sums.add_nodes(0, 1);
+  const NodeRef member{0, 0};
+  EXPECT_THROW(sums.mark_dirty_through({&member, 1}, 1), std::logic_error);
+}
+
 TEST(Graph, MarkingTwiceCalculatesOnce) {
   Toy toy;
   engine::WorkerPool pool(engine::SchedulerOptions{.threads = 2});

@@ -109,6 +109,51 @@ TEST(Quotes, SetPriceMovesOnlySpreadFiguresAndCs01AndMatchesAFreshFlush) {
   test::expect_same_as_fresh(live);
 }
 
+// A quote moves its bond's figures, which its outright trades (cs01) and
+// their books read, and no value a repo reads: its repos and repo books are
+// not recalculated. A quote that fails the bond (no spread reprices it)
+// does move its repos, as does the quote that mends it; the model matches a
+// fresh flush throughout.
+TEST(Quotes, AQuoteRecalculatesNoRepoUnlessItFailsOrMendsItsBond) {
+  Live live("100", 20, 2);
+  const Store& s = live.store();
+  std::int64_t bond = 0;  // a bond with outright trades and repos
+  for (NodeIndex b = 0; b < s.bonds.size() && bond == 0; ++b) {
+    bool outright = false, repo = false;
+    for (const OutrightTrade& t : s.outright_trades) outright = outright || t.bond == b;
+    for (const RepoTrade& t : s.repo_trades) repo = repo || t.bond == b;
+    if (outright && repo && s.states[static_cast<std::size_t>(Kind::bond)][b].status == Status::ok) {
+      bond = s.id(ref(Kind::bond, b));
+    }
+  }
+  ASSERT_NE(bond, 0) << "the preset has a bond with both kinds of trades";
+  auto recalculated = [](const base::Json& reply, const char* kind) { return reply["recalculated"][kind].get<std::size_t>(); };
+
+  base::Json reply = live.run("set-price " + std::to_string(bond) + " 97.25");
+  ASSERT_EQ(reply["ok"], true) << reply.dump();
+  EXPECT_EQ(recalculated(reply, "bond"), 1u);
+  EXPECT_GT(recalculated(reply, "outright_trade"), 0u);
+  EXPECT_GT(recalculated(reply, "outright_book"), 0u);
+  EXPECT_EQ(recalculated(reply, "repo_trade"), 0u);
+  EXPECT_EQ(recalculated(reply, "repo_book"), 0u);
+  test::expect_same_as_fresh(live);
+
+  // No spread reprices a quote of 1e308 (the prices overflow first): the bond fails, and its repos with it.
+  reply = live.run("set-price " + std::to_string(bond) + " 1e308");
+  ASSERT_EQ(reply["ok"], true) << reply.dump();
+  EXPECT_EQ(live.store().state(live.node(bond)).status, Status::failed);
+  EXPECT_GT(recalculated(reply, "repo_trade"), 0u);
+  EXPECT_GT(recalculated(reply, "repo_book"), 0u);
+  test::expect_same_as_fresh(live);
+
+  reply = live.run("set-price " + std::to_string(bond) + " 98");
+  ASSERT_EQ(reply["ok"], true) << reply.dump();
+  EXPECT_EQ(live.store().state(live.node(bond)).status, Status::ok);
+  EXPECT_GT(recalculated(reply, "repo_trade"), 0u);
+  test::expect_same_as_fresh(live);
+  test::expect_result_tables_fresh(live);
+}
+
 // A quote moves no model value, so it leaves its bond's key-rate ladder and
 // that ladder's version alone: the trades' ladder parts stay current and
 // their books update their ladders from the changes (summing every member

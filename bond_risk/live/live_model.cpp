@@ -310,14 +310,18 @@ struct LiveModel::Commit {
     return {write};
   }
 
+  // A quote moves its bond's figures, read by its outright trades (cs01)
+  // and on by their books, not its repos: those recalculate only if the
+  // quote fails the bond or mends it (recalculate() sees to that).
   Applied operator()(const Prepared::Quotes& q) const {
     const BondQuotes& quotes = std::get<BondQuotes>(write);
     std::vector<NodeRef> marked;
     for (std::size_t k = 0; k < q.bonds.size(); ++k) {
       m.store_.set_quote(q.bonds[k], quotes.quotes[k].second);
       marked.push_back(ref(Kind::bond, q.bonds[k]));
+      m.quoted_.emplace_back(q.bonds[k], Status{m.store_.state(marked.back()).status});
     }
-    m.graph_.mark_dirty(marked);
+    m.graph_.mark_dirty_through(marked, static_cast<engine::TypeId>(Kind::outright_trade));
     return {write};
   }
 
@@ -384,6 +388,7 @@ LiveModel::Recalculation LiveModel::reload(Store store) {
   graph_ = engine::Graph();
   build_graph(store_, graph_);
   removed_.clear();
+  quoted_.clear();  // the new graph's nodes are all dirty
   Recalculation r = recalculate();
   r.whole = true;
   return r;
@@ -404,14 +409,41 @@ LiveModel::Recalculation LiveModel::recalculate() {
   Recalculation r;
   for (NodeRef t : removed_) r.changed[t.type].push_back(t.index);
   removed_.clear();
-  if (graph_.dirty_count() == 0) return r;
+  if (graph_.dirty_count() == 0 && quoted_.empty()) return r;
   const base::Stopwatch watch;
-  for (std::size_t k = 0; k < kKindCount; ++k) {
-    const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
-    r.nodes[k] = dirty.size();
-    r.changed[k].insert(r.changed[k].end(), dirty.begin(), dirty.end());
+  std::array<std::vector<NodeIndex>, kKindCount> recalculated;
+  const auto flush_dirty = [&] {
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+      const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
+      recalculated[k].insert(recalculated[k].end(), dirty.begin(), dirty.end());
+    }
+    flush();
+  };
+  if (quoted_.empty()) {
+    flush_dirty();
+  } else {
+    std::vector<NodeIndex>& bonds = recalculated[static_cast<std::size_t>(Kind::bond)];
+    for (const auto& [bond, before] : quoted_) bonds.push_back(bond);  // held: not listed as dirty
+    flush_dirty();
+    std::vector<NodeRef> moved;  // bonds a quote failed or mended: everything on them, again
+    for (const auto& [bond, before] : quoted_) {
+      if (store_.state(ref(Kind::bond, bond)).status != before) moved.push_back(ref(Kind::bond, bond));
+    }
+    quoted_.clear();
+    if (!moved.empty()) {
+      graph_.mark_dirty(moved);
+      flush_dirty();
+    }
+    // Listed once each, in index order, as a single flush lists them.
+    for (std::vector<NodeIndex>& nodes : recalculated) {
+      std::ranges::sort(nodes);
+      nodes.erase(std::ranges::unique(nodes).begin(), nodes.end());
+    }
   }
-  flush();
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    r.nodes[k] = recalculated[k].size();
+    r.changed[k].insert(r.changed[k].end(), recalculated[k].begin(), recalculated[k].end());
+  }
   r.seconds = watch.seconds();
   if (latencies_us_.size() < kLatencyWindow) {
     latencies_us_.push_back(r.seconds * 1e6);

@@ -124,6 +124,9 @@ class LiveModel {
   std::vector<double> latencies_us_;  // a ring of kLatencyWindow once full
   std::size_t recalculations_ = 0;
   std::vector<NodeRef> removed_;  // trades removed since the last recalculation
+  // Bonds quoted since the last recalculation, held by the graph
+  // (mark_dirty_through), each with its status before its first quote.
+  std::vector<std::pair<NodeIndex, Status>> quoted_;
 };
 
 }  // namespace bond_risk
