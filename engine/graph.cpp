@@ -404,10 +404,14 @@ void Graph::propagate() {
 
 void Graph::mark_dirty(NodeRef node) { mark_dirty(std::span<const NodeRef>(&node, 1)); }
 
-void Graph::mark_dirty(std::span<const NodeRef> nodes) {
+void Graph::check_in_range(std::span<const NodeRef> nodes, const char* caller) const {
   for (NodeRef node : nodes) {
-    if (node.index >= at(node.type).size) throw std::out_of_range("mark_dirty: node index out of range");
+    if (node.index >= at(node.type).size) throw std::out_of_range(std::string(caller) + ": node index out of range");
   }
+}
+
+void Graph::mark_dirty(std::span<const NodeRef> nodes) {
+  check_in_range(nodes, "mark_dirty");
   for (NodeRef node : nodes) {
     Type& t = at(node.type);
     if (!t.retired.test(node.index)) set_dirty(t, node.index, node);
@@ -417,9 +421,7 @@ void Graph::mark_dirty(std::span<const NodeRef> nodes) {
 
 void Graph::mark_dirty_through(std::span<const NodeRef> nodes, TypeId reach) {
   if (at(reach).options.incremental) throw std::logic_error("mark_dirty_through: an incremental type cannot be the reach");
-  for (NodeRef node : nodes) {
-    if (node.index >= at(node.type).size) throw std::out_of_range("mark_dirty_through: node index out of range");
-  }
+  check_in_range(nodes, "mark_dirty_through");
   std::vector<unsigned char> others(types_.size(), 1);  // walk() passes over these types
   others[reach] = 0;
   for (NodeRef node : nodes) {

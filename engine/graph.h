@@ -270,6 +270,8 @@ class Graph {
   void set_dirty_range(Type& t, NodeIndex first, std::size_t count, NodeRef cause);
   // Marks what is downstream of the fresh nodes, tier by tier.
   void propagate();
+  // Throws std::out_of_range, naming `caller`, unless every node exists.
+  void check_in_range(std::span<const NodeRef> nodes, const char* caller) const;
   // Marks the subscribers of node n of type id, but none of a `pulled` type.
   void walk(TypeId id, NodeIndex n, std::span<const unsigned char> pulled = {});
   // The walk of every fresh node of type id, skipping `pulled` types, when

@@ -127,29 +127,31 @@ TEST(Quotes, AQuoteRecalculatesNoRepoUnlessItFailsOrMendsItsBond) {
     }
   }
   ASSERT_NE(bond, 0) << "the preset has a bond with both kinds of trades";
-  auto recalculated = [](const base::Json& reply, const char* kind) { return reply["recalculated"][kind].get<std::size_t>(); };
+  // Quotes the bond; returns what the tick recalculated, by kind.
+  const auto quote = [&](const std::string& price) {
+    const base::Json reply = live.run("set-price " + std::to_string(bond) + " " + price);
+    EXPECT_EQ(reply["ok"], true) << reply.dump();
+    return reply["recalculated"];
+  };
 
-  base::Json reply = live.run("set-price " + std::to_string(bond) + " 97.25");
-  ASSERT_EQ(reply["ok"], true) << reply.dump();
-  EXPECT_EQ(recalculated(reply, "bond"), 1u);
-  EXPECT_GT(recalculated(reply, "outright_trade"), 0u);
-  EXPECT_GT(recalculated(reply, "outright_book"), 0u);
-  EXPECT_EQ(recalculated(reply, "repo_trade"), 0u);
-  EXPECT_EQ(recalculated(reply, "repo_book"), 0u);
+  base::Json recalculated = quote("97.25");
+  EXPECT_EQ(recalculated["bond"], 1);
+  EXPECT_GT(recalculated["outright_trade"], 0);
+  EXPECT_GT(recalculated["outright_book"], 0);
+  EXPECT_EQ(recalculated["repo_trade"], 0);
+  EXPECT_EQ(recalculated["repo_book"], 0);
   test::expect_same_as_fresh(live);
 
   // No spread reprices a quote of 1e308 (the prices overflow first): the bond fails, and its repos with it.
-  reply = live.run("set-price " + std::to_string(bond) + " 1e308");
-  ASSERT_EQ(reply["ok"], true) << reply.dump();
+  recalculated = quote("1e308");
   EXPECT_EQ(live.store().state(live.node(bond)).status, Status::failed);
-  EXPECT_GT(recalculated(reply, "repo_trade"), 0u);
-  EXPECT_GT(recalculated(reply, "repo_book"), 0u);
+  EXPECT_GT(recalculated["repo_trade"], 0);
+  EXPECT_GT(recalculated["repo_book"], 0);
   test::expect_same_as_fresh(live);
 
-  reply = live.run("set-price " + std::to_string(bond) + " 98");
-  ASSERT_EQ(reply["ok"], true) << reply.dump();
+  recalculated = quote("98");
   EXPECT_EQ(live.store().state(live.node(bond)).status, Status::ok);
-  EXPECT_GT(recalculated(reply, "repo_trade"), 0u);
+  EXPECT_GT(recalculated["repo_trade"], 0);
   test::expect_same_as_fresh(live);
   test::expect_result_tables_fresh(live);
 }

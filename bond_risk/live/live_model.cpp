@@ -436,8 +436,9 @@ LiveModel::Recalculation LiveModel::recalculate() {
     }
     // Listed once each, in index order, as a single flush lists them.
     for (std::vector<NodeIndex>& nodes : recalculated) {
+      // std::unique, not ranges::unique: clang 14 rejects the latter's subrange.
       std::sort(nodes.begin(), nodes.end());
-      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());  // not ranges::unique: clang 14 rejects its subrange
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
     }
   }
   for (std::size_t k = 0; k < kKindCount; ++k) {

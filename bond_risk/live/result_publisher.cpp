@@ -161,12 +161,11 @@ void ResultPublisher::run() {
     // back_ is this thread's alone until writing_ is cleared: emptied
     // without the lock, which a master adding rows must never wait for
     // (this thread runs at a low priority and may be preempted).
-    const std::int64_t written = back_.event_seq;
-    back_.clear();
+    back_.clear();  // keeps its event_seq
     lock.lock();
     if (error.empty()) {
       if (reopen) lost_ = false;  // unless it was lost again meanwhile (then notice_loss() finds that next time)
-      if (!lost_) written_as_of_ = written;
+      if (!lost_) written_as_of_ = back_.event_seq;
       retry_after = kFirstRetry;
     }
     writing_ = false;

@@ -13,9 +13,10 @@
 // put the sum within kTolerance of the target and the moments the caller
 // reads within kMomentTolerance. A solve that starts near its root so ends
 // at its first evaluation; solves polished together (polish_each) run side
-// by side in the lanes of a vector. One that does not falls back on steps of Halley's method on
-// ln(s(x) / target) within a bracket (solve), which converge from anywhere
-// a root exists: s and its logarithm are monotone and convex for a_j >= 0.
+// by side in the lanes of a vector. One that does not falls back on steps
+// of Halley's method on ln(s(x) / target) within a bracket (solve), which
+// converge from anywhere a root exists: s and its logarithm are monotone
+// and convex for a_j >= 0.
 //
 // Moments come from a walk over the terms (ExpSum, CouponStream) or from
 // running sums over a coupon grid (model/grid_moments.h). Plain values and
