@@ -6,7 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "base/unique_fd.h"
@@ -41,9 +41,42 @@ class ScriptFile {
   std::string path_;
 };
 
+// A directory only this process can use, removed with its contents when it goes.
+class PrivateDirectory {
+ public:
+  PrivateDirectory() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "bond_risk-plot-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory in " + pattern);
+    path_ = pattern;
+  }
+  ~PrivateDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  PrivateDirectory(const PrivateDirectory&) = delete;
+  PrivateDirectory& operator=(const PrivateDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// posix_spawn's file actions as an RAII object.
+class SpawnActions {
+ public:
+  SpawnActions() { posix_spawn_file_actions_init(&actions_); }
+  ~SpawnActions() { posix_spawn_file_actions_destroy(&actions_); }
+  SpawnActions(const SpawnActions&) = delete;
+  SpawnActions& operator=(const SpawnActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &actions_; }
+
+ private:
+  posix_spawn_file_actions_t actions_;
+};
+
 }  // namespace
 
-void run_gnuplot(const std::string& script, const std::vector<std::string>& args) {
+void run_gnuplot(const std::string& script, const std::vector<std::string>& args, const std::filesystem::path& dir) {
   if (args.size() > 9) throw std::invalid_argument("run_gnuplot: gnuplot takes at most nine script arguments");
   const ScriptFile file(script);
   std::vector<std::string> words = {"gnuplot", "-c", file.path()};
@@ -51,16 +84,37 @@ void run_gnuplot(const std::string& script, const std::vector<std::string>& args
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
+  SpawnActions actions;
+  const std::string where = std::filesystem::absolute(dir).string();
+  if (posix_spawn_file_actions_addchdir_np(actions.get(), where.c_str()) != 0) {
+    throw std::runtime_error("cannot set gnuplot's directory to " + where);
+  }
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "gnuplot", nullptr, nullptr, argv.data(), environ);
+  const int spawned = posix_spawnp(&pid, "gnuplot", actions.get(), nullptr, argv.data(), environ);
   if (spawned == ENOENT) throw std::runtime_error("gnuplot is not installed (install Debian's gnuplot-nox: scripts/install-deps.sh)");
-  if (spawned != 0) throw std::runtime_error("cannot start gnuplot (install Debian's gnuplot-nox: scripts/install-deps.sh)");
+  if (spawned != 0) throw std::runtime_error("cannot start gnuplot in " + where + " (install Debian's gnuplot-nox: scripts/install-deps.sh)");
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw std::runtime_error("gnuplot failed to draw the plot (its message is above)");
   }
+}
+
+void draw_png(int width, int height, const std::string& script, const std::string& data,
+              const std::vector<std::string>& args, const std::string& out) {
+  const PrivateDirectory dir;
+  {
+    std::ofstream file(dir.path() / kPlotData);
+    file << data;
+    if (!file.flush()) throw std::runtime_error("cannot write the plot's data in " + dir.path().string());
+  }
+  run_gnuplot(png_terminal(width, height) + "set output '" + kPlotOutput + "'\n" + script, args, dir.path());
+  std::ifstream drawn(dir.path() / kPlotOutput, std::ios::binary);
+  std::ofstream copy(out, std::ios::binary | std::ios::trunc);
+  if (!copy) throw std::runtime_error("cannot write " + out + " (does its directory exist, and may it be written?)");
+  copy << drawn.rdbuf();
+  if (!drawn || !copy.flush()) throw std::runtime_error("cannot copy the drawn plot to " + out);
 }
 
 std::string png_terminal(int width, int height) {

@@ -17,7 +17,7 @@ command -v gnuplot >/dev/null || { echo "events_report.sh: gnuplot is missing: r
 awk -F, 'NR > 1 { if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } v[$2, $1] = $5 }
   END { print "workload,FULL,NORMAL,OFF"; for (i = 1; i <= n; i++) print order[i] "," v[order[i], "FULL"] "," v[order[i], "NORMAL"] "," v[order[i], "OFF"] }' \
   "$dir/capacity.csv" > "$dir/capacity_by_sync.csv"
-gnuplot -c "$here/events.gp" "$dir"
+(cd "$dir" && gnuplot -c "$here/events.gp")  # no path reaches gnuplot (events.gp)
 
 # A CSV's rows as a Markdown table: md_table FILE "heading|heading|..." AWK-EXPRESSION. The
 # expression may call largest(): the name of the capacity row's largest phase (the *_us columns

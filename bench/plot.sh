@@ -75,7 +75,7 @@ for kind in series st; do
     cat "$f"
   done > "$dir/plotdata/$kind.dat"
 done
-gnuplot -c "$here/plots.gp" "$dir" "$cores"
+(cd "$dir" && gnuplot -c "$here/plots.gp" "$cores")  # no path reaches gnuplot (plots.gp)
 
 # The report.
 {

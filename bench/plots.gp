@@ -1,22 +1,22 @@
 # The benchmark's plots. Run by bench/plot.sh with:
-#   gnuplot -c bench/plots.gp OUT C
-# OUT/plotdata/series.dat: one block per series (blocks apart by two blank
+#   gnuplot -c bench/plots.gp C   (in the directory OUT)
+# plotdata/series.dat: one block per series (blocks apart by two blank
 # lines), its first line the series' name in double quotes, then columns:
 # threads, mean flush s, std dev, mean process context switches per run,
 # mean system context switches per run, speedup over its variant's
-# single-threaded mean. OUT/plotdata/st.dat: likewise, each variant's
+# single-threaded mean. plotdata/st.dat: likewise, each variant's
 # single-threaded mean as a line.
-# The directory and names arrive as arguments (strings), never as code.
-dir = ARG1
-cores = int(ARG2)
+# The files are constant names in gnuplot's working directory (no path
+# reaches gnuplot); series names arrive inside the data files, never as code.
+cores = int(ARG1)
 
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
   set terminal pngcairo size 1100,700 font ',10'
 } else {
   set terminal png size 1100,700
 }
-series = dir.'/plotdata/series.dat'
-st = dir.'/plotdata/st.dat'
+series = 'plotdata/series.dat'
+st = 'plotdata/st.dat'
 stats series using 1 nooutput
 n = STATS_blocks
 stats st using 1 nooutput
@@ -28,14 +28,14 @@ set xlabel 'NUM\_THREADS (worker threads; single-threaded mean as a line)'
 
 # Durations on a log axis: a series that collapses (100x slower) must not
 # flatten the others into the x axis.
-set output dir.'/duration_vs_threads.png'
+set output 'duration_vs_threads.png'
 set title 'Full flush duration against NUM\_THREADS (mean and standard deviation of the repeats)'
 set ylabel 'flush seconds (log)'
 set logscale y
 plot for [i = 0:n - 1] series index i using 1:2:3 with yerrorlines title columnhead(1), \
      for [i = 0:n_st - 1] st index i using 1:2 with lines dashtype 2 lw 2 title columnhead(1).' single-threaded mean'
 
-set output dir.'/duration_and_cs_vs_threads.png'
+set output 'duration_and_cs_vs_threads.png'
 set title 'Duration (left axis, lines) and process context switches per run (right axis, points)'
 set ylabel 'flush seconds (log)'
 set y2label 'context switches per run (log)'
@@ -50,7 +50,7 @@ unset y2tics
 unset logscale y
 set ytics mirror
 
-set output dir.'/speedup.png'
+set output 'speedup.png'
 set title sprintf('Speedup over the single-threaded mean of each variant, on %d cores', cores)
 set ylabel 'single-threaded mean / mean duration'
 set yrange [0:*]
@@ -58,10 +58,10 @@ plot for [i = 0:n - 1] series index i using 1:6 with linespoints title columnhea
      (x < cores ? x : cores) with lines dashtype 2 lw 2 title sprintf('ideal (%d cores)', cores)
 
 unset logscale x
-set output dir.'/cs_per_second.png'
+set output 'cs_per_second.png'
 set title 'System-wide context switches per second while the sweep ran (each run a peak)'
 set xlabel 'seconds since the sweep started'
 set ylabel 'context switches per second'
 set datafile separator ','
 set key off
-plot dir.'/cs_timeline.csv' using 1:2 every ::1 with lines lw 1
+plot 'cs_timeline.csv' using 1:2 every ::1 with lines lw 1

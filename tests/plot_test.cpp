@@ -56,3 +56,30 @@ TEST(Plot, NamesFromDataAndFlagsNeverRunAsGnuplotCode) {
   EXPECT_EQ(test::slurp(dir.path("pnl.png")).substr(0, 4), "\x89PNG");
   EXPECT_FALSE(std::filesystem::exists(marker)) << "a name ran as gnuplot code";
 }
+
+// gnuplot opens a file name that starts with '|' or '<' as a pipe through a
+// shell: an output path, the data file beside it, or a book's name in the
+// default output must each be written as a plain file of that name.
+TEST(Plot, PathsAndNamesThatGnuplotWouldOpenAsPipesAreFiles) {
+  test::TempDir dir;
+  const std::string db = dir.path("plot.db"), marker = dir.path("PWNED"), env = "PLOT_MARKER=" + marker;
+  generate(find_preset("100"), {.seed = 5, .book_size = 10}, db);
+  {
+    base::Database conn(db, base::Database::Mode::read_write);
+    conn.exec("UPDATE outright_book SET name = '<touch $PLOT_MARKER>X' WHERE id = (SELECT min(id) FROM outright_book)");
+  }
+  ASSERT_EQ(test::run_cli("run --batch --threads 2 --db " + db).exit_code, 0);
+  for (const std::string& out : {std::string("|touch $PLOT_MARKER"), std::string("<touch $PLOT_MARKER>X.png")}) {
+    const test::CliResult r =
+        test::run_cli("plot ladder '<touch $PLOT_MARKER>X' --db " + db + " --out '" + out + "'", env, dir.path(""));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(test::slurp(dir.path(out)).substr(0, 4), "\x89PNG") << out;
+    EXPECT_TRUE(std::filesystem::exists(dir.path(out + ".dat"))) << out;
+    EXPECT_FALSE(std::filesystem::exists(marker)) << "gnuplot ran a shell command for " << out;
+  }
+  // The default output is named after the book.
+  const test::CliResult named = test::run_cli("plot ladder '<touch $PLOT_MARKER>X' --db " + db, env, dir.path(""));
+  EXPECT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(test::slurp(dir.path("<touch $PLOT_MARKER>X-ladder.png")).substr(0, 4), "\x89PNG");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "gnuplot ran a shell command";
+}

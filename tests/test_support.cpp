@@ -167,13 +167,13 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-CliResult run_cli(const std::string& args, const std::string& env) {
+CliResult run_cli(const std::string& args, const std::string& env, const std::string& cwd) {
   const char* bin = std::getenv("BOND_RISK_BIN");
   if (!bin) throw std::runtime_error("BOND_RISK_BIN is not set; run the tests with make test");
   TempDir dir;
   const std::string out = dir.path("out"), err = dir.path("err");
   // A command that should have ended but serves forever fails the test instead of hanging it.
-  const std::string cmd = "cd '" + source_dir() + "' && env -u NUM_THREADS -u APP_DB -u BATCH_MODE -u GRAIN " +
+  const std::string cmd = "cd '" + (cwd.empty() ? source_dir() : cwd) + "' && env -u NUM_THREADS -u APP_DB -u BATCH_MODE -u GRAIN " +
                           "-u CPU_AFFINITY -u MASTER_CPU " + env +
                           " timeout 120 '" + bin + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
   const int status = std::system(cmd.c_str());

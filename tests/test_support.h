@@ -96,8 +96,8 @@ struct CliResult {
 };
 
 // Runs bin/bond_risk (the build's, from $BOND_RISK_BIN) with `args` (shell
-// words) in the source directory, with `env` prepended (e.g. "NUM_THREADS=3").
-CliResult run_cli(const std::string& args, const std::string& env = "");
+// words) in `cwd` (default: the source directory), with `env` prepended (e.g. "NUM_THREADS=3").
+CliResult run_cli(const std::string& args, const std::string& env = "", const std::string& cwd = "");
 
 // The CPUs of a Linux CPU list ("0-2,5"), ascending, read by the tests
 // themselves (not by the engine's parser): of what a program printed, or of

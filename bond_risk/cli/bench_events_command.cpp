@@ -138,7 +138,7 @@ void write_report(const std::string& out, const std::vector<Series>& series, con
   script << source.rdbuf();
   try {
     if (!source) throw std::runtime_error("cannot read bench/latency.gp (run from the source tree)");
-    base::run_gnuplot(script.str(), {out, names_list});
+    base::run_gnuplot(script.str(), {names_list}, out);
     std::cout << "Plot: " << out << "/latency.png\n";
   } catch (const std::exception& e) {
     std::cout << "No plot: " << e.what() << "\n";

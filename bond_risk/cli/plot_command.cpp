@@ -63,6 +63,16 @@ std::pair<Kind, std::int64_t> find_book(base::Database& db, const std::string& k
   return {found->kind, found->id};
 }
 
+// Writes the numbers drawn to OUT.dat and draws them with `script` into OUT
+// (gnuplot reads and writes only its private copies: base/gnuplot.h).
+void draw(const std::string& out, const std::string& data, const std::string& script, const std::vector<std::string>& args) {
+  const std::string numbers = out + ".dat";
+  std::ofstream file(numbers);
+  file << data;
+  if (!file.flush()) throw std::runtime_error("cannot write " + numbers + " (does its directory exist, and may it be written?)");
+  base::draw_png(1100, 600, script, data, args, out);
+}
+
 int plot_ladder(base::Database& db, const std::string& book, const std::string& out) {
   const auto [kind, id] = find_book(db, book);
   const std::string table = std::string(kind_name(kind)) + "_key_rate";
@@ -76,9 +86,6 @@ int plot_ladder(base::Database& db, const std::string& book, const std::string& 
       " JOIN ir_curve_input_rate p ON p.ir_curve_id = k.ir_curve_id AND p.idx = k.idx"
       " WHERE k.id = ? ORDER BY k.ir_curve_id, k.idx");
   ladder.bind(1, id);
-  const std::string data = out + ".dat";
-  std::ofstream file(data);
-  if (!file) throw std::runtime_error("cannot write " + data);
   struct Point {
     std::string curve, tenor, values;
   };
@@ -90,28 +97,27 @@ int plot_ladder(base::Database& db, const std::string& book, const std::string& 
     if (points.empty() || p.curve != points.back().curve) curves += (curves.empty() ? "" : ", ") + p.curve;
     points.push_back(std::move(p));
   }
-  const bool several_curves = !points.empty() && points.front().curve != points.back().curve;
-  file << "# tenor\t" << (repo ? "margin_kr01\tmtm_pnl_kr01" : "kr01") << "\n";
-  for (const Point& p : points) {
-    file << '"' << base::data_label((several_curves ? p.curve + " " : "") + p.tenor) << "\"\t" << p.values << "\n";
-  }
-  file.close();
   if (points.empty()) {
     throw std::runtime_error(std::string(kind_name(kind)) + " " + book + " has no stored key-rate ladder (it is FAILED, "
                              "or the results were written with KEY_RATES=0; run: bond_risk run --batch --db " +
                              db.path() + ")");
   }
-  // Names and paths go as the script's arguments (ARG1..ARG3), never into its text.
-  std::string script = base::png_terminal(1100, 600) +
-                       "set termoption noenhanced\nset output ARG1\nset title ARG3\n"
+  const bool several_curves = points.front().curve != points.back().curve;
+  std::ostringstream data;
+  data << "# tenor\t" << (repo ? "margin_kr01\tmtm_pnl_kr01" : "kr01") << "\n";
+  for (const Point& p : points) {
+    data << '"' << base::data_label((several_curves ? p.curve + " " : "") + p.tenor) << "\"\t" << p.values << "\n";
+  }
+  // Names go as the script's arguments (ARG1), never into its text.
+  std::string script = "set termoption noenhanced\nset title ARG1\n"
                        "set style data histograms\nset style histogram clustered gap 1\n"
                        "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset grid ytics\nset key top left\n"
                        "set xtics rotate by -45\nset xlabel 'input point of the curve (tenor)'\n"
                        "set ylabel 'kr01: value change for +1bp at the point'\nset xzeroaxis\n";
-  script += repo ? "plot ARG2 using 2:xtic(1) title 'margin_kr01', '' using 3 title 'mtm_pnl_kr01'\n"
-                 : "plot ARG2 using 2:xtic(1) title 'kr01'\n";
-  base::run_gnuplot(script, {out, data, "Key-rate ladder of " + std::string(kind_name(kind)) + " " + book + " (" + curves + ")"});
-  std::cout << "Wrote " << out << " (" << points.size() << " points; numbers in " << data << ")\n";
+  script += repo ? "plot 'plot.dat' using 2:xtic(1) title 'margin_kr01', '' using 3 title 'mtm_pnl_kr01'\n"
+                 : "plot 'plot.dat' using 2:xtic(1) title 'kr01'\n";
+  draw(out, data.str(), script, {"Key-rate ladder of " + std::string(kind_name(kind)) + " " + book + " (" + curves + ")"});
+  std::cout << "Wrote " << out << " (" << points.size() << " points; numbers in " << out << ".dat)\n";
   return 0;
 }
 
@@ -135,18 +141,15 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
     historical = kind.step() && kind.text(0) == "historical";
   }
   const TailRisk risk = tail_risk(pnl);
-  const std::string data = out + ".dat";
-  std::ofstream file(data);
-  if (!file) throw std::runtime_error("cannot write " + data);
-  file << "# pnl\n" << std::setprecision(17);
-  for (double v : pnl) file << v << "\n";
-  file.close();
+  std::ostringstream data;
+  data << "# pnl\n" << std::setprecision(17);
+  for (double v : pnl) data << v << "\n";
   const auto [lo, hi] = std::minmax_element(pnl.begin(), pnl.end());
   const double width = *hi > *lo ? (*hi - *lo) / 40 : 1.0;
   std::ostringstream script;
-  // Names and paths go as the script's arguments (ARG1..ARG3), never into its text.
-  script << std::setprecision(17) << base::png_terminal(1100, 600)
-         << "set termoption noenhanced\nset output ARG1\nset title ARG3\n"
+  // Names go as the script's arguments (ARG1), never into its text.
+  script << std::setprecision(17)
+         << "set termoption noenhanced\nset title ARG1\n"
             "set style fill solid 0.6 border -1\nset grid ytics\nset key top right\n"
             "set xlabel 'P&L'\nset ylabel 'scenarios'\nw = " << width << "\nset boxwidth w absolute\nbin(x) = w * floor(x / w) + w / 2\n";
   if (historical) {
@@ -155,42 +158,37 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
            << "set label 1 'VaR 99%' at " << -risk.var_99 << ", graph 0.95 right offset -0.5,0\n"
            << "set label 2 'ES 97.5%' at " << -risk.es_975 << ", graph 0.88 right offset -0.5,0\n";
   }
-  script << "plot ARG2 using (bin($1)):(1.0) smooth frequency with boxes title 'scenarios'\n";
-  base::run_gnuplot(script.str(), {out, data, "P&L of " + whose + " over scenario set " + set + " (" +
-                                                  std::to_string(pnl.size()) + " scenarios)"});
+  script << "plot 'plot.dat' using (bin($1)):(1.0) smooth frequency with boxes title 'scenarios'\n";
+  draw(out, data.str(), script.str(), {"P&L of " + whose + " over scenario set " + set + " (" +
+                                          std::to_string(pnl.size()) + " scenarios)"});
   std::cout << "Wrote " << out << " (" << pnl.size() << " scenarios";
   if (historical) std::cout << "; VaR 99% " << risk.var_99 << ", ES 97.5% " << risk.es_975;
-  std::cout << "; numbers in " << data << ")\n";
+  std::cout << "; numbers in " << out << ".dat)\n";
   return 0;
 }
 
 int plot_explain(base::Database& db, const std::optional<std::string>& book, const std::string& out) {
   const StoredExplain e = stored_explain(db, book);
-  const std::string data = out + ".dat";
-  std::ofstream file(data);
-  if (!file) throw std::runtime_error("cannot write " + data);
   // A bar per cause from the running sum before it to after it, then day_pnl from 0.
-  file << "# label\tfrom\tto\tcolour (1 down, 2 up, 3 day_pnl)\n" << std::setprecision(17);
+  std::ostringstream data;
+  data << "# label\tfrom\tto\tcolour (1 down, 2 up, 3 day_pnl)\n" << std::setprecision(17);
   double at = 0;
   for (const auto& [name, total] : e.causes) {
-    file << '"' << base::data_label(name) << "\"\t" << at << "\t" << at + total.actual << "\t"
+    data << '"' << base::data_label(name) << "\"\t" << at << "\t" << at + total.actual << "\t"
          << (total.actual < 0 ? 1 : 2) << "\n";
     at += total.actual;
   }
-  file << "\"day_pnl\"\t0\t" << e.day_pnl << "\t3\n";
-  file.close();
-  // Names and paths go as the script's arguments (ARG1..ARG3), never into its text.
-  const std::string script = base::png_terminal(1100, 600) +
-                             "set termoption noenhanced\nset output ARG1\nset title ARG3\n"
+  data << "\"day_pnl\"\t0\t" << e.day_pnl << "\t3\n";
+  // Names go as the script's arguments (ARG1), never into its text.
+  const std::string script = "set termoption noenhanced\nset title ARG1\n"
                              "set style fill solid 0.8 border -1\nset grid ytics\nunset key\nset xzeroaxis\n"
                              "set linetype 1 lc rgb 'dark-red'\nset linetype 2 lc rgb 'dark-green'\n"
                              "set linetype 3 lc rgb 'gray30'\nset xtics rotate by -30\nset ylabel 'P&L since the day began'\n"
-                             "plot ARG2 using 0:(($2 + $3) / 2):(0.35):(abs($3 - $2) / 2):4:xtic(1) "
+                             "plot 'plot.dat' using 0:(($2 + $3) / 2):(0.35):(abs($3 - $2) / 2):4:xtic(1) "
                              "with boxxyerror lc variable\n";
-  base::run_gnuplot(script, {out, data, "P&L explain of " + e.whose + ", day begun after event " +
-                                            std::to_string(e.after_event)});
-  std::cout << "Wrote " << out << " (" << e.causes.size() << " causes, day_pnl " << e.day_pnl << "; numbers in " << data
-            << ")\n";
+  draw(out, data.str(), script, {"P&L explain of " + e.whose + ", day begun after event " + std::to_string(e.after_event)});
+  std::cout << "Wrote " << out << " (" << e.causes.size() << " causes, day_pnl " << e.day_pnl << "; numbers in " << out
+            << ".dat)\n";
   return 0;
 }
 
