@@ -122,7 +122,7 @@ else
 endif
 
 # The version (the file VERSION) and the git commit are compiled into main.o
-# alone, which is rebuilt when either changes (this file is rewritten then).
+# and bond_risk_mpi's main.o alone, which are rebuilt when either changes (this file is rewritten then).
 VERSION := $(shell cat VERSION)
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION_FILE := $(BUILD)/version
@@ -131,6 +131,11 @@ $(MAIN_OBJ): $(VERSION_FILE)
 $(MAIN_OBJ): CXXFLAGS += -DBOND_RISK_VERSION='"$(VERSION)"' -DBOND_RISK_COMMIT='"$(COMMIT)"'
 $(VERSION_FILE):  # again after `make clean` in the same command
 	@mkdir -p $(@D) && echo '$(VERSION) $(COMMIT)' > $@
+ifneq ($(MPICXX),)
+  MPI_MAIN_OBJ := $(BUILD)/bond_risk/mpi/main.o
+  $(MPI_MAIN_OBJ): $(VERSION_FILE)
+  $(MPI_MAIN_OBJ): CXXFLAGS += -DBOND_RISK_VERSION='"$(VERSION)"' -DBOND_RISK_COMMIT='"$(COMMIT)"'
+endif
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(@D)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <sstream>
 #include <vector>
 
@@ -55,6 +56,17 @@ long long rows(const std::string& db_path, const std::string& table) {
 }
 
 }  // namespace
+
+TEST(Mpi, VersionPrintsTheVersionFileAndTheCommitBuiltFrom) {
+  test::TempDir dir;
+  const MpiRun r = mpirun(1, "--version", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string version = test::slurp(test::source_dir() + "/VERSION");
+  version.erase(version.find_last_not_of(" \n") + 1);
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("bond_risk_mpi " + version + R"( \(commit ([0-9a-f]{12}|unknown)\)\n)")))
+      << r.output;
+  EXPECT_NE(mpirun(1, "--help", dir).output.find("--version"), std::string::npos) << "--help names it";
+}
 
 TEST(Mpi, ByScenarioAndByBookTheTablesOfAnyNumberOfRanksAreThoseOfOneProcess) {
   test::TempDir dir;

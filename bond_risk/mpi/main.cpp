@@ -410,8 +410,13 @@ bond_risk's batch risk over MPI ranks (OpenMPI).
 commands:
   scenarios  revalue every book under a scenario set, each rank its share of the scenarios
 
-Run 'bond_risk_mpi scenarios --help' for its options.
+Run 'bond_risk_mpi scenarios --help' for its options; 'bond_risk_mpi --version' for the
+version and the git commit this binary was built from.
 )";
+
+#if !defined(BOND_RISK_VERSION) || !defined(BOND_RISK_COMMIT)
+#error "build bond_risk_mpi with make: it defines BOND_RISK_VERSION and BOND_RISK_COMMIT"
+#endif
 
 }  // namespace
 
@@ -421,6 +426,10 @@ int main(int argc, char** argv) {
   bond_risk::mpi::World world(&argc, &argv);
   const std::span<char* const> all(argv, static_cast<std::size_t>(argc));
   try {
+    if (all.size() >= 2 && std::string_view(all[1]) == "--version") {
+      if (world.rank() == 0) std::cout << "bond_risk_mpi " << BOND_RISK_VERSION << " (commit " << BOND_RISK_COMMIT << ")\n";
+      return 0;
+    }
     if (all.size() < 2 || std::string_view(all[1]) != "scenarios") {
       const bool help = all.size() >= 2 && (std::string_view(all[1]) == "--help" || std::string_view(all[1]) == "-h");
       if (world.rank() == 0) (help ? std::cout : std::cerr) << bond_risk::mpi::kUsage;
