@@ -105,7 +105,8 @@ void clear_results(base::Database& results) {
   }
 }
 
-void copy_alerts(base::Database& results, std::int64_t event_seq) {
+void copy_alerts(base::Database& results, std::int64_t event_seq, bool from_scratch) {
+  if (from_scratch) results.exec("DELETE FROM main.limit_event");
   results
       .cached(
           "INSERT INTO main.limit_event SELECT id, seq, time, cause, limit_id, book_id, measure, from_state, to_state, "

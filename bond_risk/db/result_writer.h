@@ -42,8 +42,11 @@ void clear_results(base::Database& results);
 
 // Copies to limit_event the rows of the input database's limit_alert
 // (attached to `results` as schema `input`) of the events up to
-// `event_seq` that it does not hold yet, in the caller's transaction.
-void copy_alerts(base::Database& results, std::int64_t event_seq);
+// `event_seq` that it does not hold yet, in the caller's transaction; with
+// `from_scratch` (the start-up's rewrite of every row) it first empties
+// limit_event, so that it mirrors whatever input database it now sits
+// beside (one restored from a backup holds fewer alerts, and reuses ids).
+void copy_alerts(base::Database& results, std::int64_t event_seq, bool from_scratch);
 
 // Records that the result tables reflect event `event_seq`, in the caller's
 // transaction; -1 when there is no row yet.

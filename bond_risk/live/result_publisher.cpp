@@ -245,7 +245,7 @@ void ResultPublisher::write(Pending& batch, base::Database& results) {
   base::Transaction tx(results);
   if (batch.replace_all) clear_results(results);
   write_rows(results, batch.rows);
-  copy_alerts(results, batch.event_seq);
+  copy_alerts(results, batch.event_seq, batch.replace_all);
   set_results_as_of(results, batch.event_seq);
   tx.commit();
 }
