@@ -54,7 +54,7 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
     throw std::runtime_error("cannot open database " + path + ": " +
                              (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
-  sqlite3_busy_timeout(raw, 5000);
+  sqlite3_busy_timeout(raw, busy_timeout_ms_);
   // Reading the schema is the first access that finds out whether the file is a database at all.
   if (sqlite3_exec(raw, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr) != SQLITE_OK) {
     fail("not a usable SQLite database");
@@ -66,7 +66,10 @@ std::string Database::file() const {
   return name ? name : "";
 }
 
-void Database::set_busy_timeout(int milliseconds) { sqlite3_busy_timeout(db_.get(), milliseconds); }
+void Database::set_busy_timeout(int milliseconds) {
+  busy_timeout_ms_ = milliseconds;
+  sqlite3_busy_timeout(db_.get(), milliseconds);
+}
 
 void Database::fail(const std::string& what) const {
   throw std::runtime_error("database " + path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()));
@@ -178,7 +181,20 @@ std::string Statement::value_text(int col) const {
   }
 }
 
-Transaction::Transaction(Database& db, bool immediate) : db_(db) { db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN"); }
+Transaction::Transaction(Database& db, Begin begin) : db_(db) {
+  if (begin != Begin::immediate_if_free) {
+    db_.exec(begin == Begin::immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+    return;
+  }
+  sqlite3_busy_timeout(db_.handle(), 0);
+  const int rc = sqlite3_exec(db_.handle(), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+  sqlite3_busy_timeout(db_.handle(), db_.busy_timeout());
+  if (rc == SQLITE_BUSY) {
+    done_ = true;  // another connection holds the write lock: no transaction
+  } else if (rc != SQLITE_OK) {
+    db_.fail("BEGIN IMMEDIATE");
+  }
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

@@ -38,6 +38,7 @@ class Database {
   bool in_transaction() const { return sqlite3_get_autocommit(db_.get()) == 0; }
   // How long a statement waits for another connection's lock (default 5 s).
   void set_busy_timeout(int milliseconds);
+  int busy_timeout() const { return busy_timeout_ms_; }
   sqlite3* handle() const { return db_.get(); }
   [[noreturn]] void fail(const std::string& what) const;
 
@@ -46,6 +47,7 @@ class Database {
     void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
   };
   std::string path_;
+  int busy_timeout_ms_ = 5000;
   std::unique_ptr<sqlite3, Close> db_;
   std::unordered_map<std::string, std::unique_ptr<Statement>> cache_;  // destroyed before db_ closes
 };
@@ -114,10 +116,18 @@ class Statement {
 // `immediate`); ROLLBACK on destruction unless commit() was called.
 class Transaction {
  public:
-  explicit Transaction(Database& db, bool immediate = false);
+  // deferred: BEGIN; immediate: BEGIN IMMEDIATE (the write lock at once,
+  // waiting for it up to the busy timeout); immediate_if_free: the write
+  // lock only if no other connection holds it, without waiting: held() says
+  // whether it was taken (if not, there is no transaction).
+  enum class Begin { deferred, immediate, immediate_if_free };
+  Transaction(Database& db, Begin begin);
+  explicit Transaction(Database& db, bool immediate = false)
+      : Transaction(db, immediate ? Begin::immediate : Begin::deferred) {}
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
+  bool held() const { return !done_; }
   void commit();
 
  private:

@@ -143,6 +143,36 @@ TEST(Hardening, AnotherProgramHoldingTheWriteLockAfterItsChangeDoesNotStopTheEng
   EXPECT_FALSE(live.run("stats").contains("degraded"));
 }
 
+// A read needs no write lock: while another program holds it (after a
+// change of its own that the engine has yet to apply), reads are answered
+// from the model as it stands, at once, a write in the same batch is
+// refused, and the server's poll does not stop for it.
+TEST(Hardening, ReadsAreAnsweredWhileAnotherProgramHoldsTheWriteLock) {
+  Live live("100", 20);
+  live.db->set_busy_timeout(3000);
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  base::Database other(live.path, base::Database::Mode::read_write);
+  other.exec("UPDATE outright_trade SET quantity = 4321 WHERE id = " + ot);
+  other.exec("BEGIN IMMEDIATE");
+  const auto waited = [](auto&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::steady_clock::now() - start;
+  };
+  EXPECT_LT(waited([&] { live.executor->sync_external(false); }), std::chrono::milliseconds(2000))
+      << "the poll waited for the write lock";
+  base::Json read;
+  EXPECT_LT(waited([&] { read = live.run("get " + ot); }), std::chrono::milliseconds(2000)) << "a read waited for the write lock";
+  EXPECT_EQ(read["ok"], true) << read.dump();
+  const std::vector<base::Json> mixed = live.batch({"amend-trade " + ot + " quantity=7", "get 1"});
+  EXPECT_EQ(mixed[0]["ok"], false) << "a write needs the lock";
+  EXPECT_TRUE(contains(mixed[0].value("error", ""), "none of it was applied")) << mixed[0].dump();
+  EXPECT_EQ(mixed[1]["ok"], true) << "a read beside it is answered: " << mixed[1].dump();
+  other.exec("ROLLBACK");
+  EXPECT_EQ(live.run("get 1")["ok"], true);  // the lock is free: the other program's change is applied
+  test::expect_same_as_fresh(live);  // trade ot has quantity 4321
+}
+
 // The 100 preset generated afresh, open for writing, with its change log.
 struct LoggedDatabase {
   test::TempDir dir;

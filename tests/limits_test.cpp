@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -349,6 +350,55 @@ TEST(Limits, ALimitAnotherProgramEditsIsCheckedAtOnce) {
   EXPECT_EQ(alerts[0]["to"], "OK");
 }
 
+// A limit's state belongs to the limit as defined (its book and measure),
+// not to its id: a limit another program puts under a used id starts OK,
+// whether the engine was stopped (the next start raises its breach) or
+// running (it raises no recovery for a breach the new limit never had).
+TEST(Limits, ALimitPutUnderAnotherLimitsIdStartsAfresh) {
+  test::TempDir dir;
+  const std::string db = dir.path("r.db");
+  ASSERT_EQ(test::run_cli("generate --preset 100 --out " + db).exit_code, 0);
+  const auto value = [&](const std::string& sql) {
+    std::string row = test::query_rows(db, sql).at(0);
+    return row.substr(0, row.find('|'));
+  };
+  const std::string book2 = value("SELECT id FROM outright_book WHERE name = 'OB_EUR-BUND_1'");
+  const std::string repo = value("SELECT min(id) FROM repo_book");
+  {
+    test::Reopened engine(db);
+    ASSERT_EQ(engine.run("set-limit OB_GBP-GILT_1 pv01 -1e15 -1e14")["ok"], true);  // breached as set
+  }
+  const std::string id = value("SELECT max(id) FROM risk_limit");
+  {  // while no engine runs: the breached limit deleted, and another breached one under its id
+    base::Database other(db, base::Database::Mode::read_write);
+    other.exec("DELETE FROM risk_limit WHERE id = " + id + "; " +
+               limit_row(std::stoll(id), book2, "pv01", "NULL, NULL, -1e15, -1e14"));
+  }
+  test::Reopened engine(db);
+  std::vector<std::string> alerts = engine.executor.take_alerts();
+  ASSERT_EQ(alerts.size(), 1u) << "the new limit's breach";
+  base::Json alert = base::Json::parse(alerts[0])["alert"];
+  EXPECT_EQ(alert["book_name"], "OB_EUR-BUND_1");
+  EXPECT_EQ(alert["from"], "OK");
+  EXPECT_EQ(alert["to"], "BREACHED");
+  {  // while it runs: the breached limit becomes a margin limit that is OK
+    base::Database other(db, base::Database::Mode::read_write);
+    other.exec("UPDATE risk_limit SET book_id = " + repo + ", measure = 'margin', lower = NULL, upper = NULL WHERE id = " + id);
+  }
+  ASSERT_EQ(engine.run("get 1")["ok"], true);
+  EXPECT_TRUE(engine.executor.take_alerts().empty()) << "the margin limit was never breached";
+  {  // and a breached margin limit of the same book under the id: an edit of its bounds
+    base::Database other(db, base::Database::Mode::read_write);
+    other.exec("UPDATE risk_limit SET upper = -1e300 WHERE id = " + id);
+  }
+  ASSERT_EQ(engine.run("get 1")["ok"], true);
+  alerts = engine.executor.take_alerts();
+  ASSERT_EQ(alerts.size(), 1u);
+  alert = base::Json::parse(alerts[0])["alert"];
+  EXPECT_EQ(alert["from"], "OK");
+  EXPECT_EQ(alert["to"], "BREACHED");
+}
+
 // Alerts are durable with their events: the results database's limit_event
 // holds each once, a restart raises none again, and what changed while no
 // engine ran is raised at the next start as external.
@@ -385,6 +435,41 @@ TEST(Limits, AlertsReachTheResultsDatabaseOnceAndARestartRaisesOnlyWhatChangedMe
   }
   EXPECT_EQ(alert_rows(db, "limit_alert").size(), 2u);
   EXPECT_EQ(alert_rows(results_path(db), "limit_event"), alert_rows(db, "limit_alert"));
+}
+
+// An input database restored from a backup holds fewer alerts than the
+// results file beside it, and numbers its next alerts as the ones it lost:
+// the start-up's rewrite makes limit_event its alerts again.
+TEST(Limits, BesideARestoredInputDatabaseTheResultsHoldItsAlerts) {
+  test::TempDir dir;
+  const std::string db = dir.path("r.db"), backup = dir.path("backup.db");
+  ASSERT_EQ(test::run_cli("generate --preset 100 --out " + db).exit_code, 0);
+  auto alert_rows = [](const std::string& path, const char* table) {
+    return test::query_rows(path, std::string("SELECT id, seq, cause, limit_id, from_state, to_state, value FROM ") +
+                                      table + " ORDER BY id");
+  };
+  auto breach = [](test::Reopened& engine, const std::string& book) {
+    ASSERT_EQ(engine.run("set-limit " + book + " pv01 -1e15 -1e14")["ok"], true);  // breached as set
+  };
+  {
+    test::Reopened engine(db);
+    breach(engine, "OB_GBP-GILT_1");
+    engine.executor.results().wait_written();
+    engine.db.prepare("VACUUM INTO ?").bind(1, backup).run();
+    breach(engine, "OB_GBP-GILT_1");
+    breach(engine, "OB_GBP-GILT_1");
+    engine.executor.results().wait_written();
+  }
+  ASSERT_EQ(alert_rows(results_path(db), "limit_event").size(), 3u);
+  std::filesystem::copy_file(backup, db, std::filesystem::copy_options::overwrite_existing);
+  {
+    test::Reopened engine(db);
+    breach(engine, "OB_GBP-GILT_1");
+    engine.executor.results().wait_written();
+  }
+  const std::vector<std::string> logged = alert_rows(db, "limit_alert");
+  ASSERT_EQ(logged.size(), 2u);
+  EXPECT_EQ(alert_rows(results_path(db), "limit_event"), logged);
 }
 
 // `generate` sets each book's limits from its values now: every one starts

@@ -79,7 +79,8 @@ void ChangeLog::consume() {
   db_.cached("DELETE FROM input_change WHERE seq <= ?").bind(1, consumed_).run();
 }
 
-ChangeLog::Transaction::Transaction(ChangeLog& log) : log_(log), mark_(log.consumed_), tx_(log.db_, true) {}
+ChangeLog::Transaction::Transaction(ChangeLog& log, base::Transaction::Begin begin)
+    : log_(log), mark_(log.consumed_), tx_(log.db_, begin) {}
 
 ChangeLog::Transaction::~Transaction() {
   if (!committed_) log_.consumed_ = mark_;  // tx_ rolls the database back

@@ -42,12 +42,16 @@ class ChangeLog {
   // without one (an exception), the database rolls it back and nothing
   // consumed since it began stays consumed: the next changes are numbered
   // from before it again, so they are seen. One per log at a time.
+  // `begin`: immediate waits for the write lock up to the busy timeout;
+  // immediate_if_free takes it only if it is free (held() says whether),
+  // for work that can wait for a later poll rather than hold up readers.
   class Transaction {
    public:
-    explicit Transaction(ChangeLog& log);
+    explicit Transaction(ChangeLog& log, base::Transaction::Begin begin = base::Transaction::Begin::immediate);
     ~Transaction();
     Transaction(const Transaction&) = delete;
     Transaction& operator=(const Transaction&) = delete;
+    bool held() const { return tx_.held(); }
     void commit();
 
    private:

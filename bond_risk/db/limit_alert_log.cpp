@@ -34,17 +34,21 @@ std::int64_t largest_limit_id(base::Database& db) {
   return id;
 }
 
-std::unordered_map<std::int64_t, LimitState> recorded_limit_states(base::Database& db) {
-  std::unordered_map<std::int64_t, LimitState> out;
+std::unordered_map<std::int64_t, RecordedLimit> recorded_limit_states(base::Database& db) {
+  std::unordered_map<std::int64_t, RecordedLimit> out;
   base::Statement st = db.prepare(
-      "SELECT limit_id, to_state FROM limit_alert WHERE id IN (SELECT max(id) FROM limit_alert GROUP BY limit_id)");
+      "SELECT limit_id, book_id, measure, to_state FROM limit_alert "
+      "WHERE id IN (SELECT max(id) FROM limit_alert GROUP BY limit_id)");
   while (st.step()) {
-    const std::string_view state = st.text(1);
-    LimitState s = LimitState::ok;
+    const std::optional<LimitMeasure> measure = parse_limit_measure(st.text(2));
+    if (!measure) continue;  // not an alert this engine wrote: as if never recorded
+    RecordedLimit recorded{{std::nullopt, *measure}, LimitState::ok};
+    if (st.column_type(1) != SQLITE_NULL) recorded.what.book_id = st.integer(1);
+    const std::string_view state = st.text(3);
     for (LimitState k : {LimitState::breached, LimitState::unknown, LimitState::ok}) {
-      if (limit_state_name(k) == state) s = k;
+      if (limit_state_name(k) == state) recorded.state = k;
     }
-    out[st.integer(0)] = s;
+    out[st.integer(0)] = recorded;
   }
   return out;
 }

@@ -28,8 +28,9 @@ struct StoredAlert {
 std::vector<StoredAlert> write_alerts(base::Database& db, std::int64_t seq, AlertCause cause,
                                       std::span<const LimitAlert> alerts);
 
-// Each limit's last recorded state (the last alert's), by limit id.
-std::unordered_map<std::int64_t, LimitState> recorded_limit_states(base::Database& db);
+// Each limit's last recorded state (the last alert's), by limit id, with
+// the book and measure it was raised for.
+std::unordered_map<std::int64_t, RecordedLimit> recorded_limit_states(base::Database& db);
 
 std::string_view alert_cause_name(AlertCause cause);
 

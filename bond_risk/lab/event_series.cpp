@@ -68,7 +68,7 @@ InProcess in_process(const std::string& what, LiveModel& model, InProcessBookkee
     const double attributed = w.seconds();
     alerts.clear();
     books.limits.check(model.store(), books.explainer.day(), r.changed[static_cast<std::size_t>(Kind::outright_book)],
-                       r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, alerts);
+                       r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, r.limits, alerts);
     const double done = w.seconds();
     out.events.micros.push_back(done * 1e6);
     out.recalculation.micros.push_back((recalculated - predicted) * 1e6);

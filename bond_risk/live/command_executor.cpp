@@ -45,6 +45,11 @@ bool is_query(const Command& command) {
          !std::holds_alternative<Shutdown>(command);
 }
 
+// Whether `command` needs the database's write lock.
+bool is_write(const Command& command) {
+  return std::holds_alternative<Change>(command) || std::holds_alternative<Reload>(command);
+}
+
 // An event as `last-events` replies it; its nodes and engine_us stay null
 // unless this engine recalculated and committed it.
 base::Json event_json(const LoggedEvent& e) {
@@ -233,7 +238,7 @@ double CommandExecutor::check_limits(const LiveModel::Recalculation& r, AlertCau
     limit_checks_.check_all(s, explainer_->day(), alerts_);
   } else {
     limit_checks_.check(s, explainer_->day(), r.changed[static_cast<std::size_t>(Kind::outright_book)],
-                        r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, alerts_);
+                        r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, r.limits, alerts_);
   }
   const double checked = clock.seconds();
   phases_.add(Phase::limits, checked);
@@ -263,8 +268,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   for (const std::string& line : lines) {
     try {
       batch.commands.emplace_back(parse_command(line));
-      writes |= std::holds_alternative<Change>(*batch.commands.back()) ||
-                std::holds_alternative<Reload>(*batch.commands.back());
+      writes |= is_write(*batch.commands.back());
     } catch (const CommandError& e) {
       batch.commands.emplace_back();
       batch.errors[batch.commands.size() - 1] = e.message;
@@ -275,17 +279,37 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   const std::size_t events_before = model_.events();
   bool external = false;
   try {
-    // A batch of reads takes no write lock and writes nothing. The lock
-    // first: no other program commits in between, and what one committed
-    // while the batch waited for the lock is seen.
+    // A batch of reads takes no write lock and writes nothing; it applies
+    // what other programs changed (and checks the limits after a refused
+    // batch) only if the lock is free: a reader never waits for another
+    // program's write, it is answered from the model as it stands. A batch
+    // that writes takes the lock first: no other program commits in
+    // between, and what one committed while the batch waited is seen.
+    // If the lock is not to be had within the busy timeout, the batch's
+    // writes are refused and its reads answered.
     std::optional<ChangeLog::Transaction> tx;
-    if (writes) tx.emplace(changes_);
-    external = changes_.pending();
-    if ((external || !limit_checks_.resolved()) && !tx) tx.emplace(changes_);
+    bool writes_refused = false;
+    if (writes) {
+      try {
+        tx.emplace(changes_);
+      } catch (const std::runtime_error& e) {
+        degraded_ = e.what();
+        writes_refused = true;
+      }
+    }
+    if (!tx && (changes_.pending() || !limit_checks_.resolved())) {
+      tx.emplace(changes_, base::Transaction::Begin::immediate_if_free);
+      if (!tx->held()) tx.reset();
+    }
+    external = tx && changes_.pending();
     if (external) apply_external_changes();  // changes made by other programs come before these commands
-    if (!limit_checks_.resolved()) check_limits({}, AlertCause::external, true);  // after a refused batch
+    if (tx && !limit_checks_.resolved()) check_limits({}, AlertCause::external, true);  // after a refused batch
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (!batch.commands[i]) continue;
+      if (writes_refused && is_write(*batch.commands[i])) {
+        batch.errors[i] = refusal();
+        continue;
+      }
       try {
         batch.execute(i, lines[i]);
       } catch (const CommandError& e) {
@@ -325,11 +349,13 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   return std::move(batch.out);
 }
 
+std::string CommandExecutor::refusal() const {
+  return "the database refused this batch of commands, so none of it was applied (" + degraded_ +
+         "); the engine serves on: retry once the database accepts writes";
+}
+
 void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_changed) {
-  for (std::string& error : errors) {
-    error = "the database refused this batch of commands, so none of it was applied (" + degraded_ +
-            "); the engine serves on: retry once the database accepts writes";
-  }
+  for (std::string& error : errors) error = refusal();
   uncommitted_alerts_.clear();
   if (!model_changed) return;  // refused before anything was applied (the write lock was not to be had)
   try {
@@ -385,7 +411,13 @@ void CommandExecutor::sync_external(bool signalled) {
       sync_failed_ = false;
       return;
     }
-    ChangeLog::Transaction tx(changes_);
+    // The lock only if it is free: the loop never stops for another
+    // program's write (the next poll tries again).
+    ChangeLog::Transaction tx(changes_, base::Transaction::Begin::immediate_if_free);
+    if (!tx.held()) {
+      sync_failed_ = true;
+      return;
+    }
     apply_external_changes();  // consumes them
     tx.commit();
     alerts_committed();

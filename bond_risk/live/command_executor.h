@@ -140,9 +140,11 @@ class CommandExecutor {
   double check_limits(const LiveModel::Recalculation& r, AlertCause cause, bool all);
   // The alerts written since the last call are durable: take_alerts() has them.
   void alerts_committed();
-  // After the database refused a batch: every line's error says so, and a
-  // model the batch changed is read back from the database.
+  // After the database refused a batch: every line's error says so (the
+  // refusal(), naming degraded_), and a model the batch changed is read
+  // back from the database.
   void refuse_batch(std::vector<std::string>& errors, bool model_changed);
+  std::string refusal() const;
 
   LiveModel& model_;
   base::Database& db_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <utility>
 
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/risk_limit_rows.h"
@@ -221,7 +222,7 @@ struct LiveModel::Prepare {
   // one that could not hold is refused, naming why.
   Prepared operator()(const SetLimit& c) const {
     RiskLimit limit;
-    for (const RiskLimit& l : m.store_.limits) limit.id = std::max(limit.id, l.id);
+    if (!m.store_.limits.empty()) limit.id = m.store_.limits.back().id;  // in id order
     limit.id = std::max(limit.id, rows.largest_limit_id());  // never a removed limit's id
     if (limit.id == std::numeric_limits<std::int64_t>::max()) throw CommandError("no id is left for a new limit");
     ++limit.id;
@@ -325,15 +326,19 @@ struct LiveModel::Commit {
     return {write};
   }
 
+  // A limit's id comes after every other's (SetLimit): the limits stay in id order.
   Applied operator()(Prepared::NewLimit& l) const {
+    m.limits_changed_.push_back(l.limit.id);
     m.store_.limits.push_back(std::move(l.limit));
-    ++m.store_.limits_version;
     return {write};
   }
 
   Applied operator()(const Prepared::DroppedLimit& d) const {
-    std::erase_if(m.store_.limits, [&](const RiskLimit& l) { return l.id == d.id; });
-    ++m.store_.limits_version;
+    std::vector<RiskLimit>& limits = m.store_.limits;
+    const auto at = std::lower_bound(limits.begin(), limits.end(), d.id,
+                                     [](const RiskLimit& l, std::int64_t id) { return l.id < id; });
+    if (at != limits.end() && at->id == d.id) limits.erase(at);
+    m.limits_changed_.push_back(d.id);
     return {write};
   }
 
@@ -388,6 +393,7 @@ LiveModel::Recalculation LiveModel::reload(Store store) {
   graph_ = engine::Graph();
   build_graph(store_, graph_);
   removed_.clear();
+  limits_changed_.clear();  // whole: every limit is checked
   quoted_.clear();  // the new graph's nodes are all dirty
   Recalculation r = recalculate();
   r.whole = true;
@@ -409,6 +415,7 @@ LiveModel::Recalculation LiveModel::recalculate() {
   Recalculation r;
   for (NodeRef t : removed_) r.changed[t.type].push_back(t.index);
   removed_.clear();
+  r.limits = std::exchange(limits_changed_, {});
   if (graph_.dirty_count() == 0 && quoted_.empty()) return r;
   const base::Stopwatch watch;
   std::array<std::vector<NodeIndex>, kKindCount> recalculated;

@@ -39,6 +39,7 @@ class LiveModel {
     std::array<std::size_t, kKindCount> nodes{};               // recalculated, per Kind
     std::array<std::vector<NodeIndex>, kKindCount> changed;    // whose result rows changed: recalculated or removed
     bool whole = false;                                        // every node (a reload): replace every row
+    std::vector<std::int64_t> limits;                          // ids of the limits added or removed
     double seconds = 0;
   };
 
@@ -124,6 +125,7 @@ class LiveModel {
   std::vector<double> latencies_us_;  // a ring of kLatencyWindow once full
   std::size_t recalculations_ = 0;
   std::vector<NodeRef> removed_;  // trades removed since the last recalculation
+  std::vector<std::int64_t> limits_changed_;  // limits added or removed since then, by id
   // Bonds quoted since the last recalculation, held by the graph
   // (mark_dirty_through), each with its status before its first quote.
   std::vector<std::pair<NodeIndex, Status>> quoted_;
