@@ -5,9 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <random>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -62,6 +64,21 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
   EXPECT_EQ(stats["events"], 8);
   EXPECT_EQ(stats["commands"]["amend-trade"], 2);
   EXPECT_EQ(stats["commands"]["get"], 1);
+  // Every recalculation in the latency histogram: each in the buckets its
+  // microseconds (the window of recalc_us holds them all) fall at or below.
+  const base::Json& h = stats["recalc_seconds"];
+  const std::span<const double> us = live.model->latencies_us();
+  EXPECT_EQ(h["observations"], us.size());
+  EXPECT_EQ(h["observations"], live.model->recalculations());
+  double sum = 0;
+  for (double u : us) sum += u / 1e6;
+  EXPECT_NEAR(h["sum"].get<double>(), sum, 1e-12 + 1e-9 * sum);
+  for (std::size_t i = 0; i < h["le"].size(); ++i) {
+    const double le = h["le"][i];
+    const auto below = std::count_if(us.begin(), us.end(), [&](double u) { return u / 1e6 <= le; });
+    EXPECT_EQ(h["cumulative"][i], below) << "le " << le;
+  }
+  EXPECT_GE(stats["commit_seconds"]["observations"], 8) << "a durable commit per batch of events";
 }
 
 TEST(Events, ARollOfOneCalendarRepricesItsBondsOnTheCurvesItSharesWithAnother) {

@@ -137,6 +137,7 @@ class EngineProcess {
   bool ready() const;
   int wait() { return process_.wait(); }
   std::optional<int> wait_for(std::chrono::seconds limit) { return process_.wait_for(limit); }
+  void signal(int signal) { process_.signal(signal); }
   void kill9();
 
  private:

@@ -708,13 +708,13 @@ namespace {
 // A /metrics page read line by line as Prometheus' text format has it:
 // samples by name (with their labels), failing the test on a line that is
 // not a HELP, a TYPE or a `name{labels} value` sample of a metric whose HELP
-// and TYPE came before.
+// and TYPE came before (a histogram's: its name with _bucket, _sum or _count).
 std::map<std::string, double> parse_metrics(const std::string& text) {
   static const std::regex kHelp(R"(# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*)");
   static const std::regex kType(R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|summary|histogram|untyped))");
   static const std::regex kSample(
       R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*")*\})? (\S+))");
-  std::set<std::string> helped, typed;
+  std::set<std::string> helped, typed, histograms;
   std::map<std::string, double> samples;
   std::istringstream lines(text);
   std::smatch m;
@@ -724,8 +724,14 @@ std::map<std::string, double> parse_metrics(const std::string& text) {
     } else if (std::regex_match(line, m, kType)) {
       EXPECT_TRUE(helped.contains(m[1])) << "TYPE before HELP: " << line;
       EXPECT_TRUE(typed.insert(m[1]).second) << "two TYPE lines: " << line;
+      if (m[2] == "histogram") histograms.insert(m[1]);
     } else if (std::regex_match(line, m, kSample)) {
-      EXPECT_TRUE(typed.contains(m[1])) << "a sample of a metric with no TYPE and HELP before it: " << line;
+      // A histogram's samples are its family's name with _bucket, _sum or _count.
+      const std::string name = m[1];
+      const bool of_histogram = std::any_of(histograms.begin(), histograms.end(), [&](const std::string& h) {
+        return name == h + "_bucket" || name == h + "_sum" || name == h + "_count";
+      });
+      EXPECT_TRUE(typed.contains(name) || of_histogram) << "a sample of a metric with no TYPE and HELP before it: " << line;
       std::size_t used = 0;
       const std::string value = m[4];
       double v = 0;
@@ -742,9 +748,17 @@ std::map<std::string, double> parse_metrics(const std::string& text) {
 
 }  // namespace
 
-TEST(Metrics, NameEveryQuantileOfTheEnginesPercentilesAndLeaveOutTheEngineWhileUnreachable) {
-  DeskState::Health health{.connected = true, .error = "", .has_figures = true, .event = 40, .results_as_of = 37, .resident_kb = 2048,
-                           .recalc_us = {{"min", 10}, {"p50", 250}, {"p90", 400}, {"p99", 900}, {"p99.9", 1500}, {"max", 2000}}};
+// Latencies are Prometheus histograms: cumulative buckets from 0.1 ms to 1 s
+// with le="+Inf", _sum and _count, as the engine counted them since it started.
+TEST(Metrics, LatenciesAreHistogramsAndTheEngineIsLeftOutWhileUnreachable) {
+  base::Histogram recalc, commit;
+  for (double s : {0.00005, 0.0003, 0.0003, 0.004, 2.0}) recalc.add(s);
+  commit.add(0.002);
+  const auto figures = [](const base::Histogram& h) {
+    return bond_risk::protocol::decode_figures({{"recalc_seconds", bond_risk::protocol::histogram_json(h)}}).recalc_seconds;
+  };
+  DeskState::Health health{.connected = true, .error = "", .has_figures = true, .event = 40, .results_as_of = 37,
+                           .resident_kb = 2048, .recalc_seconds = figures(recalc), .commit_seconds = figures(commit)};
   std::map<std::string, double> m = parse_metrics(bond_risk::web::metrics_text(health, 3, 12));
   EXPECT_EQ(m.at("bond_risk_engine_up"), 1);
   EXPECT_EQ(m.at("bond_risk_web_streams"), 3);
@@ -752,18 +766,40 @@ TEST(Metrics, NameEveryQuantileOfTheEnginesPercentilesAndLeaveOutTheEngineWhileU
   EXPECT_EQ(m.at("bond_risk_events_total"), 40);
   EXPECT_EQ(m.at("bond_risk_results_lag_events"), 3);
   EXPECT_EQ(m.at("bond_risk_resident_memory_bytes"), 2048 * 1024);
-  const std::map<std::string, double> quantiles{{"0", 10e-6}, {"0.5", 250e-6}, {"0.9", 400e-6}, {"0.99", 900e-6},
-                                                 {"0.999", 1500e-6}, {"1", 2000e-6}};
-  for (const auto& [q, seconds] : quantiles) {
-    EXPECT_DOUBLE_EQ(m.at("bond_risk_recalc_latency_seconds{quantile=\"" + q + "\"}"), seconds) << q;
+  // Counted by hand: 0.05 ms is at or below 0.1 ms; 0.3 ms twice below 0.5 ms; 4 ms below 5 ms; 2 s only below +Inf.
+  const std::map<std::string, double> buckets{{"0.0001", 1}, {"0.00025", 1}, {"0.0005", 3}, {"0.001", 3}, {"0.0025", 3},
+                                               {"0.005", 4},  {"0.01", 4},    {"0.025", 4},  {"0.05", 4},  {"0.1", 4},
+                                               {"0.25", 4},   {"0.5", 4},     {"1", 4},      {"+Inf", 5}};
+  for (const auto& [le, count] : buckets) {
+    EXPECT_EQ(m.at("bond_risk_recalc_latency_seconds_bucket{le=\"" + le + "\"}"), count) << le;
   }
-  EXPECT_EQ(m.size(), 12u);
+  EXPECT_DOUBLE_EQ(m.at("bond_risk_recalc_latency_seconds_sum"), 0.00005 + 0.0003 + 0.0003 + 0.004 + 2.0);
+  EXPECT_EQ(m.at("bond_risk_recalc_latency_seconds_count"), 5);
+  EXPECT_EQ(m.at("bond_risk_commit_latency_seconds_bucket{le=\"0.001\"}"), 0);
+  EXPECT_EQ(m.at("bond_risk_commit_latency_seconds_bucket{le=\"0.0025\"}"), 1);
+  EXPECT_EQ(m.at("bond_risk_commit_latency_seconds_count"), 1);
+  EXPECT_EQ(m.size(), 6u + 2 * (buckets.size() + 2));
 
   health = DeskState::Health();
   health.error = "no engine is listening";
   m = parse_metrics(bond_risk::web::metrics_text(health, 0, 12));
   EXPECT_EQ(m.at("bond_risk_engine_up"), 0);
   EXPECT_FALSE(m.contains("bond_risk_events_total")) << "no figures of an engine the feed does not reach";
+}
+
+// Health means the engine answered recently: a stopped engine (SIGSTOP)
+// accepts connections but answers nothing, and is reported down; it is up
+// again once it goes on.
+TEST(WebGateway, AStoppedEngineIsDownUntilItAnswersAgain) {
+  Desk desk;
+  ASSERT_TRUE(eventually([&] { return desk.get("/healthz").first == 200; })) << desk.log();
+  desk.engine->signal(SIGSTOP);
+  ASSERT_TRUE(eventually([&] { return desk.get("/healthz").first == 503; }, std::chrono::seconds(20))) << desk.log();
+  EXPECT_NE(desk.get("/healthz").second.find("has not answered"), std::string::npos) << desk.get("/healthz").second;
+  EXPECT_EQ(parse_metrics(desk.get("/metrics").second).at("bond_risk_engine_up"), 0);
+  desk.engine->signal(SIGCONT);
+  ASSERT_TRUE(eventually([&] { return desk.get("/healthz").first == 200; })) << desk.log();
+  EXPECT_EQ(parse_metrics(desk.get("/metrics").second).at("bond_risk_engine_up"), 1);
 }
 
 TEST(WebGateway, MetricsAgreeWithTheSnapshotAndHealthzSaysWhetherTheEngineIsReached) {
@@ -795,8 +831,12 @@ TEST(WebGateway, MetricsAgreeWithTheSnapshotAndHealthzSaysWhetherTheEngineIsReac
     EXPECT_GT(m.at("bond_risk_resident_memory_bytes"), 0);
     EXPECT_EQ(m.at("bond_risk_web_books"), static_cast<double>(after["rows"].size()));
     EXPECT_EQ(m.at("bond_risk_web_streams"), 1);
-    EXPECT_DOUBLE_EQ(m.at("bond_risk_recalc_latency_seconds{quantile=\"0.5\"}"), f["recalc_us"]["p50"].get<double>() * 1e-6);
-    EXPECT_DOUBLE_EQ(m.at("bond_risk_recalc_latency_seconds{quantile=\"1\"}"), f["recalc_us"]["max"].get<double>() * 1e-6);
+    // At least the amendment's recalculation and commit, each in the +Inf bucket and in _count.
+    for (const char* h : {"bond_risk_recalc_latency_seconds", "bond_risk_commit_latency_seconds"}) {
+      EXPECT_GE(m.at(std::string(h) + "_count"), 1) << h;
+      EXPECT_EQ(m.at(std::string(h) + "_bucket{le=\"+Inf\"}"), m.at(std::string(h) + "_count")) << h;
+      EXPECT_GT(m.at(std::string(h) + "_sum"), 0) << h;
+    }
     return true;
   })) << desk.log();
 

@@ -7,12 +7,15 @@
 // apart from its apply and recalculation, so a benchmark reads their cost. Between
 // batches the event loop hands recalculated rows to the result writer
 // (publish). `stats` reports the sums, so a benchmark divides their change
-// by the commands it sent. Owned by the executor, on the server's one thread.
+// by the commands it sent; it also reports each durable commit's seconds as
+// a histogram (for /metrics). Owned by the executor, on the server's one thread.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <string_view>
+
+#include "base/histogram.h"
 
 namespace bond_risk {
 
@@ -23,6 +26,7 @@ inline constexpr std::array<std::string_view, 10> kPhaseNames = {
 struct PhaseTimes {
   std::array<double, kPhaseNames.size()> seconds{};
   std::size_t batches = 0;  // transactions (or read-only batches) executed
+  base::Histogram commits;  // each durable commit's seconds
 
   void add(Phase p, double s) { seconds[static_cast<std::size_t>(p)] += s; }
 };

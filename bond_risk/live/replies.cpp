@@ -180,6 +180,8 @@ base::Json stats_json(const LiveModel& model, const std::array<std::size_t, kCom
           {member::events, model.events()},
           {member::commands, commands},
           {member::recalc_us, latency},
+          {member::recalc_seconds, protocol::histogram_json(model.latency_histogram())},
+          {member::commit_seconds, protocol::histogram_json(phases.commits)},
           {member::time_us, time_us},
           {member::memory_kb, {{member::vm_peak, memory.vm_peak_kb}, {member::vm_rss, memory.vm_rss_kb}}}};
 }

@@ -16,6 +16,12 @@ std::string error_line(std::string_view message) {
   return base::dump_line({{member::ok, false}, {member::error, message}});
 }
 
+std::string too_long_line(std::size_t bytes) {
+  return error_line("the reply would be " + std::to_string(bytes) + " bytes, more than a reply may be (" +
+                    std::to_string(kMaxReplyBytes) + "): ask for less, e.g. the first N (`limits all 1000`) or one book "
+                    "(`limits BOOK`, `explain BOOK`)");
+}
+
 std::string update_line(std::string_view values, std::int64_t event) {
   // `values` is already an object's text (the server compares it to the
   // last one sent): spliced whole, never cut.
@@ -92,11 +98,32 @@ std::vector<BookEntry> decode_books(const base::Json& reply) {
   return books;
 }
 
+base::Json histogram_json(const base::Histogram& h) {
+  return {{member::le, base::Histogram::kBounds}, {member::cumulative, h.cumulative()}, {member::sum, h.sum()},
+          {member::observations, h.count()}};
+}
+
+namespace {
+
+std::optional<HistogramFigures> decode_histogram(const base::Json& stats_reply, const char* name) {
+  const auto found = stats_reply.find(name);
+  if (found == stats_reply.end() || !found->is_object()) return std::nullopt;
+  HistogramFigures h{found->at(member::le).get<std::vector<double>>(),
+                     found->at(member::cumulative).get<std::vector<std::uint64_t>>(), found->at(member::sum).get<double>(),
+                     found->at(member::observations).get<std::uint64_t>()};
+  if (h.le.size() != h.cumulative.size()) return std::nullopt;
+  return h;
+}
+
+}  // namespace
+
 EngineFigures decode_figures(const base::Json& stats_reply) {
   EngineFigures f;
   f.event = event_of(stats_reply).value_or(0);
   f.results_as_of = stats_reply.value(member::results_as_of, std::int64_t{0});
   f.recalc_us = stats_reply.value(member::recalc_us, base::Json());
+  f.recalc_seconds = decode_histogram(stats_reply, member::recalc_seconds);
+  f.commit_seconds = decode_histogram(stats_reply, member::commit_seconds);
   const base::Json counts = stats_reply.value(member::counts, base::Json::object());
   for (const std::string_view kind : {word::outright_book, word::repo_book}) {
     const auto of_kind = counts.find(std::string(kind));

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/histogram.h"
 #include "base/json.h"
 #include "bond_risk/model/kind.h"
 #include "bond_risk/model/status.h"
@@ -74,6 +75,14 @@ inline constexpr char vm_rss[] = "vm_rss";
 inline constexpr char results_error[] = "results_error";
 inline constexpr char commands[] = "commands";  // answered, by command name
 inline constexpr char time_us[] = "time_us";    // per phase, summed since start-up
+// stats: each recalculation's and each durable commit's seconds since
+// start-up, as a histogram: {"le":[bounds],"cumulative":[counts],"sum","observations"}.
+inline constexpr char recalc_seconds[] = "recalc_seconds";
+inline constexpr char commit_seconds[] = "commit_seconds";
+inline constexpr char le[] = "le";
+inline constexpr char cumulative[] = "cumulative";
+inline constexpr char sum[] = "sum";
+inline constexpr char observations[] = "observations";
 }  // namespace member
 
 // The words values carry, as the model names them: a status, a book's type.
@@ -89,6 +98,10 @@ inline constexpr std::string_view repo_book = kind_name(Kind::repo_book);
 // `values` (a JSON object's text) or an alert; each one line, without its "\n".
 std::string ok_line(const base::Json& members);
 std::string error_line(std::string_view message);
+// A read's reply may be at most this long: a longer one is refused up front
+// (too_long_line), so that no reply outgrows what a connection may queue.
+inline constexpr std::size_t kMaxReplyBytes = 4 << 20;
+std::string too_long_line(std::size_t bytes);
 std::string update_line(std::string_view values, std::int64_t event);
 std::string alert_line(const base::Json& alert, std::int64_t event);
 
@@ -124,10 +137,20 @@ std::vector<BookEntry> decode_books(const base::Json& reply);
 // What a client reads of stats: the event served, the event the results
 // database holds, the recalculation latency percentiles ({"p50":...}), how
 // many books exist (any status), and the engine's resident memory.
+// A histogram as stats replies it (member::recalc_seconds).
+struct HistogramFigures {
+  std::vector<double> le;                  // the bounds, seconds
+  std::vector<std::uint64_t> cumulative;   // observations at or below each
+  double sum = 0;
+  std::uint64_t count = 0;
+};
+base::Json histogram_json(const base::Histogram& histogram);
+
 struct EngineFigures {
   std::int64_t event = 0;
   std::int64_t results_as_of = 0;
   base::Json recalc_us;
+  std::optional<HistogramFigures> recalc_seconds, commit_seconds;  // if the reply gives them
   std::size_t books = 0;
   std::optional<std::int64_t> vm_rss_kb;  // if the reply gives it
 };

@@ -153,6 +153,8 @@ void DeskState::set_figures(const protocol::EngineFigures& stats, double events_
                         {"results_lag", stats.event - stats.results_as_of}};
   if (figures != figures_.value) figures_ = {bump(), std::move(figures)};
   if (stats.vm_rss_kb) resident_kb_ = *stats.vm_rss_kb;
+  recalc_seconds_ = stats.recalc_seconds;
+  commit_seconds_ = stats.commit_seconds;
 }
 
 DeskState::Health DeskState::health() const {
@@ -165,11 +167,8 @@ DeskState::Health DeskState::health() const {
   h.event = figures_.value.value(member::event, std::int64_t{0});
   h.results_as_of = figures_.value.value(member::results_as_of, std::int64_t{0});
   h.resident_kb = resident_kb_;
-  if (const base::Json& recalc = figures_.value.at(member::recalc_us); recalc.is_object()) {
-    for (const auto& [name, us] : recalc.items()) {
-      if (us.is_number()) h.recalc_us.emplace_back(name, us.get<double>());
-    }
-  }
+  h.recalc_seconds = recalc_seconds_;
+  h.commit_seconds = commit_seconds_;
   return h;
 }
 

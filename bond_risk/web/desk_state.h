@@ -84,7 +84,8 @@ class DeskState {
     std::string error;  // why not connected ("" before the first attempt)
     bool has_figures = false;
     std::int64_t event = 0, results_as_of = 0, resident_kb = 0;
-    std::vector<std::pair<std::string, double>> recalc_us;  // ("p50", microseconds), ... as the engine names them
+    // Each recalculation's and durable commit's seconds since the engine started.
+    std::optional<protocol::HistogramFigures> recalc_seconds, commit_seconds;
   };
   Health health() const;
 
@@ -165,6 +166,7 @@ class DeskState {
   Stamped engine_{0, base::Json::object()};
   std::int64_t as_of_event_ = 0;
   std::int64_t resident_kb_ = 0;  // the engine's, from its last stats reply
+  std::optional<protocol::HistogramFigures> recalc_seconds_, commit_seconds_;  // likewise
   std::uint64_t restarted_ = 0;  // the version of the last connected()
   std::string unwatched_;        // the books no watch follows, said for the page
 };

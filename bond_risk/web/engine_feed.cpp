@@ -20,6 +20,7 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kEventsEvery = std::chrono::milliseconds(100);
 constexpr auto kStatsEvery = std::chrono::seconds(1);
 constexpr auto kRetryEvery = std::chrono::seconds(1);
+constexpr auto kAnswerWithin = std::chrono::seconds(5);  // else the engine is down (stopped, or stuck)
 constexpr auto kRewatchEvery = std::chrono::seconds(10);  // books no watch could follow are tried again
 constexpr std::size_t kMaxWatched = 10'000;  // the engine's bound per connection: the books of one watch link
 constexpr std::int64_t kTopPositions = 20;  // of a book a stream shows
@@ -50,6 +51,11 @@ class Follower {
     std::vector<pollfd> polled;
     while (!stop.stop_requested()) {
       const auto now = Clock::now();
+      if (!asked_.empty() && now - asked_.front().at > kAnswerWithin) {
+        throw std::runtime_error("the engine has not answered for " +
+                                 std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kAnswerWithin).count()) +
+                                 " s (stopped, or stuck)");
+      }
       if (now >= next_events) {
         if (!waiting_for(Asked::events)) ask(format_command(RecentEvents{state_.last_event_seq()}), Asked::events);
         if (!waiting_for(Asked::positions)) {
@@ -89,11 +95,12 @@ class Follower {
   struct Question {
     Asked what;
     std::int64_t book;  // whose positions
+    Clock::time_point at;
   };
 
   void ask(const std::string& line, Asked what, std::int64_t book = 0) {
     if (!base::write_all(fd_.get(), line + "\n")) throw std::runtime_error("the engine closed the connection");
-    asked_.push_back({what, book});
+    asked_.push_back({what, book, Clock::now()});
   }
   bool waiting_for(Asked what) const {
     return std::any_of(asked_.begin(), asked_.end(), [&](const Question& q) { return q.what == what; });

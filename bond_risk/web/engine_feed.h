@@ -9,9 +9,11 @@
 // round of such questions at a time. The first watch link also watches the
 // limits (their alerts); the explain and `limits` are asked for once a
 // second when events came. Books no watch could follow are named
-// in the state (and tried again every 10 s). When the engine is unreachable
-// or goes away, the state says so and the feed connects again every second
-// by itself; the state then starts again from what that engine says.
+// in the state (and tried again every 10 s). When the engine is unreachable,
+// goes away, or leaves a question unanswered for 5 s (stopped, or stuck:
+// health means it answered recently), the state says so and the feed
+// connects again every second by itself; the state then starts again from
+// what that engine says.
 //
 // Runs on its own thread from construction to destruction; `state` must
 // outlive it.

@@ -1,8 +1,7 @@
 #include "bond_risk/web/metrics.h"
 
-#include <algorithm>
 #include <charconv>
-#include <string_view>
+#include <optional>
 
 namespace bond_risk::web {
 
@@ -15,24 +14,6 @@ std::string number(double value) {
   return std::string(text, end);
 }
 
-// The quantile a percentile of the engine's stats names, as decimal text
-// (no binary rounding: p99.9 is "0.999"): min 0, max 1, pN N/100; "" for another name.
-std::string quantile(std::string_view name) {
-  if (name == "min") return "0";
-  if (name == "max" || name == "p100") return "1";
-  if (!name.starts_with('p')) return "";
-  const std::string_view percent = name.substr(1);
-  const std::size_t point = std::min(percent.find('.'), percent.size());
-  const std::string_view whole = percent.substr(0, point);
-  const std::string_view fraction = percent.substr(std::min(point + 1, percent.size()));
-  auto digits = [](std::string_view d) { return d.find_first_not_of("0123456789") == std::string_view::npos; };
-  if (whole.empty() || whole.size() > 2 || !digits(whole) || !digits(fraction)) return "";
-  std::string q = "0." + std::string(2 - whole.size(), '0') + std::string(whole) + std::string(fraction);
-  q.erase(q.find_last_not_of('0') + 1);
-  if (q.back() == '.') q.pop_back();
-  return q;
-}
-
 void family(std::string& out, const char* name, const char* type, const std::string& help) {
   out.append("# HELP ").append(name).append(" ").append(help).append("\n");
   out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
@@ -40,6 +21,21 @@ void family(std::string& out, const char* name, const char* type, const std::str
 
 void sample(std::string& out, const std::string& name, double value) {
   out.append(name).append(" ").append(number(value)).append("\n");
+}
+
+// A histogram's buckets (cumulative, with le="+Inf"), _sum and _count; nothing before the engine gave one.
+void histogram(std::string& out, const char* name, const char* help, const std::optional<protocol::HistogramFigures>& h) {
+  if (!h) return;
+  family(out, name, "histogram", help);
+  const std::string bucket = std::string(name) + "_bucket{le=\"";
+  for (std::size_t i = 0; i < h->le.size(); ++i) {
+    char le[32];  // as Prometheus' client libraries write a bound: 0.0001, not 1e-04
+    const auto end = std::to_chars(le, le + sizeof le, h->le[i], std::chars_format::fixed).ptr;
+    sample(out, bucket + std::string(le, end) + "\"}", static_cast<double>(h->cumulative[i]));
+  }
+  sample(out, bucket + "+Inf\"}", static_cast<double>(h->count));
+  sample(out, std::string(name) + "_sum", h->sum);
+  sample(out, std::string(name) + "_count", static_cast<double>(h->count));
 }
 
 }  // namespace
@@ -60,14 +56,10 @@ std::string metrics_text(const DeskState::Health& health, std::size_t streams, s
   sample(out, "bond_risk_results_lag_events", static_cast<double>(health.event - health.results_as_of));
   family(out, "bond_risk_resident_memory_bytes", "gauge", "The engine's resident memory (VmRSS).");
   sample(out, "bond_risk_resident_memory_bytes", static_cast<double>(health.resident_kb) * 1024);
-  if (health.recalc_us.empty()) return out;  // no recalculation yet
-  family(out, "bond_risk_recalc_latency_seconds", "summary",
-         "Recalculation latency over the engine's latest recalculations (a bounded window), by quantile; "
-         "no _sum or _count: the engine reports percentiles only.");
-  for (const auto& [name, us] : health.recalc_us) {
-    const std::string q = quantile(name);
-    if (!q.empty()) sample(out, "bond_risk_recalc_latency_seconds{quantile=\"" + q + "\"}", us / 1e6);
-  }
+  histogram(out, "bond_risk_recalc_latency_seconds", "Seconds of each recalculation since the engine started.",
+            health.recalc_seconds);
+  histogram(out, "bond_risk_commit_latency_seconds",
+            "Seconds of each durable commit (a batch of events) since the engine started.", health.commit_seconds);
   return out;
 }
 
