@@ -59,6 +59,24 @@ TEST(Quotes, BadQuoteRowsFailTheirBondWithAReasonAndTheRestLoad) {
   test::expect_same_as_fresh(live);
 }
 
+// A bad quote is the bond's own bad data: it outranks a FAILED curve's
+// STALE (MODEL.md "Market quotes and spread"), and the reason names it.
+TEST(Quotes, ABadQuoteOnABondWhoseCurveFailedFailsTheBondNamingTheQuote) {
+  Live live("100", 20, 2,
+            "UPDATE ir_curve_input_rate SET value = 'bad' WHERE idx = 1 AND ir_curve_id = (SELECT ir_curve_id FROM bond WHERE id = 4);"
+            "DELETE FROM bond_quote WHERE bond_id = 4; INSERT INTO bond_quote VALUES (4, 0);");
+  const Store& s = live.store();
+  ASSERT_EQ(s.state(ref(Kind::ir_curve, s.bonds[live.node(4).index].curve)).status, Status::failed);
+  EXPECT_EQ(s.state(live.node(4)).status, Status::failed);
+  EXPECT_NE(why(live, 4).find("bond_quote clean_price"), std::string::npos) << why(live, 4);
+  for (NodeIndex b = 0; b < s.bonds.size(); ++b) {  // the curve's other bonds are STALE, as before
+    if (s.bonds[b].curve == s.bonds[live.node(4).index].curve && b != live.node(4).index) {
+      EXPECT_EQ(s.state(ref(Kind::bond, b)).status, Status::stale) << "bond " << s.id(ref(Kind::bond, b));
+    }
+  }
+  test::expect_same_as_fresh(live);
+}
+
 TEST(Quotes, SetPriceMovesOnlySpreadFiguresAndCs01AndMatchesAFreshFlush) {
   Live live("100", 20, 2, "DELETE FROM bond_quote;");
   const std::int64_t bond = 8, other = 9;
@@ -90,8 +108,8 @@ TEST(Quotes, SetPriceMovesOnlySpreadFiguresAndCs01AndMatchesAFreshFlush) {
       if (s.states[static_cast<std::size_t>(Kind::outright_trade)][m].status != Status::ok) continue;
       const OutrightTrade& t = s.outright_trades[m];
       const double bond_cs01 = s.bond_figures[t.bond].cs01;
+      unquoted += is_null(s.bonds[t.bond].quote) ? 1 : 0;
       if (is_null(bond_cs01)) {
-        ++unquoted;
         EXPECT_TRUE(is_null(s.outright_values[m].cs01));
       } else {
         EXPECT_EQ(s.outright_values[m].cs01, static_cast<double>(t.quantity) * bond_cs01 * t.dir);
@@ -106,6 +124,33 @@ TEST(Quotes, SetPriceMovesOnlySpreadFiguresAndCs01AndMatchesAFreshFlush) {
   ASSERT_EQ(live.run("clear-price " + std::to_string(bond))["ok"], true);
   EXPECT_TRUE(is_null(figures(live, bond).z_spread));
   EXPECT_FALSE(is_null(figures(live, other).z_spread));
+  test::expect_same_as_fresh(live);
+}
+
+// `unquoted` counts a book's OK members whose bond has no quote, not those
+// whose cs01 is null for another reason: a quoted bond that matures today
+// (its only cash flow is today's, so no rate enters and it has no figures).
+TEST(Quotes, UnquotedCountsTheMembersWhoseBondHasNoQuote) {
+  Live live("100", 20, 2,
+            "UPDATE bond SET maturity_date = (SELECT today FROM calendar LIMIT 1) WHERE id = 8;"
+            "INSERT OR REPLACE INTO bond_quote (bond_id, clean_price) VALUES (8, 100);");
+  const Store& s = live.store();
+  const NodeIndex bond = live.node(8).index;
+  ASSERT_EQ(s.state(live.node(8)).status, Status::ok);
+  ASSERT_TRUE(is_null(s.bond_figures[bond].cs01)) << "no rate enters a bond maturing today";
+  std::size_t on_it = 0;
+  for (NodeIndex b = 0; b < s.outright_books.size(); ++b) {
+    std::uint32_t unquoted = 0;
+    for (NodeIndex m : s.outright_books[b].members) {
+      if (s.states[static_cast<std::size_t>(Kind::outright_trade)][m].status != Status::ok) continue;
+      unquoted += is_null(s.bonds[s.outright_trades[m].bond].quote) ? 1 : 0;
+      on_it += s.outright_trades[m].bond == bond ? 1 : 0;
+    }
+    EXPECT_EQ(s.outright_books[b].unquoted, unquoted) << "book " << b;
+  }
+  EXPECT_GT(on_it, 0u) << "an OK member on the quoted bond that matures today";
+  ASSERT_EQ(live.run("clear-price 8")["ok"], true);
+  ASSERT_EQ(live.run("set-price 8 100")["ok"], true);
   test::expect_same_as_fresh(live);
 }
 

@@ -138,7 +138,7 @@ struct Calculator {
       if (s.with_quote_analytics) s.bond_figures[i] = {};  // off: never written, null since the load
       st.status = from_inputs(
           st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
-      if (st.status == Status::ok && b.quote_error != 0) st.status = Status::failed;  // bad data outranks expiry
+      if (b.quote_error != 0) st.status = Status::failed;  // its own bad data outranks STALE and EXPIRED
       if (st.status != Status::ok) {  // publishes no ladder either
         if (s.with_key_rates) ++s.bond_ladder_version[i];
         return;
@@ -151,6 +151,7 @@ struct Calculator {
         const CurveGrid& grid = grid_for(curve.grids, b.calendar);
         const CouponSums coupons = coupon_sums(grid_days, grid.sums, b.place, b.coupons);
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
+        value.quoted = !is_null(b.quote);
         if (s.with_key_rates) ladder_of(b, i, today, grid_days, grid, curve);
         keep_finite(st, value);
         if (st.status == Status::ok && s.with_quote_analytics) {
@@ -408,7 +409,7 @@ struct Calculator {
     sum.pnl += sign * v.pnl;
     sum.cs01 += is_null(v.cs01) ? 0.0 : sign * v.cs01;  // a select, not a branch: 1 in 5 is unquoted
   }
-  static std::uint32_t unquoted_member(const OutrightValue& v) { return is_null(v.cs01) ? 1 : 0; }
+  static std::uint32_t unquoted_member(const OutrightValue& v) { return v.quoted ? 0 : 1; }
   static std::uint32_t unquoted_member(const RepoValue&) { return 0; }
 
   static void accumulate(RepoValue& sum, const RepoValue& v, double sign) {

@@ -49,6 +49,7 @@ std::uint32_t coupon_count(Date start, Date maturity, int coupons_per_year);
 // one cache line) its cs01 from quote analytics: NaN when not published.
 struct BondValue {
   double price = 0, pv01 = 0, cs01 = std::numeric_limits<double>::quiet_NaN();
+  bool quoted = false;  // it has a market quote (cs01 may still be null: no rate enters)
 };
 
 // A bond's discount factors summed over its coupons (or taken at its
@@ -74,6 +75,7 @@ BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, in
 // cs01 is NaN (null) on a bond with no quote (model/quote_analytics.h).
 struct OutrightValue {
   double pv = 0, pv01 = 0, pnl = 0, cs01 = 0;
+  bool quoted = false;  // its bond has a market quote: its book counts the OK members on one that has not
 };
 
 // value_bond's price alone, from coupons.df and curve.df (the same bits).
