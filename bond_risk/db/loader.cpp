@@ -170,7 +170,7 @@ class Loader {
   template <class Read>
   void named_nodes(Kind kind, Read read) {
     each_node(kind, [&](const Row& row, NodeIndex i) {
-      s().names.emplace(std::string(row.text("name")), ref(kind, i));
+      s().add_name(std::string(row.text("name")), ref(kind, i));
       read(row, i);
     });
   }
@@ -443,7 +443,7 @@ bool reread(base::Database& db, Store& store, NodeRef node) {
     }
     return true;
   }
-  store.state(node).error = 0;
+  store.clear_error(node);
   const bool curve = kind_of(node) == Kind::ir_curve;
   const InputTable& table = curve ? input_table("ir_curve_input_rate") : input_table(kind_of(node));
   base::Statement st = db.prepare(select_all(table) + " WHERE " + std::string(table.node_column) + " = ?" +

@@ -15,10 +15,16 @@ std::size_t Store::size() const {
 }
 
 std::string Store::name_of(NodeRef n) const {
-  for (const auto& [name, node] : names) {
-    if (node == n) return name;
-  }
+  const std::vector<std::string>& named = node_names[n.type];
+  if (n.index < named.size() && !named[n.index].empty()) return named[n.index];
   return std::to_string(id(n));
+}
+
+void Store::add_name(std::string name, NodeRef n) {
+  if (!names.emplace(name, n).second) return;
+  std::vector<std::string>& named = node_names[n.type];
+  if (named.size() <= n.index) named.resize(n.index + 1);
+  named[n.index] = std::move(name);
 }
 
 NodeIndex Store::add(Kind kind, std::int64_t id) {
@@ -41,14 +47,32 @@ void Store::fail(NodeRef node, std::string reason) {
 }
 
 std::uint32_t Store::add_error(std::string reason) {
+  if (!free_errors.empty()) {
+    const std::uint32_t index = free_errors.back();
+    free_errors.pop_back();
+    errors[index] = std::move(reason);
+    return index;
+  }
   if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
   errors.push_back(std::move(reason));
   return static_cast<std::uint32_t>(errors.size() - 1);
 }
 
+void Store::release_error(std::uint32_t index) {
+  if (index == 0) return;
+  std::string().swap(errors[index]);
+  free_errors.push_back(index);
+}
+
+void Store::clear_error(NodeRef node) {
+  release_error(state(node).error);
+  state(node).error = 0;
+}
+
 void Store::set_quote(NodeIndex bond, std::optional<double> clean_price, const std::string& unreadable) {
   Bond& b = bonds[bond];
   b.quote = kNull;
+  release_error(b.quote_error);
   b.quote_error = 0;
   if (!clean_price && unreadable.empty()) return;
   if (clean_price && *clean_price > 0 && std::isfinite(*clean_price)) {

@@ -161,7 +161,9 @@ struct Store {
   std::array<std::vector<std::int64_t>, kKindCount> ids;  // database id per node
   IdIndex by_id;
   std::vector<std::string> errors{""};
-  std::unordered_map<std::string, NodeRef> names;  // calendars, curves and books by name
+  std::vector<std::uint32_t> free_errors;  // released slots of errors, reused first
+  std::unordered_map<std::string, NodeRef> names;  // calendars, curves and books by name (add_name)
+  std::array<std::vector<std::string>, kKindCount> node_names;  // the same by node index ("": none)
   std::int64_t max_id = 0;                          // the largest id of any node
   // The risk limits (table risk_limit) in id order, and a count of the
   // changes made to them since the store was loaded.
@@ -171,9 +173,10 @@ struct Store {
   NodeState& state(NodeRef n) { return states[n.type][n.index]; }
   const NodeState& state(NodeRef n) const { return states[n.type][n.index]; }
   std::int64_t id(NodeRef n) const { return ids[n.type][n.index]; }
-  // A named node's name (calendars, curves, books), else its id as text. A
-  // search of `names`: for replies, not for hot loops.
+  // A named node's name (calendars, curves, books), else its id as text.
   std::string name_of(NodeRef n) const;
+  // Names node `n` (the first node named so keeps the name).
+  void add_name(std::string name, NodeRef n);
   std::size_t size(Kind kind) const { return ids[static_cast<std::size_t>(kind)].size(); }
   std::size_t size() const;
 
@@ -190,8 +193,14 @@ struct Store {
   // reason until the quote is set again.
   void set_quote(NodeIndex bond, std::optional<double> clean_price, const std::string& unreadable = "");
   const std::string& error(NodeRef node) const { return errors[state(node).error]; }
-  // Keeps a reason; its index in errors (never 0).
+  // Keeps a reason; its index in errors (never 0): a slot released before,
+  // or a new one. A re-read row's old reason is released first, so that the
+  // table holds the reasons of the rows that are bad now, however often
+  // bad rows are read again.
   std::uint32_t add_error(std::string reason);
+  void release_error(std::uint32_t index);  // 0: none
+  // A node's own data valid again (its reason released).
+  void clear_error(NodeRef node);
 
   // Lays out key_rate_axis for the curves' point counts and sizes the
   // bonds' and books' ladders; once the nodes are loaded.
