@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bond_risk/cli/stored_explain.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
@@ -407,6 +409,24 @@ TEST(Explain, AWatchedBooksUpdatesCarryItsDayPnl) {
   EXPECT_NE(update["day_pnl"].get<double>(), 0.0);
 }
 
+// A new day moves every book's day_pnl (to 0) with no recalculation: every
+// book counts as changed for its watchers, whose next update says 0.
+TEST(Explain, ANewDayIsPushedToEveryWatchedBook) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  ASSERT_EQ(live.run("bump-curve GBP-GILT 4")["ok"], true);
+  const std::int64_t id = live.store().id(live.store().names.at("OB_GBP-GILT_1"));
+  ASSERT_NE(base::Json::parse(live.executor->update_values(id))["day_pnl"].get<double>(), 0.0);
+  live.executor->forget_changes();
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    for (const std::int64_t book : live.store().ids[static_cast<std::size_t>(kind)]) {
+      EXPECT_TRUE(live.executor->changed_since_notified(book)) << "book " << book;
+      EXPECT_EQ(base::Json::parse(live.executor->update_values(book))["day_pnl"].get<double>(), 0.0) << "book " << book;
+    }
+  }
+}
+
 // kill -9 while a desk's commands stream in (curve moves and whole curves,
 // quotes, rolls, bookings, removals, amendments), then a restart: the
 // explain is what the committed events made it, bit for bit. A second
@@ -648,4 +668,100 @@ TEST(Explain, AnotherProgramsChangeInARefusedBatchStaysExternal) {
   const base::Json restarted = again.run("explain OB_GBP-GILT_1");
   EXPECT_NEAR(external_of(restarted), now - before, 1e-9 * std::abs(now)) << restarted.dump();
   EXPECT_LE(std::abs(restarted["residual"].get<double>()), 1e-9 * std::abs(now)) << restarted.dump();
+}
+
+// A book another program deletes mid-day stays in the day's total,
+// measuring 0: the total moves by what it held, as external, live as in the
+// stored explain and after a restart.
+TEST(Explain, ABookAnotherProgramDeletesMovesTheTotalAsExternal) {
+  Live live("100", 20, 2);
+  ASSERT_EQ(live.run("start-day")["ok"], true);
+  ASSERT_EQ(live.run("bump-curve GBP-GILT 4")["ok"], true);
+  const double held = measure(live, "OB_GBP-GILT_1");
+  const std::string book = std::to_string(live.store().id(live.store().names.at("OB_GBP-GILT_1")));
+  const base::Json before = live.run("explain")["total"];
+  base::Database(live.path, base::Database::Mode::read_write)
+      .exec("DELETE FROM outright_book_trade WHERE book_id = " + book + "; DELETE FROM outright_book WHERE id = " + book);
+  ASSERT_EQ(live.run("get 1")["ok"], true);  // applies it
+  ASSERT_FALSE(live.store().names.count("OB_GBP-GILT_1"));
+  const base::Json after = live.run("explain")["total"];
+  const double tolerance = 1e-9 * std::max(1.0, std::abs(held));
+  EXPECT_NEAR(after["day_pnl"].get<double>(), before["day_pnl"].get<double>() - held, tolerance) << after.dump();
+  EXPECT_NEAR(after["residual"].get<double>(), 0.0, tolerance);
+  EXPECT_NEAR(stored_explain(*live.db, std::nullopt).day_pnl, after["day_pnl"].get<double>(), tolerance);
+  const std::string path = live.path;
+  live.executor.reset();
+  live.model.reset();
+  live.db.reset();
+  Reopened again(path);
+  const base::Json restarted = again.run("explain")["total"];
+  EXPECT_NEAR(restarted["day_pnl"].get<double>(), after["day_pnl"].get<double>(), tolerance) << restarted.dump();
+  EXPECT_NEAR(restarted["residual"].get<double>(), 0.0, tolerance);
+}
+
+// The explain under random interleavings of events, other programs' edits
+// (amounts, books deleted and added) and restarts: its causes always add up
+// to day_pnl, and the live total is the stored one and the one after a
+// restart.
+TEST(Explain, UnderEventsEditsAndRestartsTheLiveTotalIsTheStoredOneAndAddsUp) {
+  for (const unsigned seed : {1u, 2u, 3u}) {
+    test::TempDir dir;
+    const std::string path = dir.path("p.db");
+    ASSERT_EQ(test::run_cli("generate --preset 100 --book-size 4 --out " + path).exit_code, 0);
+    std::mt19937 random(seed);
+    auto pick = [&](const std::string& sql) {
+      const std::vector<std::string> rows = test::query_rows(path, sql);
+      if (rows.empty()) return std::string();
+      const std::string row = rows[random() % rows.size()];
+      return row.substr(0, row.find('|'));
+    };
+    std::optional<Reopened> engine(std::in_place, path);
+    ASSERT_EQ(engine->run("start-day")["ok"], true);
+    std::int64_t next_book = 900000;
+    for (int step = 0; step < 40; ++step) {
+      std::string what;
+      switch (random() % 8) {
+        case 0: what = "bump-curve GBP-GILT " + std::to_string(static_cast<int>(random() % 9) - 4); break;
+        case 1: what = "bump-curve EUR-BUND " + std::to_string(static_cast<int>(random() % 9) - 4); break;
+        case 2: what = "amend-trade " + pick("SELECT id FROM outright_trade") + " quantity=" + std::to_string(100 + random() % 5000); break;
+        case 3: what = random() % 4 == 0 ? "start-day" : "get 1"; break;
+        case 4: what = "sql UPDATE outright_trade SET quantity = quantity + 7 WHERE id = " + pick("SELECT id FROM outright_trade"); break;
+        case 5: {
+          const std::string b = pick("SELECT id FROM outright_book UNION ALL SELECT id FROM repo_book");
+          const std::string table = test::query_rows(path, "SELECT 1 FROM outright_book WHERE id = " + b).empty() ? "repo_book" : "outright_book";
+          what = "sql DELETE FROM " + table + "_trade WHERE book_id = " + b + "; DELETE FROM " + table + " WHERE id = " + b;
+          break;
+        }
+        case 6: {
+          const std::string id = std::to_string(next_book++);
+          what = "sql INSERT INTO outright_book (id, name) VALUES (" + id + ", 'OB_NEW_" + id + "'); "
+                 "INSERT INTO outright_book_trade SELECT " + id + ", id FROM outright_trade WHERE id NOT IN "
+                 "(SELECT trade_id FROM outright_book_trade) LIMIT 2";
+          break;
+        }
+        default: what = "restart"; break;
+      }
+      SCOPED_TRACE("seed " + std::to_string(seed) + " step " + std::to_string(step) + ": " + what);
+      const base::Json before = engine->run("explain")["total"];
+      if (what == "restart") {
+        engine.reset();
+        engine.emplace(path);
+        const base::Json again = engine->run("explain")["total"];
+        const double d = before["day_pnl"].get<double>();
+        EXPECT_NEAR(again["day_pnl"].get<double>(), d, 1e-9 * std::max(1.0, std::abs(d)));
+      } else if (what.starts_with("sql ")) {
+        base::Database(path, base::Database::Mode::read_write).exec(what.substr(4));
+        ASSERT_EQ(engine->run("get 1")["ok"], true);
+      } else {
+        const base::Json reply = engine->run(what);
+        ASSERT_EQ(reply["ok"], true) << reply.dump();
+      }
+      const base::Json total = engine->run("explain")["total"];
+      double gross = 1;
+      for (const base::Json& c : total["causes"]) gross += std::abs(c["actual"].get<double>());
+      const double day_pnl = total["day_pnl"].get<double>();
+      EXPECT_NEAR(total["residual"].get<double>(), 0.0, 1e-9 * gross) << total.dump();
+      EXPECT_NEAR(stored_explain(engine->db, std::nullopt).day_pnl, day_pnl, 1e-9 * gross) << total.dump();
+    }
+  }
 }

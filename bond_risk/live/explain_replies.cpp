@@ -52,6 +52,12 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
   }
   for (NodeIndex b = 0; b < s.outright_books.size(); ++b) books.push_back(book_json(ref(Kind::outright_book, b)));
   for (NodeIndex b = 0; b < s.repo_books.size(); ++b) books.push_back(book_json(ref(Kind::repo_book, b)));
+  // Books deleted since the day began stay in its total, measuring 0 (model/pnl_day.h).
+  for (const std::int64_t id : day.book_ids()) {
+    if (!is_gone(s, id)) continue;
+    for (const auto& [cause, total] : day.explain(id)) all[cause_name(s, cause)] += total;
+    total_pnl -= day.baseline(id);
+  }
   out[member::books] = std::move(books);
   out[member::total] = totals_json(all, total_pnl);
   return out;

@@ -84,6 +84,24 @@ std::vector<double> predicted_moves(const Store& s, const std::vector<std::vecto
   return out;
 }
 
+bool is_gone(const Store& s, std::int64_t book_id) {
+  const NodeRef* node = s.by_id.find(book_id);
+  return !node || !is_book(kind_of(*node));
+}
+
+void moves_of_books_gone(const Store& s, BookMeasures& last, std::vector<BookMove>& out) {
+  std::vector<std::int64_t> gone;
+  for (const auto& [id, was] : last) {
+    if (was != 0 && is_gone(s, id)) gone.push_back(id);
+  }
+  std::sort(gone.begin(), gone.end());  // in id order, whatever the hash's
+  for (const std::int64_t id : gone) {
+    double& was = last[id];
+    out.push_back({id, -was, std::numeric_limits<double>::quiet_NaN()});
+    was = 0;
+  }
+}
+
 void book_moves(const Store& s, BookMeasures& last, std::span<const double> predicted, const BooksToLook& books,
                 std::vector<BookMove>& out) {
   out.clear();
@@ -99,6 +117,7 @@ void book_moves(const Store& s, BookMeasures& last, std::span<const double> pred
   if (books.all || !predicted.empty()) {
     std::size_t k = 0;
     for_each_book(s, [&](NodeRef book) { look(book, k++); });
+    if (books.all) moves_of_books_gone(s, last, out);
     return;
   }
   for (NodeIndex b : books.outright) look(ref(Kind::outright_book, b), b);

@@ -9,7 +9,8 @@
 // book's key-rate ladder just before it predicted. The causes thus add up
 // to day_pnl = measure now - baseline, up to the rounding of the sums.
 // A book's measure is its total's, over its OK members (a member leaving
-// the sum moves it); NaN counts as 0.
+// the sum moves it); NaN counts as 0; a book another program deleted
+// measures 0 from then on, and stays in the day's total.
 //
 // A PnlDay is rebuilt bit for bit from its baseline and its events' moves,
 // recorded again in event order (db/pnl_day_log.h keeps them). Plain
@@ -69,7 +70,10 @@ std::vector<double> predicted_moves(const Store& store, const std::vector<std::v
 // with the prediction when one is given, into `out` (cleared first: a
 // buffer the caller reuses). Only the books listed are looked at (outright,
 // repo: indices in order; the rest cannot have moved), unless `all` or a
-// prediction is given.
+// prediction is given. With `all` (the store was loaded again), a book of
+// `last` the store no longer has (another program deleted it) moves to 0:
+// it stays in the day, its measure 0, so the day's total moves by what it
+// held, to that cause (moves_of_books_gone, in id order).
 struct BooksToLook {
   std::span<const NodeIndex> outright, repo;
   bool all = false;
@@ -78,6 +82,9 @@ struct BooksToLook {
 using BookMeasures = std::unordered_map<std::int64_t, double>;
 void book_moves(const Store& store, BookMeasures& last, std::span<const double> predicted, const BooksToLook& books,
                 std::vector<BookMove>& out);
+void moves_of_books_gone(const Store& store, BookMeasures& last, std::vector<BookMove>& out);
+// Whether the store has no book of this id (it was deleted since the day began).
+bool is_gone(const Store& store, std::int64_t book_id);
 
 struct CauseTotal {
   double actual = 0, predicted = 0;
