@@ -91,6 +91,24 @@ INSERT INTO outright_book_trade SELECT book_id, trade_id FROM members;
   test::expect_result_tables_fresh(live);
 }
 
+// The writer yields to recalculations but never starves: with the master
+// recalculating all the time (a flood of events), a batch of every row is
+// still written, a slice at a time (the 50k preset's rows: some 25 slices).
+TEST(Hardening, AMasterRecalculatingAllTheTimeDoesNotStarveTheResultWriter) {
+  test::TempDir dir;
+  bond_risk::generate(bond_risk::find_preset("50k"), bond_risk::GenerateOptions{}, dir.path("t.db"));
+  const auto model = test::calculate(dir.path("t.db"));
+  ResultPublisher results(dir.path("t.results.db"), dir.path("t.db"));
+  const ResultPublisher::Busy busy(results);
+  results.add_all(model->store, model->graph);
+  results.seal(7);
+  EXPECT_EQ(results.wait_written(), 7) << results.last_error();
+  base::Database written(dir.path("t.results.db"), base::Database::Mode::read_only);
+  base::Statement rows = written.prepare("SELECT count(*) FROM outright_trade_result");
+  ASSERT_TRUE(rows.step());
+  EXPECT_EQ(static_cast<std::size_t>(rows.integer(0)), model->store.outright_trades.size());
+}
+
 TEST(Hardening, AResultsDatabaseLockedWhenTheWriterFirstOpensItGetsItsTablesOnceItIsFree) {
   test::TempDir dir;
   bond_risk::generate(bond_risk::find_preset("tiny"), bond_risk::GenerateOptions{}, dir.path("t.db"));
@@ -171,6 +189,31 @@ TEST(Hardening, ReadsAreAnsweredWhileAnotherProgramHoldsTheWriteLock) {
   other.exec("ROLLBACK");
   EXPECT_EQ(live.run("get 1")["ok"], true);  // the lock is free: the other program's change is applied
   test::expect_same_as_fresh(live);  // trade ot has quantity 4321
+}
+
+// A bad row read again and again (another program's bad quote, a FAILED
+// trade amended and still bad) keeps one reason, not one per reading: the
+// store's table of reasons is as large as the rows that are bad now.
+TEST(Hardening, BadRowsReadAgainKeepOneReasonEach) {
+  Live live("100", 20, 2, "UPDATE outright_trade SET quantity = 'abc' WHERE id = (SELECT min(id) FROM outright_trade);");
+  const std::string ot = std::to_string(test::first_id(live.store(), Kind::outright_trade));
+  ASSERT_EQ(live.store().state(live.node(std::stoll(ot))).status, Status::failed);
+  ChangeLog log(*live.db);
+  const auto in_use = [&] { return live.store().errors.size() - live.store().free_errors.size(); };
+  const std::size_t before = in_use();
+  for (int k = 1; k <= 50; ++k) {
+    test::apply_other_program(live, log, "INSERT OR REPLACE INTO bond_quote VALUES (4, -" + std::to_string(k) + ")");
+    const base::Json amended = live.run("amend-trade " + ot + " trade_price=" + std::to_string(90 + k));
+    EXPECT_EQ(amended["ok"], true) << amended.dump();
+  }
+  EXPECT_EQ(live.store().state(live.node(4)).status, Status::failed);
+  EXPECT_NE(live.store().errors[live.store().bonds[live.node(4).index].quote_error].find("-50"), std::string::npos);
+  EXPECT_EQ(live.store().state(live.node(std::stoll(ot))).status, Status::failed);
+  EXPECT_LE(live.store().errors.size(), before + 2) << "a reason kept per reading";
+  EXPECT_EQ(in_use(), before + 1) << "the trade's reason and the quote's";
+  test::apply_other_program(live, log, "INSERT OR REPLACE INTO bond_quote VALUES (4, 99)");
+  EXPECT_EQ(in_use(), before) << "a mended quote's reason is released";
+  test::expect_same_as_fresh(live);
 }
 
 // The 100 preset generated afresh, open for writing, with its change log.

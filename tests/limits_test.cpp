@@ -437,6 +437,24 @@ TEST(Limits, AlertsReachTheResultsDatabaseOnceAndARestartRaisesOnlyWhatChangedMe
   EXPECT_EQ(alert_rows(results_path(db), "limit_event"), alert_rows(db, "limit_alert"));
 }
 
+// A read whose reply would be longer than a reply may be (120,000 limits)
+// is refused up front, saying how to ask for less, and what it suggests is
+// answered: a connection is never left with a reply it cannot queue.
+TEST(Limits, AListTooLongToSendIsRefusedSayingHowToAskForLess) {
+  Live live("100", 20, 2,
+            "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 30000) "
+            "INSERT INTO risk_limit (id, book_id, measure, lower, upper) "
+            "SELECT 1000 + k, (SELECT min(id) FROM outright_book), 'pv01', -1e12, 1e12 FROM n;");
+  const base::Json all = live.run("limits all");
+  EXPECT_EQ(all["ok"], false);
+  EXPECT_NE(all.value("error", "").find("more than a reply may be"), std::string::npos) << all.value("error", "");
+  EXPECT_NE(all.value("error", "").find("limits all 1000"), std::string::npos) << all.value("error", "");
+  const base::Json first = live.run("limits all 1000");
+  ASSERT_EQ(first["ok"], true);
+  EXPECT_EQ(first["risk_limits"].size(), 1000u);
+  EXPECT_GE(first["states"]["OK"].get<int>(), 30000);
+}
+
 // An input database restored from a backup holds fewer alerts than the
 // results file beside it, and numbers its next alerts as the ones it lost:
 // the start-up's rewrite makes limit_event its alerts again.

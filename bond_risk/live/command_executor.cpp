@@ -81,11 +81,15 @@ struct CommandExecutor::Batch {
   void settle() {
     if (awaiting.empty()) return;
     const base::Stopwatch clock;
-    LiveModel::Recalculation r = ex.model_.recalculate();
+    LiveModel::Recalculation r = [&] {
+      const ResultPublisher::Busy busy(ex.publisher_);
+      return ex.model_.recalculate();
+    }();
     const double explaining =
         ex.explain([&] { ex.explainer_->attribute(ex.model_.store(), r, ex.served_event_, unattributed); });
     unattributed.clear();
     const double checking = ex.check_limits(r, AlertCause::event, day_started);
+    if (day_started) ex.every_book_changed();  // each one's day_pnl starts again from 0
     day_started = false;
     const base::Json recalculation = recalculation_json(r);
     const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
@@ -200,7 +204,9 @@ struct CommandExecutor::Batch {
 DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {
   try {
     base::Json members = deferred.run(stop);
-    return {protocol::ok_line(members), std::move(members)};
+    std::string line = protocol::ok_line(members);
+    if (line.size() > protocol::kMaxReplyBytes) return {protocol::too_long_line(line.size()), std::nullopt};
+    return {std::move(line), std::move(members)};
   } catch (const CommandError& e) {
     return {protocol::error_line(e.message), std::nullopt};
   } catch (const std::exception& e) {
@@ -322,6 +328,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       clock.restart();
       tx->commit();
       phases_.add(Phase::commit, clock.seconds());
+      phases_.commits.add(clock.seconds());
       alerts_committed();
       degraded_.clear();
       for (base::Json& event : batch.logged) {
@@ -343,6 +350,10 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       batch.out[i] = {protocol::error_line(batch.errors[i]), {}, {}, false, nullptr};
     } else if (!batch.out[i].deferred) {
       batch.out[i].line = protocol::ok_line(batch.replies[i]);
+      // A read too long to send is refused; a change's reply is sent whole (the change is applied).
+      if (batch.out[i].line.size() > protocol::kMaxReplyBytes && !is_write(*batch.commands[i])) {
+        batch.out[i].line = protocol::too_long_line(batch.out[i].line.size());
+      }
     }
   }
   phases_.add(Phase::reply, clock.seconds());
@@ -378,6 +389,16 @@ void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
     const std::size_t size = model_.store().size(static_cast<Kind>(k));
     if (changed.size() < size) changed.resize(size);
     for (NodeIndex i : r.changed[k]) changed.set(i);
+  }
+}
+
+void CommandExecutor::every_book_changed() {
+  any_changed_ = true;
+  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
+    engine::Bitmap& changed = changed_[static_cast<std::size_t>(kind)];
+    const std::size_t size = model_.store().size(kind);
+    if (changed.size() < size) changed.resize(size);
+    for (NodeIndex i = 0; i < size; ++i) changed.set(i);
   }
 }
 
@@ -449,7 +470,10 @@ bool CommandExecutor::publish_results(std::size_t budget) {
 // recalculates what they affect, inside the caller's transaction.
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
-  LiveModel::Recalculation r = apply_external(model_, changes, db_);
+  LiveModel::Recalculation r = [&] {
+    const ResultPublisher::Busy busy(publisher_);
+    return apply_external(model_, changes, db_);
+  }();
   const Cause external{CauseKind::external};
   explain([&] {
     explainer_->attribute(model_.store(), r, 0, {&external, 1});

@@ -158,6 +158,9 @@ class CommandExecutor {
   // Marks a recalculation's nodes for publication and for watchers; a whole
   // one (a reload, whose node indices may all have moved) replaces every mark.
   void unpublished(const LiveModel::Recalculation& r);
+  // Every book's watchers are due an update (their day_pnl moved with no
+  // recalculation: a new day).
+  void every_book_changed();
 
   ResultMarks marks_;  // results not yet handed to the writer (live/result_marks.h)
   std::array<engine::Bitmap, kKindCount> changed_;  // by node index, since forget_changes()

@@ -458,6 +458,7 @@ LiveModel::Recalculation LiveModel::recalculate() {
   } else {
     latencies_us_[recalculations_ % kLatencyWindow] = r.seconds * 1e6;
   }
+  latency_histogram_.add(r.seconds);
   ++recalculations_;
   return r;
 }

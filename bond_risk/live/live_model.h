@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/histogram.h"
 #include "base/sqlite.h"
 #include "bond_risk/model/changes.h"
 #include "bond_risk/model/store.h"
@@ -107,6 +108,8 @@ class LiveModel {
   static constexpr std::size_t kLatencyWindow = 1 << 16;
   std::span<const double> latencies_us() const { return latencies_us_; }
   std::size_t recalculations() const { return recalculations_; }  // since start: a state version
+  // Every recalculation's seconds since start, for Prometheus (/metrics).
+  const base::Histogram& latency_histogram() const { return latency_histogram_; }
 
  private:
   struct Prepare;  // validates each kind of change (live_model.cpp)
@@ -124,6 +127,7 @@ class LiveModel {
   std::size_t events_ = 0;
   std::vector<double> latencies_us_;  // a ring of kLatencyWindow once full
   std::size_t recalculations_ = 0;
+  base::Histogram latency_histogram_;
   std::vector<NodeRef> removed_;  // trades removed since the last recalculation
   std::vector<std::int64_t> limits_changed_;  // limits added or removed since then, by id
   // Bonds quoted since the last recalculation, held by the graph

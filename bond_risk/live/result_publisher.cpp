@@ -1,8 +1,6 @@
 #include "bond_risk/live/result_publisher.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <numeric>
@@ -123,10 +121,20 @@ std::string ResultPublisher::last_error() const {
   return error_;
 }
 
+void ResultPublisher::master_busy(bool busy) {
+  {
+    const std::lock_guard lock(mutex_);
+    master_busy_ = busy;
+  }
+  if (!busy) changed_.notify_all();
+}
+
+void ResultPublisher::yield_to_master() {
+  std::unique_lock lock(mutex_);
+  changed_.wait_for(lock, kMaxPause, [&] { return !master_busy_ || stopping_; });
+}
+
 void ResultPublisher::run() {
-  // Below the workers and the event loop (the header says why). Should
-  // the call fail, the writer runs at the default priority, as before.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kWriterNice);
   std::unique_ptr<base::Database> results;
   auto retry_after = kFirstRetry;
   for (;;) {
@@ -238,13 +246,18 @@ void ResultPublisher::Pending::sort_by_id() {
   nodes = std::move(sorted_nodes);
 }
 
-// One transaction: the rows in id order within each table, the alerts of
-// the events they reflect not copied yet, and the event.
+// One transaction: the rows in id order within each table, in slices
+// between which the writer yields to a recalculation, the alerts of the
+// events they reflect not copied yet, and the event.
 void ResultPublisher::write(Pending& batch, base::Database& results) {
   batch.sort_by_id();
   base::Transaction tx(results);
   if (batch.replace_all) clear_results(results);
-  write_rows(results, batch.rows);
+  const std::span<const ResultRow> rows = batch.rows;
+  for (std::size_t from = 0; from < rows.size(); from += kWriteSlice) {
+    yield_to_master();
+    write_rows(results, rows.subspan(from, std::min(kWriteSlice, rows.size() - from)));
+  }
   copy_alerts(results, batch.event_seq, batch.replace_all);
   set_results_as_of(results, batch.event_seq);
   tx.commit();

@@ -10,12 +10,17 @@
 // results database therefore know their freshness; after a crash the
 // engine's start-up writes every row again.
 //
-// The writer thread runs at a lower CPU priority (nice 10) than the flush's
-// workers and the event loop: on a host with few cores, writing a big
-// event's rows would otherwise take a core from the next event's
-// recalculation, and its reply would wait (docs/benchmarks.md, "Results
-// behind the replies"). It takes the lock to swap batches, to put back a
-// failed one and to account for one, never while it writes or empties one.
+// The writer yields to recalculations without starving: it writes a batch
+// in slices of kWriteSlice rows, and before each slice, while the master
+// says it is recalculating (master_busy), it waits for it to finish, for at
+// most kMaxPause. On a host with few cores, writing a big event's rows would
+// otherwise take a core from the next event's recalculation, and its reply
+// would wait (docs/benchmarks.md, "Results behind the replies"); under a
+// flood of events, or on a host other programs keep busy, it still writes a
+// slice every kMaxPause at least (a lower CPU priority, its first design,
+// starved it there). It takes the lock to swap batches, to put back a
+// failed one, to account for one and to wait, never while it writes or
+// empties one.
 //
 // Memory is bounded by the nodes, not by the events: the batch being
 // assembled holds at most one row per node (a node's later row replaces
@@ -76,6 +81,19 @@ class ResultPublisher {
   // Master thread: the batch holds every row changed up to event
   // `event_seq`; the writer may take it.
   void seal(std::int64_t event_seq);
+  // Master thread: it is recalculating (true) or done (false); the writer
+  // pauses between slices meanwhile (see above). Busy says so for its scope.
+  void master_busy(bool busy);
+  class Busy {
+   public:
+    explicit Busy(ResultPublisher& publisher) : publisher_(publisher) { publisher_.master_busy(true); }
+    ~Busy() { publisher_.master_busy(false); }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+
+   private:
+    ResultPublisher& publisher_;
+  };
   // Master thread: alerts were committed to the input database; the
   // writer copies them with the next batch, even one without rows.
   void alerts_written();
@@ -117,7 +135,8 @@ class ResultPublisher {
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
-  static constexpr int kWriterNice = 10;  // the writer thread's nice value
+  static constexpr std::size_t kWriteSlice = 2048;            // rows written between two looks at the master
+  static constexpr std::chrono::milliseconds kMaxPause{50};  // the longest the writer waits for it
 
   // A file's identity: device and inode.
   struct FileId {
@@ -140,7 +159,9 @@ class ResultPublisher {
   // front_, each row unless front_ has a newer one of its node (none when
   // front_ replaces every row).
   void requeue(Pending& failed);
-  static void write(Pending& batch, base::Database& results);
+  void write(Pending& batch, base::Database& results);
+  // Waits while the master is recalculating, for at most kMaxPause.
+  void yield_to_master();
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // work for the writer, or work done
@@ -148,6 +169,7 @@ class ResultPublisher {
   Pending back_;                     // written by the writer thread
   bool writing_ = false;
   bool stopping_ = false;
+  bool master_busy_ = false;
   std::size_t assembled_peak_ = 0;
   std::int64_t written_as_of_ = -1;
   std::string error_;
