@@ -6,11 +6,15 @@ SHELL := /bin/bash
 
 # As many jobs as CPUs unless the command line says (make -j2, make -j1:
 # GNU make lets it win); a recursive make shares its parent's jobs. Each
-# line of output stays whole.
+# line of output stays whole, but for `make web`: line sync holds a
+# command's output until it ends, and web runs until Ctrl-C (its URL must
+# show at once).
 ifeq ($(MAKELEVEL),0)
   MAKEFLAGS += -j$(shell nproc)
 endif
-MAKEFLAGS += --output-sync=line
+ifeq ($(filter web,$(MAKECMDGOALS)),)
+  MAKEFLAGS += --output-sync=line
+endif
 
 # Install missing Debian packages before anything else is evaluated: what
 # building and running need (scripts/install-deps.sh run), and for any goal
@@ -18,7 +22,7 @@ MAKEFLAGS += --output-sync=line
 # (install-deps.sh test).
 DEPS_CHECK_RUN := pkg-config --exists sqlite3 eigen3 tbb nlohmann_json cpp-httplib && test -f /usr/share/javascript/chart.js/chart.min.js && test -f /usr/include/asio.hpp && command -v gnuplot && command -v sqlite3
 DEPS_CHECK_TEST := command -v chromedriver && test -f /usr/include/gtest/gtest.h && test -f /usr/include/benchmark/benchmark.h && test -f /usr/include/ql/quantlib.hpp && command -v clang++ && command -v shellcheck
-DEPS_MODE := $(if $(filter-out all run web clean print-cxxflags bin/bond_risk data/bond_risk_440k.db,$(MAKECMDGOALS)),test,run)
+DEPS_MODE := $(if $(filter-out all run web reset-data clean print-cxxflags bin/bond_risk data/bond_risk_440k.db,$(MAKECMDGOALS)),test,run)
 DEPS_CHECK := $(DEPS_CHECK_RUN)$(if $(filter test,$(DEPS_MODE)), && $(DEPS_CHECK_TEST))
 ifneq ($(shell { $(DEPS_CHECK); } >/dev/null 2>&1 && echo ok),ok)
   $(info make: some dependencies are missing; running scripts/install-deps.sh $(DEPS_MODE))
@@ -99,7 +103,7 @@ TEST_BIN := $(BUILD)/tests/bond_risk_tests
 CONF := conf/bond_risk.conf
 DATA_440K := data/bond_risk_440k.db
 
-.PHONY: all run web test bench bench-kernels clean fuzz fuzz-targets
+.PHONY: all run web reset-data test bench bench-kernels clean fuzz fuzz-targets
 all: $(BIN)
 
 # bin/bond_risk_mpi (`mpirun -np N bin/bond_risk_mpi scenarios ...`), built
@@ -180,6 +184,10 @@ run: $(BIN) $(DATA_440K)
 # The desk page: an engine on the 440k set and its gateway (prints the URL).
 web: $(BIN) $(DATA_440K)
 	scripts/run-web.sh $(BIN) $(DATA_440K)
+
+# The demo set as generated again, after live commands changed it.
+reset-data: $(BIN)
+	scripts/reset-data.sh $(BIN) $(DATA_440K)
 
 # ThreadSanitizer keeps the longest access history (history_size=7): with the
 # default, the stacks of a race inside libtbb are often lost ("failed to

@@ -28,5 +28,6 @@ else
   echo "run-web.sh: starting an engine on $db (log: $db.engine.log)"
   for _ in $(seq 600); do "$bin" send --db "$db" stats >/dev/null 2>&1 && break; sleep 0.1; done
 fi
+echo "run-web.sh: commands (bin/bond_risk send ...) change $db for good; make reset-data generates it afresh"
 echo "run-web.sh: the desk page is at the URL below; Ctrl-C stops the gateway and the engine"
 "$bin" web --db "$db" --listen "$listen" || true

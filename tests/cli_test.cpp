@@ -1,6 +1,7 @@
 // bin/bond_risk as a user runs it: commands, settings and every bad input.
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "base/sqlite.h"
 #include "tests/test_support.h"
+#include "tests/web_support.h"
 
 using test::run_cli;
 
@@ -322,4 +324,44 @@ TEST(Layers, TheCheckRefusesAnIncludeTheMatrixDoesNotAllowAndAcceptsTheTree) {
   std::ofstream(dir.path("bond_risk/web/feed.cpp"), std::ios::app) << "#include \"bond_risk/live/server.h\"\n";
   expect_refused("web may not include live, a layer below it",
                  "bond_risk/web/feed.cpp (web) includes bond_risk/live/server.h (live)");
+}
+
+// `make web` in a terminal prints the desk page's URL at once, not when it
+// ends (make's line sync held a running command's output until Ctrl-C).
+// Run under `script` (a pseudo-terminal), on a tiny database, with the
+// built binary (-o: make remakes neither).
+TEST(Cli, MakeWebPrintsTheUrlAtOnceInATerminal) {
+  TinyDb db;
+  const std::string bin = std::getenv("BOND_RISK_BIN");
+  const int port = test::free_port();
+  const std::string make = "make --no-print-directory -C '" + test::source_dir() + "' web BIN='" + bin + "' DATA_440K='" +
+                           db.path + "' -o '" + bin + "' -o '" + db.path + "'";
+  const std::string log = db.dir.path("web.log");
+  test::Process web({"/usr/bin/setsid", "/usr/bin/script", "-qefc", make, "/dev/null"}, log,
+                    {"WEB_LISTEN=127.0.0.1:" + std::to_string(port)});
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const bool shown = test::eventually([&] { return contains(test::slurp(log), url); }, std::chrono::seconds(10));
+  kill(-web.pid(), SIGTERM);  // the session: make, the script, the engine and the gateway
+  web.wait_for(std::chrono::seconds(20));
+  EXPECT_TRUE(shown) << "no URL within 10 s; the output was:\n" << test::slurp(log);
+}
+
+// Live commands change the demo data for good; scripts/reset-data.sh (`make
+// reset-data`) gives back the set as generated: the same results digest.
+TEST(Cli, ResetDataGivesBackTheGeneratedSetAndItsDigest) {
+  test::TempDir dir;
+  const std::string db = dir.path("demo.db");
+  ASSERT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  const auto digest = [&] {
+    const test::CliResult r = run_cli("run --batch --db " + db);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out.substr(r.out.find("Results digest:"), 34);
+  };
+  const std::string generated = digest();
+  base::Database(db, base::Database::Mode::read_write).exec("UPDATE outright_trade SET quantity = quantity + 5");
+  ASSERT_NE(digest(), generated);
+  const std::string reset = "cd '" + test::source_dir() + "' && scripts/reset-data.sh '" + std::getenv("BOND_RISK_BIN") +
+                            "' '" + db + "' tiny > /dev/null 2>&1";
+  ASSERT_EQ(std::system(reset.c_str()), 0);
+  EXPECT_EQ(digest(), generated);
 }
