@@ -216,6 +216,38 @@ TEST(Hardening, BadRowsReadAgainKeepOneReasonEach) {
   test::expect_same_as_fresh(live);
 }
 
+// A trade's sizes and prices follow MODEL.md's rules alike in rows and in
+// commands (one table of rules, model/trade_fields.h): quantity and notional
+// positive whole numbers, trade_price and start_cash finite positive, a
+// repo's rate any finite number. A row outside them is FAILED naming the
+// field; a command that would set such a value is refused and changes nothing.
+TEST(Hardening, TradeSizesAndPricesAreCheckedAlikeInRowsAndCommands) {
+  Live live("100", 20, 2,
+            "UPDATE outright_trade SET quantity = -5 WHERE id = (SELECT min(id) FROM outright_trade);"
+            "UPDATE repo_trade SET start_cash = 0 WHERE id = (SELECT min(id) FROM repo_trade);");
+  const Store& s = live.store();
+  const std::int64_t ot = test::first_id(s, Kind::outright_trade), rt = test::first_id(s, Kind::repo_trade);
+  EXPECT_EQ(s.state(live.node(ot)).status, Status::failed);
+  EXPECT_NE(s.error(live.node(ot)).find("quantity -5 is not a positive whole number"), std::string::npos) << s.error(live.node(ot));
+  EXPECT_EQ(s.state(live.node(rt)).status, Status::failed);
+  EXPECT_NE(s.error(live.node(rt)).find("start_cash 0 is not a finite positive number"), std::string::npos) << s.error(live.node(rt));
+  const std::int64_t ot2 = ot + 1, rt2 = rt + 1;
+  ASSERT_EQ(s.state(live.node(ot2)).status, Status::ok);
+  ASSERT_EQ(s.state(live.node(rt2)).status, Status::ok);
+  const std::uint64_t digest = results_digest(s);
+  const std::string o = "amend-trade " + std::to_string(ot2) + " ", r = "amend-trade " + std::to_string(rt2) + " ";
+  for (const std::string& line : {o + "trade_price=-100", o + "quantity=-5", o + "quantity=0", o + "trade_price=0",
+                                  r + "notional=0", r + "start_cash=-1", r + "notional=-3",
+                                  std::string("add-outright bond_id=4 trade_price=99 quantity=-1 buy_sell=BUY")}) {
+    const base::Json refused = live.run(line);
+    EXPECT_EQ(refused["ok"], false) << line;
+    EXPECT_TRUE(contains(refused.value("error", ""), "is not a")) << line << ": " << refused.dump();
+  }
+  EXPECT_EQ(results_digest(s), digest) << "a refused command changes nothing";
+  EXPECT_EQ(live.run(r + "rate=-0.004")["ok"], true) << "a repo rate may be negative";
+  test::expect_same_as_fresh(live);
+}
+
 // The 100 preset generated afresh, open for writing, with its change log.
 struct LoggedDatabase {
   test::TempDir dir;
@@ -330,7 +362,7 @@ TEST(Hardening, SmallMistakesGetOneClearLine) {
   ASSERT_EQ(run_cli("generate --preset tiny --out " + dir.path("t.db")).exit_code, 0);
   const test::CliResult empty = run_cli("show --db " + dir.path("t.db") + " ''");
   EXPECT_EQ(empty.exit_code, 1);
-  EXPECT_TRUE(contains(empty.err, "no node with id or name ''")) << empty.err;
+  EXPECT_TRUE(contains(empty.err, "no calendar, curve, bond, trade or book has the id or name ''")) << empty.err;
 }
 
 TEST(Hardening, GenerateTouchesNoFileButItsOwnAndCreatesOwnerOnlyFiles) {

@@ -69,8 +69,8 @@ TEST(LiveEngine, ABookWhoseSumOverflowedIsOkAgainOnceAMemberNoLongerMakesItOverf
   Live live("100", 20);
   const std::string bond = id_text(live.store(), Kind::bond);
   const std::string book = "OB_GBP-GILT_1";
-  // Each trade's pnl, about 1e308, is finite; the two sum to an infinity: the book FAILS.
-  const std::string add = "add-outright bond_id=" + bond + " trade_price=-1e308 quantity=1 buy_sell=BUY book=" + book;
+  // Each trade's pnl, about -1e308 (sold at a price of 1e308), is finite; the two sum to an infinity: the book FAILS.
+  const std::string add = "add-outright bond_id=" + bond + " trade_price=1e308 quantity=1 buy_sell=SELL book=" + book;
   const std::vector<base::Json> added = live.batch({add, add});
   ASSERT_EQ(added[0]["ok"], true) << added[0].dump();
   ASSERT_EQ(added[1]["ok"], true) << added[1].dump();
@@ -278,7 +278,7 @@ TEST(LiveEngine, ABooksLadderFollowsAMemberAmendedToAnotherBondOrCurve) {
       std::to_string(s.ids[static_cast<std::size_t>(Kind::ir_curve)][1 - s.repo_trades[0].curve]);
   for (const std::string& line :
        {"amend-trade " + ot + " bond_id=" + other_curve_bond(s.outright_trades[0].bond) + " quantity=700",
-        "amend-trade " + ot + " quantity=-300 buy_sell=SELL",
+        "amend-trade " + ot + " quantity=300 buy_sell=SELL",
         "amend-trade " + rt + " bond_id=" + other_curve_bond(s.repo_trades[0].bond) + " notional=90000",
         "amend-trade " + rt + " ir_curve_id=" + other_curve + " end_date=2026-03-02 start_cash=8000000"}) {
     ASSERT_EQ(live.run(line)["ok"], true) << line;
@@ -444,6 +444,7 @@ TEST(LiveEngine, TopPositionsAreAnOutrightBooksLargestTradesByPv01WithTheirBonds
       got[id] = live.run("get " + std::to_string(id));
       got[id].erase("key_rates");
       got[id].erase("ok");
+      got[id].erase("inputs");  // what it is computed from: get's alone
     }
   }
   std::vector<std::int64_t> expected;
@@ -476,4 +477,26 @@ TEST(LiveEngine, TopPositionsAreAnOutrightBooksLargestTradesByPv01WithTheirBonds
   EXPECT_EQ(repo["ok"], false);
   EXPECT_NE(repo.value("error", "").find("repo_book, not an outright book"), std::string::npos) << repo;
   EXPECT_EQ(live.run("top-positions " + book + " 1001")["ok"], false);
+}
+
+// `get` says what a node is computed from beside its values: a trade's
+// bond, size, price, side and books, a curve's rates, the date it is valued at.
+TEST(LiveEngine, GetShowsWhatANodeIsComputedFrom) {
+  Live live("100", 20);
+  const Store& s = live.store();
+  const OutrightBook& book = s.outright_books[s.names.at("OB_GBP-GILT_1").index];
+  const NodeIndex t = book.members.at(0);
+  const base::Json trade = live.run("get " + std::to_string(s.id(ref(Kind::outright_trade, t))))["inputs"];
+  EXPECT_EQ(trade["quantity"], s.outright_trades[t].quantity);
+  EXPECT_EQ(trade["trade_price"], s.outright_trades[t].trade_price);
+  EXPECT_EQ(trade["bond_id"], s.id(ref(Kind::bond, s.outright_trades[t].bond)));
+  EXPECT_EQ(trade["buy_sell"], s.outright_trades[t].dir > 0 ? "BUY" : "SELL");
+  ASSERT_EQ(trade["books"].size(), 1u);
+  EXPECT_EQ(trade["books"][0]["name"], "OB_GBP-GILT_1");
+  EXPECT_EQ(trade["today"], format_date(s.calendars[0].today));
+  const base::Json curve = live.run("get GBP-GILT")["inputs"];
+  const IrCurve& gilt = s.curves[s.names.at("GBP-GILT").index];
+  ASSERT_EQ(curve["rates"].size(), gilt.points.size());
+  EXPECT_EQ(curve["rates"][3]["value"], gilt.points[3].value);
+  EXPECT_EQ(curve["rates"][3]["days_forward"], gilt.points[3].days_forward);
 }

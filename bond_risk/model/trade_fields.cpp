@@ -1,7 +1,8 @@
 #include "bond_risk/model/trade_fields.h"
 
+#include <cmath>
 #include <string_view>
-#include <utility>
+#include <variant>
 
 namespace bond_risk {
 
@@ -29,16 +30,30 @@ NodeIndex resolve(const Store& store, Kind kind, std::int64_t id) {
 }
 
 TradeField trade_field(const Column& c) {
-  using F = TradeField;
-  constexpr std::pair<std::string_view, TradeField> kFields[] = {
-      {"bond_id", F::bond},         {"calendar_id", F::calendar}, {"ir_curve_id", F::curve},
-      {"start_date", F::start_date}, {"end_date", F::end_date},    {"notional", F::notional},
-      {"start_cash", F::start_cash}, {"rate", F::rate},            {"trade_price", F::trade_price},
-      {"quantity", F::quantity},     {"buy_sell", F::side}};
-  for (const auto& [name, field] : kFields) {
-    if (c.name == name) return field;
+  for (const FieldRule& f : kFieldRules) {
+    if (c.name == f.column) return f.field;
   }
-  return F::none;
+  return TradeField::none;
+}
+
+void check_value(TradeField field, const FieldValue& v) {
+  for (const FieldRule& f : kFieldRules) {
+    if (f.field != field) continue;
+    const bool whole = std::holds_alternative<std::int64_t>(v), real = std::holds_alternative<double>(v);
+    const double x = whole ? static_cast<double>(std::get<std::int64_t>(v)) : real ? std::get<double>(v) : 0;
+    switch (f.rule) {
+      case ValueRule::any: return;
+      case ValueRule::positive_whole:
+        if (whole && std::get<std::int64_t>(v) > 0) return;
+        throw FieldError(std::string(f.column) + " " + field_text(v) + " is not a positive whole number");
+      case ValueRule::positive_finite:
+        if (std::isfinite(x) && x > 0) return;
+        throw FieldError(std::string(f.column) + " " + field_text(v) + " is not a finite positive number");
+      case ValueRule::finite:
+        if (std::isfinite(x)) return;
+        throw FieldError(std::string(f.column) + " " + field_text(v) + " is not a finite number");
+    }
+  }
 }
 
 std::vector<TradeField> trade_fields(const InputTable& table) {
@@ -48,6 +63,7 @@ std::vector<TradeField> trade_fields(const InputTable& table) {
 }
 
 void set_field(const Store& store, OutrightTrade& t, TradeField field, const FieldValue& v) {
+  check_value(field, v);
   switch (field) {
     case TradeField::bond: t.bond = resolve(store, Kind::bond, id_of(v)); break;
     case TradeField::trade_price: t.trade_price = std::get<double>(v); break;
@@ -58,6 +74,7 @@ void set_field(const Store& store, OutrightTrade& t, TradeField field, const Fie
 }
 
 void set_field(const Store& store, RepoTrade& t, TradeField field, const FieldValue& v) {
+  check_value(field, v);
   switch (field) {
     case TradeField::bond: t.bond = resolve(store, Kind::bond, id_of(v)); break;
     case TradeField::calendar: t.calendar = resolve(store, Kind::calendar, id_of(v)); break;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bond_risk/model/input_tables.h"
@@ -21,11 +22,38 @@ enum class TradeField : std::uint8_t {
   none, bond, calendar, curve, start_date, end_date, notional, start_cash, rate, trade_price, quantity, side
 };
 TradeField trade_field(const Column& column);
+
+// MODEL.md's rules for a trade's sizes and prices (outright_trade,
+// repo_trade): quantity and notional positive whole numbers, trade_price
+// and start_cash finite positive numbers, a repo's rate any finite number
+// (repo rates can be negative). The one table the loader (a row outside it
+// is FAILED, naming the field) and the trade commands (refused) read.
+enum class ValueRule : std::uint8_t { any, positive_whole, positive_finite, finite };
+struct FieldRule {
+  std::string_view column;
+  TradeField field;
+  ValueRule rule;
+};
+inline constexpr FieldRule kFieldRules[] = {
+    {"bond_id", TradeField::bond, ValueRule::any},
+    {"calendar_id", TradeField::calendar, ValueRule::any},
+    {"ir_curve_id", TradeField::curve, ValueRule::any},
+    {"start_date", TradeField::start_date, ValueRule::any},
+    {"end_date", TradeField::end_date, ValueRule::any},
+    {"notional", TradeField::notional, ValueRule::positive_whole},
+    {"start_cash", TradeField::start_cash, ValueRule::positive_finite},
+    {"rate", TradeField::rate, ValueRule::finite},
+    {"trade_price", TradeField::trade_price, ValueRule::positive_finite},
+    {"quantity", TradeField::quantity, ValueRule::positive_whole},
+    {"buy_sell", TradeField::side, ValueRule::any},
+};
+// Throws FieldError naming the column when `value` breaks `field`'s rule.
+void check_value(TradeField field, const FieldValue& value);
 // trade_field of each of a table's columns, in order.
 std::vector<TradeField> trade_fields(const InputTable& table);
 
 // Sets `field` of `trade` to `value`, which has its column's type (a field
-// the trade does not have is left alone). A reference is resolved through
+// the trade does not have is left alone); checks it first (check_value). A reference is resolved through
 // `store`; throws FieldError if it names no node of the column's kind.
 void set_field(const Store& store, OutrightTrade& trade, TradeField field, const FieldValue& value);
 void set_field(const Store& store, RepoTrade& trade, TradeField field, const FieldValue& value);
