@@ -5,12 +5,14 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
 
+#include "base/json.h"
 #include "base/sqlite.h"
 #include "tests/test_support.h"
 #include "tests/web_support.h"
@@ -63,12 +65,15 @@ TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {
   TinyDb db;
   const test::CliResult r = run_cli("run --batch --threads 2 --db " + db.path + " --json " + db.dir.path("r.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.out, "Tier 1 ran 1 objects in ")) << r.out;  // the calendar
-  EXPECT_TRUE(contains(r.out, "Tier 2 ran 2 objects in "));              // the curves, which sum its coupon grids
-  EXPECT_TRUE(contains(r.out, "Tier 3 ran 6 objects in "));
-  EXPECT_TRUE(contains(r.out, "Tier 4 ran 20 objects in "));
-  EXPECT_TRUE(contains(r.out, "Tier 5 ran 8 objects in "));
+  EXPECT_TRUE(contains(r.out, "Tier 1 (calendar) ran 1 objects in ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Tier 2 (ir_curve) ran 2 objects in "));  // the curves, which sum its coupon grids
+  EXPECT_TRUE(contains(r.out, "Tier 3 (bond) ran 6 objects in "));
+  EXPECT_TRUE(contains(r.out, "Tier 4 (outright_trade, repo_trade) ran 20 objects in "));
+  EXPECT_TRUE(contains(r.out, "Tier 5 (outright_book, repo_book) ran 8 objects in "));
   EXPECT_TRUE(contains(r.out, "All tiers ran 37 objects in "));  // 1 + 2 + 6 + 20 + 8 books of 3 trades
+  // The desk's risk in total, and what to do next.
+  EXPECT_TRUE(contains(r.out, "Risk over the OK books: outright pv ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Next: bond_risk show BOOK")) << r.out;
   std::ifstream json(db.dir.path("r.json"));
   const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
   for (const char* key : {"\"threads\": 2", "\"load_seconds\"", "\"flush_seconds\"", "\"tiers\"",
@@ -84,6 +89,11 @@ TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {
     EXPECT_EQ(st.integer(0), rows) << table;
     EXPECT_EQ(st.integer(1), rows) << table;
   }
+  // The printed total is the stored books' sum.
+  base::Statement pv = check.prepare("SELECT total(pv) FROM outright_book_result WHERE status = 'OK'");
+  ASSERT_TRUE(pv.step());
+  const double printed = std::stod(r.out.substr(r.out.find("outright pv ") + 12));
+  EXPECT_NEAR(printed, pv.real(0), 0.005 + 1e-12 * std::abs(pv.real(0)));
   const test::CliResult show = run_cli("show --db " + db.path + " 4 OT_1");
   EXPECT_EQ(show.exit_code, 0) << show.err;
   EXPECT_TRUE(contains(show.out, "bond 4 (BOND_1): OK price=")) << show.out;
@@ -119,7 +129,7 @@ TEST(Cli, ShowNamesAnUnknownIdAndExitsNonZero) {
   const test::CliResult r = run_cli("show --db " + db.path + " 4 987654");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.out, "bond 4"));
-  EXPECT_TRUE(contains(r.err, "no node with id or name '987654'")) << r.err;
+  EXPECT_TRUE(contains(r.err, "no calendar, curve, bond, trade or book has the id or name '987654'")) << r.err;
 }
 
 TEST(Cli, ShowWithoutAResultsDatabaseSaysSoAndExitsNonZero) {
@@ -135,7 +145,15 @@ TEST(Cli, MissingOrUnusableDatabasesGiveOneClearLine) {
   test::TempDir dir;
   const test::CliResult missing = run_cli("run --db " + dir.path("nope.db"));
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_TRUE(contains(missing.err, "cannot open database " + dir.path("nope.db"))) << missing.err;
+  EXPECT_TRUE(contains(missing.err, "database " + dir.path("nope.db") + " does not exist")) << missing.err;
+  // Every command says it alike (show said SQLite's "unable to open database file").
+  const test::CliResult show = run_cli("show --db " + dir.path("nope.db") + " 1");
+  EXPECT_EQ(show.exit_code, 1);
+  EXPECT_TRUE(contains(show.err, "database " + dir.path("nope.db") + " does not exist")) << show.err;
+  // A usage error names the command once (it said "bond_risk: bond_risk show: ...").
+  const test::CliResult option = run_cli("show --bogus");
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_TRUE(contains(option.err, "bond_risk: show: unknown option --bogus (see bond_risk show --help)")) << option.err;
 
   std::ofstream(dir.path("text.db")) << "this is not a database, just some text that is long enough to be a header\n";
   const test::CliResult garbage = run_cli("run --db " + dir.path("text.db"));
@@ -364,4 +382,38 @@ TEST(Cli, ResetDataGivesBackTheGeneratedSetAndItsDigest) {
                             "' '" + db + "' tiny > /dev/null 2>&1";
   ASSERT_EQ(std::system(reset.c_str()), 0);
   EXPECT_EQ(digest(), generated);
+}
+
+// A misspelt scenario set is answered at once, naming the sets there are:
+// `scenarios` before it loads and flushes the database, `plot pnl` instead
+// of advising a `scenarios` run that would fail the same way.
+TEST(Cli, AMisspeltScenarioSetIsAnsweredFirstNamingTheSetsThereAre) {
+  TinyDb db;
+  const test::CliResult scenarios = run_cli("scenarios --db " + db.path + " --set histrical");
+  EXPECT_EQ(scenarios.exit_code, 2) << scenarios.err;
+  EXPECT_TRUE(contains(scenarios.err, "no scenario set 'histrical'")) << scenarios.err;
+  EXPECT_TRUE(contains(scenarios.err, "historical, ladder")) << scenarios.err;
+  EXPECT_FALSE(contains(scenarios.out, "Loaded")) << "it loaded the database first: " << scenarios.out;
+  const test::CliResult plot = run_cli("plot pnl --set histrical --db " + db.path);
+  EXPECT_EQ(plot.exit_code, 2) << plot.err;
+  EXPECT_TRUE(contains(plot.err, "historical, ladder")) << plot.err;
+  EXPECT_FALSE(contains(plot.err, "scenarios --set histrical")) << plot.err;
+}
+
+// `send` prints indented JSON for a person (--pretty; the default on a
+// terminal) and one line per reply into a pipe (--raw; the default there).
+TEST(Cli, SendPrintsIndentedJsonForAPersonAndLinesForAPipe) {
+  TinyDb db;
+  const std::string sock = db.dir.path("e.sock");
+  test::EngineProcess engine(db.path, sock, db.dir.path("engine.log"));
+  ASSERT_TRUE(engine.ready());
+  const test::CliResult pretty = run_cli("send --socket " + sock + " --pretty get 1");
+  EXPECT_EQ(pretty.exit_code, 0) << pretty.err;
+  EXPECT_GT(std::count(pretty.out.begin(), pretty.out.end(), '\n'), 3) << pretty.out;
+  EXPECT_TRUE(contains(pretty.out, "\n  \"ok\": true")) << pretty.out;
+  const test::CliResult raw = run_cli("send --socket " + sock + " get 1");
+  EXPECT_EQ(std::count(raw.out.begin(), raw.out.end(), '\n'), 1) << raw.out;
+  EXPECT_EQ(base::Json::parse(raw.out)["ok"], true);
+  EXPECT_EQ(run_cli("send --socket " + sock + " --raw --pretty get 1").exit_code, 2);
+  EXPECT_EQ(run_cli("send --socket " + sock + " shutdown").exit_code, 0);
 }

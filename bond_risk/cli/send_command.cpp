@@ -1,4 +1,5 @@
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -6,6 +7,7 @@
 #include <thread>
 
 #include "base/cli_args.h"
+#include "base/json.h"
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/protocol/command.h"
@@ -21,16 +23,19 @@ base::CommandSpec spec() {
       "send",
       "[--socket PATH] [--db PATH] [--conf PATH] [COMMAND ARGS...]",
       "Sends one command to the running engine and prints its JSON reply; with no command, sends the lines\n"
-      "of standard input (one command each, pipelined) and prints one reply per line, and the updates of\n"
-      "watched nodes and the alerts of watched limits as they come. Exits 1 if any reply is not ok, or if\n"
-      "the engine closed the connection before replying to every command (which may or may not have been\n"
-      "applied: see its event_log).\n\n"
+      "of standard input (one command each, pipelined) and prints their replies, and the updates of\n"
+      "watched nodes and the alerts of watched limits as they come. On a terminal each reply is indented\n"
+      "JSON; into a pipe or a file, one line each, as the engine sent it (--raw and --pretty choose).\n"
+      "Exits 1 if any reply is not ok, or if the engine closed the connection before replying to every\n"
+      "command (which may or may not have been applied: see its event_log).\n\n"
       "commands:\n" +
           commands_help(),
       {
           kSocketOption,
           kServedDbOption,
           kConfOption,
+          {"raw", "", "one JSON line per reply, as the engine sent it (the default into a pipe or a file)"},
+          {"pretty", "", "each reply as indented JSON (the default on a terminal)"},
       },
   };
 }
@@ -41,6 +46,8 @@ int send_command(std::span<char* const> args) {
   const std::optional<base::ParsedArgs> parsed = base::parse_command(spec(), args);
   if (!parsed) return 0;
   const base::ParsedArgs& a = *parsed;
+  if (a.has("raw") && a.has("pretty")) throw base::UsageError("send: --raw and --pretty exclude each other");
+  const bool pretty = a.has("pretty") || (!a.has("raw") && ::isatty(STDOUT_FILENO) == 1);
   const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   const base::UniqueFd fd = base::connect_unix(control_socket(settings));
 
@@ -66,7 +73,7 @@ int send_command(std::span<char* const> args) {
   std::size_t replies = 0;
   base::LineReader lines(fd.get());
   while (const std::optional<std::string> line = lines.read_line()) {
-    std::cout << *line << "\n" << std::flush;
+    std::cout << (pretty ? base::Json::parse(*line).dump(2) : *line) << "\n" << std::flush;
     if (protocol::is_pushed_line(*line)) continue;  // an update of a watched node or an alert, not a reply
     ++replies;
     all_ok &= protocol::is_ok_line(*line);

@@ -26,7 +26,12 @@ struct Queries::Visit {
     return n;
   }
 
-  base::Json operator()(const Get& g) const { return node_json(s.model, s.model.find(g.key, s.rows)); }
+  base::Json operator()(const Get& g) const {
+    const NodeRef node = s.model.find(g.key, s.rows);
+    base::Json out = node_json(s.model, node);
+    out["inputs"] = inputs_json(s.model.store(), node);
+    return out;
+  }
   base::Json operator()(const ShowBook& b) const { return node_json(s.model, book_node(b.key)); }
   base::Json operator()(const ListBooks&) const { return at_event({{member::books, books_json(s.model.store())}}); }
   base::Json operator()(const RecentEvents& r) const {

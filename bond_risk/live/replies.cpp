@@ -81,6 +81,56 @@ base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
   return out;
 }
 
+base::Json inputs_json(const Store& s, NodeRef n) {
+  const auto named = [&](Kind kind, NodeIndex i) {
+    const NodeRef node = ref(kind, i);
+    return base::Json{{member::id, s.id(node)}, {member::name, s.name_of(node)}};
+  };
+  const auto books_of = [&](NodeRef trade) {
+    base::Json books = base::Json::array();
+    const Kind kind = kind_of(trade) == Kind::outright_trade ? Kind::outright_book : Kind::repo_book;
+    for (NodeIndex b = 0; b < s.size(kind); ++b) {
+      const std::vector<NodeIndex>& members = kind == Kind::outright_book ? s.outright_books[b].members : s.repo_books[b].members;
+      if (std::find(members.begin(), members.end(), trade.index) != members.end()) books.push_back(named(kind, b));
+    }
+    return books;
+  };
+  const auto side = [](int dir) { return dir > 0 ? "BUY" : "SELL"; };
+  switch (kind_of(n)) {
+    case Kind::calendar: return {{"today", format_date(s.calendars[n.index].today)}};
+    case Kind::ir_curve: {
+      const IrCurve& c = s.curves[n.index];
+      base::Json rates = base::Json::array();
+      for (std::size_t k = 0; k < c.points.size(); ++k) {
+        rates.push_back({{"idx", c.point_idx[k]}, {"days_forward", c.points[k].days_forward}, {"value", c.points[k].value}});
+      }
+      return {{"rates", std::move(rates)}};
+    }
+    case Kind::bond: {
+      const Bond& b = s.bonds[n.index];
+      return {{"start_date", format_date(b.start)}, {"maturity_date", format_date(b.maturity)}, {"coupon", b.coupon},
+              {"coupons_per_year", b.coupons_per_year}, {"quote", b.quote}, {"calendar", named(Kind::calendar, b.calendar)},
+              {"ir_curve", named(Kind::ir_curve, b.curve)}, {"today", format_date(s.calendars[b.calendar].today)}};
+    }
+    case Kind::outright_trade: {
+      const OutrightTrade& t = s.outright_trades[n.index];
+      return {{"bond_id", s.id(ref(Kind::bond, t.bond))}, {"quantity", t.quantity}, {"trade_price", t.trade_price},
+              {"buy_sell", side(t.dir)}, {"books", books_of(n)},
+              {"today", format_date(s.calendars[s.bonds[t.bond].calendar].today)}};
+    }
+    case Kind::repo_trade: {
+      const RepoTrade& t = s.repo_trades[n.index];
+      return {{"bond_id", s.id(ref(Kind::bond, t.bond))}, {"end_date", format_date(t.end)}, {"notional", t.notional},
+              {"start_cash", t.start_cash}, {"rate", t.rate}, {"calendar", named(Kind::calendar, t.calendar)},
+              {"ir_curve", named(Kind::ir_curve, t.curve)}, {"books", books_of(n)},
+              {"today", format_date(s.calendars[t.calendar].today)}};
+    }
+    case Kind::outright_book:
+    case Kind::repo_book: break;  // its members (node_json's count) are its inputs
+  }
+  return base::Json::object();
+}
+
 base::Json positions_json(const LiveModel& model, NodeRef book, std::size_t count) {
   const Store& s = model.store();
   const auto trade = [](NodeIndex t) { return ref(Kind::outright_trade, t); };

@@ -33,6 +33,11 @@ base::Json recalculation_json(const LiveModel::Recalculation& recalculation);
 // unless `ladder` is Ladder::without.
 enum class Ladder { with, without };
 base::Json node_json(const LiveModel& model, NodeRef node, Ladder ladder = Ladder::with);
+// What a node is computed from, for `get` beside its values (`inputs`): a
+// trade's bond, size, price, side and books, a repo's dates and cash, a
+// bond's schedule, quote, calendar and curve, a curve's input rates, and
+// the date the node is valued at (`today`, its calendar's).
+base::Json inputs_json(const Store& store, NodeRef node);
 
 // An outright book's `count` largest trades by |pv01| (OK trades first, then
 // by id; removed trades are no positions), each with its bond, both as

@@ -36,7 +36,7 @@ constexpr CommandInfo kCommands[] = {
      "margin, `none` for an unbounded side; the reply gives its id, and each change of its state is an alert",
      true},
     {CommandId::remove_limit, "remove-limit", "ID", "remove a risk limit", true},
-    {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values", false},
+    {CommandId::get, "get", "ID|NAME", "a node's type, status, reason and values, and what it is computed from (inputs: a trade's bond, size, price, side and books; a curve's rates; the date it is valued at)", false},
     {CommandId::book, "book", "NAME", "a book's totals and member count", false},
     {CommandId::top_positions, "top-positions", "BOOK [N]",
      "an outright book's N largest trades by absolute pv01 (default 20, at most 1000; OK trades first), each with its "
