@@ -30,8 +30,11 @@ ParsedArgs parse_args(const CommandSpec& spec, std::span<char* const> args) {
     for (const OptionSpec& o : spec.options) {
       if (o.name == name) option = &o;
     }
-    const std::string cmd = spec.program + " " + spec.name;
-    if (!option) throw UsageError(cmd + ": unknown option --" + std::string(name) + " (see " + cmd + " --help)");
+    // The caller prints the program's name before a UsageError: the command's alone here.
+    const std::string& cmd = spec.name;
+    if (!option) {
+      throw UsageError(cmd + ": unknown option --" + std::string(name) + " (see " + spec.program + " " + cmd + " --help)");
+    }
     if (option->value_name.empty()) {
       if (eq != std::string_view::npos) throw UsageError(cmd + ": --" + std::string(name) + " takes no value");
       out.options[std::string(name)] = "";

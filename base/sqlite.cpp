@@ -46,6 +46,9 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   const int flags = SQLITE_OPEN_NOMUTEX | (mode == Mode::read_only    ? SQLITE_OPEN_READONLY
                     : mode == Mode::read_write ? SQLITE_OPEN_READWRITE
                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW);
+  if (mode != Mode::create && path != ":memory:" && !std::filesystem::exists(path)) {
+    throw std::runtime_error("database " + path + " does not exist (check the path, or generate one)");
+  }
   configure_library();
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);

@@ -105,14 +105,14 @@ TEST(Events, BadCommandsAreRefusedWithAReasonAndChangeNothing) {
   const std::string ot = std::to_string(first_id(live.store(), Kind::outright_trade));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"explode", "unknown command 'explode'"},
-      {"bump-curve NOPE 1", "no node with id or name 'NOPE'"},
+      {"bump-curve NOPE 1", "no calendar, curve, bond, trade or book has the id or name 'NOPE'"},
       {"bump-curve GBP-GILT abc", "BP 'abc' is not a finite number"},
       {"bump-curve " + bond + " 1", "not ir_curve"},
       {"bump-curve GBP-GILT", "usage: bump-curve CURVE BP"},
       {"set-rate GBP-GILT 99 0.01", "has no input rate with idx 99"},
       {"set-rate GBP-GILT 0 nan", "is not a finite number"},
       {"roll-date 2026-02-30", "'2026-02-30' is not a YYYY-MM-DD date"},
-      {"amend-trade 999999 quantity=1", "no node with id or name '999999'"},
+      {"amend-trade 999999 quantity=1", "no calendar, curve, bond, trade or book has the id or name '999999'"},
       {"amend-trade " + bond + " quantity=1", "not a trade"},
       {"amend-trade " + ot + " colour=red", "unknown trade field 'colour'"},
       {"amend-trade " + ot + " notional=5", "unknown outright_trade field 'notional'"},
@@ -128,7 +128,7 @@ TEST(Events, BadCommandsAreRefusedWithAReasonAndChangeNothing) {
       {"remove-trade " + bond, "not a trade"},
       {"get", "usage: get ID|NAME"},
       {"stats now", "usage: stats"},
-      {"get \xff\xfe", "no node with id or name '\xef\xbf\xbd\xef\xbf\xbd'"},  // not UTF-8: U+FFFD in valid JSON
+      {"get \xff\xfe", "no calendar, curve, bond, trade or book has the id or name '\xef\xbf\xbd\xef\xbf\xbd'"},  // not UTF-8: U+FFFD in valid JSON
   };
   for (const auto& [line, message] : cases) {
     const base::Json reply = live.run(line);

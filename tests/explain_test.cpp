@@ -214,7 +214,7 @@ TEST(Explain, BadRequestsAreRefusedAndChangeNothing) {
   ASSERT_EQ(live.run("bump-curve GBP-GILT 2")["ok"], true);
   const std::string before = explain_text(live.run("explain"));
   for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
-           {"explain NOPE", "no node with id or name 'NOPE'"},
+           {"explain NOPE", "no calendar, curve, bond, trade or book has the id or name 'NOPE'"},
            {"explain GBP-GILT", "not a book"},
            {"explain OB_GBP-GILT_1 extra", "usage: explain"},
            {"explain-events", "usage: explain-events"},
@@ -389,7 +389,7 @@ TEST(Explain, TheCommandLinePrintsTheStoredExplainAndDrawsItsWaterfall) {
   EXPECT_NEAR(to, sum, 1e-9 * std::abs(sum)) << data;
 
   const test::CliResult unknown = test::run_cli("explain --db " + live.path + " NOPE");
-  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.exit_code, 2) << "an unknown book is a bad value, as for plot";
   EXPECT_NE(unknown.err.find("no outright_book or repo_book with id or name 'NOPE'"), std::string::npos) << unknown.err;
   const std::string fresh = live.dir.path("fresh.db");
   generate(find_preset("tiny"), {.seed = 5, .book_size = 10}, fresh);

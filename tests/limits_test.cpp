@@ -290,7 +290,7 @@ TEST(Limits, SetLimitRefusesALimitThatCannotHoldAndRemoveLimitDeletesOne) {
   };
   const std::int64_t before = rows();
   const std::map<std::string, std::string> refused = {
-      {"set-limit NO_BOOK pv01 0 1", "no node with id or name 'NO_BOOK'"},
+      {"set-limit NO_BOOK pv01 0 1", "no calendar, curve, bond, trade or book has the id or name 'NO_BOOK'"},
       {"set-limit OB_GBP-GILT_1 vega 0 1", "measure 'vega' is not one of pv01, kr01, cs01, day_pnl, margin"},
       {"set-limit OB_GBP-GILT_1 margin 0 1", "margin is a measure of repo_books, and OB_GBP-GILT_1 is not one"},
       {"set-limit OB_GBP-GILT_1 pv01 5 1", "lower 5 is above upper 1"},

@@ -34,9 +34,9 @@ TEST(Protocol, ALineIsAReplyAnUpdateOrAnAlertWithTheEventItReflects) {
   EXPECT_EQ(ok.event, 7);
   EXPECT_TRUE(ok.body.contains("books"));
 
-  const protocol::Line refused = protocol::decode_line(R"({"ok":false,"error":"no node with id or name 'x'"})");
+  const protocol::Line refused = protocol::decode_line(R"({"ok":false,"error":"no calendar, curve, bond, trade or book has the id or name 'x'"})");
   EXPECT_FALSE(refused.ok);
-  EXPECT_EQ(refused.error, "no node with id or name 'x'");
+  EXPECT_EQ(refused.error, "no calendar, curve, bond, trade or book has the id or name 'x'");
   EXPECT_EQ(refused.event, std::nullopt);
 
   const protocol::Line update = protocol::decode_line(R"({"update":{"id":5,"pv":1.5},"event":9})");

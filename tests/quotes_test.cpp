@@ -258,7 +258,7 @@ TEST(Quotes, BadSetPriceIsRefusedAndChangesNothing) {
            {"set-price 8 0", "is not a positive number"},
            {"set-price 8 abc", "CLEAN 'abc' is not a finite number"},
            {"set-price 8 99 " + curve + " 99", "not bond"},
-           {"set-price NOPE 99", "no node with id or name 'NOPE'"},
+           {"set-price NOPE 99", "no calendar, curve, bond, trade or book has the id or name 'NOPE'"},
            {"clear-price", "usage: clear-price BOND"},
        }) {
     const base::Json reply = live.run(line);

@@ -114,7 +114,7 @@ int show_command(std::span<char* const> args) {
   }
   for (const std::string& key : a.positional) {
     if (!show_node(db, key, has_results)) {
-      std::cerr << "bond_risk: no node with id or name '" << key << "' in " << db.path() << "\n";
+      std::cerr << "bond_risk: no calendar, curve, bond, trade or book has the id or name '" << key << "' in " << db.path() << "\n";
       status = 1;
     }
   }

@@ -3,6 +3,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "base/cli_args.h"
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/pnl_day_log.h"
 
@@ -30,7 +31,7 @@ StoredExplain stored_explain(base::Database& db, const std::optional<std::string
   std::optional<std::int64_t> only;
   if (book) {
     const std::optional<StoredBook> found = find_stored_book(db, *book);
-    if (!found) throw std::runtime_error("no outright_book or repo_book with id or name '" + *book + "' in " + db.path());
+    if (!found) throw base::UsageError("no outright_book or repo_book with id or name '" + *book + "' in " + db.path());
     only = found->id;
     out.whose = "book " + found->name + " (id " + std::to_string(found->id) + ")";
   }

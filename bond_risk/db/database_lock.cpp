@@ -36,6 +36,7 @@ std::string current_holder(const std::string& path) {
 
 DatabaseLock::DatabaseLock(const std::string& path, const std::string& holder)
     : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  if (fd_.get() < 0 && errno == ENOENT) throw std::runtime_error("database " + path + " does not exist (check the path, or generate one)");
   if (fd_.get() < 0) throw std::runtime_error("cannot open database " + path + ": " + std::strerror(errno));
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     throw std::runtime_error("database " + path + " is in use by " + current_holder(path));

@@ -473,7 +473,7 @@ NodeRef LiveModel::find(std::string_view key, const StoredRows& rows) const {
     const NodeRef* n = store_.by_id.find(*id);
     if (n && store_.state(*n).status != Status::removed) return *n;
   }
-  throw CommandError("no node with id or name '" + text_of(key) + "'");
+  throw CommandError("no calendar, curve, bond, trade or book has the id or name '" + text_of(key) + "'");
 }
 
 NodeRef LiveModel::find_kind(std::string_view key, Kind kind, const StoredRows& rows) const {
