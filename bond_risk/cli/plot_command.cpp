@@ -122,6 +122,9 @@ int plot_ladder(base::Database& db, const std::string& book, const std::string& 
 }
 
 int plot_pnl(base::Database& db, const std::string& set, const std::optional<std::string>& book, const std::string& out) {
+  if (db.has_table("scenario_set")) {  // and its scenarios: the tables come together
+    if (const std::string why = unknown_set(db, set); !why.empty()) throw base::UsageError("plot pnl: " + why);
+  }
   std::optional<std::int64_t> book_id;
   if (book) book_id = find_book(db, *book).second;
   if (!attach_results(db)) {

@@ -32,6 +32,9 @@ std::vector<base::OptionSpec> scenarios_options() {
 std::vector<std::string> sets_to_run(const base::ParsedArgs& args, base::Database& db) {
   std::vector<std::string> sets = args.has("set") ? std::vector{args.get("set", "")} : scenario_set_names(db);
   if (sets.empty()) throw std::runtime_error(db.path() + " has no scenario sets (see bond_risk scenarios --help)");
+  for (const std::string& name : sets) {
+    if (const std::string why = unknown_set(db, name); !why.empty()) throw base::UsageError(why);
+  }
   return sets;
 }
 

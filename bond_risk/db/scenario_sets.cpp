@@ -99,16 +99,18 @@ ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std:
     }
   }
   finish();
-  if (!any) {
-    std::string known;
-    for (const std::string& n : scenario_set_names(db)) known += (known.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("no scenario set '" + name + "' in " + db.path() + " (sets: " +
-                                (known.empty() ? "none; bond_risk generate --scenarios " + db.path() +
-                                                     " adds 'ladder' and 'historical'"
-                                               : known) +
-                                ")");
-  }
+  if (!any) throw std::invalid_argument(unknown_set(db, name));
   return set;
+}
+
+std::string unknown_set(base::Database& db, const std::string& name) {
+  const std::vector<std::string> names = scenario_set_names(db);
+  if (std::find(names.begin(), names.end(), name) != names.end()) return "";
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  return "no scenario set '" + name + "' in " + db.path() + " (sets: " +
+         (known.empty() ? "none; bond_risk generate --scenarios " + db.path() + " adds 'ladder' and 'historical'" : known) +
+         ")";
 }
 
 std::vector<std::string> left_out(const ScenarioSet& set, std::span<const ScenarioPnl> pnl) {

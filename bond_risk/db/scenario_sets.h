@@ -28,6 +28,9 @@ struct ScenarioSet {
 
 // The names of the sets in `db`, in name order.
 std::vector<std::string> scenario_set_names(base::Database& db);
+// "" when `db` has set `name`; else why not, naming the sets it has (checked
+// before any work on the set: a misspelt name is answered at once).
+std::string unknown_set(base::Database& db, const std::string& name);
 
 // Reads set `name` (only its scenario `only`, when given), its shifts
 // resolved against `store`'s curves. Throws std::invalid_argument naming the
