@@ -26,7 +26,7 @@ std::string fixed(double seconds) {
 
 }  // namespace
 
-void print_report(std::ostream& out, const RunReport& r, const Store& store, bool detail) {
+void print_report(std::ostream& out, const RunReport& r, const Store& store, const engine::Graph& graph, bool detail) {
   out << "Loaded " << store.size() << " objects from " << r.db << " in " << fixed(r.load_seconds) << " seconds.\n";
   const engine::SchedulerOptions& s = r.scheduler;
   out << "Threads: " << s.threads << (s.threads == 0 ? " (single-threaded: the master calculates)" : " workers")
@@ -40,7 +40,11 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
   }
   out << ", grain " << r.grain << ".\n";
   for (const engine::TierStats& t : r.flush.tiers) {
-    out << "Tier " << t.tier << " ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.\n";
+    std::string types;
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+      if (graph.tier(static_cast<engine::TypeId>(k)) == t.tier) types += (types.empty() ? "" : ", ") + std::string(kind_name(static_cast<Kind>(k)));
+    }
+    out << "Tier " << t.tier << " (" << types << ") ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.\n";
     if (!detail) continue;
     if (t.chunks == 0) {
       out << "  tier " << t.tier << ": calculated by the master (less than one grain of work)\n";
@@ -82,6 +86,23 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, boo
                   std::string(kind_name(static_cast<Kind>(k))).c_str(), c[0], c[1], c[2], c[3]);
     out << line;
   }
+  // The desk's totals, as the desk page sums them: over the OK books.
+  OutrightValue outright;
+  RepoValue repo;
+  for (NodeIndex b = 0; b < store.outright_books.size(); ++b) {
+    if (store.state(ref(Kind::outright_book, b)).status != Status::ok) continue;
+    const OutrightValue& v = store.outright_books[b].total;
+    outright.pv += v.pv, outright.pv01 += v.pv01, outright.pnl += v.pnl, outright.cs01 += v.cs01;
+  }
+  for (NodeIndex b = 0; b < store.repo_books.size(); ++b) {
+    if (store.state(ref(Kind::repo_book, b)).status != Status::ok) continue;
+    repo.margin += store.repo_books[b].total.margin, repo.mtm_pnl += store.repo_books[b].total.mtm_pnl;
+  }
+  char risk[400];
+  std::snprintf(risk, sizeof risk,
+                "Risk over the OK books: outright pv %.2f, pv01 %.2f, cs01 %.2f, pnl %.2f; repo margin %.2f, mtm_pnl %.2f.\n",
+                outright.pv, outright.pv01, outright.cs01, outright.pnl, repo.margin, repo.mtm_pnl);
+  out << risk;
 }
 
 void write_json(const std::string& path, const RunReport& r, const Store& store) {

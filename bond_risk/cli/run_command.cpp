@@ -104,7 +104,7 @@ int run_command(std::span<char* const> args) {
         std::max<std::size_t>(1, std::min(settings.scheduler.threads, engine::runnable_threads(settings.scheduler)));
     report.bandwidth = measure_bandwidth(report.bandwidth_threads);
   }
-  print_report(std::cout, report, model.store(), settings.timing_debug);
+  print_report(std::cout, report, model.store(), model.graph(), settings.timing_debug);
   if (a.has("json")) write_json(a.get("json", ""), report, model.store());
 
   if (settings.batch) {
@@ -112,7 +112,9 @@ int run_command(std::span<char* const> args) {
     const std::unique_ptr<base::Database> results = open_results(results_path(settings.db));
     write_all_results(*results, model.store(), model.graph(), last_event(db));
     std::cout << "Wrote results of " << model.store().size() << " objects to " << results->path() << " in "
-              << write_watch.seconds() << " seconds.\n";
+              << write_watch.seconds() << " seconds.\n"
+              << "Next: bond_risk show BOOK (a book's stored results, by name or id), bond_risk run --db " << settings.db
+              << " (serve it: then bond_risk send COMMAND), make web (the desk page), bond_risk --help.\n";
   } else {
     std::cout.flush();
     serve(model, db, socket, settings.synchronous);
