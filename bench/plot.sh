@@ -101,13 +101,22 @@ done
   echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
   awk -F, 'FNR == NR { split($0, f, " "); st[f[1]] = f[3]; next } FNR > 1 {
       split($1, part, "/")
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $1, $2, $3, $4, $5, $10, $6, $8, $9, ($4 > 0 ? st[part[1]] / $4 : 0)
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |\n", $1, $2, $3, $4, ($3 > 1 ? $5 : "- (one run)"), $10, $6, $8, $9, ($4 > 0 ? st[part[1]] / $4 : 0)
     }' "$dir/single_threaded.txt" "$dir/summary.csv"
   echo
+  # A best point only from means of several runs: one run a point (--quick) is noise, not a result.
   awk -F, -v cores="$cores" 'FNR == NR { split($0, f, " "); st[f[1]] = f[3]; next }
-    FNR > 1 && $2 > 0 { split($1, part, "/"); if (best == "" || $4 < best) { best = $4; s = $1; t = $2; v = part[1] } }
+    FNR > 1 && $2 > 0 {
+      split($1, part, "/"); if (best == "" || $4 < best) { best = $4; s = $1; t = $2; v = part[1] }
+      if (fewest == "" || $3 < fewest) fewest = $3
+    }
     END {
       if (best == "") exit
+      if (fewest < 3) {
+        printf "**A smoke test, not a result:** %d run(s) at some thread counts (--quick runs each point once). It shows the benchmark works; ", fewest
+        printf "a difference between thread counts means nothing until each point has several runs (--repeat 3 or more, without --quick).\n"
+        exit
+      }
       printf "**Best:** %s s mean with NUM_THREADS=%s (%s), a speedup of %.2fx over the %s single-threaded mean of %s s, on %s cores.\n", best, t, s, st[v] / best, v, st[v], cores
     }' "$dir/single_threaded.txt" "$dir/summary.csv"
   # The flush against its memory floor (bytes moved / bandwidth), when host.txt has them.

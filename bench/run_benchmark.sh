@@ -25,7 +25,7 @@ usage: bench/run_benchmark.sh [options]
                      (default: the normal build, bin/bond_risk, labelled O3)
   --out DIR          output directory (default bench/out/<date-time>)
   --limit SECONDS    a run slower than this is killed and ends its series (default 300)
-  --quick            the 50k preset, threads up to 64, repeat 1 (about a minute)
+  --quick            a smoke test: the 50k preset, threads up to 64, one run a point (about a minute; no best is reported)
 
 A second run of a series slower than 10x the best so far (one can be a burst of
 another tenant's work), or one slower than --limit, ends the sweep of its series
@@ -167,7 +167,7 @@ one_run() {
   local line flush
   line=$(echo "$text" | awk -v prefix="$variant,$sched,$wait,$t,$run" -v sys=$((after - before)) -v rss="$(grep -o '"peak_rss_kb": [0-9]*' "$json" | grep -o '[0-9]*$')" '
     /^Loaded / { load = $(NF-1) }
-    /^Tier [0-9]+ ran / { tier[$2] = $(NF-1) }
+    /^Tier [0-9]+ .* ran / { tier[$2] = $(NF-1) }
     /^All tiers ran / { startup = $(NF-1); if (median == "") median = startup }
     /^Full flush repeated / { median = $7; sub(",", "", median) }
     /^Context switches during the flush:/ { vol = $6; invol = $8 }
