@@ -81,10 +81,7 @@ struct CommandExecutor::Batch {
   void settle() {
     if (awaiting.empty()) return;
     const base::Stopwatch clock;
-    LiveModel::Recalculation r = [&] {
-      const ResultPublisher::Busy busy(ex.publisher_);
-      return ex.model_.recalculate();
-    }();
+    LiveModel::Recalculation r = ex.model_.recalculate();
     const double explaining =
         ex.explain([&] { ex.explainer_->attribute(ex.model_.store(), r, ex.served_event_, unattributed); });
     unattributed.clear();
@@ -282,6 +279,10 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   }
   phases_.add(Phase::parse, clock.seconds());
   ++phases_.batches;
+  // A batch that changes the model keeps the result writer waiting (for at
+  // most its pause) from its recalculation to its commit and replies.
+  std::optional<ResultPublisher::Busy> busy;
+  if (writes) busy.emplace(publisher_);
   const std::size_t events_before = model_.events();
   bool external = false;
   try {
@@ -439,6 +440,7 @@ void CommandExecutor::sync_external(bool signalled) {
       sync_failed_ = true;
       return;
     }
+    const ResultPublisher::Busy busy(publisher_);
     apply_external_changes();  // consumes them
     tx.commit();
     alerts_committed();
@@ -470,10 +472,7 @@ bool CommandExecutor::publish_results(std::size_t budget) {
 // recalculates what they affect, inside the caller's transaction.
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
-  LiveModel::Recalculation r = [&] {
-    const ResultPublisher::Busy busy(publisher_);
-    return apply_external(model_, changes, db_);
-  }();
+  LiveModel::Recalculation r = apply_external(model_, changes, db_);
   const Cause external{CauseKind::external};
   explain([&] {
     explainer_->attribute(model_.store(), r, 0, {&external, 1});

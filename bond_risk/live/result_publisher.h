@@ -12,8 +12,8 @@
 //
 // The writer yields to recalculations without starving: it writes a batch
 // in slices of kWriteSlice rows, and before each slice, while the master
-// says it is recalculating (master_busy), it waits for it to finish, for at
-// most kMaxPause. On a host with few cores, writing a big event's rows would
+// says it is busy with a batch of changes (master_busy), it waits for it to
+// finish, for at most kMaxPause. On a host with few cores, writing a big event's rows would
 // otherwise take a core from the next event's recalculation, and its reply
 // would wait (docs/benchmarks.md, "Results behind the replies"); under a
 // flood of events, or on a host other programs keep busy, it still writes a
@@ -81,8 +81,9 @@ class ResultPublisher {
   // Master thread: the batch holds every row changed up to event
   // `event_seq`; the writer may take it.
   void seal(std::int64_t event_seq);
-  // Master thread: it is recalculating (true) or done (false); the writer
-  // pauses between slices meanwhile (see above). Busy says so for its scope.
+  // Master thread: it is applying a batch of changes (true: recalculating,
+  // committing, replying) or done (false); the writer pauses between slices
+  // meanwhile (see above). Busy says so for its scope (not nested).
   void master_busy(bool busy);
   class Busy {
    public:
@@ -136,7 +137,7 @@ class ResultPublisher {
 
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
   static constexpr std::size_t kWriteSlice = 2048;            // rows written between two looks at the master
-  static constexpr std::chrono::milliseconds kMaxPause{50};  // the longest the writer waits for it
+  static constexpr std::chrono::milliseconds kMaxPause{20};  // the longest the writer waits for it
 
   // A file's identity: device and inode.
   struct FileId {
@@ -160,7 +161,7 @@ class ResultPublisher {
   // front_ replaces every row).
   void requeue(Pending& failed);
   void write(Pending& batch, base::Database& results);
-  // Waits while the master is recalculating, for at most kMaxPause.
+  // Waits while the master is busy with a batch of changes, for at most kMaxPause.
   void yield_to_master();
 
   mutable std::mutex mutex_;
