@@ -16,7 +16,16 @@ work=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 chromedriver --port="$port" > "$work/chromedriver.log" 2>&1 &
 driver=$!
-trap 'kill "$driver" 2>/dev/null; wait "$driver" 2>/dev/null; rm -rf "$work"' EXIT
+# Stops chromedriver (its browser with it) and removes the browser's profile;
+# the script's exit status stays its own (a killed chromedriver's 143 is not).
+cleanup() {
+  local status=$?
+  kill "$driver" 2>/dev/null || true
+  wait "$driver" 2>/dev/null || true
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
 api="http://127.0.0.1:$port"
 for _ in $(seq 100); do curl -sf "$api/status" >/dev/null && break; sleep 0.1; done
 

@@ -6,6 +6,9 @@
 // page is saved as build/test-output/desk_page.png for a person to look at.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -184,4 +187,21 @@ TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
   const std::filesystem::path out = std::filesystem::path(test::source_dir()) / "build" / "test-output";
   std::filesystem::create_directories(out);
   std::ofstream(out / "desk_page.png", std::ios::binary) << png;
+}
+
+// scripts/desk-screenshot.sh writes a PNG of the page, exits 0, and leaves
+// nothing behind (it exited 143, its chromedriver's status, and kept a 2 MB
+// browser profile in the temporary directory each time).
+TEST(Browser, TheScreenshotScriptExitsZeroAndLeavesNothingBehind) {
+  Desk desk;
+  ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
+  test::TempDir tmp;
+  const std::string out = desk.dir.path("desk.png");
+  const std::string cmd = "cd '" + test::source_dir() + "' && TMPDIR='" + tmp.path("") + "' scripts/desk-screenshot.sh http://" +
+                          desk.host + ":" + std::to_string(desk.port) + "/ '" + out + "' 800,600 > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(test::slurp(out).substr(0, 4), "\x89PNG");
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path(""))) << "left in TMPDIR: " << std::filesystem::directory_iterator(tmp.path(""))->path();
 }

@@ -39,6 +39,10 @@
   const fmtBp = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const fmt0 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   const fmt1 = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+  // An axis tick: millions and up compact (60M: a narrow chart keeps its labels), whole numbers as such,
+  // a fraction (an axis spanning less than a few units) to two places.
+  const fmtCompact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+  const tick = (v) => (Math.abs(v) >= 1e6 ? fmtCompact : Number.isInteger(v) ? fmt0 : fmt2).format(v);
   const MAX_EVENTS = 50;
 
   const books = new Map();   // id -> latest row object from the stream
@@ -128,6 +132,7 @@
     for (let i = 0; i < FIELDS.length; i++) setCell(cells[i], FIELDS[i], b[FIELDS[i]], flash);
     const bad = b.status != null && b.status !== 'OK';
     tr.classList.toggle('bad', bad);
+    cells[FIELDS.indexOf('name')].title = b.name == null ? '' : b.name;  // whole, where the column cuts it
     cells[FIELDS.indexOf('status')].title = bad && b.reason ? b.reason : '';
     cells[FIELDS.indexOf('cs01')].title = b.unquoted ? b.unquoted + ' OK trades on unquoted bonds (no cs01)' : '';
     cells[FIELDS.indexOf('members')].title = b.excluded ? 'excluded: ' + b.excluded : '';
@@ -334,7 +339,7 @@
           legend: { display: repo },
           tooltip: { callbacks: { label: (c) => c.dataset.label + ': ' + fmt2.format(c.parsed.y) } },
         },
-        scales: { x: { ticks: { maxRotation: 60 } }, y: { ticks: { callback: (v) => fmt0.format(v) } } },
+        scales: { x: { ticks: { maxRotation: 60 } }, y: { ticks: { callback: tick } } },
       },
     });
   }
@@ -377,8 +382,9 @@
           tooltip: { callbacks: { label: (ctx) => fmt2.format(ctx.raw[1] - ctx.raw[0]) } },
         },
         // Every cause named (Chart.js would skip labels that crowd).
+        // An empty day (no cause, day_pnl 0) spans -1..1, not a range of rounded fractions.
         scales: { x: { ticks: { maxRotation: 60, autoSkip: false, font: { size: 10 } } },
-                  y: { ticks: { callback: (v) => fmt0.format(v) } } },
+                  y: { suggestedMin: -1, suggestedMax: 1, ticks: { callback: tick } } },
       },
     });
     waterfalls.set(canvasId, c);
