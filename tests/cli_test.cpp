@@ -355,7 +355,10 @@ TEST(Cli, MakeWebPrintsTheUrlAtOnceInATerminal) {
   const std::string make = "make --no-print-directory -C '" + test::source_dir() + "' web BIN='" + bin + "' DATA_440K='" +
                            db.path + "' -o '" + bin + "' -o '" + db.path + "'";
   const std::string log = db.dir.path("web.log");
-  test::Process web({"/usr/bin/setsid", "/usr/bin/script", "-qefc", make, "/dev/null"}, log,
+  // Not the outer make's jobs and level (make test runs this test): a make of its own, as a user's.
+  test::Process web({"/usr/bin/env", "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL", "/usr/bin/setsid",
+                     "/usr/bin/script", "-qefc", make, "/dev/null"},
+                    log,
                     {"WEB_LISTEN=127.0.0.1:" + std::to_string(port)});
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
   const bool shown = test::eventually([&] { return contains(test::slurp(log), url); }, std::chrono::seconds(10));
