@@ -106,8 +106,8 @@ double shown(const base::Json& text) {
 TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
   Desk desk;
   ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
-  // The book of trade OT_1, named as list-books names it.
-  const base::Json probe = desk.send("amend-trade OT_1 quantity=300");
+  // The book of trade OT_10, named as list-books names it.
+  const base::Json probe = desk.send("amend-trade OT_10 quantity=300");
   ASSERT_TRUE(probe["ok"]) << probe;
   std::string name;
   const base::Json books = desk.send("list-books");
@@ -127,7 +127,7 @@ TEST(Browser, TheDeskPageShowsABooksPvAndItsNewPvAfterAnAmendment) {
   const double pv_before = desk.send("book " + name)["pv"];
   EXPECT_TRUE(eventually([&] { return page_shows(pv_before); })) << browser.run(cell) << " vs " << pv_before;
 
-  const base::Json amended = desk.send("amend-trade OT_1 quantity=800");
+  const base::Json amended = desk.send("amend-trade OT_10 quantity=800");
   ASSERT_TRUE(amended["ok"]) << amended;
   const double pv_after = desk.send("book " + name)["pv"];
   ASSERT_GT(std::abs(pv_after - pv_before), 1.0) << "the amendment must move the book's pv";

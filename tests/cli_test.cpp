@@ -94,9 +94,9 @@ TEST(Cli, BatchRunPrintsTiersAndWritesEveryResultRow) {
   ASSERT_TRUE(pv.step());
   const double printed = std::stod(r.out.substr(r.out.find("outright pv ") + 12));
   EXPECT_NEAR(printed, pv.real(0), 0.005 + 1e-12 * std::abs(pv.real(0)));
-  const test::CliResult show = run_cli("show --db " + db.path + " 4 OT_1");
+  const test::CliResult show = run_cli("show --db " + db.path + " 4 OT_10");
   EXPECT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_TRUE(contains(show.out, "bond 4 (BOND_1): OK price=")) << show.out;
+  EXPECT_TRUE(contains(show.out, "bond 4 (BOND_4): OK price=")) << show.out;
   EXPECT_TRUE(contains(show.out, "outright_trade")) << show.out;
   EXPECT_TRUE(contains(show.out, "pnl=")) << show.out;
   EXPECT_TRUE(contains(show.out, "results as of event 0")) << show.out;
@@ -136,7 +136,7 @@ TEST(Cli, ShowWithoutAResultsDatabaseSaysSoAndExitsNonZero) {
   TinyDb db;
   const test::CliResult r = run_cli("show --db " + db.path + " 4");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(contains(r.out, "bond 4 (BOND_1): no results database")) << r.out;
+  EXPECT_TRUE(contains(r.out, "bond 4 (BOND_4): no results database")) << r.out;
   EXPECT_TRUE(contains(r.err, "there is no results database " + db.dir.path("tiny.results.db"))) << r.err;
   EXPECT_TRUE(contains(r.err, "run bond_risk run --batch --db " + db.path)) << r.err;
 }

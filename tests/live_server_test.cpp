@@ -113,7 +113,7 @@ TEST(LiveServer, AWatcherOfEveryBookIsSentTheBooksAnAmendmentChangedAndNoOthers)
 
 TEST(LiveServer, AWatchFollowsItsNodeThroughAReloadThatMovesIt) {
   // A trade booked live sits at the end of the arrays; a reload lays it out in its book's order,
-  // which moves every trade after it (OT_2, id 11, of the second book among them).
+  // which moves every trade after it (OT_11, of the second book among them).
   Served s;
   base::UniqueFd watcher = base::connect_unix(s.sock);
   base::LineReader lines(watcher.get());
@@ -194,7 +194,7 @@ TEST(LiveServer, AnIdleEngineWritesItsResultsAgainWhenTheirFileIsDeleted) {
   // No command comes: the engine notices at its poll, and writes every row to a new file.
   const auto shown = [&] { return run_cli("show --db " + s.db + " 4"); };
   EXPECT_TRUE(test::eventually([&] { return shown().exit_code == 0; }, std::chrono::seconds(10))) << shown().err;
-  EXPECT_TRUE(contains(shown().out, "bond 4 (BOND_1): OK price=")) << shown().out;
+  EXPECT_TRUE(contains(shown().out, "bond 4 (BOND_4): OK price=")) << shown().out;
   const base::Json stats = base::Json::parse(s.send("stats"));
   EXPECT_EQ(stats["results_as_of"], stats["event"]) << stats.dump();
   EXPECT_FALSE(stats.contains("results_recovering")) << stats.dump();

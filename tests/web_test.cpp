@@ -376,9 +376,9 @@ TEST(WebGateway, TheStreamCarriesAnAmendmentConflatedToTenMessagesASecond) {
   ASSERT_TRUE(eventually([&] { return !stream.messages().empty(); }));
   // Thirty amendments in one write, as fast as the engine takes them.
   std::string lines;
-  for (int i = 0; i < 30; ++i) lines += "amend-trade OT_1 quantity=" + std::to_string(100 + i) + "\n";
+  for (int i = 0; i < 30; ++i) lines += "amend-trade OT_10 quantity=" + std::to_string(100 + i) + "\n";
   EXPECT_EQ(replies_to(desk.sock, lines, 30), 30u);
-  const base::Json last = desk.send("amend-trade OT_1 quantity=777");
+  const base::Json last = desk.send("amend-trade OT_10 quantity=777");
   ASSERT_TRUE(last["ok"]) << last;
   const std::int64_t book_id = last["books"][0]["id"];
   const std::int64_t event = last["event"];
@@ -660,7 +660,7 @@ TEST(WebGateway, AfterAnEngineRestartOnARestoredDatabaseThePageFollowsTheNewEngi
   for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(desk.db + suffix);
   std::filesystem::copy_file(desk.dir.path("backup.db"), desk.db, std::filesystem::copy_options::overwrite_existing);
   desk.start_engine();
-  const base::Json reply = desk.send("amend-trade OT_1 quantity=321");
+  const base::Json reply = desk.send("amend-trade OT_10 quantity=321");
   ASSERT_TRUE(reply["ok"]) << reply;
   const std::int64_t event = reply["event"];
   ASSERT_LT(event, old_event);
@@ -811,7 +811,7 @@ TEST(WebGateway, MetricsAgreeWithTheSnapshotAndHealthzSaysWhetherTheEngineIsReac
 
   desk.start_engine();
   ASSERT_TRUE(eventually([&] { return desk.get("/healthz") == std::pair<int, std::string>(200, "ok\n"); })) << desk.log();
-  const base::Json amended = desk.send("amend-trade OT_1 quantity=321");
+  const base::Json amended = desk.send("amend-trade OT_10 quantity=321");
   ASSERT_TRUE(amended["ok"]) << amended;
   StreamReader stream(desk, "");
   // The figures change once a second: compare a page read between two equal snapshots.

@@ -139,7 +139,7 @@ class Writer {
       bond_curve_.push_back(curve);
       const Date maturity = today_ + static_cast<Date>(rng_.between(30, kNumForwardDays - 5));
       const Date start = today_ - static_cast<Date>(rng_.between(0, 3650));
-      st.bind(1, id).bind(2, "BOND_" + std::to_string(i + 1)).bind(3, calendar_id_).bind(4, curve_ids_[curve]);
+      st.bind(1, id).bind(2, "BOND_" + std::to_string(id)).bind(3, calendar_id_).bind(4, curve_ids_[curve]);
       st.bind(5, format_date(start)).bind(6, format_date(maturity));
       const std::int64_t frequency = frequencies[rng_.between(0, 2)];
       const double coupon = Random::round_to(rng_.uniform(0.0, 0.08), 0.00125);
@@ -199,7 +199,7 @@ class Writer {
       const std::int64_t id = new_id();
       const std::size_t bond = pick_bond(i, preset_.outright_trades);
       outright_by_curve_[bond_curve_[bond]].push_back(id);
-      st.bind(1, id).bind(2, "OT_" + std::to_string(i + 1)).bind(3, bond_ids_[bond]);
+      st.bind(1, id).bind(2, "OT_" + std::to_string(id)).bind(3, bond_ids_[bond]);
       st.bind(4, format_date(today_ - static_cast<Date>(rng_.between(0, 730))));
       st.bind(5, Random::round_to(rng_.uniform(85.0, 115.0), 0.01)).bind(6, rng_.between(1, 1000) * 100);
       st.bind(7, side(rng_)).run();
@@ -216,7 +216,7 @@ class Writer {
       const std::size_t bond = pick_bond(i, preset_.repo_trades);
       repo_by_curve_[curve].push_back(id);
       const std::int64_t notional = rng_.between(10, 10'000) * 100;
-      st.bind(1, id).bind(2, "RT_" + std::to_string(i + 1)).bind(3, bond_ids_[bond]).bind(4, calendar_id_);
+      st.bind(1, id).bind(2, "RT_" + std::to_string(id)).bind(3, bond_ids_[bond]).bind(4, calendar_id_);
       st.bind(5, curve_ids_[curve]).bind(6, format_date(today_ - static_cast<Date>(rng_.between(0, 180))));
       st.bind(7, format_date(today_ + static_cast<Date>(rng_.between(1, 365)))).bind(8, notional);
       st.bind(9, Random::round_to(static_cast<double>(notional) * 100.0 * rng_.uniform(0.95, 1.02), 0.01));
