@@ -166,7 +166,9 @@ struct Store {
   std::array<std::vector<std::string>, kKindCount> node_names;  // the same by node index ("": none)
   std::int64_t max_id = 0;                          // the largest id of any node
   // The risk limits (table risk_limit) in id order, and a count of the
-  // changes made to them since the store was loaded.
+  // times they were read again whole since the store was loaded (a limit
+  // added or removed by a command is told to the checks by its id instead:
+  // LiveModel::Recalculation::limits).
   std::vector<RiskLimit> limits;
   std::uint32_t limits_version = 0;
 
