@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "base/unique_fd.h"
 
@@ -21,7 +22,8 @@ namespace {
 class ScriptFile {
  public:
   explicit ScriptFile(const std::string& text) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "bond_risk-plot-XXXXXX").string();
+    // Absolute: gnuplot reads it from its own working directory.
+    std::string pattern = (std::filesystem::absolute(std::filesystem::temp_directory_path()) / "bond_risk-plot-XXXXXX").string();
     UniqueFd fd(mkstemp(pattern.data()));
     if (fd.get() < 0) throw std::runtime_error("cannot create a temporary gnuplot script in " + pattern);
     path_ = pattern;
@@ -45,7 +47,7 @@ class ScriptFile {
 class PrivateDirectory {
  public:
   PrivateDirectory() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "bond_risk-plot-XXXXXX").string();
+    std::string pattern = (std::filesystem::absolute(std::filesystem::temp_directory_path()) / "bond_risk-plot-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory in " + pattern);
     path_ = pattern;
   }
@@ -74,6 +76,23 @@ class SpawnActions {
   posix_spawn_file_actions_t actions_;
 };
 
+// gnuplot's absolute path, found on PATH's absolute entries now: posix_spawnp
+// would search PATH after the change of directory, where a relative entry
+// (".", or an empty one) would find a program in the plot's directory.
+std::string gnuplot_path() {
+  const char* path = std::getenv("PATH");
+  std::string_view entries = path ? path : "/usr/bin:/bin";
+  while (!entries.empty()) {
+    const std::size_t colon = entries.find(':');
+    const std::string_view entry = entries.substr(0, colon);
+    entries = colon == std::string_view::npos ? std::string_view() : entries.substr(colon + 1);
+    if (entry.empty() || entry.front() != '/') continue;
+    const std::string candidate = std::string(entry) + "/gnuplot";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  throw std::runtime_error("gnuplot is not installed (install Debian's gnuplot-nox: scripts/install-deps.sh)");
+}
+
 }  // namespace
 
 void run_gnuplot(const std::string& script, const std::vector<std::string>& args, const std::filesystem::path& dir) {
@@ -90,7 +109,8 @@ void run_gnuplot(const std::string& script, const std::vector<std::string>& args
     throw std::runtime_error("cannot set gnuplot's directory to " + where);
   }
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "gnuplot", actions.get(), nullptr, argv.data(), environ);
+  const std::string program = gnuplot_path();
+  const int spawned = posix_spawn(&pid, program.c_str(), actions.get(), nullptr, argv.data(), environ);
   if (spawned == ENOENT) throw std::runtime_error("gnuplot is not installed (install Debian's gnuplot-nox: scripts/install-deps.sh)");
   if (spawned != 0) throw std::runtime_error("cannot start gnuplot in " + where + " (install Debian's gnuplot-nox: scripts/install-deps.sh)");
   int status = 0;
@@ -111,6 +131,7 @@ void draw_png(int width, int height, const std::string& script, const std::strin
   }
   run_gnuplot(png_terminal(width, height) + "set output '" + kPlotOutput + "'\n" + script, args, dir.path());
   std::ifstream drawn(dir.path() / kPlotOutput, std::ios::binary);
+  if (!drawn) throw std::runtime_error("gnuplot drew no picture (its message is above)");
   std::ofstream copy(out, std::ios::binary | std::ios::trunc);
   if (!copy) throw std::runtime_error("cannot write " + out + " (does its directory exist, and may it be written?)");
   copy << drawn.rdbuf();

@@ -12,6 +12,7 @@
 # The data set: bin/bond_risk generate --preset 440k --book-size 18 --out DB
 # (22,223 books and, at 5 generated limits a book, 111,118 limits).
 set -euo pipefail
+shopt -s inherit_errexit  # a failure inside $(...) fails the script
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/common.sh
 . "$here/common.sh"
@@ -36,11 +37,16 @@ for bin in "$old" "$new"; do [ -x "$bin" ] || die "$bin is not an executable"; d
 need sqlite3 awk
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'pkill -9 -f "$work/" 2>/dev/null || true; rm -rf "$work"' EXIT
 book=$(sqlite3 "$db" "SELECT name FROM outright_book ORDER BY id LIMIT 1")
 
 seconds() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null 2>&1 || true; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'; }
-checks_us() { "$1" send --socket "$2" stats | sed 's/.*"limit_checks":\([0-9.e+-]*\).*/\1/'; }
+checks_us() {
+  local us
+  us=$("$1" send --socket "$2" stats | grep -o '"limit_checks":[0-9.e+-]*' | cut -d: -f2)
+  [ -n "$us" ] || die "$1's stats give no time_us.limit_checks"
+  echo "$us"
+}
 
 # measure BIN: one engine on a fresh copy, one row "explain all worst set_limit_s checks_us_per_line".
 measure() {
@@ -60,7 +66,8 @@ measure() {
   set_s=$(seconds "$bin" send --socket "$sock" < "$work/set.txt")
   after=$(checks_us "$bin" "$sock")
   ids=$(sqlite3 "$copy" "SELECT id FROM risk_limit ORDER BY id DESC LIMIT $limits")
-  for id in $ids; do echo "remove-limit $id"; done | "$bin" send --socket "$sock" > /dev/null
+  for id in $ids; do echo "remove-limit $id"; done | "$bin" send --socket "$sock" > /dev/null ||
+    die "$bin refused a remove-limit; see $work/engine.log"
   "$bin" send --socket "$sock" shutdown > /dev/null || true
   wait "$pid" || true
   awk -v e="$explain" -v x="$all" -v l="$worst" -v s="$set_s" -v b="$before" -v a="$after" -v n="$limits" \
@@ -74,7 +81,8 @@ for r in $(seq "$rounds"); do
     bin=$old
     [ "$side" = new ] && bin=$new
     echo "round $r of $rounds: $side ($bin)" >&2
-    echo "$side $(measure "$bin")" >> "$work/rows"
+    row=$(measure "$bin")
+    echo "$side $row" >> "$work/rows"
   done
 done
 

@@ -10,6 +10,8 @@ if [ $# -lt 2 ] || [ "$1" = --help ]; then
   exit 2
 fi
 url=$1 out=$2 size=${3:-1400,900}
+# The URL and size go into WebDriver's JSON: refuse what would end its string.
+case "$url$size" in *[\"\\]*|*[[:cntrl:]]*) echo "desk-screenshot.sh: the URL and size may hold no quote, backslash or control character" >&2; exit 2 ;; esac
 command -v chromedriver >/dev/null || { echo "desk-screenshot.sh: chromedriver is missing: run scripts/install-deps.sh" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -27,7 +29,9 @@ cleanup() {
 }
 trap cleanup EXIT
 api="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -sf "$api/status" >/dev/null && break; sleep 0.1; done
+up=0
+for _ in $(seq 100); do curl -sf "$api/status" >/dev/null && { up=1; break; }; sleep 0.1; done
+[ "$up" = 1 ] || { echo "desk-screenshot.sh: chromedriver did not start: $(tail -3 "$work/chromedriver.log")" >&2; exit 1; }
 
 # POST PATH JSON: the reply's body.
 post() { curl -sf -X POST "$api$1" -H 'Content-Type: application/json' -d "$2"; }
@@ -39,10 +43,12 @@ session=$(post /session '{"capabilities":{"alwaysMatch":{"goog:chromeOptions":{"
 [ -n "$session" ] || { echo "desk-screenshot.sh: chromedriver started no browser: $(tail -3 "$work/chromedriver.log")" >&2; exit 1; }
 post "/session/$session/url" "{\"url\":\"$url\"}" >/dev/null
 shown='{"script":"return document.querySelectorAll(\"tr[data-book]\").length > 0 && !!document.body.dataset.event","args":[]}'
+ready=0
 for _ in $(seq 300); do
-  post "/session/$session/execute/sync" "$shown" | grep -q '"value":true' && break
+  post "/session/$session/execute/sync" "$shown" | grep -q '"value":true' && { ready=1; break; }
   sleep 0.1
 done
+[ "$ready" = 1 ] || { echo "desk-screenshot.sh: the page at $url showed no books within 30 s (is its engine serving?)" >&2; exit 1; }
 sleep 1.5  # the ladder's chart draws after the first message
 curl -sf "$api/session/$session/screenshot" | sed 's/^{"value":"\(.*\)"}$/\1/' | base64 -d > "$out"
 curl -sf -X DELETE "$api/session/$session" >/dev/null || true

@@ -11,11 +11,13 @@ if [ $# -lt 2 ] || [ $# -gt 3 ]; then
   exit 2
 fi
 bin=$1 db=$2 preset=${3:-440k}
-if "$bin" send --db "$db" stats >/dev/null 2>&1; then
+# The engine holds an flock on the database while it runs (also while it starts).
+if "$bin" send --db "$db" stats >/dev/null 2>&1 || { [ -f "$db" ] && ! flock -n "$db" true; }; then
   echo "reset-data.sh: an engine is serving $db; stop it first (bin/bond_risk send --db $db shutdown, or Ctrl-C in make web)" >&2
   exit 1
 fi
 base=${db%.db}
-rm -f "$db" "$db-wal" "$db-shm" "$db.engine.log" "$base.results.db" "$base.results.db-wal" "$base.results.db-shm"
+rm -f "$db" "$db-wal" "$db-shm" "$db-journal" "$db.engine.log" \
+  "$base.results.db" "$base.results.db-wal" "$base.results.db-shm" "$base.results.db-journal"
 "$bin" generate --preset "$preset" --out "$db"
 echo "reset-data.sh: $db is the $preset preset as generated"

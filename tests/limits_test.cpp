@@ -437,12 +437,12 @@ TEST(Limits, AlertsReachTheResultsDatabaseOnceAndARestartRaisesOnlyWhatChangedMe
   EXPECT_EQ(alert_rows(results_path(db), "limit_event"), alert_rows(db, "limit_alert"));
 }
 
-// A read whose reply would be longer than a reply may be (120,000 limits)
+// A read whose reply would be longer than a reply may be (60,000 limits)
 // is refused up front, saying how to ask for less, and what it suggests is
 // answered: a connection is never left with a reply it cannot queue.
 TEST(Limits, AListTooLongToSendIsRefusedSayingHowToAskForLess) {
   Live live("100", 20, 2,
-            "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 30000) "
+            "WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 60000) "
             "INSERT INTO risk_limit (id, book_id, measure, lower, upper) "
             "SELECT 1000 + k, (SELECT min(id) FROM outright_book), 'pv01', -1e12, 1e12 FROM n;");
   const base::Json all = live.run("limits all");
@@ -452,7 +452,7 @@ TEST(Limits, AListTooLongToSendIsRefusedSayingHowToAskForLess) {
   const base::Json first = live.run("limits all 1000");
   ASSERT_EQ(first["ok"], true);
   EXPECT_EQ(first["risk_limits"].size(), 1000u);
-  EXPECT_GE(first["states"]["OK"].get<int>(), 30000);
+  EXPECT_GE(first["states"]["OK"].get<int>(), 60000);
 }
 
 // An input database restored from a backup holds fewer alerts than the

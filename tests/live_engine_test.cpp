@@ -482,7 +482,7 @@ TEST(LiveEngine, TopPositionsAreAnOutrightBooksLargestTradesByPv01WithTheirBonds
 // `get` says what a node is computed from beside its values: a trade's
 // bond, size, price, side and books, a curve's rates, the date it is valued at.
 TEST(LiveEngine, GetShowsWhatANodeIsComputedFrom) {
-  Live live("100", 20);
+  Live live("100", 20, 2, "UPDATE outright_trade SET bond_id = 999999 WHERE id = (SELECT max(id) FROM outright_trade);");
   const Store& s = live.store();
   const OutrightBook& book = s.outright_books[s.names.at("OB_GBP-GILT_1").index];
   const NodeIndex t = book.members.at(0);
@@ -499,4 +499,10 @@ TEST(LiveEngine, GetShowsWhatANodeIsComputedFrom) {
   ASSERT_EQ(curve["rates"].size(), gilt.points.size());
   EXPECT_EQ(curve["rates"][3]["value"], gilt.points[3].value);
   EXPECT_EQ(curve["rates"][3]["days_forward"], gilt.points[3].days_forward);
+  // A row that could not be read whole names nothing it could not resolve, only why.
+  const std::int64_t bad = *std::max_element(s.ids[static_cast<std::size_t>(Kind::outright_trade)].begin(),
+                                             s.ids[static_cast<std::size_t>(Kind::outright_trade)].end());
+  const base::Json unreadable = live.run("get " + std::to_string(bad))["inputs"];
+  EXPECT_FALSE(unreadable.contains("bond_id")) << unreadable.dump();
+  EXPECT_NE(unreadable.value("unreadable", "").find("unknown bond id 999999"), std::string::npos) << unreadable.dump();
 }

@@ -279,10 +279,9 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
   }
   phases_.add(Phase::parse, clock.seconds());
   ++phases_.batches;
-  // A batch that changes the model keeps the result writer waiting (for at
-  // most its pause) from its recalculation to its commit and replies.
+  // A batch that changes the model, once it has the write lock, keeps the
+  // result writer waiting (for at most its pause) until its commit and replies.
   std::optional<ResultPublisher::Busy> busy;
-  if (writes) busy.emplace(publisher_);
   const std::size_t events_before = model_.events();
   bool external = false;
   try {
@@ -308,6 +307,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       tx.emplace(changes_, base::Transaction::Begin::immediate_if_free);
       if (!tx->held()) tx.reset();
     }
+    if (tx) busy.emplace(publisher_);
     external = tx && changes_.pending();
     if (external) apply_external_changes();  // changes made by other programs come before these commands
     if (tx && !limit_checks_.resolved()) check_limits({}, AlertCause::external, true);  // after a refused batch
@@ -331,7 +331,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
       phases_.add(Phase::commit, clock.seconds());
       phases_.commits.add(clock.seconds());
       alerts_committed();
-      degraded_.clear();
+      if (!writes_refused) degraded_.clear();  // else stats still says why its writes were refused
       for (base::Json& event : batch.logged) {
         event["engine_us"] = batch_clock.seconds() * 1e6;
         recent_events_.push_back(std::move(event));

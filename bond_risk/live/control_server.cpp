@@ -31,6 +31,9 @@ using Socket = asio::local::stream_protocol::socket;
 constexpr std::size_t kMaxLine = 1 << 20;        // a longer line is garbage: the client is dropped
 constexpr std::size_t kPauseReading = 1 << 20;   // queued reply bytes past which a client's lines wait
 constexpr std::size_t kMaxQueued = 16 << 20;     // queued bytes past which a client is dropped
+// A reader that waits for each reply is never dropped: its lines wait while
+// more than kPauseReading is queued, and no reply is longer than kMaxReplyBytes.
+static_assert(kPauseReading + protocol::kMaxReplyBytes < kMaxQueued);
 constexpr std::size_t kMaxWatched = 10'000;      // nodes one connection may follow
 constexpr std::size_t kMaxWatchedTotal = 100'000;  // ... and every connection together
 constexpr std::size_t kUpdatesPerTurn = 256;      // update lines built between two looks at the sockets

@@ -96,6 +96,8 @@ base::Json inputs_json(const Store& s, NodeRef n) {
     return books;
   };
   const auto side = [](int dir) { return dir > 0 ? "BUY" : "SELL"; };
+  // A row that could not be read whole names nothing for certain (an unknown reference is left unresolved).
+  if (s.state(n).error != 0) return {{"unreadable", s.error(n)}};
   switch (kind_of(n)) {
     case Kind::calendar: return {{"today", format_date(s.calendars[n.index].today)}};
     case Kind::ir_curve: {

@@ -36,7 +36,8 @@ base::Json node_json(const LiveModel& model, NodeRef node, Ladder ladder = Ladde
 // What a node is computed from, for `get` beside its values (`inputs`): a
 // trade's bond, size, price, side and books, a repo's dates and cash, a
 // bond's schedule, quote, calendar and curve, a curve's input rates, and
-// the date the node is valued at (`today`, its calendar's).
+// the date the node is valued at (`today`, its calendar's); for a node whose
+// own row could not be read whole, only why (`unreadable`).
 base::Json inputs_json(const Store& store, NodeRef node);
 
 // An outright book's `count` largest trades by |pv01| (OK trades first, then

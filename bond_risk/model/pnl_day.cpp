@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace bond_risk {
 
@@ -84,15 +85,17 @@ std::vector<double> predicted_moves(const Store& s, const std::vector<std::vecto
   return out;
 }
 
-bool is_gone(const Store& s, std::int64_t book_id) {
-  const NodeRef* node = s.by_id.find(book_id);
-  return !node || !is_book(kind_of(*node));
+std::unordered_set<std::int64_t> book_ids(const Store& s) {
+  std::unordered_set<std::int64_t> ids;
+  for_each_book(s, [&](NodeRef book) { ids.insert(s.id(book)); });
+  return ids;
 }
 
 void moves_of_books_gone(const Store& s, BookMeasures& last, std::vector<BookMove>& out) {
+  const std::unordered_set<std::int64_t> there = book_ids(s);
   std::vector<std::int64_t> gone;
   for (const auto& [id, was] : last) {
-    if (was != 0 && is_gone(s, id)) gone.push_back(id);
+    if (was != 0 && !there.contains(id)) gone.push_back(id);
   }
   std::sort(gone.begin(), gone.end());  // in id order, whatever the hash's
   for (const std::int64_t id : gone) {

@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "bond_risk/model/store.h"
@@ -83,8 +84,8 @@ using BookMeasures = std::unordered_map<std::int64_t, double>;
 void book_moves(const Store& store, BookMeasures& last, std::span<const double> predicted, const BooksToLook& books,
                 std::vector<BookMove>& out);
 void moves_of_books_gone(const Store& store, BookMeasures& last, std::vector<BookMove>& out);
-// Whether the store has no book of this id (it was deleted since the day began).
-bool is_gone(const Store& store, std::int64_t book_id);
+// The ids of the store's books (a book of the day not among them was deleted since it began).
+std::unordered_set<std::int64_t> book_ids(const Store& store);
 
 struct CauseTotal {
   double actual = 0, predicted = 0;

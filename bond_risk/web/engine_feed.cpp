@@ -20,7 +20,7 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kEventsEvery = std::chrono::milliseconds(100);
 constexpr auto kStatsEvery = std::chrono::seconds(1);
 constexpr auto kRetryEvery = std::chrono::seconds(1);
-constexpr auto kAnswerWithin = std::chrono::seconds(5);  // else the engine is down (stopped, or stuck)
+constexpr auto kAnswerWithin = std::chrono::seconds(10);  // else the engine is down (stopped, or stuck): twice its busy timeout
 constexpr auto kRewatchEvery = std::chrono::seconds(10);  // books no watch could follow are tried again
 constexpr std::size_t kMaxWatched = 10'000;  // the engine's bound per connection: the books of one watch link
 constexpr std::int64_t kTopPositions = 20;  // of a book a stream shows
@@ -51,7 +51,9 @@ class Follower {
     std::vector<pollfd> polled;
     while (!stop.stop_requested()) {
       const auto now = Clock::now();
-      if (!asked_.empty() && now - asked_.front().at > kAnswerWithin) {
+      // Down: a question waits, and the engine has sent nothing since it was asked, for kAnswerWithin
+      // (an engine working through big replies, or watches, is heard from meanwhile).
+      if (!asked_.empty() && now - std::max(asked_.front().at, heard_) > kAnswerWithin) {
         throw std::runtime_error("the engine has not answered for " +
                                  std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kAnswerWithin).count()) +
                                  " s (stopped, or stuck)");
@@ -109,6 +111,7 @@ class Follower {
   // What the engine sent (poll said it is there): every complete line.
   void read_lines() {
     if (!lines_.fill()) throw std::runtime_error("the engine closed the connection");
+    heard_ = Clock::now();
     while (const std::optional<std::string> line = lines_.next()) take(protocol::decode_line(*line));
   }
 
@@ -138,6 +141,7 @@ class Follower {
   void read_link(WatchLink& link) {
     try {
       if (!link.lines.fill()) return fail(link, "the engine closed the connection watching them");
+      heard_ = Clock::now();
       while (const std::optional<std::string> text = link.lines.next()) {
         const protocol::Line line = protocol::decode_line(*text);
         if (line.kind == protocol::Line::Kind::update) {
@@ -225,6 +229,7 @@ class Follower {
   base::LineReader lines_;
   DeskState& state_;
   std::deque<Question> asked_;
+  Clock::time_point heard_;  // when the engine last sent anything, on any of these connections
   std::vector<std::unique_ptr<WatchLink>> links_;
   std::size_t links_made_ = 0;  // how many times links_ was made anew (a book list read)
   Clock::time_point rewatch_at_;

@@ -10,8 +10,9 @@
 // limits (their alerts); the explain and `limits` are asked for once a
 // second when events came. Books no watch could follow are named
 // in the state (and tried again every 10 s). When the engine is unreachable,
-// goes away, or leaves a question unanswered for 5 s (stopped, or stuck:
-// health means it answered recently), the state says so and the feed
+// goes away, or sends nothing for 10 s while a question waits (stopped, or
+// stuck: health means it answered recently; a batch may wait 5 s for
+// another program's write lock, and so may a question behind it), the state says so and the feed
 // connects again every second by itself; the state then starts again from
 // what that engine says.
 //
