@@ -30,3 +30,9 @@ ensure_database() {
     *) die "database $2 does not exist (make one with: bin/bond_risk generate --preset 440k --out $2)" ;;
   esac
 }
+
+# The two sides of round R of a pair of binaries, in the order they run:
+# odd rounds "old new", even rounds "new old" (ABBA), so that what one run
+# leaves the next (a warm cache, dirty pages being written back) falls on
+# both alike.
+abba_sides() { if [ $(($1 % 2)) -eq 0 ]; then echo "new old"; else echo "old new"; fi; }

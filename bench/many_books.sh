@@ -75,9 +75,7 @@ measure() {
 }
 
 for r in $(seq "$rounds"); do
-  sides="old new"
-  [ $((r % 2)) -eq 0 ] && sides="new old"
-  for side in $sides; do
+  for side in $(abba_sides "$r"); do
     bin=$old
     [ "$side" = new ] && bin=$new
     echo "round $r of $rounds: $side ($bin)" >&2

@@ -7,6 +7,8 @@
 # holds where two runs an hour apart do not. Rates (ticks acknowledged a
 # second, paced and flat out; sustained durable amendments) likewise.
 set -euo pipefail
+# shellcheck source=bench/common.sh
+. "$(cd "$(dirname "$0")" && pwd)/common.sh"
 
 usage="usage: bench/pair_events.sh OLD_BIN NEW_BIN [--rounds N] [--out DIR] [-- BENCH-EVENTS OPTIONS...]
   (default: 5 rounds, DIR bench/out/pairs, options --db data/bond_risk_440k.db --events 3000 --bumps 30 --ticks 300)"
@@ -30,11 +32,7 @@ done
 
 mkdir -p "$out"
 for r in $(seq "$rounds"); do
-  # Odd rounds run OLD first, even rounds NEW first: what one run leaves the
-  # next (dirty pages being written back, a warm cache) falls on both alike.
-  sides="old new"
-  [ $((r % 2)) -eq 0 ] && sides="new old"
-  for side in $sides; do
+  for side in $(abba_sides "$r"); do
     bin=$old
     [ "$side" = new ] && bin=$new
     echo "round $r of $rounds: $side ($bin)" >&2

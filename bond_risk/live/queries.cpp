@@ -29,7 +29,7 @@ struct Queries::Visit {
   base::Json operator()(const Get& g) const {
     const NodeRef node = s.model.find(g.key, s.rows);
     base::Json out = node_json(s.model, node);
-    out["inputs"] = inputs_json(s.model.store(), node);
+    out["inputs"] = inputs_json(s.model, node);
     return out;
   }
   base::Json operator()(const ShowBook& b) const { return node_json(s.model, book_node(b.key)); }

@@ -81,18 +81,15 @@ base::Json node_json(const LiveModel& model, NodeRef n, Ladder with_ladder) {
   return out;
 }
 
-base::Json inputs_json(const Store& s, NodeRef n) {
+base::Json inputs_json(const LiveModel& model, NodeRef n) {
+  const Store& s = model.store();
   const auto named = [&](Kind kind, NodeIndex i) {
     const NodeRef node = ref(kind, i);
     return base::Json{{member::id, s.id(node)}, {member::name, s.name_of(node)}};
   };
-  const auto books_of = [&](NodeRef trade) {
+  const auto books_of = [&](NodeRef trade) {  // a trade's subscribers are its books
     base::Json books = base::Json::array();
-    const Kind kind = kind_of(trade) == Kind::outright_trade ? Kind::outright_book : Kind::repo_book;
-    for (NodeIndex b = 0; b < s.size(kind); ++b) {
-      const std::vector<NodeIndex>& members = kind == Kind::outright_book ? s.outright_books[b].members : s.repo_books[b].members;
-      if (std::find(members.begin(), members.end(), trade.index) != members.end()) books.push_back(named(kind, b));
-    }
+    for (NodeRef book : model.graph().subscribers(trade)) books.push_back(named(kind_of(book), book.index));
     return books;
   };
   const auto side = [](int dir) { return dir > 0 ? "BUY" : "SELL"; };

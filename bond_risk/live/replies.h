@@ -38,7 +38,7 @@ base::Json node_json(const LiveModel& model, NodeRef node, Ladder ladder = Ladde
 // bond's schedule, quote, calendar and curve, a curve's input rates, and
 // the date the node is valued at (`today`, its calendar's); for a node whose
 // own row could not be read whole, only why (`unreadable`).
-base::Json inputs_json(const Store& store, NodeRef node);
+base::Json inputs_json(const LiveModel& model, NodeRef node);
 
 // An outright book's `count` largest trades by |pv01| (OK trades first, then
 // by id; removed trades are no positions), each with its bond, both as
