@@ -18,7 +18,7 @@
 
 #include "base/sqlite.h"
 #include "bond_risk/db/loader.h"
-#include "bond_risk/model/calculations.h"
+#include "bond_risk/model/nodes/calculations.h"
 #include "engine/flush.h"
 #include "engine/scheduler.h"
 

@@ -17,7 +17,7 @@
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/db/table_rows.h"
-#include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/inputs/input_tables.h"
 
 namespace {
 

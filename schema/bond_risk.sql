@@ -99,7 +99,7 @@ CREATE INDEX IF NOT EXISTS repo_book_trade_by_trade ON repo_book_trade (trade_id
 -- (book_id NULL: of the total), measure one of pv01, kr01 (the input point
 -- ir_curve_id, idx), cs01, day_pnl, margin; lower or upper NULL when
 -- unbounded. A row that cannot hold is FAILED with its reason; the others
--- are read (model/risk_limits.h).
+-- are read (model/limits/risk_limits.h).
 CREATE TABLE IF NOT EXISTS risk_limit (
   id          INTEGER PRIMARY KEY,
   book_id     INTEGER,

@@ -2,7 +2,9 @@
 # Fails when a source file includes a layer ARCHITECTURE.md's may-include
 # matrix does not allow it: never one above its own (the layers, from the
 # bottom: base/, engine/, then bond_risk/model, db, synth, protocol, live,
-# web, lab, cli, mpi), and below it only those its row names. Run by `make test`;
+# web, lab, cli, mpi), and below it only those its row names. Inside
+# bond_risk/model/ the sub-domains are ordered the same way (MODEL_ORDER):
+# one includes only itself and those before it. Run by `make test`;
 # checks the tree it belongs to, or the one given as its argument.
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
@@ -41,6 +43,21 @@ may_include() {
   esac
 }
 
+# bond_risk/model/'s sub-domains, from the bottom (ARCHITECTURE.md).
+MODEL_ORDER=(pricing quotes inputs store risk nodes pnl limits)
+
+# The rank of a path's model sub-domain, or nothing outside bond_risk/model/.
+model_rank() {
+  local i sub
+  [[ "$1" == bond_risk/model/* ]] || return 0
+  sub=${1#bond_risk/model/}
+  sub=${sub%%/*}
+  for i in "${!MODEL_ORDER[@]}"; do
+    if [ "${MODEL_ORDER[$i]}" = "$sub" ]; then echo "$i"; return 0; fi
+  done
+  echo "?"
+}
+
 status=0
 while IFS= read -r file; do
   read -r rank name < <(layer_of "$file")
@@ -55,6 +72,14 @@ while IFS= read -r file; do
     if [ "$inc_rank" -gt "$rank" ] || { [ "$inc_name" != "$name" ] && [[ " $(may_include "$name") " != *" $inc_name "* ]]; }; then
       echo "check-layers: $file ($name) includes $included ($inc_name), a layer it may not use" >&2
       status=1
+    fi
+    if [ "$name" = model ] && [ "$inc_name" = model ]; then
+      own=$(model_rank "$file")
+      other=$(model_rank "$included")
+      if [ "$own" = "?" ] || [ "$other" = "?" ] || [ "$other" -gt "$own" ]; then
+        echo "check-layers: $file includes $included, a model sub-domain above its own or in none (the order: ${MODEL_ORDER[*]})" >&2
+        status=1
+      fi
     fi
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
 done < <(find engine base bond_risk -name '*.h' -o -name '*.cpp' | sort)

@@ -1,4 +1,4 @@
-// Coupon grids (model/coupon_grid.h) and coupon_count against the
+// Coupon grids (model/pricing/coupon_grid.h) and coupon_count against the
 // definition they replace: a walk over each bond's coupon schedule,
 // counting the dates on or after today.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "bond_risk/model/coupon_grid.h"
-#include "bond_risk/model/remaining_flows.h"
-#include "bond_risk/model/status.h"
+#include "bond_risk/model/pricing/coupon_grid.h"
+#include "bond_risk/model/quotes/remaining_flows.h"
+#include "bond_risk/model/pricing/status.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "bond_risk/model/dates.h"
-#include "bond_risk/model/pricing.h"
+#include "bond_risk/model/pricing/dates.h"
+#include "bond_risk/model/pricing/pricing.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;

@@ -8,8 +8,8 @@
 #include "base/sqlite.h"
 #include "bond_risk/synth/generator.h"
 #include "bond_risk/db/result_writer.h"
-#include "bond_risk/model/published_values.h"
-#include "bond_risk/model/reason.h"
+#include "bond_risk/model/store/published_values.h"
+#include "bond_risk/model/store/reason.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;

@@ -23,7 +23,7 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/command_executor.h"
-#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/pnl/pnl_day.h"
 #include "bond_risk/synth/generator.h"
 #include "tests/live_support.h"
 #include "tests/test_support.h"

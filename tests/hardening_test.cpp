@@ -17,7 +17,7 @@
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/synth/generator.h"
 #include "bond_risk/db/result_writer.h"
-#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/store/published_values.h"
 #include "tests/live_support.h"
 
 using namespace bond_risk;
@@ -217,7 +217,7 @@ TEST(Hardening, BadRowsReadAgainKeepOneReasonEach) {
 }
 
 // A trade's sizes and prices follow MODEL.md's rules alike in rows and in
-// commands (one table of rules, model/trade_fields.h): quantity and notional
+// commands (one table of rules, model/store/trade_fields.h): quantity and notional
 // positive whole numbers, trade_price and start_cash finite positive, a
 // repo's rate any finite number. A row outside them is FAILED naming the
 // field; a command that would set such a value is refused and changes nothing.

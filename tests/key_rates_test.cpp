@@ -12,9 +12,9 @@
 #include "base/sqlite.h"
 #include "bond_risk/synth/generator.h"
 #include "bond_risk/db/loader.h"
-#include "bond_risk/model/calculations.h"
-#include "bond_risk/model/key_rates.h"
-#include "bond_risk/model/status.h"
+#include "bond_risk/model/nodes/calculations.h"
+#include "bond_risk/model/pricing/key_rates.h"
+#include "bond_risk/model/pricing/status.h"
 #include "tests/quantlib_support.h"
 #include "tests/test_support.h"
 

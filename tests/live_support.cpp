@@ -10,9 +10,9 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/external_changes.h"
-#include "bond_risk/model/ladders.h"
-#include "bond_risk/model/published_values.h"
-#include "bond_risk/model/result_row.h"
+#include "bond_risk/model/risk/ladders.h"
+#include "bond_risk/model/store/published_values.h"
+#include "bond_risk/model/nodes/result_row.h"
 
 namespace test {
 

@@ -297,7 +297,7 @@ TEST(Model, NodesLieGroupedByWhatTheyDependOnAndIdsStillFindThem) {
 }
 
 TEST(Model, BondsPayingOnTheSameDatesLieTogetherInOrderOfMaturity) {
-  // They read their curve's running sums over those dates (model/coupon_grid.h) one after another.
+  // They read their curve's running sums over those dates (model/pricing/coupon_grid.h) one after another.
   test::TempDir dir;
   const std::string path = dir.path("50k.db");
   bond_risk::generate(bond_risk::find_preset("50k"), bond_risk::GenerateOptions{5, 10}, path);

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "bond_risk/model/status.h"
-#include "bond_risk/model/pricing.h"
+#include "bond_risk/model/pricing/status.h"
+#include "bond_risk/model/pricing/pricing.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;

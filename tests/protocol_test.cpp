@@ -6,7 +6,7 @@
 #include <regex>
 #include <set>
 
-#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/store/published_values.h"
 #include "bond_risk/protocol/messages.h"
 #include "tests/test_support.h"
 

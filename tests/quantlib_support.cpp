@@ -12,7 +12,7 @@
 
 #include <cmath>
 
-#include "bond_risk/model/status.h"
+#include "bond_risk/model/pricing/status.h"
 
 namespace test {
 

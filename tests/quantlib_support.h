@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "bond_risk/model/dates.h"
-#include "bond_risk/model/pricing.h"
+#include "bond_risk/model/pricing/dates.h"
+#include "bond_risk/model/pricing/pricing.h"
 
 namespace test {
 

@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "bond_risk/model/coupon_grid.h"
-#include "bond_risk/model/exp_sum.h"
-#include "bond_risk/model/grid_moments.h"
-#include "bond_risk/model/pricing.h"
-#include "bond_risk/model/quote_analytics.h"
-#include "bond_risk/model/status.h"
+#include "bond_risk/model/pricing/coupon_grid.h"
+#include "bond_risk/model/quotes/exp_sum.h"
+#include "bond_risk/model/quotes/grid_moments.h"
+#include "bond_risk/model/pricing/pricing.h"
+#include "bond_risk/model/quotes/quote_analytics.h"
+#include "bond_risk/model/pricing/status.h"
 #include "tests/live_support.h"
 #include "tests/quantlib_support.h"
 #include "tests/test_support.h"
@@ -373,7 +373,7 @@ TEST(QuoteAnalytics, ARootAtThePointEvaluatedIsProvenThere) {
   EXPECT_EQ(polished.root->at.curvature, 5.0);
 }
 
-// A bond's moments off the curve's running rows (model/grid_moments.h)
+// A bond's moments off the curve's running rows (model/quotes/grid_moments.h)
 // against its flows summed one by one on the curve's discount factors and
 // zero rates (MODEL.md's flows, written out from the schedule here): every
 // moment m_i = sum CF df (-t)^i and the rate weighted by CF df t, for bonds

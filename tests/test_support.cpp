@@ -13,12 +13,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bond_risk/model/calculations.h"
-#include "bond_risk/model/coupon_grid.h"
+#include "bond_risk/model/nodes/calculations.h"
+#include "bond_risk/model/pricing/coupon_grid.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
-#include "bond_risk/model/published_values.h"
-#include "bond_risk/model/reason.h"
+#include "bond_risk/model/store/published_values.h"
+#include "bond_risk/model/store/reason.h"
 #include "base/unix_socket.h"
 #include "bond_risk/db/schema.h"
 #include "base/sqlite.h"

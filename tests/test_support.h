@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bond_risk/model/quote_analytics.h"
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/quotes/quote_analytics.h"
+#include "bond_risk/model/store/store.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
 #include "engine/scheduler.h"
@@ -78,7 +78,7 @@ bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date matur
                                     double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve);
 
 // Its quote analytics as a flush takes them from a cold start, against
-// clean market quote `quote` (NaN: none): model/quote_analytics.h.
+// clean market quote `quote` (NaN: none): model/quotes/quote_analytics.h.
 bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                        double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve,
                                        double quote);

@@ -25,7 +25,7 @@
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
-#include "bond_risk/model/risk_limits.h"
+#include "bond_risk/model/limits/risk_limits.h"
 #include "bond_risk/protocol/command.h"
 #include "bond_risk/protocol/messages.h"
 

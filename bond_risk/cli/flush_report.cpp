@@ -11,7 +11,7 @@
 #include "base/fnv1a.h"
 #include "base/json.h"
 #include "base/percentile.h"
-#include "bond_risk/model/status_counts.h"
+#include "bond_risk/model/store/status_counts.h"
 #include "engine/affinity.h"
 
 namespace bond_risk {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bond_risk/lab/flush_bytes.h"
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/store/store.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
 #include "engine/scheduler.h"

@@ -18,7 +18,7 @@
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
-#include "bond_risk/model/kind.h"
+#include "bond_risk/model/inputs/kind.h"
 
 namespace bond_risk {
 

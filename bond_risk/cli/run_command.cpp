@@ -14,7 +14,7 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/live/control_server.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/model/published_values.h"
+#include "bond_risk/model/store/published_values.h"
 #include "engine/scheduler.h"
 
 namespace bond_risk {

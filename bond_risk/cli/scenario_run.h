@@ -15,7 +15,7 @@
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/model/scenarios.h"
+#include "bond_risk/model/risk/scenarios.h"
 
 namespace bond_risk {
 

@@ -6,7 +6,7 @@
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/settings.h"
 #include "bond_risk/db/result_writer.h"
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/store/store.h"
 
 namespace bond_risk {
 

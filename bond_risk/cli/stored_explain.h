@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/pnl/pnl_day.h"
 
 namespace bond_risk {
 

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/inputs/input_tables.h"
 
 namespace bond_risk {
 

@@ -1,4 +1,4 @@
-// Persisting applied changes (model/changes.h) to the input tables, and the
+// Persisting applied changes (model/inputs/changes.h) to the input tables, and the
 // few look-ups of stored input the live model needs: names of bonds and
 // trades (not kept in memory) and a trade's stored dates.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/changes.h"
+#include "bond_risk/model/inputs/changes.h"
 
 namespace bond_risk {
 

@@ -1,4 +1,4 @@
-// StoredRows (model/stored_rows.h) over a connection to the input database:
+// StoredRows (model/store/stored_rows.h) over a connection to the input database:
 // the live model's look-ups of rows it does not keep in memory. Borrows
 // `db`, which must outlive it; reads only, in whatever transaction the
 // connection is in (so a change prepared in a batch sees the batch's rows).
@@ -6,7 +6,7 @@
 #pragma once
 
 #include "base/sqlite.h"
-#include "bond_risk/model/stored_rows.h"
+#include "bond_risk/model/store/stored_rows.h"
 
 namespace bond_risk {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/limit_checks.h"
+#include "bond_risk/model/limits/limit_checks.h"
 
 namespace bond_risk {
 

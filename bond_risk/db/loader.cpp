@@ -14,9 +14,9 @@
 #include "bond_risk/db/row_scope.h"
 #include "bond_risk/db/snapshot_readers.h"
 #include "bond_risk/db/table_rows.h"
-#include "bond_risk/model/input_tables.h"
-#include "bond_risk/model/layout.h"
-#include "bond_risk/model/trade_fields.h"
+#include "bond_risk/model/inputs/input_tables.h"
+#include "bond_risk/model/store/layout.h"
+#include "bond_risk/model/store/trade_fields.h"
 #include "engine/affinity.h"
 
 namespace bond_risk {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/store/store.h"
 
 namespace bond_risk {
 
@@ -17,7 +17,7 @@ struct Loaded {
 };
 
 // Reads every input table, selecting the columns of its descriptor
-// (model/input_tables.h), all in one read transaction (a savepoint, so also
+// (model/inputs/input_tables.h), all in one read transaction (a savepoint, so also
 // inside the caller's transaction): the tables as of one moment. Throws std::runtime_error if a table or column is
 // missing. A row with bad data becomes a FAILED node with the reason (see
 // Store::fail); it never stops the load. The risk limits are read as rows

@@ -2,7 +2,7 @@
 // pnl_day and pnl_move): a day's baselines, and each event's book moves,
 // written in the event's own transaction so that they are durable with it.
 // Reading the day back and recording its moves again in order rebuilds the
-// explain bit for bit (model/pnl_day.h).
+// explain bit for bit (model/pnl/pnl_day.h).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <span>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/pnl/pnl_day.h"
 
 namespace bond_risk {
 

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "bond_risk/db/schema.h"
-#include "bond_risk/model/layout.h"
+#include "bond_risk/model/store/layout.h"
 
 namespace bond_risk {
 

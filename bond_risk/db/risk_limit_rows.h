@@ -1,13 +1,13 @@
 // The limits in the database (schema/bond_risk.sql's risk_limit), as rows:
 // one whose value is not of its column's type is kept, its row_error saying
-// which (model/risk_limits.h then reads it FAILED), so one bad row never
+// which (model/limits/risk_limits.h then reads it FAILED), so one bad row never
 // stops the others.
 #pragma once
 
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/risk_limits.h"
+#include "bond_risk/model/limits/risk_limits.h"
 
 namespace bond_risk {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/inputs/input_tables.h"
 
 namespace bond_risk {
 

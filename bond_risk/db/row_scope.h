@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/kind.h"
+#include "bond_risk/model/inputs/kind.h"
 
 namespace bond_risk {
 

@@ -19,7 +19,7 @@ void require_tables(base::Database& db) {
 }
 
 // scenario_shift's columns 3, 4 and 5 of the reading query, typed as the
-// loader types the input tables (model/input_tables.h).
+// loader types the input tables (model/inputs/input_tables.h).
 constexpr Column kShiftColumns[] = {
     {"ir_curve_id", ColumnType::reference, Kind::ir_curve}, {"idx", ColumnType::integer}, {"shift_bp", ColumnType::real}};
 

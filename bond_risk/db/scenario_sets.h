@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/scenarios.h"
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/risk/scenarios.h"
+#include "bond_risk/model/store/store.h"
 
 namespace bond_risk {
 

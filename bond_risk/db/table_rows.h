@@ -1,10 +1,10 @@
-// SQL over an input table's descriptor (model/input_tables.h): statements
+// SQL over an input table's descriptor (model/inputs/input_tables.h): statements
 // that select or insert every column in the descriptor's order, and one
 // column of a row read as the model's typed value.
 #pragma once
 
 #include "base/sqlite.h"
-#include "bond_risk/model/input_tables.h"
+#include "bond_risk/model/inputs/input_tables.h"
 
 namespace bond_risk {
 

@@ -14,9 +14,9 @@
 #include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/pnl_explainer.h"
-#include "bond_risk/model/limit_checks.h"
-#include "bond_risk/model/changes.h"
-#include "bond_risk/model/stored_rows.h"
+#include "bond_risk/model/limits/limit_checks.h"
+#include "bond_risk/model/inputs/changes.h"
+#include "bond_risk/model/store/stored_rows.h"
 
 namespace bond_risk {
 

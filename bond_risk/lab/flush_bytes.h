@@ -12,7 +12,7 @@
 
 #include <cstddef>
 
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/store/store.h"
 
 namespace bond_risk {
 

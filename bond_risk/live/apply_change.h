@@ -9,7 +9,7 @@
 
 #include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/model/stored_rows.h"
+#include "bond_risk/model/store/stored_rows.h"
 
 namespace bond_risk {
 

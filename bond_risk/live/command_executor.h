@@ -40,7 +40,7 @@
 #include "bond_risk/live/queries.h"
 #include "bond_risk/live/result_marks.h"
 #include "bond_risk/live/result_publisher.h"
-#include "bond_risk/model/limit_checks.h"
+#include "bond_risk/model/limits/limit_checks.h"
 #include "engine/bitmap.h"
 
 namespace bond_risk {

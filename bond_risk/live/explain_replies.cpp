@@ -53,7 +53,7 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
   }
   for (NodeIndex b = 0; b < s.outright_books.size(); ++b) books.push_back(book_json(ref(Kind::outright_book, b)));
   for (NodeIndex b = 0; b < s.repo_books.size(); ++b) books.push_back(book_json(ref(Kind::repo_book, b)));
-  // Books deleted since the day began stay in its total, measuring 0 (model/pnl_day.h).
+  // Books deleted since the day began stay in its total, measuring 0 (model/pnl/pnl_day.h).
   const std::unordered_set<std::int64_t> there = book_ids(s);
   for (const std::int64_t id : day.book_ids()) {
     if (there.contains(id)) continue;

@@ -9,7 +9,7 @@
 
 #include "base/json.h"
 #include "base/sqlite.h"
-#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/pnl/pnl_day.h"
 
 namespace bond_risk {
 

@@ -1,4 +1,4 @@
-// The JSON of `limits` (MODEL.md "Limits"; model/risk_limits.h): each
+// The JSON of `limits` (MODEL.md "Limits"; model/limits/risk_limits.h): each
 // limit read against the store now and the P&L day's baselines.
 #pragma once
 
@@ -6,10 +6,10 @@
 #include <span>
 
 #include "base/json.h"
-#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/pnl/pnl_day.h"
 #include "bond_risk/db/limit_alert_log.h"
-#include "bond_risk/model/risk_limits.h"
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/limits/risk_limits.h"
+#include "bond_risk/model/store/store.h"
 
 namespace bond_risk {
 

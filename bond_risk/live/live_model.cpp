@@ -7,11 +7,11 @@
 
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/risk_limit_rows.h"
-#include "bond_risk/model/calculations.h"
-#include "bond_risk/model/ladders.h"
-#include "bond_risk/model/risk_limits.h"
-#include "bond_risk/model/trade_fields.h"
-#include "bond_risk/model/trade_links.h"
+#include "bond_risk/model/nodes/calculations.h"
+#include "bond_risk/model/risk/ladders.h"
+#include "bond_risk/model/limits/risk_limits.h"
+#include "bond_risk/model/store/trade_fields.h"
+#include "bond_risk/model/store/trade_links.h"
 
 namespace bond_risk {
 

@@ -1,9 +1,9 @@
 // The running engine's model: the loaded store and its graph, kept up to
-// date by changes (model/changes.h): curve bumps, date rolls, trade
+// date by changes (model/inputs/changes.h): curve bumps, date rolls, trade
 // bookings and amendments, and rows other programs changed.
 //
 // A change is applied as a write batch, in three steps: prepare() validates
-// it whole against the model and the stored rows (model/stored_rows.h),
+// it whole against the model and the stored rows (model/store/stored_rows.h),
 // changing nothing, and says the rows it will write; the caller persists
 // them (db/change_writer.h, in its transaction); commit() then changes the
 // store and the graph and marks what the change affects dirty
@@ -25,9 +25,9 @@
 
 #include "base/histogram.h"
 #include "base/sqlite.h"
-#include "bond_risk/model/changes.h"
-#include "bond_risk/model/store.h"
-#include "bond_risk/model/stored_rows.h"
+#include "bond_risk/model/inputs/changes.h"
+#include "bond_risk/model/store/store.h"
+#include "bond_risk/model/store/stored_rows.h"
 #include "engine/flush.h"
 #include "engine/graph.h"
 #include "engine/scheduler.h"
@@ -117,7 +117,7 @@ class LiveModel {
 
   NodeRef find_kind(std::string_view key, Kind kind, const StoredRows& rows) const;
   NodeRef find_trade(std::string_view key, const StoredRows& rows) const;
-  // engine::flush, then drops the ladder parts held for it (model/ladders.h).
+  // engine::flush, then drops the ladder parts held for it (model/risk/ladders.h).
   engine::FlushStats flush();
 
   Store store_;

@@ -1,9 +1,9 @@
-// Keeps the running engine's P&L day (model/pnl_day.h) as events are
+// Keeps the running engine's P&L day (model/pnl/pnl_day.h) as events are
 // applied, and its rows (db/pnl_day_log.h) in each event's transaction.
 //
 // The executor recalculates consecutive events of one cause together (as
 // it conflated them before the explain: one curve's ticks, amendments), and
-// with them moves of other curves apart from theirs (model/curve_exposure.h:
+// with them moves of other curves apart from theirs (model/pnl/curve_exposure.h:
 // no book is exposed to two of them, so the split stays exact); then it
 // calls attribute() with the group's causes and the last event's seq (no
 // cause: a new day alone, which moves nothing).
@@ -20,9 +20,9 @@
 
 #include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/model/changes.h"
-#include "bond_risk/model/curve_exposure.h"
-#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/inputs/changes.h"
+#include "bond_risk/model/pnl/curve_exposure.h"
+#include "bond_risk/model/pnl/pnl_day.h"
 
 namespace bond_risk {
 

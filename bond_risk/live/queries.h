@@ -25,8 +25,8 @@
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
-#include "bond_risk/model/pnl_day.h"
-#include "bond_risk/model/stored_rows.h"
+#include "bond_risk/model/pnl/pnl_day.h"
+#include "bond_risk/model/store/stored_rows.h"
 #include "bond_risk/protocol/command.h"
 
 namespace bond_risk {

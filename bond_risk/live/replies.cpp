@@ -6,10 +6,10 @@
 
 #include "base/percentile.h"
 #include "base/process_memory.h"
-#include "bond_risk/model/ladders.h"
-#include "bond_risk/model/published_values.h"
-#include "bond_risk/model/reason.h"
-#include "bond_risk/model/status_counts.h"
+#include "bond_risk/model/risk/ladders.h"
+#include "bond_risk/model/store/published_values.h"
+#include "bond_risk/model/store/reason.h"
+#include "bond_risk/model/store/status_counts.h"
 #include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {

@@ -11,7 +11,7 @@
 #include "bond_risk/protocol/command.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/phase_times.h"
-#include "bond_risk/model/scenarios.h"
+#include "bond_risk/model/risk/scenarios.h"
 
 namespace bond_risk {
 

@@ -58,8 +58,8 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/result_row.h"
-#include "bond_risk/model/store.h"
+#include "bond_risk/model/nodes/result_row.h"
+#include "bond_risk/model/store/store.h"
 #include "engine/graph.h"
 
 namespace bond_risk {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bond_risk/model/scenarios.h"
+#include "bond_risk/model/risk/scenarios.h"
 
 namespace bond_risk::mpi {
 

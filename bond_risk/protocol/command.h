@@ -14,8 +14,8 @@
 #include <variant>
 #include <vector>
 
-#include "bond_risk/model/changes.h"
-#include "bond_risk/model/pnl_day.h"
+#include "bond_risk/model/inputs/changes.h"
+#include "bond_risk/model/pnl/pnl_day.h"
 
 namespace bond_risk {
 
@@ -51,7 +51,7 @@ struct ValueAtRisk {
 struct Explain {
   std::optional<std::string> book;
 };
-// The day's `count` events that moved a book most (the day keeps that many: model/pnl_day.h).
+// The day's `count` events that moved a book most (the day keeps that many: model/pnl/pnl_day.h).
 inline constexpr std::int64_t kMaxExplainEvents = kKeptMoves;
 struct ExplainEvents {
   std::string book;
@@ -69,7 +69,7 @@ struct Stats {};
 struct Reload {};
 struct Shutdown {};
 
-// A state-changing command is a Change (model/changes.h); the rest read or
+// A state-changing command is a Change (model/inputs/changes.h); the rest read or
 // steer the engine.
 using Command = std::variant<Change, Get, ShowBook, TopPositions, ListBooks, Watch, Unwatch, RunScenario, ValueAtRisk,
                              Explain, ExplainEvents, Limits, Stats, RecentEvents, Reload, Shutdown>;

@@ -20,8 +20,8 @@
 
 #include "base/histogram.h"
 #include "base/json.h"
-#include "bond_risk/model/kind.h"
-#include "bond_risk/model/status.h"
+#include "bond_risk/model/inputs/kind.h"
+#include "bond_risk/model/pricing/status.h"
 
 namespace bond_risk::protocol {
 
@@ -41,7 +41,7 @@ inline constexpr char status[] = "status";
 inline constexpr char key_rates[] = "key_rates";
 inline constexpr char reason[] = "reason";    // why it is not OK
 inline constexpr char members[] = "members";  // a book's member count
-// A book's values the gateway sums (of value_names: model/published_values.h).
+// A book's values the gateway sums (of value_names: model/store/published_values.h).
 inline constexpr char pv[] = "pv";
 inline constexpr char pv01[] = "pv01";
 inline constexpr char cs01[] = "cs01";

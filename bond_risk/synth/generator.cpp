@@ -11,17 +11,17 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "bond_risk/model/dates.h"
-#include "bond_risk/model/status.h"
+#include "bond_risk/model/pricing/dates.h"
+#include "bond_risk/model/pricing/status.h"
 #include "base/progress.h"
 #include "bond_risk/synth/limit_generator.h"
 #include "bond_risk/synth/random.h"
 #include "bond_risk/synth/scenario_generator.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/db/table_rows.h"
-#include "bond_risk/model/coupon_grid.h"
-#include "bond_risk/model/input_tables.h"
-#include "bond_risk/model/quote_analytics.h"
+#include "bond_risk/model/pricing/coupon_grid.h"
+#include "bond_risk/model/inputs/input_tables.h"
+#include "bond_risk/model/quotes/quote_analytics.h"
 #include "base/sqlite.h"
 
 namespace bond_risk {

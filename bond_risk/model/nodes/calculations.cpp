@@ -1,0 +1,551 @@
+#include "bond_risk/model/nodes/calculations.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bond_risk/model/store/end_date.h"
+#include "bond_risk/model/risk/ladders.h"
+
+namespace bond_risk {
+
+namespace {
+
+using Indices = std::span<const NodeIndex>;
+
+// A trade's published value, status and ladder part before the flush in
+// progress, as the engine saves it for the trade's books.
+template <class Value>
+struct Previous {
+  Value value;
+  Status status;
+  LadderPart part;
+};
+
+// Calls f(i) for each node of a chunk, in order. A chunk is sorted without
+// repeats, so when it spans as many indices as it has nodes (every chunk of
+// a full flush) they are consecutive and are counted, not read.
+template <class F>
+void for_each_node(Indices nodes, F f) {
+  if (!nodes.empty() && nodes.back() - nodes.front() == nodes.size() - 1) {
+    for (NodeIndex i = nodes.front(), end = nodes.back() + 1; i != end; ++i) f(i);
+  } else {
+    for (NodeIndex i : nodes) f(i);
+  }
+}
+
+struct Calculator {
+  Store& s;
+  const engine::Graph& g;
+
+  // The status a node takes from its own static data and its inputs, before
+  // any date checks: FAILED, STALE, EXPIRED (an input expired) or OK.
+  // `inputs()` gives the inputs' statuses; it is only called when the
+  // node's references are valid.
+  template <class Inputs>
+  static Status from_inputs(const NodeState& own, Inputs inputs) {
+    if (own.error != 0) return Status::failed;
+    bool expired = false;
+    for (const Status st : inputs()) {
+      if (is_broken(st)) return Status::stale;
+      expired |= st == Status::expired;
+    }
+    return expired ? Status::expired : Status::ok;
+  }
+  static constexpr auto kNoInputs = [] { return std::array<Status, 0>{}; };
+
+  // What a trade kernel reads of the tiers below, as pointers taken once
+  // per chunk: its stores to statuses and values would otherwise make the
+  // compiler reload each vector's pointer from the store for every trade
+  // (a tenth of the repo kernel).
+  struct Below {
+    const NodeState *calendar_states, *curve_states, *bond_states;
+    const Calendar* calendars;
+    const IrCurve* curves;
+    const BondValue* bond_values;
+    const BondFigures* bond_figures;
+  };
+  Below tiers_below() const {
+    auto states = [&](Kind kind) { return s.states[static_cast<std::size_t>(kind)].data(); };
+    return {states(Kind::calendar), states(Kind::ir_curve), states(Kind::bond), s.calendars.data(), s.curves.data(),
+            s.bond_values.data(), s.bond_figures.data()};
+  }
+
+  // A value too large for a double (absurd but valid inputs) fails its
+  // node, which publishes nothing: no book ever sums an infinity or a NaN.
+  template <class Value>
+  static void keep_finite(NodeState& st, Value& value) {
+    if (all_finite(value)) return;
+    st.status = Status::failed;
+    value = {};
+  }
+
+  Status status_of(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i].status; }
+  NodeState& own(Kind kind, NodeIndex i) const { return s.states[static_cast<std::size_t>(kind)][i]; }
+
+  void calendars(Indices nodes) const {
+    for_each_node(nodes, [&](NodeIndex i) {
+      Calendar& c = s.calendars[i];
+      ++c.version;
+      own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), kNoInputs);
+      if (status_of(Kind::calendar, i) == Status::ok) lay_out_coupon_grids(c.today, c.grid_days);
+    });
+  }
+
+  void curves(Indices nodes) const {
+    for_each_node(nodes, [&](NodeIndex i) {
+      NodeState& st = own(Kind::ir_curve, i);
+      IrCurve& c = s.curves[i];
+      ++c.key_rate_version;
+      st.status = from_inputs(st, kNoInputs);
+      if (st.status != Status::ok) return;
+      build_curve(c.points, c.arrays);
+      if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
+      for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
+        if (status_of(Kind::calendar, g.calendar) != Status::ok) {
+          g = {g.calendar, {}, {}, {}};
+          continue;
+        }
+        const CouponGridDays& days = s.calendars[g.calendar].grid_days;
+        sum_coupon_grids(days, c.arrays, true, g.sums);
+        if (s.with_key_rates) sum_grid_key_rates(days, c.points, c.key_rates, g.key_rates);
+        if (s.with_quote_analytics) sum_grid_moments(days, c.arrays, g.moments);
+      }
+    });
+  }
+
+  // Bonds whose quote analytics wait to be computed together.
+  struct FiguresQueue {
+    std::array<BondInputs, kFiguresBatch> inputs;
+    std::array<NodeIndex, kFiguresBatch> bonds;
+    std::size_t count = 0;
+  };
+
+  void bonds(Indices nodes) const {
+    FiguresQueue queue;
+    // Inlined into both of for_each_node's loops: a call per bond, its
+    // coupon sums returned through the stack, cost a tenth of the kernel.
+    for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
+      const Bond& b = s.bonds[i];
+      NodeState& st = own(Kind::bond, i);
+      BondValue& value = s.bond_values[i];
+      value = {};
+      if (s.with_quote_analytics) s.bond_figures[i] = {};  // off: never written, null since the load
+      st.status = from_inputs(
+          st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
+      if (b.quote_error != 0) st.status = Status::failed;  // its own bad data outranks STALE and EXPIRED
+      if (st.status != Status::ok) {  // publishes no ladder either
+        if (s.with_key_rates) ++s.bond_ladder_version[i];
+        return;
+      }
+      const Date today = s.calendars[b.calendar].today;
+      st.status = end_status(end_date(b), today);
+      if (st.status == Status::ok) {
+        const IrCurve& curve = s.curves[b.curve];
+        const CouponGridDays& grid_days = s.calendars[b.calendar].grid_days;
+        const CurveGrid& grid = grid_for(curve.grids, b.calendar);
+        const CouponSums coupons = coupon_sums(grid_days, grid.sums, b.place, b.coupons);
+        value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
+        value.quoted = !is_null(b.quote);
+        if (s.with_key_rates) ladder_of(b, i, today, grid_days, grid, curve);
+        keep_finite(st, value);
+        if (st.status == Status::ok && s.with_quote_analytics) {
+          BondInputs& in = queue.inputs[queue.count];
+          in = {remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon),
+                value.price, b.quote, &curve.arrays, grid.moments};
+          // Its moment row, in a few look-ups' time: the rows of every grid outgrow the caches, and bonds
+          // lie on their grids at random.
+          const MomentSums* row = &in.rows[in.flows.range.row + in.flows.range.last + 1];
+          __builtin_prefetch(row);
+          __builtin_prefetch(reinterpret_cast<const char*>(row) + 64);
+          queue.bonds[queue.count++] = i;
+          if (queue.count == kFiguresBatch) figures_of(queue);
+        }
+      } else if (s.with_key_rates) {
+        std::ranges::fill(s.bond_ladder(i), 0.0);
+        ++s.bond_ladder_version[i];
+      }
+    });
+    figures_of(queue);
+  }
+
+  // A bond's key-rate ladder, whose version moves only when the ladder
+  // does: a quote moves no model value, so its trades' ladder parts stay
+  // current and their books update their ladders from the changes instead
+  // of summing every member afresh (model/risk/ladders.h). A ladder wider than
+  // kCompared is taken as moved.
+  void ladder_of(const Bond& b, NodeIndex i, Date today, const CouponGridDays& grid_days, const CurveGrid& grid,
+                 const IrCurve& curve) const {
+    constexpr std::size_t kCompared = 64;
+    const std::span<double> ladder = s.bond_ladder(i);
+    std::array<double, kCompared> before;
+    const bool compared = ladder.size() <= kCompared;
+    if (compared) std::ranges::copy(ladder, before.begin());
+    bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons, 100.0 * b.coupon / b.coupons_per_year,
+                   b.maturity - today, curve.key_rates, ladder);
+    if (!compared || !std::ranges::equal(ladder, std::span(before).first(ladder.size()))) ++s.bond_ladder_version[i];
+  }
+
+  // The queued bonds' quote analytics (model/quotes/quote_analytics.h), solved
+  // afresh from their prices: a warm start from the last solve would save
+  // a step or two but make the figures depend on the path of events, where
+  // a replay or a fresh flush must give the same bits. No root fails the bond.
+  void figures_of(FiguresQueue& queue) const {
+    std::array<BondFigures, kFiguresBatch> figures;
+    bond_figures(std::span(queue.inputs).first(queue.count), std::span(figures).first(queue.count));
+    for (std::size_t k = 0; k < queue.count; ++k) {
+      const NodeIndex i = queue.bonds[k];
+      BondValue& value = s.bond_values[i];
+      s.bond_figures[i] = figures[k];
+      value.cs01 = figures[k].cs01;
+      if (figures[k].failure == AnalyticsFailure::none) continue;
+      own(Kind::bond, i).status = Status::failed;
+      value = {};
+    }
+    queue.count = 0;
+  }
+
+  // Asks for the bond value of the trade kAhead places after trade i: trades
+  // lie by book, so they read their bonds' values at random, and the trades
+  // streaming through push those out of the nearest caches. A FAILED trade
+  // may name no bond: the address is an integer sum, not a pointer past the
+  // array, and a prefetch never faults.
+  static void prefetch_bond_value(std::span<const OutrightTrade> trades, const BondValue* values, NodeIndex i) {
+    constexpr NodeIndex kAhead = 16;
+    if (i + kAhead >= trades.size()) return;
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(values);
+    __builtin_prefetch(reinterpret_cast<const void*>(base + trades[i + kAhead].bond * sizeof(BondValue)));
+  }
+
+  void outright_trades(Indices nodes) const {
+    const Below below = tiers_below();
+    const std::span<const OutrightTrade> trades = s.outright_trades;
+    NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
+    OutrightValue* values = s.outright_values.data();
+    for_each_node(nodes, [&](NodeIndex i) {
+      const OutrightTrade& t = trades[i];
+      prefetch_bond_value(trades, below.bond_values, i);
+      NodeState& st = states[i];
+      OutrightValue& value = values[i];
+      value = {};
+      st.status = from_inputs(st, [&] { return std::array{below.bond_states[t.bond].status}; });
+      if (st.status != Status::ok) return;
+      value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]);
+      keep_finite(st, value);
+    });
+  }
+
+  // Settles a repo's status; returns what its value is computed from, or
+  // zeros when it is not OK (they give the zero value it publishes).
+  static RepoInputs repo_inputs_of(const Below& below, const RepoTrade& t, NodeState& st) {
+    st.status = from_inputs(st, [&] {
+      return std::array{below.calendar_states[t.calendar].status, below.bond_states[t.bond].status,
+                        below.curve_states[t.curve].status};
+    });
+    if (st.status != Status::ok) return {};
+    const Date today = below.calendars[t.calendar].today;
+    st.status = end_status(end_date(t), today);
+    if (st.status != Status::ok) return {};
+    return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, below.bond_values[t.bond].price,
+                       below.curves[t.curve].arrays);
+  }
+
+  // Repos' inputs by field, for their values a vector of lanes at a time.
+  struct RepoBlock {
+    static constexpr std::size_t kSize = 32;
+    static_assert(kSize % base::kLanes == 0);
+    using Column = std::array<double, kSize>;
+    std::size_t count = 0;
+    std::array<NodeIndex, kSize> nodes{};
+    RepoInputsOf<Column> inputs{};
+
+    void add(NodeIndex i, const RepoInputs& in) {
+      nodes[count] = i;
+      inputs.start_cash[count] = in.start_cash;
+      inputs.notional[count] = in.notional;
+      inputs.growth[count] = in.growth;
+      inputs.bond_price[count] = in.bond_price;
+      inputs.cum_df[count] = in.cum_df;
+      ++count;
+    }
+    // The inputs of nodes k .. k + kLanes - 1 (past the last node, after pad: zeros).
+    RepoInputsOf<base::Doubles> lanes(std::size_t k) const {
+      auto at = [k](const Column& column) {
+        base::Doubles v;
+        std::memcpy(&v, &column[k], sizeof v);
+        return v;
+      };
+      return {at(inputs.start_cash), at(inputs.notional), at(inputs.growth), at(inputs.bond_price), at(inputs.cum_df)};
+    }
+    // Zeros past the last node, up to a whole vector.
+    void pad() {
+      for (std::size_t k = count; k % base::kLanes != 0; ++k) {
+        for (Column* column : {&inputs.start_cash, &inputs.notional, &inputs.growth, &inputs.bond_price, &inputs.cum_df}) {
+          (*column)[k] = 0;
+        }
+      }
+    }
+  };
+
+  // Repos in blocks: their statuses and inputs one by one, then their
+  // values a vector of lanes at a time (base/lanes.h), the same bits as one
+  // at a time.
+  void repo_trades(Indices nodes) const {
+    RepoBlock block;
+    const Below below = tiers_below();
+    const RepoTrade* trades = s.repo_trades.data();
+    NodeState* states = s.states[static_cast<std::size_t>(Kind::repo_trade)].data();
+    RepoValue* values = s.repo_values.data();
+    for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
+      block.add(i, repo_inputs_of(below, trades[i], states[i]));
+      if (block.count == RepoBlock::kSize) value_repos(block, states, values);
+    });
+    value_repos(block, states, values);
+  }
+
+  static void value_repos(RepoBlock& block, NodeState* states, RepoValue* values) {
+    block.pad();
+    for (std::size_t k = 0; k < block.count; k += base::kLanes) {
+      const RepoValueOf<base::Doubles> v = value_repo(block.lanes(k));
+      const bool finite = all_finite(v);
+      for (std::size_t j = 0; j < base::kLanes && k + j < block.count; ++j) {
+        const NodeIndex i = block.nodes[k + j];
+        values[i] = {v.end_cash[j], v.margin[j], v.mtm_pnl[j]};
+        if (!finite) keep_finite(states[i], values[i]);
+      }
+    }
+    block.count = 0;
+  }
+
+  // Brings a book up to date: from its members' changes when the graph has
+  // them (a few members changed; see engine/graph.h), otherwise by summing
+  // all members afresh, and at least every kFullSumEvery updates so that
+  // rounding never drifts from a fresh sum. Its ladder follows the same
+  // way, and is summed afresh when a changed member's previous part read a
+  // ladder this flush rewrote (see model/risk/ladders.h).
+  template <class Value, class Trade>
+  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
+                   const std::vector<Trade>& trades) const {
+    constexpr std::uint32_t kFullSumEvery = 1000;
+    const auto changed = g.changed_inputs(ref(kind, i));
+    // Never from a total that overflowed: an infinity less the member that
+    // made it is still one, where a fresh sum may be finite again.
+    bool from_changes = changed && book.since_full_sum < kFullSumEvery && all_finite(book.total);
+    for (std::size_t k = 0; from_changes && k < changed->size(); ++k) {
+      from_changes = g.previous<Previous<Value>>((*changed)[k]).has_value();
+    }
+    if (from_changes) {
+      bool ladder_from_changes = true;
+      for (NodeRef m : *changed) {
+        const Previous<Value> before = *g.previous<Previous<Value>>(m);
+        add_member(book, before.status, before.value, -1.0);
+        add_member(book, status_of(member_kind, m.index), values[m.index], 1.0);
+        ladder_from_changes = ladder_from_changes && (before.status != Status::ok || still_current(s, before.part));
+      }
+      if (s.with_key_rates && ladder_from_changes) {
+        for (NodeRef m : *changed) {
+          const Previous<Value> before = *g.previous<Previous<Value>>(m);
+          if (before.status == Status::ok) add_key_rates(s, before.part, book.kr01, -1.0);
+          if (status_of(member_kind, m.index) == Status::ok) add_key_rates(s, ladder_part(s, trades[m.index]), book.kr01);
+        }
+      } else {
+        sum_ladder(book);
+      }
+      ++book.since_full_sum;
+    } else {
+      sum_members(book, s.states[static_cast<std::size_t>(member_kind)], values);
+      sum_ladder(book);
+    }
+    NodeState& st = own(kind, i);
+    st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
+    if (!all_finite(book.total)) st.status = Status::failed;  // see keep_finite
+  }
+
+  // A book summed afresh, add_member's sums in a loop whose sums stay in
+  // registers (the book's own could alias the values it reads).
+  template <class Value>
+  static void sum_members(Book<Value>& book, const std::vector<NodeState>& states, const std::vector<Value>& values) {
+    Value total{};
+    std::uint32_t excluded = 0, broken = 0, unquoted = 0;
+    for (NodeIndex m : book.members) {
+      const Status status = states[m].status;
+      if (status == Status::ok) {
+        accumulate(total, values[m], 1.0);
+        unquoted += unquoted_member(values[m]);
+      } else {
+        ++excluded;
+        broken += is_broken(status) ? 1 : 0;
+      }
+    }
+    book.total = total;
+    book.excluded = excluded;
+    book.broken = broken;
+    book.unquoted = unquoted;
+    book.since_full_sum = 0;
+  }
+
+  // Adds (sign 1) or takes away (sign -1) one member's part of a book.
+  template <class Value>
+  static void add_member(Book<Value>& book, Status status, const Value& v, double sign) {
+    const std::uint32_t one = sign > 0 ? 1u : ~0u;  // unsigned +1 or -1
+    if (status == Status::ok) {
+      accumulate(book.total, v, sign);
+      book.unquoted += unquoted_member(v) * one;
+      return;
+    }
+    book.excluded += one;
+    if (is_broken(status)) book.broken += one;
+  }
+
+  // An outright book's cs01 sums its quoted members'; it counts the others.
+  static void accumulate(OutrightValue& sum, const OutrightValue& v, double sign) {
+    sum.pv += sign * v.pv;
+    sum.pv01 += sign * v.pv01;
+    sum.pnl += sign * v.pnl;
+    sum.cs01 += is_null(v.cs01) ? 0.0 : sign * v.cs01;  // a select, not a branch: 1 in 5 is unquoted
+  }
+  static std::uint32_t unquoted_member(const OutrightValue& v) { return v.quoted ? 0 : 1; }
+  static std::uint32_t unquoted_member(const RepoValue&) { return 0; }
+
+  static void accumulate(RepoValue& sum, const RepoValue& v, double sign) {
+    sum.margin += sign * v.margin;
+    sum.mtm_pnl += sign * v.mtm_pnl;
+  }
+
+  // A book's ladder, summed afresh from its OK members (model/risk/ladders.h).
+  template <class Value>
+  void sum_ladder(Book<Value>& book) const {
+    if (s.with_key_rates) sum_key_rates(s, book, book.kr01);
+  }
+
+  void outright_books(Indices nodes) const {
+    for_each_node(nodes, [&](NodeIndex i) {
+      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values,
+                  s.outright_trades);
+    });
+  }
+
+  void repo_books(Indices nodes) const {
+    for_each_node(nodes, [&](NodeIndex i) {
+      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values, s.repo_trades);
+    });
+  }
+};
+
+}  // namespace
+
+bool values_finite(const Store& s, const OutrightTrade& t) {
+  if (t.bond >= s.bonds.size() || s.state(ref(Kind::bond, t.bond)).status != Status::ok) return true;
+  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]));
+}
+
+bool values_finite(const Store& s, const RepoTrade& t) {
+  if (t.bond >= s.bonds.size() || t.curve >= s.curves.size() || t.calendar >= s.calendars.size()) return true;
+  if (s.state(ref(Kind::bond, t.bond)).status != Status::ok || s.state(ref(Kind::ir_curve, t.curve)).status != Status::ok) {
+    return true;
+  }
+  const Date today = s.calendars[t.calendar].today;
+  if (end_status(end_date(t), today) != Status::ok) return true;
+  return all_finite(value_repo(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
+                               s.curves[t.curve].arrays));
+}
+
+void build_graph(Store& store, engine::Graph& graph) {
+  const Calculator calc{store, graph};
+  // Work per node relative to an outright trade (see engine::Graph::add_type),
+  // as measured on the 440k set: a curve fills daily arrays (~7000x), a bond
+  // reads its coupon grid (~1x; ~2x with its ladder, a pass over the
+  // curve's segments; ~64x with its quote analytics, 0.5 us of solves), a
+  // book reads members at ~1/4 of a trade each.
+  auto average = [](std::size_t total, std::size_t count) { return count ? 1 + total / count : 1; };
+  std::size_t members = 0;
+  for (const OutrightBook& b : store.outright_books) members += b.members.size();
+  for (const RepoBook& b : store.repo_books) members += b.members.size();
+  const std::size_t book_cost = average(members, store.outright_books.size() + store.repo_books.size()) / 4;
+  // A trade's value and status as its books saw them, saved by the engine
+  // before a flush recalculates the trade (see engine/graph.h).
+  auto saved_as_previous = [&store](Kind kind, const auto& values) {
+    using Saved = Previous<typename std::decay_t<decltype(values)>::value_type>;
+    return engine::TypeOptions{
+        .cost = kind == Kind::outright_trade ? 1u : 2u,
+        .value_bytes = sizeof(Saved),
+        .save_value = [&store, kind, &values](NodeIndex i, std::byte* out) {
+          const Status status = store.states[static_cast<std::size_t>(kind)][i].status;
+          const Saved saved{values[i], status,
+                            store.with_key_rates && status == Status::ok ? books_ladder_part(store, ref(kind, i))
+                                                                         : LadderPart{}};
+          std::memcpy(out, &saved, sizeof saved);
+        }};
+  };
+  const engine::TypeOptions book_options{.cost = book_cost, .incremental = true};
+  struct TypeSpec {
+    Kind kind;
+    unsigned tier;
+    void (Calculator::*fn)(Indices) const;
+    engine::TypeOptions options;
+  };
+  const TypeSpec specs[] = {
+      {Kind::calendar, 1, &Calculator::calendars, {.cost = 1}},
+      {Kind::ir_curve, 2, &Calculator::curves, {.cost = kNumForwardDays}},
+      {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}},
+      {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
+      {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
+      {Kind::outright_book, 5, &Calculator::outright_books, book_options},
+      {Kind::repo_book, 5, &Calculator::repo_books, book_options},
+  };
+  for (const TypeSpec& spec : specs) {
+    graph.add_type(std::string(kind_name(spec.kind)), spec.tier, [calc, fn = spec.fn](Indices n) { (calc.*fn)(n); },
+                   spec.options);
+    graph.add_nodes(static_cast<engine::TypeId>(spec.kind), store.size(spec.kind));
+  }
+
+  auto valid = [&](Kind kind, NodeIndex i) { return store.states[static_cast<std::size_t>(kind)][i].error == 0; };
+  // A curve sums its coupon grids for each calendar of its bonds (model/pricing/coupon_grid.h),
+  // and subscribes to that calendar where its first such bond does.
+  std::vector<unsigned char> opens_grid(store.bonds.size(), 0);
+  for (IrCurve& c : store.curves) c.grids.clear();
+  for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
+    if (!valid(Kind::bond, i)) continue;
+    const Bond& b = store.bonds[i];
+    std::vector<CurveGrid>& grids = store.curves[b.curve].grids;
+    if (std::ranges::none_of(grids, [&](const CurveGrid& g) { return g.calendar == b.calendar; })) {
+      grids.push_back({b.calendar, {}, {}, {}});
+      opens_grid[i] = 1;
+    }
+  }
+  graph.subscribe_all([&](auto add) {
+    auto link = [&](Kind sub_kind, NodeIndex sub, Kind pub_kind, NodeIndex pub) {
+      add(ref(sub_kind, sub), ref(pub_kind, pub));
+    };
+    for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
+      if (!valid(Kind::bond, i)) continue;
+      const Bond& b = store.bonds[i];
+      link(Kind::bond, i, Kind::calendar, b.calendar);
+      link(Kind::bond, i, Kind::ir_curve, b.curve);
+      if (opens_grid[i]) link(Kind::ir_curve, b.curve, Kind::calendar, b.calendar);
+    }
+    for (NodeIndex i = 0; i < store.outright_trades.size(); ++i) {
+      if (valid(Kind::outright_trade, i)) link(Kind::outright_trade, i, Kind::bond, store.outright_trades[i].bond);
+    }
+    for (NodeIndex i = 0; i < store.repo_trades.size(); ++i) {
+      if (!valid(Kind::repo_trade, i)) continue;
+      const RepoTrade& t = store.repo_trades[i];
+      link(Kind::repo_trade, i, Kind::calendar, t.calendar);
+      link(Kind::repo_trade, i, Kind::bond, t.bond);
+      link(Kind::repo_trade, i, Kind::ir_curve, t.curve);
+    }
+    for (NodeIndex i = 0; i < store.outright_books.size(); ++i) {
+      for (NodeIndex m : store.outright_books[i].members) link(Kind::outright_book, i, Kind::outright_trade, m);
+    }
+    for (NodeIndex i = 0; i < store.repo_books.size(); ++i) {
+      for (NodeIndex m : store.repo_books[i].members) link(Kind::repo_book, i, Kind::repo_trade, m);
+    }
+  });
+}
+
+}  // namespace bond_risk

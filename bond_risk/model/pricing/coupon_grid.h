@@ -1,0 +1,93 @@
+// Coupon grids: a bond priced with two look-ups instead of a walk over its
+// coupon dates.
+//
+// Model. A bond's coupons fall on maturity - k * step months (step = 12 /
+// coupons_per_year), each on the maturity's day of the month or that
+// month's last day (MODEL.md; coupon_count). So every bond with the same step,
+// day of the month and month modulo step pays on the same dates: one of
+// 31 x (12 + 6 + 3) grids. A calendar lays out, for its today, the dates of
+// every grid that fall within a curve's days (as days from today); a curve
+// keeps, per calendar its bonds use, running sums of its discount factors
+// over each grid's dates. A bond's coupon sums are then the difference of
+// two running sums: up to its maturity's place on its grid, less those
+// before its first coupon that is both on or after today and after its
+// start. The sums are taken in date order (value_bond once summed latest
+// first): the two differ in the last bits only.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bond_risk/model/pricing/pricing.h"
+
+namespace bond_risk {
+
+// Where a bond's coupons lie: its grid, and its maturity's period (its
+// month, year * 12 + month - 1, divided by the grid's step). Requires
+// coupons_per_year 1, 2 or 4.
+struct GridPlace {
+  std::uint16_t grid = 0;
+  std::int32_t period = 0;
+};
+GridPlace grid_place(Date maturity, int coupons_per_year);
+
+// Every grid's dates from `today` on that fall within a curve's days.
+struct CouponGridDays {
+  std::vector<std::int32_t> first_period;  // per grid: the period of its first date on or after today
+  std::vector<std::uint32_t> begin;       // per grid, then one past the last: where its dates start in `days`
+  std::vector<std::uint16_t> days;        // ascending per grid, as days from today, < kNumForwardDays
+  std::vector<double> first_fraction;     // per grid: (first date - today) / (first date - the date a step before)
+};
+void lay_out_coupon_grids(Date today, CouponGridDays& out);
+
+// Running sums over every grid's dates: rows[begin[g] + g + j] holds grid
+// g's first j dates (j = 0 .. its number of dates) summed in date order
+// from Row{}, add(row, day) adding one date (days from today) to a row.
+// The one layout of the curves' sums over the grids.
+template <class Row, class Add>
+void sum_over_grids(const CouponGridDays& grids, std::vector<Row>& rows, Add add) {
+  const std::size_t count = grids.begin.size() - 1;
+  rows.resize(grids.days.size() + count);
+  Row* out = rows.data();
+  for (std::size_t g = 0; g < count; ++g) {
+    Row sum{};
+    *out++ = sum;
+    for (std::uint32_t k = grids.begin[g]; k < grids.begin[g + 1]; ++k) {
+      add(sum, grids.days[k]);
+      *out++ = sum;
+    }
+  }
+}
+
+// sums[begin[g] + g + j] = the discount factors of grid g's first j dates,
+// summed in date order (j = 0 .. its number of dates): on `curve`, and on
+// its bumped copies when `bumped` (df_up, df_dn stay 0 otherwise).
+void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
+                      std::vector<CouponSums>& sums);
+
+// The coupons counted of a bond paying on `place`'s grid whose schedule has
+// `coupons` dates (coupon_count): the grid's dates first .. last,
+// whose running sums start at row (sums[row + j] for its first j dates).
+// Requires its maturity on or after the grids' today and within a curve's days.
+struct GridRange {
+  std::uint32_t row, first, last;
+};
+inline GridRange grid_range(const CouponGridDays& grids, GridPlace place, std::uint32_t coupons) {
+  const std::size_t g = place.grid;
+  const auto last = static_cast<std::uint32_t>(place.period - grids.first_period[g]);
+  return {static_cast<std::uint32_t>(grids.begin[g] + g), last + 1 > coupons ? last + 1 - coupons : 0, last};
+}
+
+// Its coupon sums, on the curve `sums` were summed on for `grids`. Inline:
+// the flush asks it of every bond.
+inline CouponSums coupon_sums(const CouponGridDays& grids, std::span<const CouponSums> sums, GridPlace place,
+                              std::uint32_t coupons) {
+  const GridRange r = grid_range(grids, place, coupons);
+  const CouponSums& to = sums[r.row + r.last + 1];
+  if (r.first == 0) return to;
+  const CouponSums& from = sums[r.row + r.first];
+  return {to.df - from.df, to.df_up - from.df_up, to.df_dn - from.df_dn};
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,146 @@
+// The formulas of MODEL.md as pure functions on plain values: curve arrays,
+// coupon schedules, bond prices, outright and repo trade values.
+#pragma once
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "base/fast_exp.h"
+#include "base/lanes.h"
+#include "bond_risk/model/pricing/dates.h"
+#include "bond_risk/model/pricing/status.h"
+
+namespace bond_risk {
+
+struct CurvePoint {
+  int days_forward;
+  double value;  // continuously compounded annual rate
+};
+
+// The daily arrays an ir_curve publishes, indexed by days from today
+// (0 .. kNumForwardDays-1). cum_df[d] = df[0] + ... + df[d-1] (d = 0 .. kNumForwardDays),
+// so that a repo's discounted sum is one look-up.
+struct CurveArrays {
+  Eigen::ArrayXd r, df, df_up, df_dn, cum_df;
+};
+
+// Why `points` cannot define a curve, or "" when they can.
+std::string check_curve_points(std::span<const CurvePoint> points);
+
+// Fills `out` from valid points (check_curve_points returned "").
+void build_curve(std::span<const CurvePoint> points, CurveArrays& out);
+
+// Fills out.r, out.df and out.cum_df only (a curve revalued under a
+// scenario needs no bumped copies); the same bits as build_curve's.
+void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out);
+
+// How many coupon dates a bond's schedule has: maturity, maturity - m
+// months, ... while after `start` (m = 12 / coupons_per_year; each date
+// computed from maturity by add_months). Requires start < maturity.
+std::uint32_t coupon_count(Date start, Date maturity, int coupons_per_year);
+
+// A bond's price and pv01, and beside them (where its trades read them in
+// one cache line) its cs01 from quote analytics: NaN when not published.
+struct BondValue {
+  double price = 0, pv01 = 0, cs01 = std::numeric_limits<double>::quiet_NaN();
+  bool quoted = false;  // it has a market quote (cs01 may still be null: no rate enters)
+};
+
+// A bond's discount factors summed over its coupons (or taken at its
+// maturity), on the curve and its two bumped copies.
+struct CouponSums {
+  double df = 0, df_up = 0, df_dn = 0;
+};
+
+// Price per 100 nominal and pv01 from a bond's coupon sums, its coupon per
+// period per 100 (c100) and the discount factors at its maturity.
+inline BondValue bond_value(double c100, const CouponSums& coupons, const CouponSums& maturity) {
+  const double price = c100 * coupons.df + 100.0 * maturity.df;
+  const double price_up = c100 * coupons.df_up + 100.0 * maturity.df_up;
+  const double price_dn = c100 * coupons.df_dn + 100.0 * maturity.df_dn;
+  return {price, (price_up - price_dn) / 2};
+}
+
+// Price per 100 nominal and pv01 on `today` from the bond's coupon sums on
+// `curve` (model/pricing/coupon_grid.h); requires 0 <= maturity - today < kNumForwardDays.
+BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, int coupons_per_year, Date today,
+                     const CurveArrays& curve);
+
+// cs01 is NaN (null) on a bond with no quote (model/quotes/quote_analytics.h).
+struct OutrightValue {
+  double pv = 0, pv01 = 0, pnl = 0, cs01 = 0;
+  bool quoted = false;  // its bond has a market quote: its book counts the OK members on one that has not
+};
+
+// value_bond's price alone, from coupons.df and curve.df (the same bits).
+double bond_price(double coupons_df, Date maturity, double coupon, int coupons_per_year, Date today,
+                  const CurveArrays& curve);
+
+// dir is +1 for BUY, -1 for SELL; cs01 NaN when the bond's is (no quote).
+OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond);
+
+// A repo's value, of one trade (D = double) or of one in each lane of
+// D = base::Doubles (base/lanes.h).
+template <class D>
+struct RepoValueOf {
+  D end_cash{}, margin{}, mtm_pnl{};
+};
+using RepoValue = RepoValueOf<double>;
+
+// What a repo's value is computed from on a day: its growth exponent is
+// rate * days to its end / YEAR_BASIS, cum_df its curve's cum_df at those
+// days. Of one trade, of one per lane, or (the repo kernel) by field in columns.
+template <class D>
+struct RepoInputsOf {
+  D start_cash{}, notional{}, growth{}, bond_price{}, cum_df{};
+};
+using RepoInputs = RepoInputsOf<double>;
+
+inline constexpr double kYearsPerDay = 1 / kYearBasis;
+
+// days_to_end = end_date - today, in 0 .. kNumForwardDays.
+inline RepoInputs repo_inputs(double start_cash, std::int64_t notional, double rate, int days_to_end,
+                              double bond_price, const CurveArrays& curve) {
+  return {start_cash, static_cast<double>(notional), rate * days_to_end * kYearsPerDay, bond_price,
+          curve.cum_df[days_to_end]};
+}
+
+// The formula, the same bits for a trade alone and in a lane. Inline, with
+// its exp (base/fast_exp.h): the repo kernel takes one per trade.
+template <class D>
+inline RepoValueOf<D> value_repo(const RepoInputsOf<D>& in) {
+  const D end_cash = in.start_cash * base::fast_exp(in.growth);
+  return {end_cash, in.start_cash - in.notional * in.bond_price, end_cash - in.start_cash * in.cum_df * kYearsPerDay};
+}
+
+inline RepoValue value_repo(double start_cash, std::int64_t notional, double rate, int days_to_end,
+                            double bond_price, const CurveArrays& curve) {
+  return value_repo(repo_inputs(start_cash, notional, rate, days_to_end, bond_price, curve));
+}
+
+// Whether every value is finite (see the calculations' keep_finite): x * 0
+// is 0 for a finite x and NaN for an infinity or a NaN, so one comparison
+// and no branch per value. Of a repo's lanes: whether every lane's is.
+inline bool all_finite(const BondValue& v) { return v.price * 0 + v.pv01 * 0 == 0; }
+inline bool all_finite(const OutrightValue& v) {
+  return v.pv * 0 + v.pv01 * 0 + v.pnl * 0 == 0 && !std::isinf(v.cs01);  // a NaN cs01 is null, not a failure
+}
+template <class D>
+inline bool all_finite(const RepoValueOf<D>& v) {
+  const auto finite = v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0;  // per lane: all ones, or 0
+  if constexpr (std::is_same_v<D, double>) {
+    return finite;
+  } else {
+    auto all = finite[0];
+    for (std::size_t k = 1; k < base::kLanes; ++k) all &= finite[k];
+    return all != 0;
+  }
+}
+
+}  // namespace bond_risk

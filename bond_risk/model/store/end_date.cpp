@@ -1,0 +1,16 @@
+#include "bond_risk/model/store/end_date.h"
+
+namespace bond_risk {
+
+std::string end_reason(const EndDate& end, Date today) {
+  const std::string what = std::string(end.field) + " " + format_date(end.date);
+  switch (end_status(end, today)) {
+    case Status::expired: return what + " is before today " + format_date(today);
+    case Status::failed:
+      return what + " is beyond the curve horizon of " + std::to_string(kNumForwardDays) + " days from today " +
+             format_date(today);
+    default: return "";
+  }
+}
+
+}  // namespace bond_risk

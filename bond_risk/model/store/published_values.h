@@ -1,0 +1,39 @@
+// The values each kind of node publishes, listed once: the result tables'
+// columns, the results digest, `get` replies and the tests all read them
+// through published_values and value_names.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "bond_risk/model/store/store.h"
+
+namespace bond_risk {
+
+// A node's published values, in the order of value_names: a book's sums,
+// then how many members it left out. None for calendars and curves. A
+// value not published (a bond's yield with no rate left to it, a cs01 with
+// no quote) is NaN: null in replies and tables.
+struct PublishedValues {
+  std::array<double, 11> values{};
+  std::size_t count = 0;
+  std::span<const double> span() const& { return {values.data(), count}; }
+  std::span<const double> span() const&& = delete;  // would dangle in a range-for over a temporary
+};
+PublishedValues published_values(const Store& store, NodeRef node);
+
+// Whether a node of `kind` with `status` publishes its values: OK and
+// EXPIRED nodes do, and STALE books (their sums over the OK members).
+bool publishes_values(Kind kind, Status status);
+
+// The names of a kind's published values, which are also the columns of its
+// result table: {"pv", "pv01", "pnl"} for an outright trade.
+std::span<const std::string_view> value_names(Kind kind);
+
+// A 64-bit FNV-1a hash of every node's status and published values, bit
+// for bit: equal digests mean equal results (benchmarks compare runs by it).
+std::uint64_t results_digest(const Store& store);
+
+}  // namespace bond_risk

@@ -1,0 +1,97 @@
+#include "bond_risk/model/store/store.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "bond_risk/model/inputs/input_tables.h"
+
+namespace bond_risk {
+
+std::size_t Store::size() const {
+  std::size_t n = 0;
+  for (const auto& v : ids) n += v.size();
+  return n;
+}
+
+std::string Store::name_of(NodeRef n) const {
+  const std::vector<std::string>& named = node_names[n.type];
+  if (n.index < named.size() && !named[n.index].empty()) return named[n.index];
+  return std::to_string(id(n));
+}
+
+void Store::add_name(std::string name, NodeRef n) {
+  if (!names.emplace(name, n).second) return;
+  std::vector<std::string>& named = node_names[n.type];
+  if (named.size() <= n.index) named.resize(n.index + 1);
+  named[n.index] = std::move(name);
+}
+
+NodeIndex Store::add(Kind kind, std::int64_t id) {
+  auto& kind_ids = ids[static_cast<std::size_t>(kind)];
+  const auto index = static_cast<NodeIndex>(kind_ids.size());
+  kind_ids.push_back(id);
+  states[static_cast<std::size_t>(kind)].emplace_back();
+  max_id = std::max(max_id, id);
+  const NodeRef node = ref(kind, index);
+  if (!by_id.insert(id, node)) {
+    fail(node, "id " + std::to_string(id) + " is already used by " + std::string(kind_name(kind_of(*by_id.find(id)))) +
+                   " " + std::to_string(id));
+  }
+  return index;
+}
+
+void Store::fail(NodeRef node, std::string reason) {
+  NodeState& s = state(node);
+  if (s.error == 0) s.error = add_error(std::move(reason));
+}
+
+std::uint32_t Store::add_error(std::string reason) {
+  if (!free_errors.empty()) {
+    const std::uint32_t index = free_errors.back();
+    free_errors.pop_back();
+    errors[index] = std::move(reason);
+    return index;
+  }
+  if (errors.size() >= (1u << 24)) throw std::runtime_error("more than 16 million invalid rows; fix the data");
+  errors.push_back(std::move(reason));
+  return static_cast<std::uint32_t>(errors.size() - 1);
+}
+
+void Store::release_error(std::uint32_t index) {
+  if (index == 0) return;
+  std::string().swap(errors[index]);
+  free_errors.push_back(index);
+}
+
+void Store::clear_error(NodeRef node) {
+  release_error(state(node).error);
+  state(node).error = 0;
+}
+
+void Store::set_quote(NodeIndex bond, std::optional<double> clean_price, const std::string& unreadable) {
+  Bond& b = bonds[bond];
+  b.quote = kNull;
+  release_error(b.quote_error);
+  b.quote_error = 0;
+  if (!clean_price && unreadable.empty()) return;
+  if (clean_price && *clean_price > 0 && std::isfinite(*clean_price)) {
+    b.quote = *clean_price;
+    return;
+  }
+  b.quote_error = add_error(!unreadable.empty() ? "bond_quote " + unreadable
+                                                : "bond_quote clean_price " + field_text(FieldValue{*clean_price}) +
+                                                      " is not a finite positive number");
+}
+
+void Store::size_key_rates() {
+  std::vector<std::size_t> counts;
+  for (const IrCurve& c : curves) counts.push_back(c.points.size());
+  key_rate_axis = key_rate_axis_for(counts);
+  bond_kr01.assign(std::size_t{key_rate_axis.stride} * bonds.size(), 0.0);
+  bond_ladder_version.assign(bonds.size(), 0);
+  for (OutrightBook& b : outright_books) b.kr01.assign(key_rate_axis.size, 0.0);
+  for (RepoBook& b : repo_books) b.kr01.assign(2 * std::size_t{key_rate_axis.size}, 0.0);
+}
+
+}  // namespace bond_risk
