@@ -15,9 +15,7 @@ case "$url$size" in *[\"\\]*|*[[:cntrl:]]*) echo "desk-screenshot.sh: the URL an
 command -v chromedriver >/dev/null || { echo "desk-screenshot.sh: chromedriver is missing: run scripts/install-deps.sh" >&2; exit 1; }
 
 work=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
-chromedriver --port="$port" > "$work/chromedriver.log" 2>&1 &
-driver=$!
+driver=
 # Stops chromedriver (its browser with it) and removes the browser's profile;
 # the script's exit status stays its own (a killed chromedriver's 143 is not).
 cleanup() {
@@ -28,9 +26,23 @@ cleanup() {
   exit "$status"
 }
 trap cleanup EXIT
-api="http://127.0.0.1:$port"
+# chromedriver on a random port; another one when that port is taken (its
+# process ends at once) or it does not answer within 10 s.
 up=0
-for _ in $(seq 100); do curl -sf "$api/status" >/dev/null && { up=1; break; }; sleep 0.1; done
+for _ in 1 2 3 4 5; do
+  port=$((20000 + RANDOM % 20000))
+  chromedriver --port="$port" > "$work/chromedriver.log" 2>&1 &
+  driver=$!
+  api="http://127.0.0.1:$port"
+  for _ in $(seq 100); do
+    curl -sf "$api/status" >/dev/null && { up=1; break; }
+    kill -0 "$driver" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ "$up" = 1 ] && break
+  kill "$driver" 2>/dev/null || true
+  wait "$driver" 2>/dev/null || true
+done
 [ "$up" = 1 ] || { echo "desk-screenshot.sh: chromedriver did not start: $(tail -3 "$work/chromedriver.log")" >&2; exit 1; }
 
 # POST PATH JSON: the reply's body.

@@ -404,7 +404,7 @@ TEST(Explain, AWatchedBooksUpdatesCarryItsDayPnl) {
   ASSERT_EQ(live.run("start-day")["ok"], true);
   ASSERT_EQ(live.run("bump-curve GBP-GILT 4")["ok"], true);
   const std::int64_t id = live.store().id(live.store().names.at("OB_GBP-GILT_1"));
-  const base::Json update = base::Json::parse(live.executor->update_values(id));
+  const base::Json update = base::Json::parse(live.executor->watches().update_values(id));
   EXPECT_EQ(update["day_pnl"].get<double>(), live.run("explain OB_GBP-GILT_1")["day_pnl"].get<double>());
   EXPECT_NE(update["day_pnl"].get<double>(), 0.0);
 }
@@ -416,13 +416,13 @@ TEST(Explain, ANewDayIsPushedToEveryWatchedBook) {
   ASSERT_EQ(live.run("start-day")["ok"], true);
   ASSERT_EQ(live.run("bump-curve GBP-GILT 4")["ok"], true);
   const std::int64_t id = live.store().id(live.store().names.at("OB_GBP-GILT_1"));
-  ASSERT_NE(base::Json::parse(live.executor->update_values(id))["day_pnl"].get<double>(), 0.0);
-  live.executor->forget_changes();
+  ASSERT_NE(base::Json::parse(live.executor->watches().update_values(id))["day_pnl"].get<double>(), 0.0);
+  live.executor->watches().forget();
   ASSERT_EQ(live.run("start-day")["ok"], true);
   for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
     for (const std::int64_t book : live.store().ids[static_cast<std::size_t>(kind)]) {
-      EXPECT_TRUE(live.executor->changed_since_notified(book)) << "book " << book;
-      EXPECT_EQ(base::Json::parse(live.executor->update_values(book))["day_pnl"].get<double>(), 0.0) << "book " << book;
+      EXPECT_TRUE(live.executor->watches().changed(book)) << "book " << book;
+      EXPECT_EQ(base::Json::parse(live.executor->watches().update_values(book))["day_pnl"].get<double>(), 0.0) << "book " << book;
     }
   }
 }

@@ -377,23 +377,23 @@ TEST(LiveEngine, WatchersAreToldOnlyOfTheNodesABatchChanged) {
     std::set<std::int64_t> out;
     for (Kind k : {Kind::outright_book, Kind::repo_book}) {
       for (std::int64_t id : live.store().ids[static_cast<std::size_t>(k)]) {
-        if (live.executor->changed_since_notified(id)) out.insert(id);
+        if (live.executor->watches().changed(id)) out.insert(id);
       }
     }
     return out;
   };
   EXPECT_EQ(changed_books().size(), live.store().size(Kind::outright_book) + live.store().size(Kind::repo_book))
       << "before the first notification every node counts as changed";
-  live.executor->forget_changes();
+  live.executor->watches().forget();
   EXPECT_TRUE(changed_books().empty());
   live.run("amend-trade " + ot + " quantity=778");
   EXPECT_EQ(changed_books(), its_books);
-  EXPECT_TRUE(live.executor->changed_since_notified(std::stoll(ot)));
-  live.executor->forget_changes();
+  EXPECT_TRUE(live.executor->watches().changed(std::stoll(ot)));
+  live.executor->watches().forget();
   live.run("get " + ot);
   EXPECT_TRUE(changed_books().empty()) << "a read changes nothing";
   live.run("reload");
-  live.executor->forget_changes();
+  live.executor->watches().forget();
   const std::string curve = id_text(live.store(), Kind::ir_curve);
   live.run("bump-curve " + curve + " 1");
   // Every bond on that curve, and none on another.
@@ -401,7 +401,7 @@ TEST(LiveEngine, WatchersAreToldOnlyOfTheNodesABatchChanged) {
     const NodeRef bond{static_cast<engine::TypeId>(Kind::bond), static_cast<NodeIndex>(b)};
     const bool on_curve = std::to_string(live.store().id(NodeRef{static_cast<engine::TypeId>(Kind::ir_curve),
                                                                  live.store().bonds[b].curve})) == curve;
-    EXPECT_EQ(live.executor->changed_since_notified(live.store().id(bond)), on_curve) << live.store().id(bond);
+    EXPECT_EQ(live.executor->watches().changed(live.store().id(bond)), on_curve) << live.store().id(bond);
   }
 }
 

@@ -239,21 +239,16 @@ int bench_events_command(std::span<char* const> args) {
     // file's writing runs under the in-process clocks (which leave it out).
     base::Database bookkeeping_db(":memory:", base::Database::Mode::read_write);
     bookkeeping_db.exec(kSchemaSql);
-    PnlExplainer explainer(bookkeeping_db, model.store(), 0);
-    LimitChecks limits;
-    std::vector<LimitAlert> at_start;
-    limits.check_all(model.store(), explainer.day(), at_start);  // resolved once, as the engine's start does
-    const InProcessBookkeeping bookkeeping{explainer, limits, bookkeeping_db, stored};
     Workload a_draw(model.store(), 1), b_draw(model.store(), 2);
     const std::string first_curve = a_draw.first_curve();
     bumped = first_curve, alert_books = books_on(model.store(), first_curve, kAlertBooks);
     amend_a = draw(events, [&] { return a_draw.amendment(); }), amend_b = draw(events, [&] { return b_draw.amendment(); });
     bump = bumps(first_curve, n), roll = rolls(a_draw.today(), n);
     tick = draw(std::max(n, tick_count), [&] { return a_draw.tick(); });
-    const InProcess amend = in_process("amend", model, bookkeeping, amend_a);
+    const InProcess amend = in_process("amend", model, stored, bookkeeping_db, amend_a);
     const Series flushes = full_flushes(model, n);
-    const InProcess bumped_in = in_process("bump", model, bookkeeping, bump);
-    const InProcess rolled = in_process("roll", model, bookkeeping, roll);
+    const InProcess bumped_in = in_process("bump", model, stored, bookkeeping_db, bump);
+    const InProcess rolled = in_process("roll", model, stored, bookkeeping_db, roll);
     const double flush = median_of(flushes);
     notes.push_back("nodes recalculated per 1bp bump of " + first_curve + ": " + std::to_string(bumped_in.nodes));
     char ratio[240];

@@ -13,7 +13,8 @@
 
 #include "base/json.h"
 #include "base/unix_socket.h"
-#include "bond_risk/db/limit_alert_log.h"
+#include "bond_risk/live/engine_stages.h"
+#include "bond_risk/live/event_stages.h"
 #include "bond_risk/protocol/messages.h"
 #include "base/timing.h"
 
@@ -46,38 +47,33 @@ class OnThrow {
 
 }  // namespace
 
-InProcess in_process(const std::string& what, LiveModel& model, InProcessBookkeeping books,
+InProcess in_process(const std::string& what, LiveModel& model, const StoredRows& rows, base::Database& db,
                      const std::vector<Change>& changes) {
   InProcess out{{what + "_in_process", {}}, {what + "_recalculation_in_process", {}}, {what + "_explain_in_process", {}},
                 {what + "_limit_checks_in_process", {}}};
+  PhaseTimes phases;
+  EventStages road(model, phases, 0);
+  const EngineStages stages = add_engine_stages(road, model, rows, db, nullptr);
+  stages.limits.check_all();  // resolved once, as the engine's start does
   std::int64_t seq = 0;
-  std::vector<LimitAlert> alerts;
+  const auto seconds = [&](Phase p) { return phases.seconds[static_cast<std::size_t>(p)]; };
   for (const Change& change : changes) {
+    const auto before = phases.seconds;
     const base::Stopwatch w;
-    const std::optional<Cause> cause = PnlExplainer::cause_of(change, model, books.rows);
-    const bool curve = cause && cause->kind == CauseKind::curve;
-    if (curve) books.explainer.curves_before(model.store());
-    const double before_apply = w.seconds();
-    model.commit(model.prepare(change, books.rows), books.rows);
-    const double applied = w.seconds();
-    if (curve) books.explainer.predict(model.store());
-    const double predicted = curve ? w.seconds() : applied;  // (no clock read more for the other events)
-    const LiveModel::Recalculation r = model.recalculate();
-    const double recalculated = w.seconds();
-    books.explainer.attribute(model.store(), r, ++seq, cause ? std::span<const Cause>(&*cause, 1) : std::span<const Cause>());
-    const double attributed = w.seconds();
-    alerts.clear();
-    books.limits.check(model.store(), books.explainer.day(), r.changed[static_cast<std::size_t>(Kind::outright_book)],
-                       r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, r.limits, alerts);
+    road.joins(change);
+    road.settle();  // (nothing awaits: each event is recalculated alone)
+    road.apply(change, [&] { return EventStages::Logged{model.commit(model.prepare(change, rows), rows), {++seq, {}, {}}}; });
+    const LiveModel::Recalculation& r = *road.settle();
     const double done = w.seconds();
-    out.events.micros.push_back(done * 1e6);
-    out.recalculation.micros.push_back((recalculated - predicted) * 1e6);
-    out.explain.micros.push_back((before_apply + (predicted - applied) + (attributed - recalculated)) * 1e6);
-    out.limit_checks.micros.push_back((done - attributed) * 1e6);
-    books.explainer.write_rows(books.db);
-    write_alerts(books.db, seq, AlertCause::event, alerts);
+    const auto spent = [&](Phase p) { return (seconds(p) - before[static_cast<std::size_t>(p)]) * 1e6; };
+    out.events.micros.push_back(done * 1e6 - spent(Phase::alerts));
+    out.recalculation.micros.push_back(spent(Phase::recalculate));
+    out.explain.micros.push_back(spent(Phase::explain));
+    out.limit_checks.micros.push_back(spent(Phase::limits));
     out.nodes = 0;
     for (std::size_t n : r.nodes) out.nodes += n;
+    road.write(db);
+    road.committed();
   }
   return out;
 }

@@ -13,8 +13,6 @@
 #include "base/unix_socket.h"
 #include "base/sqlite.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/live/pnl_explainer.h"
-#include "bond_risk/model/limits/limit_checks.h"
 #include "bond_risk/model/inputs/changes.h"
 #include "bond_risk/model/store/stored_rows.h"
 
@@ -25,28 +23,20 @@ struct Series {
   std::vector<double> micros;
 };
 
-// What the engine does besides the model for each event, in process: the
-// P&L explain's bookkeeping and the limits' checks. Their rows are written
-// to `db` (which the explainer was built on) after each event's clock
-// stops, as the engine writes them with the event's own rows. `rows` are
-// the input database's, for the changes' look-ups.
-struct InProcessBookkeeping {
-  PnlExplainer& explainer;
-  LimitChecks& limits;
-  base::Database& db;
-  const StoredRows& rows;
-};
-
-// Each change in turn prepared and committed, recalculated, its explain
-// kept and the limits checked, as the engine does (no input row persisted,
-// no event log or commit):
-// the clock around all four (`events`), and around each part alone, in the
-// same events (so a part's share holds on a noisy host).
+// Each change in turn on the engine's road (live/engine_stages.h): its
+// stages asked, applied to the model (prepared and committed, no input row
+// persisted, no event logged), recalculated, and every stage's work done,
+// as the engine does; the stages' rows are written to `db` after each
+// event's clock stops, as the engine writes them with the event's own
+// rows (db holds the schema; rows are the input database's, for the
+// changes' look-ups). The clock runs around all of it but the writing of
+// alerts (`events`), and the parts are read from the stages' phase times
+// in the same events (so a part's share holds on a noisy host).
 struct InProcess {
   Series events, recalculation, explain, limit_checks;  // named WHAT_in_process, WHAT_recalculation_in_process, ...
   std::size_t nodes = 0;                                // the last change recalculated
 };
-InProcess in_process(const std::string& what, LiveModel& model, InProcessBookkeeping books,
+InProcess in_process(const std::string& what, LiveModel& model, const StoredRows& rows, base::Database& db,
                      const std::vector<Change>& changes);
 
 // `count` full flushes of the model (the yardstick of the in-process events).

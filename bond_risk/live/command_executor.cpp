@@ -1,8 +1,6 @@
 #include "bond_risk/live/command_executor.h"
 
-#include <algorithm>
 #include <iostream>
-#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -11,7 +9,6 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/apply_change.h"
-#include "bond_risk/live/limit_replies.h"
 #include "bond_risk/live/external_changes.h"
 #include "bond_risk/live/replies.h"
 #include "base/timing.h"
@@ -50,12 +47,6 @@ bool is_write(const Command& command) {
   return std::holds_alternative<Change>(command) || std::holds_alternative<Reload>(command);
 }
 
-// An event as `last-events` replies it; its nodes and engine_us stay null
-// unless this engine recalculated and committed it.
-base::Json event_json(const LoggedEvent& e) {
-  return {{member::seq, e.seq}, {"time", e.time}, {"command", e.command.substr(0, 200)}, {"nodes", nullptr}, {"engine_us", nullptr}};
-}
-
 }  // namespace
 
 // One batch: its parsed lines and replies. A change's reply waits for the
@@ -68,50 +59,38 @@ struct CommandExecutor::Batch {
   std::vector<base::Json> replies;
   std::vector<Reply> out;
   std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
-  std::vector<base::Json> logged;                          // this batch's events, for `last-events`
-  std::size_t logged_settled = 0;                          // of logged, those recalculated
 
-  // The causes of the events awaiting recalculation: one, or curves apart
-  // (none: only a new day awaits).
-  std::vector<Cause> unattributed = {};
-  bool day_started = false;  // a new day awaits: every day_pnl limit's value moved
-
-  // Recalculates the changes awaiting it; their books' moves go to the
-  // unattributed events' causes, under the last one's seq.
+  // Recalculates the changes awaiting it, and completes their replies.
   void settle() {
-    if (awaiting.empty()) return;
+    const LiveModel::Recalculation* r = ex.road_.settle();
+    if (!r) return;
     const base::Stopwatch clock;
-    LiveModel::Recalculation r = ex.model_.recalculate();
-    const double explaining =
-        ex.explain([&] { ex.explainer_->attribute(ex.model_.store(), r, ex.served_event_, unattributed); });
-    unattributed.clear();
-    const double checking = ex.check_limits(r, AlertCause::event, day_started);
-    if (day_started) ex.every_book_changed();  // each one's day_pnl starts again from 0
-    day_started = false;
-    const base::Json recalculation = recalculation_json(r);
-    const std::size_t nodes = std::accumulate(r.nodes.begin(), r.nodes.end(), std::size_t{0});
-    for (; logged_settled < logged.size(); ++logged_settled) logged[logged_settled]["nodes"] = nodes;
-    ex.unpublished(r);
+    const base::Json recalculation = recalculation_json(*r);
     for (const auto& [i, applied] : awaiting) {
       replies[i].update(recalculation);
       replies[i].update(changed_values_json(ex.model_, applied));
-      replies[i][member::event] = ex.served_event_;
+      replies[i][member::event] = ex.road_.served();
     }
     awaiting.clear();
-    ex.phases_.add(Phase::recalculate, clock.seconds() - explaining - checking);
+    ex.phases_.add(Phase::recalculate, clock.seconds());
   }
 
   // Executes command i; throws CommandError for one that cannot be applied.
   void execute(std::size_t i, const std::string& line) {
     const Command& command = *commands[i];
     if (const Change* change = std::get_if<Change>(&command)) {
-      // Events of one cause in a row share a recalculation, and their moves
-      // go to that cause, as do moves of curves apart (pnl_explainer.h); an
-      // event of another cause (or a new day) first recalculates those
-      // before it, so that events apply in the order they came.
-      const std::optional<Cause> cause = PnlExplainer::cause_of(*change, ex.model_, ex.rows_);
-      if (!(cause && ex.explainer_->joins(unattributed, *cause, ex.model_.store()))) settle();
-      apply(i, line, *change, cause);
+      // The stages say which changes are recalculated together: one that
+      // cannot join those awaiting waits for their recalculation.
+      if (!ex.road_.joins(*change)) settle();
+      Applied applied = ex.road_.apply(*change, [&] {
+        base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
+        Applied a = apply_change(ex.model_, *change, ex.db_, ex.rows_);
+        replies[i] = applied_json(a);
+        LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
+        savepoint.release();
+        return EventStages::Logged{std::move(a), std::move(event)};
+      });
+      awaiting.emplace_back(i, std::move(applied));
     } else if (const Watch* watch = std::get_if<Watch>(&command)) {
       settle();
       base::Json ids = base::Json::array();
@@ -123,7 +102,7 @@ struct CommandExecutor::Batch {
         out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, ex.rows_)));
         ids.push_back(out[i].watch.back());
       }
-      replies[i] = {{"watching", ids}, {member::event, ex.served_event_}};
+      replies[i] = {{"watching", ids}, {member::event, ex.road_.served()}};
       if (out[i].watch_limits) replies[i]["alerts"] = true;
     } else if (const Unwatch* unwatch = std::get_if<Unwatch>(&command)) {
       out[i].unwatch_all = unwatch->keys.empty();
@@ -150,42 +129,14 @@ struct CommandExecutor::Batch {
     ++ex.answered_[static_cast<std::size_t>(command_id(command))];
   }
 
-  // Applies change i (line `line`, of cause `cause` when it has one) and
-  // logs it; its recalculation waits.
-  void apply(std::size_t i, const std::string& line, const Change& change, const std::optional<Cause>& cause) {
-    const base::Stopwatch clock;
-    const bool curves = cause && cause->kind == CauseKind::curve;
-    double explaining = 0;
-    if (curves && unattributed.empty()) {  // a curve group begins
-      explaining += ex.explain([&] { ex.explainer_->curves_before(ex.model_.store()); });
-    }
-    base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
-    Applied applied = apply_change(ex.model_, change, ex.db_, ex.rows_);
-    replies[i] = applied_json(applied);
-    const LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
-    if (std::holds_alternative<DayStart>(applied.write)) {
-      explaining += ex.explain([&] { ex.explainer_->start_day(ex.db_, ex.model_.store(), event.seq); });
-      day_started = true;
-    }
-    if (curves) explaining += ex.explain([&] { ex.explainer_->predict(ex.model_.store()); });
-    ex.served_event_ = event.seq;
-    savepoint.release();
-    logged.push_back(event_json(event));
-    if (cause && std::find(unattributed.begin(), unattributed.end(), *cause) == unattributed.end()) {
-      unattributed.push_back(*cause);
-    }
-    awaiting.emplace_back(i, std::move(applied));
-    ex.phases_.add(Phase::apply, clock.seconds() - explaining);
-  }
-
   base::Json operator()(const Stats&) const {
     const EngineStatus status{ex.answered_,
                               ex.phases_,
                               ex.publisher_.written_as_of(),
                               ex.publisher_.recovering(),
-                              ex.marks_.peak(),
+                              ex.stages_.marks.peak(),
                               ex.publisher_.assembled_peak(),
-                              ex.watch_lines_,
+                              ex.stages_.watches.lines(),
                               ex.degraded_,
                               ex.publisher_.last_error()};
     return Queries::stats(ex.served(), status);
@@ -216,57 +167,34 @@ CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchrono
       db_(db),
       changes_(prepared(db, synchronous)),
       publisher_(results_path(db.path()), db.path()),
-      limit_checks_(recorded_limit_states(db)) {
-  served_event_ = last_event(db_);
-  explainer_.emplace(db_, model_.store(), served_event_);
+      road_(model, phases_, last_event(db)),
+      stages_(add_engine_stages(road_, model, rows_, db, &publisher_)) {
   {  // what changed while no engine ran: the limits' states the database recorded, against the model now
     base::Transaction tx(db_, true);
-    check_limits({}, AlertCause::external, true);
+    resolve_limits();
     tx.commit();
-    alerts_committed();
+    stages_.alerts.committed();
   }
-  // The feed starts with the events logged before this engine started.
-  for (const LoggedEvent& e : last_events(db_, kRecentEvents)) recent_events_.push_back(event_json(e));
   publisher_.add_all(model_.store(), model_.graph());
-  publisher_.seal(served_event_);
+  publisher_.seal(road_.served());
 }
 
 CommandExecutor::~CommandExecutor() { publish_results(); }
 
-double CommandExecutor::check_limits(const LiveModel::Recalculation& r, AlertCause cause, bool all) {
+void CommandExecutor::resolve_limits() {
   const base::Stopwatch clock;
-  const Store& s = model_.store();
-  alerts_.clear();
-  if (all) {
-    limit_checks_.check_all(s, explainer_->day(), alerts_);
-  } else {
-    limit_checks_.check(s, explainer_->day(), r.changed[static_cast<std::size_t>(Kind::outright_book)],
-                        r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole, r.limits, alerts_);
-  }
+  stages_.limits.check_all();
   const double checked = clock.seconds();
   phases_.add(Phase::limits, checked);
-  if (alerts_.empty()) return checked;
-  for (const StoredAlert& a : write_alerts(db_, served_event_, cause, alerts_)) {
-    uncommitted_alerts_.push_back(protocol::alert_line(alert_json(s, a), served_event_));
-  }
-  const double seconds = clock.seconds();
-  phases_.add(Phase::alerts, seconds - checked);
-  return seconds;
+  stages_.alerts.record(road_.served(), AlertCause::external);
+  phases_.add(Phase::alerts, clock.seconds() - checked);
 }
-
-void CommandExecutor::alerts_committed() {
-  for (std::string& line : uncommitted_alerts_) committed_alerts_.push_back(std::move(line));
-  uncommitted_alerts_.clear();
-  if (!committed_alerts_.empty()) publisher_.alerts_written();
-}
-
-std::vector<std::string> CommandExecutor::take_alerts() { return std::exchange(committed_alerts_, {}); }
 
 std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) {
   Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
-              std::vector<Reply>(lines.size()), {}, {}, 0};
+              std::vector<Reply>(lines.size()), {}};
   bool writes = false;
-  const base::Stopwatch batch_clock;
+  road_.begin();
   base::Stopwatch clock;
   for (const std::string& line : lines) {
     try {
@@ -303,14 +231,14 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
         writes_refused = true;
       }
     }
-    if (!tx && (changes_.pending() || !limit_checks_.resolved())) {
+    if (!tx && (changes_.pending() || !stages_.limits.resolved())) {
       tx.emplace(changes_, base::Transaction::Begin::immediate_if_free);
       if (!tx->held()) tx.reset();
     }
     if (tx) busy.emplace(publisher_);
     external = tx && changes_.pending();
     if (external) apply_external_changes();  // changes made by other programs come before these commands
-    if (tx && !limit_checks_.resolved()) check_limits({}, AlertCause::external, true);  // after a refused batch
+    if (tx && !stages_.limits.resolved()) resolve_limits();  // after a refused batch
     for (std::size_t i = 0; i < lines.size(); ++i) {
       if (!batch.commands[i]) continue;
       if (writes_refused && is_write(*batch.commands[i])) {
@@ -325,18 +253,13 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
     }
     batch.settle();
     if (tx) {
-      explain([&] { explainer_->write_rows(db_); });
+      road_.write(db_);
       clock.restart();
       tx->commit();
       phases_.add(Phase::commit, clock.seconds());
       phases_.commits.add(clock.seconds());
-      alerts_committed();
+      road_.committed();
       if (!writes_refused) degraded_.clear();  // else stats still says why its writes were refused
-      for (base::Json& event : batch.logged) {
-        event["engine_us"] = batch_clock.seconds() * 1e6;
-        recent_events_.push_back(std::move(event));
-        if (recent_events_.size() > kRecentEvents) recent_events_.pop_front();
-      }
     }
   } catch (const std::runtime_error& e) {
     // The database refused the batch (locked by another program past the
@@ -368,61 +291,15 @@ std::string CommandExecutor::refusal() const {
 
 void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_changed) {
   for (std::string& error : errors) error = refusal();
-  uncommitted_alerts_.clear();
+  road_.refused(false, road_.served());  // what the stages kept of the batch is forgotten
   if (!model_changed) return;  // refused before anything was applied (the write lock was not to be had)
   try {
     // The model goes back to what the database holds.
-    unpublished(model_.reload(load(db_).store));
-    served_event_ = last_event(db_);
-    explainer_->reread(db_, model_.store());
-    limit_checks_ = LimitChecks(recorded_limit_states(db_));  // checked against the model read back before the next batch
+    model_.reload(load(db_).store);
+    road_.refused(true, last_event(db_));
   } catch (const std::runtime_error& e) {
     degraded_ += "; reading it back failed too: " + std::string(e.what());
   }
-}
-
-void CommandExecutor::unpublished(const LiveModel::Recalculation& r) {
-  all_changed_ |= r.whole;
-  any_changed_ = true;
-  marks_.mark(r, model_.store());
-  for (std::size_t k = 0; k < kKindCount && !all_changed_; ++k) {
-    engine::Bitmap& changed = changed_[k];
-    const std::size_t size = model_.store().size(static_cast<Kind>(k));
-    if (changed.size() < size) changed.resize(size);
-    for (NodeIndex i : r.changed[k]) changed.set(i);
-  }
-}
-
-void CommandExecutor::every_book_changed() {
-  any_changed_ = true;
-  for (Kind kind : {Kind::outright_book, Kind::repo_book}) {
-    engine::Bitmap& changed = changed_[static_cast<std::size_t>(kind)];
-    const std::size_t size = model_.store().size(kind);
-    if (changed.size() < size) changed.resize(size);
-    for (NodeIndex i = 0; i < size; ++i) changed.set(i);
-  }
-}
-
-std::string CommandExecutor::update_values(std::int64_t id) {
-  ++watch_lines_;
-  const NodeRef* node = model_.store().by_id.find(id);
-  if (!node || model_.store().state(*node).status == Status::removed) return base::dump_line({{member::id, id}, {member::status, protocol::word::removed}});
-  base::Json values = node_json(model_, *node);
-  if (is_book(kind_of(*node))) values[member::day_pnl] = book_measure(model_.store(), *node) - explainer_->day().baseline(id);
-  return base::dump_line(values);
-}
-
-bool CommandExecutor::changed_since_notified(std::int64_t id) const {
-  if (all_changed_) return true;
-  const NodeRef* node = model_.store().by_id.find(id);
-  if (!node) return true;  // gone: its last update says so
-  const engine::Bitmap& changed = changed_[node->type];
-  return node->index < changed.size() && changed.test(node->index);
-}
-
-void CommandExecutor::forget_changes() {
-  all_changed_ = any_changed_ = false;
-  for (engine::Bitmap& changed : changed_) changed.clear();
 }
 
 void CommandExecutor::sync_external(bool signalled) {
@@ -442,8 +319,9 @@ void CommandExecutor::sync_external(bool signalled) {
     }
     const ResultPublisher::Busy busy(publisher_);
     apply_external_changes();  // consumes them
+    road_.write(db_);
     tx.commit();
-    alerts_committed();
+    road_.committed();
     sync_failed_ = false;
     degraded_.clear();
   } catch (const std::runtime_error& e) {
@@ -456,31 +334,22 @@ void CommandExecutor::sync_external(bool signalled) {
     }
     degraded_ = e.what();
     sync_failed_ = true;
-    uncommitted_alerts_.clear();
+    road_.refused(false, road_.served());
   }
   publish_results();
 }
 
 bool CommandExecutor::publish_results(std::size_t budget) {
   const base::Stopwatch clock;
-  const bool more = marks_.publish(publisher_, model_, served_event_, budget);
+  const bool more = stages_.marks.publish(publisher_, road_.served(), budget);
   phases_.add(Phase::publish, clock.seconds());
   return more;
 }
 
-// Applies the changes other programs made to the input tables and
-// recalculates what they affect, inside the caller's transaction.
 base::Json CommandExecutor::apply_external_changes() {
   const std::vector<ChangeLog::Change> changes = changes_.changes();
-  LiveModel::Recalculation r = apply_external(model_, changes, db_);
-  const Cause external{CauseKind::external};
-  explain([&] {
-    explainer_->attribute(model_.store(), r, 0, {&external, 1});
-    explainer_->write_rows(db_);
-  });
-  check_limits(r, AlertCause::external, false);
+  const LiveModel::Recalculation& r = road_.external([&] { return apply_external(model_, changes, db_); });
   const base::Json recalculation = recalculation_json(r);
-  unpublished(r);
   changes_.consume();
   std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
   return recalculation;

@@ -342,11 +342,11 @@ class Server {
   // Queues the watched nodes whose values may have changed (nothing when
   // none did: an idle poll costs nothing), then builds their update lines.
   void notify_watchers() {
-    if (executor_.changed_since_notified()) {
+    if (executor_.watches().any()) {
       for (auto& [id, w] : watchers_) {
-        if (executor_.changed_since_notified(id)) queue_update(id, w);
+        if (executor_.watches().changed(id)) queue_update(id, w);
       }
-      executor_.forget_changes();
+      executor_.watches().forget();
     }
     build_updates();
   }
@@ -368,7 +368,7 @@ class Server {
         watchers_.erase(it);
         continue;
       }
-      const std::string values = executor_.update_values(id);
+      const std::string values = executor_.watches().update_values(id);
       ++built;
       const std::uint64_t hash = std::hash<std::string>{}(values) | 1;
       std::shared_ptr<const std::string> line;

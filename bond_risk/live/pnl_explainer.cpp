@@ -37,9 +37,10 @@ struct Ahead {
 
 }  // namespace
 
-PnlExplainer::PnlExplainer(base::Database& db, const Store& store, std::int64_t served) {
+PnlExplainer::PnlExplainer(const LiveModel& model, const StoredRows& rows, base::Database& db, std::int64_t served)
+    : model_(model), rows_(rows), db_(db) {
   day_ = read_day(db);
-  const std::map<std::int64_t, double> now = measure_books(store);
+  const std::map<std::int64_t, double> now = measure_books(model.store());
   base::Transaction tx(db, true);
   if (!day_) {
     day_ = write_day(db, served, now);
@@ -79,12 +80,17 @@ std::optional<Cause> PnlExplainer::cause_of(const Change& change, const LiveMode
   return std::visit(Ahead{model, rows}, change);
 }
 
-void PnlExplainer::start_day(base::Database& db, const Store& store, std::int64_t seq) {
-  write_rows(db);
-  day_ = write_day(db, seq, measure_books(store));
+void PnlExplainer::start_day(std::int64_t seq) {
+  write(db_);
+  day_ = write_day(db_, seq, measure_books(model_.store()));
 }
 
-bool PnlExplainer::joins(std::span<const Cause> group, const Cause& cause, const Store& store) {
+bool PnlExplainer::joins(const Event& event) {
+  cause_ = cause_of(*event.change, model_, rows_);
+  if (!cause_) return false;
+  const Cause& cause = *cause_;
+  const std::vector<Cause>& group = group_;
+  const Store& store = model_.store();
   if (group.empty()) return false;
   if (std::find(group.begin(), group.end(), cause) != group.end()) return true;
   if (cause.kind != CauseKind::curve || group.front().kind != CauseKind::curve) return false;
@@ -108,16 +114,39 @@ std::vector<std::vector<BookMove>> PnlExplainer::split_by_curve(const Store& sto
   return out;
 }
 
-void PnlExplainer::attribute(const Store& store, const LiveModel::Recalculation& r, std::int64_t seq,
-                             std::span<const Cause> causes) {
+void PnlExplainer::before(const Event& event) {
+  if (event.change && cause_ && cause_->kind == CauseKind::curve && group_.empty()) {
+    curves_before_ = curve_values(model_.store());  // a curve group begins
+  }
+}
+
+void PnlExplainer::after(const Event& event) {
+  if (!event.change) {  // other programs' changes
+    group_ = {Cause{CauseKind::external}};
+    return;
+  }
+  if (std::holds_alternative<DayStart>(event.applied->write)) start_day(event.logged->seq);
+  if (!cause_) return;
+  if (cause_->kind == CauseKind::curve) predicted_ = predicted_moves(model_.store(), curves_before_);
+  if (std::find(group_.begin(), group_.end(), *cause_) == group_.end()) group_.push_back(*cause_);
+}
+
+void PnlExplainer::settled(const Settled& settled) {
+  attribute(settled.recalculation, settled.external ? 0 : settled.served);
+  group_.clear();
+}
+
+void PnlExplainer::attribute(const LiveModel::Recalculation& r, std::int64_t seq) {
+  const Store& store = model_.store();
+  const std::span<const Cause> causes = group_;
   const BooksToLook books{r.changed[static_cast<std::size_t>(Kind::outright_book)],
                           r.changed[static_cast<std::size_t>(Kind::repo_book)], r.whole};
   std::vector<BookMove>& moves = moves_;
   book_moves(store, last_, causes.empty() ? std::span<const double>{} : std::span<const double>(predicted_), books, moves);
   predicted_.clear();
   auto keep = [&](std::optional<Cause> cause, std::span<const BookMove> m) {
-    rows_moves_.insert(rows_moves_.end(), m.begin(), m.end());
-    rows_.push_back({seq, cause, rows_moves_.size()});
+    kept_moves_.insert(kept_moves_.end(), m.begin(), m.end());
+    kept_.push_back({seq, cause, kept_moves_.size()});
   };
   if (causes.empty()) {  // a new day alone, which moved nothing
     keep(std::nullopt, {});
@@ -140,20 +169,24 @@ void PnlExplainer::attribute(const Store& store, const LiveModel::Recalculation&
   if (kind == CauseKind::external || r.whole) exposure_.reset();  // books may have been added, or moved
 }
 
-void PnlExplainer::write_rows(base::Database& db) {
+void PnlExplainer::write(base::Database& db) {
   std::size_t from = 0;
-  for (const Row& row : rows_) {
+  for (const Row& row : kept_) {
     write_moves(db, day_->started_after(), row.seq, row.cause,
-                std::span<const BookMove>(rows_moves_).subspan(from, row.moves_end - from));
+                std::span<const BookMove>(kept_moves_).subspan(from, row.moves_end - from));
     from = row.moves_end;
   }
-  rows_.clear();
-  rows_moves_.clear();
+  kept_.clear();
+  kept_moves_.clear();
 }
 
-void PnlExplainer::reread(base::Database& db, const Store& store) {
-  rows_.clear();  // the refused batch's
-  rows_moves_.clear();
+void PnlExplainer::refused(bool read_back) {
+  group_.clear();
+  if (!read_back) return;
+  base::Database& db = db_;
+  const Store& store = model_.store();
+  kept_.clear();  // the refused batch's
+  kept_moves_.clear();
   exposure_.reset();
   predicted_.clear();
   curves_before_.clear();

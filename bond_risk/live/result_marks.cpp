@@ -35,8 +35,8 @@ void ResultMarks::forget() {
   marked_to_.fill(0);
 }
 
-bool ResultMarks::publish(ResultPublisher& publisher, const LiveModel& model, std::int64_t served_event,
-                          std::size_t budget) {
+bool ResultMarks::publish(ResultPublisher& publisher, std::int64_t served_event, std::size_t budget) {
+  const LiveModel& model = model_;
   if (publisher.needs_all()) mark_whole();  // the results file was deleted or replaced
   if (!passing_) {
     if (!whole_ && marked_ == 0) {

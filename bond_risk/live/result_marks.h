@@ -5,7 +5,10 @@
 // a time; a pass that ends with marks behind it (made by events during the
 // pass) seals the event it began at, so the written tables advance however
 // fast events come. Only the span of each kind that holds marks is scanned:
-// an amendment's few cost a few words. Used by the master thread only.
+// an amendment's few cost a few words. A stage of every event
+// (live/event_stage.h): each recalculation's rows are marked as it
+// settles, every row when the model was read back. Used by the master
+// thread only; borrows the model, which outlives it.
 #pragma once
 
 #include <array>
@@ -13,15 +16,22 @@
 #include <cstdint>
 #include <vector>
 
+#include "bond_risk/live/event_stage.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/result_publisher.h"
 #include "engine/bitmap.h"
 
 namespace bond_risk {
 
-class ResultMarks {
+class ResultMarks : public EventStage {
  public:
-  ResultMarks() { forget(); }
+  explicit ResultMarks(const LiveModel& model) : model_(model) { forget(); }
+
+  Phase phase() const override { return Phase::recalculate; }
+  void settled(const Settled& settled) override { mark(settled.recalculation, model_.store()); }
+  void refused(bool read_back) override {
+    if (read_back) mark_whole();
+  }
 
   // Marks the rows recalculation `r` changed (every row, when whole).
   void mark(const LiveModel::Recalculation& r, const Store& store);
@@ -30,13 +40,14 @@ class ResultMarks {
   // Hands at most about `budget` marked rows to `publisher` and seals what
   // a finished pass covers (up to `served_event` when no mark is left);
   // true while marks remain. Every row, when the publisher asks for them.
-  bool publish(ResultPublisher& publisher, const LiveModel& model, std::int64_t served_event, std::size_t budget);
+  bool publish(ResultPublisher& publisher, std::int64_t served_event, std::size_t budget);
 
   std::size_t peak() const { return marked_peak_; }  // the most marks set at once since start-up
 
  private:
   void forget();  // no mark is left: none counted, no span
 
+  const LiveModel& model_;
   std::array<engine::Bitmap, kKindCount> unpublished_;  // by node index
   std::size_t marked_ = 0, marked_peak_ = 0;           // marks set now, and at most since start-up
   std::array<std::size_t, kKindCount> marked_from_{}, marked_to_{};  // per kind, [from, to) holds every mark

@@ -1,0 +1,30 @@
+#include "bond_risk/live/alert_stage.h"
+
+#include "bond_risk/live/limit_replies.h"
+#include "bond_risk/protocol/messages.h"
+
+namespace bond_risk {
+
+AlertStage::AlertStage(const LiveModel& model, const LimitStage& limits, base::Database& db, ResultPublisher* publisher)
+    : model_(model), limits_(limits), db_(db), publisher_(publisher) {}
+
+void AlertStage::settled(const Settled& settled) {
+  record(settled.served, settled.external ? AlertCause::external : AlertCause::event);
+}
+
+void AlertStage::record(std::int64_t served, AlertCause cause) {
+  if (limits_.found().empty()) return;
+  for (const StoredAlert& a : write_alerts(db_, served, cause, limits_.found())) {
+    uncommitted_.push_back(protocol::alert_line(alert_json(model_.store(), a), served));
+  }
+}
+
+void AlertStage::committed() {
+  for (std::string& line : uncommitted_) committed_.push_back(std::move(line));
+  uncommitted_.clear();
+  if (!committed_.empty() && publisher_) publisher_->alerts_written();
+}
+
+void AlertStage::refused(bool) { uncommitted_.clear(); }
+
+}  // namespace bond_risk

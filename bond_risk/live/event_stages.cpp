@@ -1,0 +1,68 @@
+#include "bond_risk/live/event_stages.h"
+
+#include <stdexcept>
+
+namespace bond_risk {
+
+bool EventStages::joins(const Change& change) {
+  bool joins = true;
+  const Event asked{&change};
+  each([&](EventStage& s) { joins &= s.joins(asked); });  // every stage is asked
+  apart_ = !joins;
+  return joins;
+}
+
+Applied EventStages::apply(const Change& change, const std::function<Logged()>& apply) {
+  if (apart_ && awaiting_) throw std::logic_error("a change that joins no group is applied before the group settles");
+  const Event asked{&change};
+  each([&](EventStage& s) { s.before(asked); });
+  const base::Stopwatch clock;
+  Logged logged = apply();
+  phases_.add(Phase::apply, clock.seconds());
+  served_ = logged.event.seq;
+  awaiting_ = true;
+  const Event done{&change, &logged.applied, &logged.event};
+  each([&](EventStage& s) { s.after(done); });
+  return std::move(logged.applied);
+}
+
+const LiveModel::Recalculation& EventStages::external(const std::function<LiveModel::Recalculation()>& apply) {
+  settle();
+  each([&](EventStage& s) { s.before(Event{}); });
+  last_ = apply();
+  each([&](EventStage& s) { s.after(Event{}); });
+  const Settled settled{last_, served_, true};
+  each([&](EventStage& s) { s.settled(settled); });
+  return last_;
+}
+
+const LiveModel::Recalculation* EventStages::settle() {
+  if (!awaiting_) return nullptr;
+  awaiting_ = false;
+  const base::Stopwatch clock;
+  last_ = model_.recalculate();
+  phases_.add(Phase::recalculate, clock.seconds());
+  const Settled settled{last_, served_, false};
+  each([&](EventStage& s) { s.settled(settled); });
+  return &last_;
+}
+
+void EventStages::begin() {
+  each([](EventStage& s) { s.begin(); });
+}
+
+void EventStages::write(base::Database& db) {
+  each([&](EventStage& s) { s.write(db); }, true);
+}
+
+void EventStages::committed() {
+  each([](EventStage& s) { s.committed(); });
+}
+
+void EventStages::refused(bool read_back, std::int64_t served) {
+  awaiting_ = false;
+  served_ = served;
+  each([&](EventStage& s) { s.refused(read_back); });
+}
+
+}  // namespace bond_risk

@@ -1,0 +1,87 @@
+// The ordered list of a running engine's per-event stages
+// (live/event_stage.h) and the road every event takes through them: the
+// executor's commands, the changes other programs committed, and the
+// benchmarks' in-process events all go through apply() or external() and
+// settle(). It recalculates the model; what to persist, and when to
+// commit, stays the caller's. Owns its stages; the master thread calls it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "base/timing.h"
+#include "bond_risk/live/event_stage.h"
+#include "bond_risk/live/live_model.h"
+#include "bond_risk/live/phase_times.h"
+
+namespace bond_risk {
+
+class EventStages {
+ public:
+  // Stages see `model`; their time, and the recalculations', go to `phases`.
+  // `served`: the last event the model reflects.
+  EventStages(LiveModel& model, PhaseTimes& phases, std::int64_t served) : model_(model), phases_(phases), served_(served) {}
+
+  // Adds a stage after those added before it.
+  template <class S, class... Args>
+  S& add(Args&&... args) {
+    auto stage = std::make_unique<S>(std::forward<Args>(args)...);
+    S& added = *stage;
+    stages_.push_back(std::move(stage));
+    return added;
+  }
+
+  // What applying a change returns: what it did and its event_log row.
+  struct Logged {
+    Applied applied;
+    LoggedEvent event;
+  };
+  // Whether a client's change may be recalculated with the events awaiting
+  // (every stage is asked); when it may not, settle() them before apply().
+  bool joins(const Change& change);
+  // A client's change, once joins() was asked: `apply` applies it (timed
+  // as Phase::apply) between the stages' before() and after(). Its
+  // recalculation waits for settle(). What `apply` throws goes through,
+  // after the stages' before() alone.
+  Applied apply(const Change& change, const std::function<Logged()>& apply);
+  // Changes other programs committed: what awaits is recalculated first,
+  // then `apply` applies and recalculates them, and the stages see that
+  // recalculation as a group of its own. Returns it.
+  const LiveModel::Recalculation& external(const std::function<LiveModel::Recalculation()>& apply);
+  // Recalculates the events awaiting, if any, and every stage sees it;
+  // returns it, or null when none awaited (valid until the next call).
+  const LiveModel::Recalculation* settle();
+  bool awaiting() const { return awaiting_; }
+
+  void begin();
+  void write(base::Database& db);
+  void committed();
+  // The batch was rolled back. `served`: the last event the database holds.
+  void refused(bool read_back, std::int64_t served);
+
+  std::int64_t served() const { return served_; }
+
+ private:
+  // Calls f(stage) on each stage in order, timing each under its phase().
+  template <class F>
+  void each(F&& f, bool writing = false) {
+    for (const auto& stage : stages_) {
+      const base::Stopwatch clock;
+      f(*stage);
+      phases_.add(writing ? stage->write_phase() : stage->phase(), clock.seconds());
+    }
+  }
+
+  LiveModel& model_;
+  PhaseTimes& phases_;
+  std::vector<std::unique_ptr<EventStage>> stages_;
+  std::int64_t served_;
+  bool awaiting_ = false;  // applied events not yet recalculated
+  bool apart_ = false;     // the last change asked of joins() may not join them
+  LiveModel::Recalculation last_;
+};
+
+}  // namespace bond_risk
