@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS bond (
   coupon           REAL NOT NULL      -- annual rate, 0.028 = 2.8%
 );
 
--- A bond's market quote (MODEL.md "Market quotes and spread"): its clean
+-- A bond's market quote (docs/model.md "Market quotes and spread"): its clean
 -- price per 100 nominal. No row: no quote. A value that is not a finite
 -- positive number (NULL included) makes the bond FAILED.
 CREATE TABLE IF NOT EXISTS bond_quote (
@@ -95,7 +95,7 @@ CREATE TABLE IF NOT EXISTS repo_book_trade (
 CREATE INDEX IF NOT EXISTS outright_book_trade_by_trade ON outright_book_trade (trade_id);
 CREATE INDEX IF NOT EXISTS repo_book_trade_by_trade ON repo_book_trade (trade_id);
 
--- Risk limits (MODEL.md "Limits"): a bound on one measure of a book
+-- Risk limits (docs/model.md "Limits"): a bound on one measure of a book
 -- (book_id NULL: of the total), measure one of pv01, kr01 (the input point
 -- ir_curve_id, idx), cs01, day_pnl, margin; lower or upper NULL when
 -- unbounded. A row that cannot hold is FAILED with its reason; the others
@@ -119,7 +119,7 @@ CREATE TABLE IF NOT EXISTS event_log (
   result  TEXT NOT NULL    -- the reply's JSON members
 );
 
--- The P&L day (MODEL.md "The P&L day and its explain"): each day begun
+-- The P&L day (docs/model.md "The P&L day and its explain"): each day begun
 -- after event `seq` (0: before any), with every book's measure then; and
 -- per recalculation of the day's events (one cause's events in a row, up to
 -- event `seq`), each book's move and what its key-rate ladder predicted
@@ -141,7 +141,7 @@ CREATE TABLE IF NOT EXISTS pnl_move (
   moves    BLOB NOT NULL
 );
 
--- Each change of a risk limit's state (an alert: MODEL.md "Limits"),
+-- Each change of a risk limit's state (an alert: docs/model.md "Limits"),
 -- committed with the event that caused it: seq is event_log's, time the
 -- alert's. cause 'event': that event; 'external': changes other programs
 -- made (also while no engine ran), applied after event seq. States are OK,
@@ -167,7 +167,7 @@ CREATE TABLE IF NOT EXISTS limit_alert (
 -- also holds an flock on the database file itself; the table is created by
 -- bond_risk/db/database_lock.cpp when it takes the lock.
 
--- Scenario sets (MODEL.md "Scenarios"): a set is a list of scenarios, each
+-- Scenario sets (docs/model.md "Scenarios"): a set is a list of scenarios, each
 -- a list of shifts in basis points to curve input points (ir_curve_id, idx
 -- as in ir_curve_input_rate). kind 'historical' sets (one day's moves per
 -- scenario) also get VaR and expected shortfall; 'stress' sets do not.

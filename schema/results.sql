@@ -8,7 +8,7 @@
 -- status is OK, FAILED, STALE or EXPIRED; reason says why a node is not OK.
 -- Values are NULL for FAILED and STALE nodes (books: for FAILED only) and 0
 -- for EXPIRED ones. A book's excluded counts the members left out of its sums.
--- Quote analytics (MODEL.md "Quote analytics"): a bond's accrued .. convexity
+-- Quote analytics (docs/model.md "Quote analytics"): a bond's accrued .. convexity
 -- are NULL unless it is OK (yield, durations and convexity also when its
 -- only cash flow left is today's); market_dirty, z_spread and cs01 unless it
 -- also has a quote. A trade's cs01 is NULL on an unquoted bond; an outright
@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS repo_book_result (
   excluded INTEGER
 );
 
--- Key-rate ladders (MODEL.md "Key-rate risk"): one row per input point of
+-- Key-rate ladders (docs/model.md "Key-rate risk"): one row per input point of
 -- each curve a bond or book depends on (idx as in ir_curve_input_rate), for
 -- the nodes that publish values; none when the engine runs with KEY_RATES=0.
 -- A bond's kr01 is per 100 nominal; a repo book's margin and mtm_pnl each
@@ -101,7 +101,7 @@ CREATE TABLE IF NOT EXISTS repo_book_key_rate (
   PRIMARY KEY (id, ir_curve_id, idx)
 ) WITHOUT ROWID;
 
--- Scenario P&L (MODEL.md "Scenarios"), written by `bond_risk scenarios`:
+-- Scenario P&L (docs/model.md "Scenarios"), written by `bond_risk scenarios`:
 -- per scenario of a set, each book's P&L (an outright book's pv change, a
 -- repo book's mtm_pnl change) and a repo book's margin change (NULL for
 -- outright books); book_id NULL is the total over every book. A run
@@ -127,7 +127,7 @@ CREATE TABLE IF NOT EXISTS scenario_var (
 );
 CREATE INDEX IF NOT EXISTS scenario_var_by_set ON scenario_var (set_name, book_id);
 
--- The risk limits' alerts (MODEL.md "Limits"), copied by the running
+-- The risk limits' alerts (docs/model.md "Limits"), copied by the running
 -- engine's result writer from the input database's limit_alert (its
 -- columns are described there), by id, with the results of their events:
 -- every alert of the events up to results_as_of is here, each once.

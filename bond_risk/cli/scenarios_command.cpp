@@ -17,7 +17,7 @@ namespace {
 const base::CommandSpec kSpec = {
     "scenarios",
     "[--db PATH] [--set NAME] [--threads N] [--conf PATH]",
-    "Revalues the whole graph under every scenario of a set (MODEL.md \"Scenarios\"): each shifted curve\n"
+    "Revalues the whole graph under every scenario of a set (docs/model.md \"Scenarios\"): each shifted curve\n"
     "is built again and every bond on it repriced, and each book's P&L is the change of its value (pv\n"
     "for outright books, mtm_pnl for repo books, with the repo books' margin change beside it), over\n"
     "the members that are OK in the base state. Scenarios run in parallel on NUM_THREADS workers, each\n"

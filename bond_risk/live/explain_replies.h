@@ -1,5 +1,5 @@
 // The JSON members of the P&L explain's replies (`explain`,
-// `explain-events`; MODEL.md "The P&L day and its explain").
+// `explain-events`; docs/model.md "The P&L day and its explain").
 #pragma once
 
 #include <cstddef>

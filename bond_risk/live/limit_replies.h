@@ -1,4 +1,4 @@
-// The JSON of `limits` (MODEL.md "Limits"; model/limits/risk_limits.h): each
+// The JSON of `limits` (docs/model.md "Limits"; model/limits/risk_limits.h): each
 // limit read against the store now and the P&L day's baselines.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The risk limits `bond_risk generate` adds to a data set (MODEL.md
+// The risk limits `bond_risk generate` adds to a data set (docs/model.md
 // "Limits"), set from the values of a full flush of its inputs, so that
 // every generated limit starts OK; deterministic for a seed.
 //

@@ -1,5 +1,5 @@
 // The two scenario sets `bond_risk generate` adds to a data set, for every
-// curve of the database (MODEL.md "Scenarios"):
+// curve of the database (docs/model.md "Scenarios"):
 // - "ladder" (stress): parallel shifts from -200 to +200bp, steepening and
 //   flattening twists (-/+50bp at the ends, linear in the point's index) and
 //   butterflies (the wings against the belly);

@@ -1,5 +1,5 @@
 // Holding the store's limits (Store::limits) against the model after every
-// event, MODEL.md "Limits": each limit whose value or book status may have
+// event, docs/model.md "Limits": each limit whose value or book status may have
 // changed is read again, and a change of its state (OK, BREACHED, UNKNOWN)
 // is an alert.
 //

@@ -1,4 +1,4 @@
-// Limits (MODEL.md "Limits"): each bounds one measure of one book, or of the
+// Limits (docs/model.md "Limits"): each bounds one measure of one book, or of the
 // total, and is OK (lower <= value <= upper), BREACHED, or UNKNOWN (a book
 // it reads is not OK).
 //

@@ -7,7 +7,7 @@
 namespace bond_risk {
 
 // Registers the node types of `store` with `graph` (type id = Kind), adds one
-// graph node per stored node and the subscription edges of MODEL.md. Nodes
+// graph node per stored node and the subscription edges of docs/model.md. Nodes
 // with invalid static data get no edges to what they reference. The graph's
 // calculations keep a reference to `store`.
 void build_graph(Store& store, engine::Graph& graph);

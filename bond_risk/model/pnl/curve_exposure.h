@@ -2,7 +2,7 @@
 // book shares can be recalculated together and still split exactly by cause.
 //
 // Model. An outright book's pnl moves with its members' bonds' curves; a
-// repo book's mtm_pnl with its members' own curves (MODEL.md), and with
+// repo book's mtm_pnl with its members' own curves (docs/model.md), and with
 // their bonds' curves, whose moves can fail a bond and so take its repos out
 // of the book's sum. A book is exposed to those curves whatever its members'
 // statuses. Two curves are apart when no book is exposed to both: in a

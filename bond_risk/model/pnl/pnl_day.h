@@ -1,4 +1,4 @@
-// The P&L day and its explain (MODEL.md "The P&L day and its explain").
+// The P&L day and its explain (docs/model.md "The P&L day and its explain").
 //
 // Model. A day begins at an event with every book's measure (an outright
 // book's pnl, a repo book's mtm_pnl) as its baseline. Each later event is
@@ -30,7 +30,7 @@
 
 namespace bond_risk {
 
-// MODEL.md's causes, and `quote` (set-price, clear-price: a quote moves no
+// docs/model.md's causes, and `quote` (set-price, clear-price: a quote moves no
 // pv, but one that no spread reprices fails its bond, whose trades then
 // leave their books' sums; and re-summing unchanged members rounds).
 enum class CauseKind : std::uint8_t { curve, roll, new_trade, amended, removed, external, quote };

@@ -3,7 +3,7 @@
 //
 // Model. A bond's coupons fall on maturity - k * step months (step = 12 /
 // coupons_per_year), each on the maturity's day of the month or that
-// month's last day (MODEL.md; coupon_count). So every bond with the same step,
+// month's last day (docs/model.md; coupon_count). So every bond with the same step,
 // day of the month and month modulo step pays on the same dates: one of
 // 31 x (12 + 6 + 3) grids. A calendar lays out, for its today, the dates of
 // every grid that fall within a curve's days (as days from today); a curve

@@ -1,4 +1,4 @@
-// Key-rate risk (MODEL.md "Key-rate risk"): how a value moves with each
+// Key-rate risk (docs/model.md "Key-rate risk"): how a value moves with each
 // input point of a curve, as pure functions on plain values.
 //
 // Model. Day i of a curve lies in the segment k of its input days with

@@ -1,4 +1,4 @@
-// The formulas of MODEL.md as pure functions on plain values: curve arrays,
+// The formulas of docs/model.md as pure functions on plain values: curve arrays,
 // coupon schedules, bond prices, outright and repo trade values.
 #pragma once
 

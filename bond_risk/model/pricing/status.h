@@ -1,4 +1,4 @@
-// Constants and statuses of the calculation model (../shared/MODEL.md).
+// Constants and statuses of the calculation model (docs/model.md).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@ inline constexpr double kMaxRate = 1.0;
 // `removed` marks a trade deleted by an event: it keeps its slot in storage
 // but belongs to no table, count or book.
 enum class Status : std::uint8_t { ok, failed, stale, expired, removed };
-inline constexpr int kStatusCount = 4;  // the statuses of MODEL.md
+inline constexpr int kStatusCount = 4;  // the statuses of docs/model.md
 
 constexpr std::string_view status_name(Status s) {
   constexpr std::string_view names[] = {"OK", "FAILED", "STALE", "EXPIRED", "REMOVED"};

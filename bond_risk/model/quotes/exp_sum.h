@@ -39,7 +39,7 @@
 
 namespace bond_risk {
 
-inline constexpr double kTolerance = 1e-12;        // of the target: the root's price (MODEL.md)
+inline constexpr double kTolerance = 1e-12;        // of the target: the root's price (docs/model.md)
 inline constexpr double kMomentTolerance = 1e-13;  // of each moment read at the root
 inline constexpr int kMaxOrder = 12;
 

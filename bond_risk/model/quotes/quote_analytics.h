@@ -1,4 +1,4 @@
-// Quote analytics (MODEL.md "Quote analytics"): what a desk reads beside a
+// Quote analytics (docs/model.md "Quote analytics"): what a desk reads beside a
 // bond's model price, settling today: accrued, clean price, yield,
 // durations and convexity; and, against a market quote, z-spread and cs01.
 //
@@ -46,7 +46,7 @@ struct BondFigures {
   std::uint8_t yield_steps = 0, spread_steps = 0;  // evaluations the solves took (at most 101 each)
 };
 
-// P(x) of MODEL.md: the flows on discount factors `df` (by day from today)
+// P(x) of docs/model.md: the flows on discount factors `df` (by day from today)
 // moved by a spread x over their continuously compounded zero rates.
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x);
 

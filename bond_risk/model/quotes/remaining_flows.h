@@ -1,4 +1,4 @@
-// A bond's remaining cash flows, settling today (MODEL.md "Quote
+// A bond's remaining cash flows, settling today (docs/model.md "Quote
 // analytics"): its coupon dates on or after today, on its coupon grid
 // (model/pricing/coupon_grid.h), 100 c each, plus 100 on the last, its maturity.
 // w is the fraction of a period from today to the first of them (0 on a

@@ -1,4 +1,4 @@
-// The key-rate ladders nodes publish (MODEL.md "Key-rate risk"), from the
+// The key-rate ladders nodes publish (docs/model.md "Key-rate risk"), from the
 // bonds' ladders and the curves' key-rate arrays a flush computed: a trade's
 // on demand, a book's as the sum of its OK members' parts.
 //

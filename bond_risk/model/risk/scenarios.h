@@ -1,4 +1,4 @@
-// Scenarios (MODEL.md "Scenarios"): the P&L of every book when input points
+// Scenarios (docs/model.md "Scenarios"): the P&L of every book when input points
 // of curves move, revalued in full, and historical VaR and expected
 // shortfall from those P&Ls.
 //
@@ -8,7 +8,7 @@
 // a scenario changes: an outright book's pv in its bonds' prices, a repo
 // book's margin in its bonds' prices and its mtm_pnl in its curves'
 // discounted sums. So a book is reduced once to positions over its OK
-// members (base statuses, as MODEL.md says): weight per bond, and per
+// members (base statuses, as docs/model.md says): weight per bond, and per
 // (curve, days to end) for repos. A scenario's P&L is the sum over a book's
 // positions of weight times the change of what the position reads: zero
 // for what the scenario leaves alone, exactly. Positions are summed in a
@@ -135,7 +135,7 @@ std::vector<ScenarioPnl> revalue_all(const ScenarioBase& base, std::span<const S
                                      const std::function<void(std::size_t)>& progress = {});
 
 // 1-day VaR at 99% and expected shortfall at 97.5% of a historical set's
-// P&Ls (MODEL.md): positive numbers for a loss.
+// P&Ls (docs/model.md): positive numbers for a loss.
 struct TailRisk {
   double var_99 = 0, es_975 = 0;
 };

@@ -42,7 +42,7 @@ std::string quote_reason(const Store& store, NodeIndex bond) {
   if (b.quote_error != 0) return store.errors[b.quote_error];
   switch (store.bond_figures[bond].failure) {
     case AnalyticsFailure::none: return "";
-    case AnalyticsFailure::no_yield: return "no yield reprices its price (MODEL.md \"Quote analytics\")";
+    case AnalyticsFailure::no_yield: return "no yield reprices its price (docs/model.md \"Quote analytics\")";
     case AnalyticsFailure::no_spread:
       return "no z-spread reprices its quote " + field_text(FieldValue{b.quote}) + " to the curve";
   }

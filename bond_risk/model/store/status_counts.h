@@ -1,4 +1,4 @@
-// How many nodes of each kind have each status of MODEL.md (removed trades
+// How many nodes of each kind have each status of docs/model.md (removed trades
 // left out): for the run report, its JSON and the `stats` reply.
 #pragma once
 

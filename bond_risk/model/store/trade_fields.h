@@ -23,7 +23,7 @@ enum class TradeField : std::uint8_t {
 };
 TradeField trade_field(const Column& column);
 
-// MODEL.md's rules for a trade's sizes and prices (outright_trade,
+// docs/model.md's rules for a trade's sizes and prices (outright_trade,
 // repo_trade): quantity and notional positive whole numbers, trade_price
 // and start_cash finite positive numbers, a repo's rate any finite number
 // (repo rates can be negative). The one table the loader (a row outside it
