@@ -1,5 +1,6 @@
 // A 64-bit FNV-1a hash of values' bytes, in the order added: equal inputs
 // give equal hashes on every run and every machine of the same byte order.
+// A plain value, used by one thread.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,7 @@
 // A one-line progress bar on standard error, drawn only when standard error
 // is a terminal (so logs and pipes stay clean).
+// Not thread-safe: the thread that made it updates it (revalue_all calls its
+// progress on the calling thread). Owns its label; draws on standard error.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,8 @@
 // Thin RAII wrappers over the SQLite C API. Every failure throws
 // std::runtime_error with the database path and SQLite's message.
+// A Database owns its connection and its cached statements. Not thread-safe
+// (opened without SQLite's mutexes): one thread at a time uses a connection
+// and everything made on it.
 #pragma once
 
 #include <sqlite3.h>
@@ -71,6 +74,8 @@ class ColumnValue {
 
 // A prepared statement. Columns and parameters are numbered as in SQLite:
 // parameters from 1, result columns from 0.
+// Owns its sqlite3_stmt; borrows `db`, which must outlive it. Used by the
+// thread that uses its connection.
 class Statement {
  public:
   Statement(const Database& db, std::string_view sql);
@@ -114,6 +119,8 @@ class Statement {
 
 // BEGIN on construction (BEGIN IMMEDIATE, taking the write lock at once, if
 // `immediate`); ROLLBACK on destruction unless commit() was called.
+// Borrows `db`, which must outlive it; made, committed and destroyed by the
+// thread that uses the connection.
 class Transaction {
  public:
   // deferred: BEGIN; immediate: BEGIN IMMEDIATE (the write lock at once,
@@ -137,6 +144,8 @@ class Transaction {
 
 // A SAVEPOINT inside the caller's transaction: release() keeps what was
 // done since; destruction without release() rolls it back.
+// Borrows `db`, which must outlive it; made, released and destroyed by the
+// thread that uses the connection.
 class Savepoint {
  public:
   explicit Savepoint(Database& db);

@@ -6,6 +6,7 @@
 namespace base {
 
 // Seconds elapsed since construction (or the last restart()), on a monotonic clock.
+// A plain value, used by one thread.
 class Stopwatch {
  public:
   Stopwatch() : start_(std::chrono::steady_clock::now()) {}

@@ -4,6 +4,9 @@
 namespace base {
 
 // Owns a file descriptor; closes it on destruction.
+// Not thread-safe to move, reset or release: one owning thread does that;
+// get() may be read from any thread while it does not change (the job
+// runner writes to the socket server's eventfd through one).
 class UniqueFd {
  public:
   UniqueFd() = default;

@@ -12,6 +12,9 @@ namespace base {
 // second engine is refused. Only a stale socket (a socket file no engine
 // answers on, left by a crash) is replaced; any other file at `path` is
 // refused, never deleted.
+// Owns the lock file's descriptor and, until release_socket(), the listening
+// socket. Not thread-safe: the serving thread (the socket server's loop)
+// makes, uses and destroys it.
 class UnixListener {
  public:
   explicit UnixListener(const std::string& path);
@@ -41,6 +44,8 @@ bool write_all(int fd, const std::string& data);
 
 // The lines of a stream of bytes read from `fd` (not owned), each without
 // its newline, whole however the bytes arrive.
+// Not thread-safe: one thread reads through it (another may write to the same
+// fd meanwhile, as send's writer does); the fd's owner must outlive it.
 class LineReader {
  public:
   explicit LineReader(int fd) : fd_(fd) {}

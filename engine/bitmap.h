@@ -2,6 +2,9 @@
 // sets in these: 440,000 nodes take 55 KB, so marking the random targets of
 // many edges stays in the first-level cache, and a whole set is scanned, set
 // or cleared a word at a time.
+// A plain value that owns its words. Not thread-safe: one thread changes it
+// (the graph's master thread, or the live stages' on the master); const
+// members may be read from several threads while none changes it.
 #pragma once
 
 #include <algorithm>

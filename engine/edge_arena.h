@@ -10,6 +10,9 @@
 // order), which a reader can take as a range rather than edge by edge, and
 // which are increasing (by type, then index: a curve's bonds, then its
 // repos), whose runs a reader can find without reading every edge.
+// Owns its edges and flags; part of a Graph and used as the graph is
+// (graph.h): changed only by the graph's one thread, its const members read
+// concurrently only while nothing changes it.
 #pragma once
 
 #include <algorithm>

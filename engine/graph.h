@@ -66,6 +66,9 @@
 // The graph is not thread-safe: it is built and marked by one (master)
 // thread. Batch calculations of one tier may run concurrently on disjoint
 // index sets, and may call the const accessors.
+// Owns its types' nodes, edges and dirty sets and the calculations given to
+// add_type(); what those capture (build_graph's: the Store and the graph) is
+// the caller's and must outlive the graph's flushes.
 #pragma once
 
 #include <cstddef>

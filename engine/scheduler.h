@@ -1,5 +1,8 @@
 // Runs a batch of independent jobs on some threads and waits for all of
 // them: the interface a flush dispatches each tier through.
+// run() is called by one thread at a time (the master); its jobs may run on
+// any of the scheduler's threads. An implementation owns its worker threads;
+// `job` is borrowed for the one run().
 #pragma once
 
 #include <chrono>

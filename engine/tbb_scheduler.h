@@ -1,5 +1,8 @@
 // A Scheduler on oneTBB: each batch is a parallel_for inside a task_arena of
 // NUM_THREADS threads, the calling (master) thread being one of them.
+// Owns its task_arena and a global_control, which sets oneTBB's process-wide
+// parallelism limit while it lives; run() by one thread at a time (its epoch
+// and slot marks are unguarded).
 #pragma once
 
 #include <oneapi/tbb/global_control.h>

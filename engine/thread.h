@@ -1,5 +1,8 @@
 // A joined-on-destruction POSIX thread with a chosen stack size and an
 // optional CPU pin (std::thread offers neither).
+// Owns `body` and its thread, joined on destruction (so the body must have
+// been told to return first). One owning thread starts, moves and destroys
+// it, never the thread itself; the body runs on the new thread.
 #pragma once
 
 #include <pthread.h>
@@ -28,6 +31,8 @@ class Thread {
 };
 
 // Pins the calling thread to `cpu` and restores its previous CPU set on destruction.
+// Owns only the saved CPU set; destroy it on the thread that made it (the
+// destructor restores the calling thread's set).
 class ScopedPin {
  public:
   explicit ScopedPin(std::optional<int> cpu);

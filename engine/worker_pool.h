@@ -10,6 +10,9 @@
 // The master waits for a batch's end the same way, except that when the
 // workers leave one of the process's CPUs free it spins until the end.
 // Nothing ever sleeps for a fixed time.
+// Owns its worker threads (stopped and joined on destruction); `job` is
+// borrowed for one run(). The master constructs it, calls run() and destroys
+// it: master_cpu pins that thread while the pool lives.
 #pragma once
 
 #include <atomic>

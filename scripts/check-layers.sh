@@ -35,7 +35,7 @@ may_include() {
     model) echo "engine base" ;;
     db) echo "model engine base" ;;
     synth) echo "db model engine base" ;;
-    protocol) echo "model base" ;;
+    protocol) echo "model engine base" ;;
     live) echo "protocol db model engine base" ;;
     web) echo "protocol base" ;;
     lab) echo "live protocol db model base" ;;

@@ -7,9 +7,11 @@
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
-# A file's folder as its layer: base, engine, or bond_risk/NAME as NAME.
+# A file's folder as its layer: base, engine, bond_risk/NAME as NAME, and
+# bond_risk/model/SUB (the model's sub-domains) as model/SUB.
 folder_of() {
   case "$1" in
+    bond_risk/model/*/*) local rest="${1#bond_risk/}"; echo "${rest%/*}" ;;
     bond_risk/*/*) local rest="${1#bond_risk/}"; echo "${rest%%/*}" ;;
     base/* | engine/*) echo "${1%%/*}" ;;
     *) echo "" ;;
@@ -23,12 +25,12 @@ while IFS= read -r file; do
     to=$(folder_of "$included")
     if [ -n "$to" ] && [ "$to" != "$from" ]; then echo "$from -> $to"; fi
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file")
-done < <(find base engine bond_risk -name '*.h' -o -name '*.cpp' | sort) | sort | uniq -c | sort -k2,2 -k4,4 | awk '{printf "  %-10s -> %-10s %4d\n", $2, $4, $1}'
+done < <(find base engine bond_risk -name '*.h' -o -name '*.cpp' | sort) | sort | uniq -c | sort -k2,2 -k4,4 | awk '{printf "  %-14s -> %-14s %4d\n", $2, $4, $1}'
 
 echo "files and lines per folder:"
-for dir in base engine bond_risk/*/; do
-  dir="${dir%/}"
+for dir in base engine $(find bond_risk -mindepth 1 -type d | sort); do
   files=$(find "$dir" -maxdepth 1 \( -name '*.h' -o -name '*.cpp' \) | wc -l)
+  [ "$files" -gt 0 ] || continue
   lines=$(find "$dir" -maxdepth 1 \( -name '*.h' -o -name '*.cpp' \) -exec cat {} + | wc -l)
   printf "  %-20s %3d files %6d lines\n" "$dir" "$files" "$lines"
 done

@@ -15,7 +15,7 @@
 
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/change_log.h"
-#include "bond_risk/live/external_changes.h"
+#include "bond_risk/live/apply_change.h"
 #include "tests/live_support.h"
 
 using namespace bond_risk;
@@ -234,7 +234,9 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   EXPECT_TRUE(log.external_commit());
   ASSERT_TRUE(log.pending());
   base::Transaction tx(*live.db, true);
-  const LiveModel::Recalculation r = apply_external(*live.model, log.changes(), *live.db);
+  const DatabaseRows rows(*live.db);
+  apply_change(*live.model, log.changes(), *live.db, rows);
+  const LiveModel::Recalculation r = live.model->recalculate();
   log.consume();
   tx.commit();
   EXPECT_LT(r.nodes[static_cast<std::size_t>(Kind::bond)] + r.nodes[static_cast<std::size_t>(Kind::outright_trade)],

@@ -274,7 +274,7 @@ TEST(Hardening, ChangesOfAnotherProgramAfterAFailedCommitAreStillSeen) {
   base::Database other(logged.path, base::Database::Mode::read_write);
   other.exec("UPDATE outright_trade SET quantity = 6 WHERE id = (SELECT max(id) FROM outright_trade)");
   EXPECT_TRUE(logged.log.pending());
-  EXPECT_EQ(logged.log.changes().size(), 1u);
+  EXPECT_EQ(logged.log.changes().rows.size(), 1u);
 }
 
 // A transaction that ends without its commit (an exception's path) leaves
@@ -292,14 +292,14 @@ TEST(Hardening, AChangeTransactionEndedWithoutCommitLeavesTheChangesPending) {
     EXPECT_FALSE(logged.log.pending());
   }  // no commit
   EXPECT_TRUE(logged.log.pending());
-  EXPECT_EQ(logged.log.changes().size(), 1u);
+  EXPECT_EQ(logged.log.changes().rows.size(), 1u);
   {
     ChangeLog::Transaction tx(logged.log);
     logged.log.consume();
     tx.commit();
   }
   EXPECT_FALSE(logged.log.pending());
-  EXPECT_TRUE(logged.log.changes().empty());
+  EXPECT_TRUE(logged.log.changes().rows.empty());
 }
 
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {

@@ -9,7 +9,8 @@
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
-#include "bond_risk/live/external_changes.h"
+#include "bond_risk/db/database_rows.h"
+#include "bond_risk/live/apply_change.h"
 #include "bond_risk/model/risk/ladders.h"
 #include "bond_risk/model/store/published_values.h"
 #include "bond_risk/model/nodes/result_row.h"
@@ -58,7 +59,9 @@ void Reopened::batch(const std::vector<std::string>& lines) {
 void apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {
   base::Database(live.path, base::Database::Mode::read_write).exec(sql);
   ChangeLog::Transaction tx(log);
-  apply_external(*live.model, log.changes(), *live.db);
+  const DatabaseRows rows(*live.db);
+  apply_change(*live.model, log.changes(), *live.db, rows);  // other programs' rows, as the engine applies them
+  live.model->recalculate();
   log.consume();
   tx.commit();
 }
@@ -108,6 +111,9 @@ void expect_same_ladder(const Store& a, NodeRef n, const Store& b, NodeRef m, bo
 }  // namespace
 
 void expect_same_as_fresh(const Live& live) {
+  // The invariants first: of the graph, the store's indices and each stage
+  // (the result marks, the limits held).
+  EXPECT_NO_THROW(live.executor->check());
   const auto fresh = calculate(live.path, 0);
   const Store& a = live.store();
   const Store& b = fresh->store;

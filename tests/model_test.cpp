@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <thread>
 #include <tuple>
@@ -613,4 +614,38 @@ TEST(Loader, AShareWithScatteredIdsHasEveryRowOfItsBooksAndNoOtherAsAWholeLoadHa
   for (NodeIndex m : s.repo_books[0].members) repo_members.push_back(s.ids[static_cast<std::size_t>(Kind::repo_trade)][m]);
   EXPECT_EQ(repo_members, ids_of("SELECT trade_id FROM repo_book_trade WHERE book_id = " + std::to_string(repo_books[1]) +
                                  " ORDER BY trade_id"));
+}
+
+// Store::check holds on a loaded store with bad rows (their reasons kept,
+// a duplicate id failed), and names each broken index: an id by_id does
+// not give back, a name node_names disagrees with, a freed reason still in
+// use, limits out of id order.
+TEST(Model, TheStoresCheckHoldsOnALoadAndNamesEachBrokenIndex) {
+  test::TempDir dir;
+  const std::string path = generated_100(dir, "check.db");
+  base::Database(path, base::Database::Mode::read_write)
+      .exec("UPDATE outright_trade SET quantity = 'many' WHERE id = (SELECT min(id) FROM outright_trade);"
+            "INSERT INTO risk_limit (id, book_id, measure, upper) VALUES (7, NULL, 'pv01', 1), (3, NULL, 'pv01', 2);");
+  const auto model = calculate(path);
+  const Store& loaded = model->store;
+  ASSERT_NO_THROW(loaded.check());
+  const auto broken = [&](const std::function<void(Store&)>& edit, const std::string& named) {
+    Store s = loaded;
+    edit(s);
+    try {
+      s.check();
+      ADD_FAILURE() << "no invariant broken: " << named;
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+    }
+  };
+  const std::size_t trades = static_cast<std::size_t>(Kind::outright_trade);
+  broken([&](Store& s) { std::swap(s.ids[trades][0], s.ids[trades][1]); }, "by_id does not give its id back");
+  broken([&](Store& s) { s.node_names[static_cast<std::size_t>(Kind::outright_book)][0] += "X"; }, "node_names disagree");
+  const auto& trade_states = loaded.states[trades];
+  const auto bad = std::find_if(trade_states.begin(), trade_states.end(), [](const NodeState& st) { return st.error != 0; });
+  ASSERT_NE(bad, trade_states.end()) << "the trade with a bad quantity keeps a reason";
+  broken([&](Store& s) { s.free_errors.push_back(bad->error); }, "its reason is a freed or missing slot");
+  broken([&](Store& s) { std::reverse(s.limits.begin(), s.limits.end()); }, "not in id order");
+  broken([&](Store& s) { s.bond_values.pop_back(); }, "differ in number");
 }

@@ -20,7 +20,7 @@
 #include "bond_risk/db/loader.h"
 #include "bond_risk/protocol/command.h"
 #include "bond_risk/protocol/messages.h"
-#include "bond_risk/live/phase_times.h"
+#include "bond_risk/protocol/stats_reply.h"
 
 namespace bond_risk {
 
@@ -359,7 +359,7 @@ void capacity(Context& c) {
     }
     const double wall = static_cast<double>(commands) / per_s;
     // Batches: less the closing stats line's own.
-    csv.row(c.label, name, commands, wall, static_cast<long>(per_s), 1000 * (delta("batches") - 1) / static_cast<double>(commands),
+    csv.row(c.label, name, commands, wall, static_cast<long>(per_s), 1000 * (delta(protocol::member::batches) - 1) / static_cast<double>(commands),
             phases, engine, 1e6 / per_s);
     std::cout << c.label << " " << name << ": " << static_cast<long>(per_s) << " commands/s" << std::endl;
   };

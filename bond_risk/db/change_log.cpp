@@ -65,11 +65,11 @@ std::int64_t ChangeLog::last_seq() {
   return query_integer(db_, "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'input_change'), 0)");
 }
 
-std::vector<ChangeLog::Change> ChangeLog::changes() {
+RowsChanged ChangeLog::changes() {
   base::Statement& st = db_.cached("SELECT DISTINCT tbl, node_id FROM input_change WHERE seq > ? AND node_id IS NOT NULL");
   st.bind(1, consumed_);
-  std::vector<Change> out;
-  while (st.step()) out.push_back({std::string(st.text(0)), st.integer(1)});
+  RowsChanged out;
+  while (st.step()) out.rows.push_back({std::string(st.text(0)), st.integer(1)});
   st.reset();
   return out;
 }

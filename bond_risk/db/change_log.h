@@ -1,7 +1,9 @@
 // Changes to the input tables and the risk limits (by limit id), recorded
 // by SQLite triggers into the
 // input_change table, whatever program made them; the running engine reads
-// them to notice edits it did not make itself.
+// them to notice edits it did not make itself. Used by the thread that owns
+// the connection.
+// Borrows `db`, which must outlive it; the CommandExecutor owns the log.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
+#include "bond_risk/model/inputs/changes.h"
 
 namespace bond_risk {
 
@@ -22,12 +25,9 @@ class ChangeLog {
   // data_version): cheap enough to ask ten times a second.
   bool external_commit();
 
-  struct Change {
-    std::string table;
-    std::int64_t id;  // of the node the row belongs to
-  };
-  // The changes recorded after the last one consumed, each (table, id) once.
-  std::vector<Change> changes();
+  // The changes recorded after the last one consumed, each (table, id of
+  // the node the row belongs to) once: a change the model applies.
+  RowsChanged changes();
 
   // Whether changes were recorded after the last one consumed.
   bool pending() { return last_seq() > consumed_; }
@@ -45,6 +45,8 @@ class ChangeLog {
   // `begin`: immediate waits for the write lock up to the busy timeout;
   // immediate_if_free takes it only if it is free (held() says whether),
   // for work that can wait for a later poll rather than hold up readers.
+  // Borrows the log and its connection, which must outlive it; used on the
+  // log's thread, as the log is.
   class Transaction {
    public:
     explicit Transaction(ChangeLog& log, base::Transaction::Begin begin = base::Transaction::Begin::immediate);

@@ -87,6 +87,8 @@ struct Persist {
     st.run();
   }
 
+  void operator()(const RowsWritten&) const {}  // other programs wrote them
+
   void operator()(const LimitRemoval& w) const { db.cached("DELETE FROM risk_limit WHERE id = ?").bind(1, w.id).run(); }
 
   void operator()(const TradeRemoval& w) const {

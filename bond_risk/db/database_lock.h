@@ -8,6 +8,9 @@
 // it before any base::Database on the same file and destroy it after them
 // (closing a descriptor of a file drops the process's POSIX locks on it,
 // SQLite's among them).
+// Owns the lock's descriptor and its holder row (written on short-lived
+// connections of its own); borrows nothing. Not thread-safe: the thread that
+// runs the command (run_command) makes and destroys it.
 #pragma once
 
 #include <string>

@@ -3,6 +3,7 @@
 #include "bond_risk/db/change_writer.h"
 #include "bond_risk/db/limit_alert_log.h"
 #include "bond_risk/db/loader.h"
+#include "bond_risk/db/risk_limit_rows.h"
 
 namespace bond_risk {
 
@@ -15,5 +16,9 @@ std::optional<Date> DatabaseRows::date(Kind kind, std::int64_t id, std::string_v
 std::int64_t DatabaseRows::largest_limit_id() const { return bond_risk::largest_limit_id(db_); }
 
 bool DatabaseRows::read_back(Store& store, NodeRef node) const { return reread(db_, store, node); }
+
+std::vector<RiskLimit> DatabaseRows::limits() const { return read_limits(db_); }
+
+Store DatabaseRows::load() const { return bond_risk::load(db_).store; }
 
 }  // namespace bond_risk

@@ -4,7 +4,6 @@
 
 namespace bond_risk {
 
-std::string_view alert_cause_name(AlertCause cause) { return cause == AlertCause::event ? "event" : "external"; }
 
 std::vector<StoredAlert> write_alerts(base::Database& db, std::int64_t seq, AlertCause cause,
                                       std::span<const LimitAlert> alerts) {

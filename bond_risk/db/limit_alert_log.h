@@ -15,15 +15,6 @@
 
 namespace bond_risk {
 
-enum class AlertCause { event, external };  // see limit_alert.cause
-
-struct StoredAlert {
-  std::int64_t id = 0, seq = 0;
-  std::string time;
-  AlertCause cause = AlertCause::event;
-  LimitAlert alert;
-};
-
 // Appends `alerts`, after event `seq`, in the caller's transaction; returns them as stored.
 std::vector<StoredAlert> write_alerts(base::Database& db, std::int64_t seq, AlertCause cause,
                                       std::span<const LimitAlert> alerts);
@@ -32,7 +23,6 @@ std::vector<StoredAlert> write_alerts(base::Database& db, std::int64_t seq, Aler
 // the book and measure it was raised for.
 std::unordered_map<std::int64_t, RecordedLimit> recorded_limit_states(base::Database& db);
 
-std::string_view alert_cause_name(AlertCause cause);
 
 // The largest limit id the database has used, in risk_limit or in an alert
 // (0 when none): a new limit's id comes after it, so that no alert of a

@@ -10,6 +10,8 @@
 //
 // Not thread-safe to build; const use from any thread, each with its own
 // connection.
+// A plain value: owns its id lists and keeps no connection (`db` is borrowed
+// for each call only).
 #pragma once
 
 #include <array>

@@ -113,21 +113,6 @@ std::string unknown_set(base::Database& db, const std::string& name) {
          ")";
 }
 
-std::vector<std::string> left_out(const ScenarioSet& set, std::span<const ScenarioPnl> pnl) {
-  std::vector<std::string> out = set.problems;
-  std::ranges::copy(left_out(set.scenarios, pnl), std::back_inserter(out));
-  return out;
-}
-
-std::string no_var_reason(const ScenarioSet& set, std::span<const ScenarioPnl> pnl) {
-  if (std::ranges::any_of(pnl, [](const ScenarioPnl& p) { return p.error.empty(); })) return "";
-  const std::vector<std::string> out = left_out(set, pnl);
-  return "scenario set '" + set.name + "' has no usable scenario, so no VaR or ES: " +
-         (out.empty() ? "it has no scenarios"
-                      : "all " + std::to_string(out.size()) + " of its scenarios were left out (the first: " + out.front() +
-                            "); correct or remove their rows in scenario_shift");
-}
-
 std::int64_t scenario_count(base::Database& db, const std::string& name) {
   require_tables(db);
   base::Statement st = db.prepare("SELECT count(*) FROM scenario WHERE set_name = ?");

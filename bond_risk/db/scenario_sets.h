@@ -14,18 +14,6 @@
 
 namespace bond_risk {
 
-struct ScenarioSet {
-  std::string name;
-  bool historical = false;  // scenario_set.kind = 'historical': VaR and ES apply
-  std::vector<Scenario> scenarios;
-  // Scenarios left out, each with why and the scenario_shift rowid of its
-  // first bad row (a curve id or idx that is not a whole number, a shift
-  // that is not a finite number, an unknown curve or point, a point shifted
-  // twice): one bad row never stops the set.
-  std::vector<std::string> problems;
-  friend bool operator==(const ScenarioSet&, const ScenarioSet&) = default;
-};
-
 // The names of the sets in `db`, in name order.
 std::vector<std::string> scenario_set_names(base::Database& db);
 // "" when `db` has set `name`; else why not, naming the sets it has (checked
@@ -38,16 +26,6 @@ std::string unknown_set(base::Database& db, const std::string& name);
 // the database has no scenario tables.
 ScenarioSet read_scenario_set(base::Database& db, const Store& store, const std::string& name,
                               const std::optional<std::string>& only = std::nullopt);
-
-// Every scenario of `set` left out, each with why: those that could not be
-// read (set.problems), then those whose revaluation failed (`pnl`: one per
-// scenario of the set, in order).
-std::vector<std::string> left_out(const ScenarioSet& set, std::span<const ScenarioPnl> pnl);
-
-// Why the historical `set` has no VaR or ES: "" when a scenario of it
-// revalued (`pnl` as above); otherwise names the set and says how many
-// scenarios were left out and why the first was.
-std::string no_var_reason(const ScenarioSet& set, std::span<const ScenarioPnl> pnl);
 
 // How many scenarios set `name` has (0 for no such set).
 std::int64_t scenario_count(base::Database& db, const std::string& name);

@@ -11,6 +11,8 @@
 //
 // Threading: construct and release on one thread; each reader may then be
 // used by one other thread at a time.
+// Owns the reader connections; borrows `db`, which holds its savepoint until
+// release() and must outlive it.
 #pragma once
 
 #include <memory>

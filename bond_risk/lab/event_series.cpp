@@ -62,7 +62,7 @@ InProcess in_process(const std::string& what, LiveModel& model, const StoredRows
     const base::Stopwatch w;
     road.joins(change);
     road.settle();  // (nothing awaits: each event is recalculated alone)
-    road.apply(change, [&] { return EventStages::Logged{model.commit(model.prepare(change, rows), rows), {++seq, {}, {}}}; });
+    road.apply(change, [&] { return EventStages::Logged{model.commit(model.prepare(change, rows), rows), LoggedEvent{++seq, {}, {}}}; });
     const LiveModel::Recalculation& r = *road.settle();
     const double done = w.seconds();
     const auto spent = [&](Phase p) { return (seconds(p) - before[static_cast<std::size_t>(p)]) * 1e6; };

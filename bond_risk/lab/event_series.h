@@ -52,6 +52,9 @@ struct OpenLoop {
 };
 
 // A connection to a running engine.
+// Owns its connection. Not thread-safe: one thread calls it; open_loop() and
+// flat_out() write on a thread of their own while the caller reads replies,
+// and flat_out() calls `next` on that writer thread.
 class EngineClient {
  public:
   explicit EngineClient(const std::string& socket);  // waits up to a minute for the engine to listen

@@ -4,6 +4,8 @@
 // from the first half of the outright trades, removals from the second
 // half, each trade once, so no command of a mix refers to a trade an
 // earlier one removed.
+// Owns copies of what it draws from, not `store`. Not thread-safe: one thread
+// at a time draws (the bench command's, or EngineClient::flat_out's writer).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "bond_risk/live/alert_stage.h"
 
-#include "bond_risk/live/limit_replies.h"
+#include "bond_risk/protocol/limit_replies.h"
 #include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {
@@ -15,7 +15,7 @@ void AlertStage::settled(const Settled& settled) {
 void AlertStage::record(std::int64_t served, AlertCause cause) {
   if (limits_.found().empty()) return;
   for (const StoredAlert& a : write_alerts(db_, served, cause, limits_.found())) {
-    uncommitted_.push_back(protocol::alert_line(alert_json(model_.store(), a), served));
+    uncommitted_.push_back(protocol::alert_line(protocol::alert_json(model_.store(), a), served));
   }
 }
 

@@ -31,7 +31,7 @@ class AlertStage : public EventStage {
   // Writes what the LimitStage found, after event `served`, of `cause`.
   void record(std::int64_t served, AlertCause cause);
   // The alerts committed since the last call, oldest first, as lines:
-  // {"alert":{...live/limit_replies.h...},"event":N}.
+  // {"alert":{...protocol/limit_replies.h...},"event":N}.
   std::vector<std::string> take_alerts() { return std::exchange(committed_, {}); }
 
  private:

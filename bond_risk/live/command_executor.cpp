@@ -9,8 +9,7 @@
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/apply_change.h"
-#include "bond_risk/live/external_changes.h"
-#include "bond_risk/live/replies.h"
+#include "bond_risk/protocol/node_replies.h"
 #include "base/timing.h"
 #include "bond_risk/protocol/messages.h"
 
@@ -65,10 +64,10 @@ struct CommandExecutor::Batch {
     const LiveModel::Recalculation* r = ex.road_.settle();
     if (!r) return;
     const base::Stopwatch clock;
-    const base::Json recalculation = recalculation_json(*r);
+    const base::Json recalculation = protocol::recalculation_json(r->nodes, r->seconds);
     for (const auto& [i, applied] : awaiting) {
       replies[i].update(recalculation);
-      replies[i].update(changed_values_json(ex.model_, applied));
+      replies[i].update(protocol::changed_values_json(ex.model_.store(), ex.model_.graph(), applied));
       replies[i][member::event] = ex.road_.served();
     }
     awaiting.clear();
@@ -85,7 +84,7 @@ struct CommandExecutor::Batch {
       Applied applied = ex.road_.apply(*change, [&] {
         base::Savepoint savepoint(ex.db_);  // a refused change leaves no row behind
         Applied a = apply_change(ex.model_, *change, ex.db_, ex.rows_);
-        replies[i] = applied_json(a);
+        replies[i] = protocol::applied_json(a);
         LoggedEvent event = log_event(ex.db_, line, base::dump_line(replies[i]));
         savepoint.release();
         return EventStages::Logged{std::move(a), std::move(event)};
@@ -102,8 +101,8 @@ struct CommandExecutor::Batch {
         out[i].watch.push_back(ex.model_.store().id(ex.model_.find(key, ex.rows_)));
         ids.push_back(out[i].watch.back());
       }
-      replies[i] = {{"watching", ids}, {member::event, ex.road_.served()}};
-      if (out[i].watch_limits) replies[i]["alerts"] = true;
+      replies[i] = {{member::watching, ids}, {member::event, ex.road_.served()}};
+      if (out[i].watch_limits) replies[i][member::alerts] = true;
     } else if (const Unwatch* unwatch = std::get_if<Unwatch>(&command)) {
       out[i].unwatch_all = unwatch->keys.empty();
       for (const std::string& key : unwatch->keys) {
@@ -113,7 +112,7 @@ struct CommandExecutor::Batch {
         }
         out[i].unwatch.push_back(ex.model_.store().id(ex.model_.find(key, ex.rows_)));
       }
-      replies[i] = {{"unwatched", out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
+      replies[i] = {{member::unwatched, out[i].unwatch_all ? unwatch->keys.size() : out[i].unwatch.size()}};
     } else {
       settle();  // a read sees every change before it
       const base::Stopwatch clock;
@@ -144,7 +143,7 @@ struct CommandExecutor::Batch {
   base::Json operator()(const Reload&) const { return ex.apply_external_changes(); }
   base::Json operator()(const Shutdown&) const {
     ex.shutdown_ = true;
-    return {{"stopping", true}};
+    return {{member::stopping, true}};
   }
   base::Json operator()(const auto&) const { throw std::logic_error("changes, watches and queries are not visited"); }
 };
@@ -296,6 +295,7 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
   try {
     // The model goes back to what the database holds.
     model_.reload(load(db_).store);
+    model_.recalculate();
     road_.refused(true, last_event(db_));
   } catch (const std::runtime_error& e) {
     degraded_ += "; reading it back failed too: " + std::string(e.what());
@@ -347,11 +347,14 @@ bool CommandExecutor::publish_results(std::size_t budget) {
 }
 
 base::Json CommandExecutor::apply_external_changes() {
-  const std::vector<ChangeLog::Change> changes = changes_.changes();
-  const LiveModel::Recalculation& r = road_.external([&] { return apply_external(model_, changes, db_); });
-  const base::Json recalculation = recalculation_json(r);
+  const Change changes = changes_.changes();
+  const std::size_t count = std::get<RowsChanged>(changes).rows.size();
+  const LiveModel::Recalculation& r = road_.external(changes, [&] {
+    return EventStages::Logged{apply_change(model_, changes, db_, rows_), std::nullopt};
+  });
+  const base::Json recalculation = protocol::recalculation_json(r.nodes, r.seconds);
   changes_.consume();
-  std::cerr << "bond_risk: applied " << changes.size() << " changes made to " << db_.path() << " by other programs\n";
+  std::cerr << "bond_risk: applied " << count << " changes made to " << db_.path() << " by other programs\n";
   return recalculation;
 }
 

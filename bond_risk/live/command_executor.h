@@ -17,6 +17,8 @@
 // (live/engine_stages.h), which changes other programs committed to the
 // input tables go through too: before a batch, and when sync_external()
 // finds them. Not thread-safe: the server's one thread calls it.
+// Owns the change log, the result publisher (and its writer thread), the
+// stages and the queries; borrows `model` and `db`, which must outlive it.
 #pragma once
 
 #include <array>
@@ -36,7 +38,7 @@
 #include "bond_risk/live/engine_stages.h"
 #include "bond_risk/live/event_stages.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/live/phase_times.h"
+#include "bond_risk/protocol/stats_reply.h"
 #include "bond_risk/live/queries.h"
 #include "bond_risk/live/result_publisher.h"
 #include "bond_risk/protocol/command.h"
@@ -103,6 +105,10 @@ class CommandExecutor {
 
   // Whether a shutdown command was executed.
   bool shutdown_requested() const { return shutdown_; }
+
+  // Throws std::logic_error naming a broken invariant of the model or a
+  // stage (EventStages::check).
+  void check() const { road_.check(); }
 
   // The last event (event_log.seq) the served values reflect.
   std::int64_t served_event() const { return road_.served(); }

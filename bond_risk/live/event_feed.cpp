@@ -14,7 +14,11 @@ namespace member = protocol::member;
 // An event as `last-events` replies it; its nodes and engine_us stay null
 // unless this engine recalculated and committed it.
 base::Json event_json(const LoggedEvent& e) {
-  return {{member::seq, e.seq}, {"time", e.time}, {"command", e.command.substr(0, 200)}, {"nodes", nullptr}, {"engine_us", nullptr}};
+  return {{member::seq, e.seq},
+          {member::time, e.time},
+          {member::command, e.command.substr(0, 200)},
+          {member::nodes, nullptr},
+          {member::engine_us, nullptr}};
 }
 
 }  // namespace
@@ -36,12 +40,12 @@ void EventFeed::after(const Event& event) {
 void EventFeed::settled(const Settled& settled) {
   const auto& counts = settled.recalculation.nodes;
   const std::size_t nodes = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
-  for (; logged_settled_ < logged_.size(); ++logged_settled_) logged_[logged_settled_]["nodes"] = nodes;
+  for (; logged_settled_ < logged_.size(); ++logged_settled_) logged_[logged_settled_][member::nodes] = nodes;
 }
 
 void EventFeed::committed() {
   for (base::Json& event : logged_) {
-    event["engine_us"] = batch_clock_.seconds() * 1e6;
+    event[member::engine_us] = batch_clock_.seconds() * 1e6;
     recent_.push_back(std::move(event));
     if (recent_.size() > kRecentEvents) recent_.pop_front();
   }

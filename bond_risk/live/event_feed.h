@@ -4,6 +4,8 @@
 // with the nodes its recalculation touched and the engine's time from the
 // batch's start to its commit; those logged before this engine started
 // have null nodes and engine_us. Used by the master thread only.
+// Owns the events it keeps; borrows nothing (`db` is read only in the
+// constructor).
 #pragma once
 
 #include <cstddef>

@@ -20,13 +20,13 @@
 #include "base/sqlite.h"
 #include "bond_risk/db/event_log.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/live/phase_times.h"
+#include "bond_risk/protocol/stats_reply.h"
 #include "bond_risk/model/inputs/changes.h"
 
 namespace bond_risk {
 
-// One event as the stages see it: a client's change, or (change null) the
-// changes other programs committed.
+// One event as the stages see it: a client's change, or the changes other
+// programs committed (a RowsChanged).
 struct Event {
   const Change* change = nullptr;
   const Applied* applied = nullptr;       // what it did, from after() on
@@ -48,8 +48,9 @@ class EventStage {
   virtual Phase write_phase() const { return phase(); }
   // A batch of commands begins.
   virtual void begin() {}
-  // Whether a client's change may be recalculated with the events awaiting
-  // (asked of every stage, once per change, before it is applied).
+  // Whether a change may be recalculated with the events awaiting (asked
+  // of every stage, once per change, before it is applied; other
+  // programs' changes are recalculated alone whatever the answer).
   virtual bool joins(const Event&) { return true; }
   virtual void before(const Event&) {}
   virtual void after(const Event&) {}
@@ -60,6 +61,9 @@ class EventStage {
   // The transaction was rolled back; `read_back`: the model was read again
   // from the database, every node's index may have moved.
   virtual void refused(bool /*read_back*/) {}
+  // Throws std::logic_error naming a broken invariant of what the stage
+  // keeps (debug and sanitizer builds ask after every recalculation).
+  virtual void check() const {}
 };
 
 }  // namespace bond_risk

@@ -1,6 +1,7 @@
 #include "bond_risk/live/event_stages.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace bond_risk {
 
@@ -19,21 +20,19 @@ Applied EventStages::apply(const Change& change, const std::function<Logged()>& 
   const base::Stopwatch clock;
   Logged logged = apply();
   phases_.add(Phase::apply, clock.seconds());
-  served_ = logged.event.seq;
+  if (logged.event) served_ = logged.event->seq;
   awaiting_ = true;
-  const Event done{&change, &logged.applied, &logged.event};
+  const Event done{&change, &logged.applied, logged.event ? &*logged.event : nullptr};
   each([&](EventStage& s) { s.after(done); });
   return std::move(logged.applied);
 }
 
-const LiveModel::Recalculation& EventStages::external(const std::function<LiveModel::Recalculation()>& apply) {
+const LiveModel::Recalculation& EventStages::external(const Change& rows, const std::function<Logged()>& apply) {
   settle();
-  each([&](EventStage& s) { s.before(Event{}); });
-  last_ = apply();
-  each([&](EventStage& s) { s.after(Event{}); });
-  const Settled settled{last_, served_, true};
-  each([&](EventStage& s) { s.settled(settled); });
-  return last_;
+  joins(rows);  // asked, as of any change; alone whatever the answer
+  this->apply(rows, apply);
+  external_ = true;
+  return *settle();
 }
 
 const LiveModel::Recalculation* EventStages::settle() {
@@ -42,9 +41,18 @@ const LiveModel::Recalculation* EventStages::settle() {
   const base::Stopwatch clock;
   last_ = model_.recalculate();
   phases_.add(Phase::recalculate, clock.seconds());
-  const Settled settled{last_, served_, false};
+  const Settled settled{last_, served_, std::exchange(external_, false)};
   each([&](EventStage& s) { s.settled(settled); });
+#ifndef NDEBUG
+  check();
+#endif
   return &last_;
+}
+
+void EventStages::check() const {
+  model_.graph().check();
+  model_.store().check();
+  for (const auto& stage : stages_) stage->check();
 }
 
 void EventStages::begin() {
@@ -60,7 +68,7 @@ void EventStages::committed() {
 }
 
 void EventStages::refused(bool read_back, std::int64_t served) {
-  awaiting_ = false;
+  awaiting_ = external_ = false;
   served_ = served;
   each([&](EventStage& s) { s.refused(read_back); });
 }

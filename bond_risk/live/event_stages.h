@@ -4,18 +4,20 @@
 // benchmarks' in-process events all go through apply() or external() and
 // settle(). It recalculates the model; what to persist, and when to
 // commit, stays the caller's. Owns its stages; the master thread calls it.
+// Borrows `model` and `phases`, which must outlive it.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "base/timing.h"
 #include "bond_risk/live/event_stage.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/live/phase_times.h"
+#include "bond_risk/protocol/stats_reply.h"
 
 namespace bond_risk {
 
@@ -34,23 +36,24 @@ class EventStages {
     return added;
   }
 
-  // What applying a change returns: what it did and its event_log row.
+  // What applying a change returns: what it did and its event_log row
+  // (none for other programs' changes).
   struct Logged {
     Applied applied;
-    LoggedEvent event;
+    std::optional<LoggedEvent> event;
   };
-  // Whether a client's change may be recalculated with the events awaiting
-  // (every stage is asked); when it may not, settle() them before apply().
+  // Whether a change may be recalculated with the events awaiting (every
+  // stage is asked); when it may not, settle() them before apply().
   bool joins(const Change& change);
   // A client's change, once joins() was asked: `apply` applies it (timed
   // as Phase::apply) between the stages' before() and after(). Its
   // recalculation waits for settle(). What `apply` throws goes through,
   // after the stages' before() alone.
   Applied apply(const Change& change, const std::function<Logged()>& apply);
-  // Changes other programs committed: what awaits is recalculated first,
-  // then `apply` applies and recalculates them, and the stages see that
-  // recalculation as a group of its own. Returns it.
-  const LiveModel::Recalculation& external(const std::function<LiveModel::Recalculation()>& apply);
+  // Changes other programs committed (`rows`, a RowsChanged), as apply()
+  // takes a change, but recalculated alone and at once: what awaits is
+  // recalculated first. Returns their recalculation.
+  const LiveModel::Recalculation& external(const Change& rows, const std::function<Logged()>& apply);
   // Recalculates the events awaiting, if any, and every stage sees it;
   // returns it, or null when none awaited (valid until the next call).
   const LiveModel::Recalculation* settle();
@@ -63,6 +66,12 @@ class EventStages {
   void refused(bool read_back, std::int64_t served);
 
   std::int64_t served() const { return served_; }
+
+  // Throws std::logic_error naming a broken invariant: of the graph
+  // (engine::Graph::check), of the store's indices (Store::check), or of a
+  // stage (EventStage::check). Debug and sanitizer builds (no NDEBUG) call
+  // it after every recalculation; linear in the model.
+  void check() const;
 
  private:
   // Calls f(stage) on each stage in order, timing each under its phase().
@@ -81,6 +90,7 @@ class EventStages {
   std::int64_t served_;
   bool awaiting_ = false;  // applied events not yet recalculated
   bool apart_ = false;     // the last change asked of joins() may not join them
+  bool external_ = false;  // the events awaiting are other programs' changes
   LiveModel::Recalculation last_;
 };
 

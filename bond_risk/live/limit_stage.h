@@ -24,6 +24,7 @@ class LimitStage : public EventStage {
   void after(const Event& event) override;       // a new day: every limit is checked
   void settled(const Settled& settled) override;
   void refused(bool read_back) override;         // read back: the states as recorded again
+  void check() const override { checks_.check_invariants(); }
 
   // Whether the limits were checked since the recorded states were read.
   bool resolved() const { return checks_.resolved(); }

@@ -5,8 +5,6 @@
 #include <limits>
 #include <utility>
 
-#include "bond_risk/db/loader.h"
-#include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/model/nodes/calculations.h"
 #include "bond_risk/model/risk/ladders.h"
 #include "bond_risk/model/limits/risk_limits.h"
@@ -18,6 +16,17 @@ namespace bond_risk {
 namespace {
 
 std::string text_of(std::string_view s) { return std::string(s.substr(0, 60)); }
+
+// The kind of node whose rows `table` holds, when they can be re-read one
+// by one after another program changed them.
+std::optional<Kind> row_by_row(std::string_view table) {
+  for (Kind kind : {Kind::calendar, Kind::outright_trade, Kind::repo_trade}) {
+    if (table == kind_name(kind)) return kind;
+  }
+  if (table == "ir_curve_input_rate") return Kind::ir_curve;  // a curve's rates, re-read together
+  if (table == "bond_quote") return Kind::bond;                // a bond's quote
+  return std::nullopt;
+}
 
 std::optional<std::int64_t> as_id(std::string_view key) {
   std::int64_t id = 0;
@@ -254,6 +263,20 @@ struct LiveModel::Prepare {
     const NodeRef t = m.find_trade(r.trade, rows);
     return {TradeRemoval{kind_of(t), m.store_.id(t)}, Prepared::Removal{t}};
   }
+
+  Prepared operator()(const RowsChanged& c) const {
+    Prepared::Reread reread;
+    for (const RowsChanged::Row& row : c.rows) {
+      if (row.table == "risk_limit") {
+        reread.limits = true;
+      } else if (const std::optional<Kind> kind = row_by_row(row.table)) {
+        reread.nodes.emplace_back(*kind, row.id);
+      } else {
+        reread.whole = true;  // bonds, books, memberships: what they mean depends on the rest
+      }
+    }
+    return {RowsWritten{}, std::move(reread)};
+  }
 };
 
 // Applies each kind of prepared step to the store and the graph.
@@ -348,6 +371,19 @@ struct LiveModel::Commit {
     m.removed_.push_back(r.trade);
     return applied;
   }
+
+  Applied operator()(const Prepared::Reread& r) const {
+    const bool whole = r.whole || !std::all_of(r.nodes.begin(), r.nodes.end(), [&](const auto& node) {
+      return m.reread(node.first, node.second, rows);
+    });
+    if (whole) {
+      m.reload(rows.load());
+    } else if (r.limits) {
+      m.store_.limits = rows.limits();
+      ++m.store_.limits_version;
+    }
+    return {write};
+  }
 };
 
 LiveModel::LiveModel(Store store, const engine::SchedulerOptions& options, std::size_t grain)
@@ -361,16 +397,11 @@ LiveModel::Prepared LiveModel::prepare(const Change& change, const StoredRows& r
 
 Applied LiveModel::commit(Prepared prepared, const StoredRows& rows) {
   Applied applied = std::visit(Commit{*this, prepared.write, rows}, prepared.step);
-  ++events_;
+  if (!std::holds_alternative<RowsWritten>(applied.write)) ++events_;
   return applied;
 }
 
-void LiveModel::reread_limits(base::Database& db) {
-  store_.limits = read_limits(db);
-  ++store_.limits_version;
-}
-
-bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {
+bool LiveModel::reread(Kind kind, std::int64_t id, const StoredRows& rows) {
   const NodeRef* found = store_.by_id.find(id);
   NodeRef node;
   if (found && kind_of(*found) == kind && store_.state(*found).status != Status::removed) {
@@ -381,13 +412,13 @@ bool LiveModel::reread(Kind kind, std::int64_t id, base::Database& db) {
     return false;  // an id reused across tables, a new calendar or curve, ...
   }
   if (found && is_trade(kind)) hold_ladder_part(store_, node);
-  if (!bond_risk::reread(db, store_, node)) return false;  // a deleted row: its books' memberships decide, so reload
+  if (!rows.read_back(store_, node)) return false;  // a deleted row: its books' memberships decide, so reload
   if (is_trade(kind)) link_trade(store_, graph_, node);
   graph_.mark_dirty(node);
   return true;
 }
 
-LiveModel::Recalculation LiveModel::reload(Store store) {
+void LiveModel::reload(Store store) {
   store.with_key_rates = store_.with_key_rates;
   store_ = std::move(store);
   graph_ = engine::Graph();
@@ -395,9 +426,7 @@ LiveModel::Recalculation LiveModel::reload(Store store) {
   removed_.clear();
   limits_changed_.clear();  // whole: every limit is checked
   quoted_.clear();  // the new graph's nodes are all dirty
-  Recalculation r = recalculate();
-  r.whole = true;
-  return r;
+  reloaded_ = true;
 }
 
 engine::FlushStats LiveModel::flush_all() {
@@ -416,6 +445,7 @@ LiveModel::Recalculation LiveModel::recalculate() {
   for (NodeRef t : removed_) r.changed[t.type].push_back(t.index);
   removed_.clear();
   r.limits = std::exchange(limits_changed_, {});
+  r.whole = std::exchange(reloaded_, false);
   if (graph_.dirty_count() == 0 && quoted_.empty()) return r;
   const base::Stopwatch watch;
   std::array<std::vector<NodeIndex>, kKindCount> recalculated;

@@ -14,6 +14,9 @@
 //
 // Not thread-safe: one thread calls everything; the workers only calculate
 // inside recalculate() and flush_all().
+// Owns the store, the graph (whose calculations refer to the store, so the
+// model cannot move) and the scheduler with its workers; borrows `rows` only
+// for the call it is given to.
 #pragma once
 
 #include <array>
@@ -24,7 +27,6 @@
 #include <vector>
 
 #include "base/histogram.h"
-#include "base/sqlite.h"
 #include "bond_risk/model/inputs/changes.h"
 #include "bond_risk/model/store/store.h"
 #include "bond_risk/model/store/stored_rows.h"
@@ -62,7 +64,12 @@ class LiveModel {
     struct NewLimit { RiskLimit limit; };
     struct DroppedLimit { std::int64_t id; };
     struct Removal { NodeRef trade; };
-    using Step = std::variant<std::monostate, Curve, Dates, Amendment, Booking, Quotes, NewLimit, DroppedLimit, Removal>;
+    // Other programs' rows: trades, calendars, curves' rates and quotes read
+    // again one by one (a trade they booked is added), the limits all
+    // together; any other table's rows, or a row gone, read the whole store.
+    struct Reread { std::vector<std::pair<Kind, std::int64_t>> nodes; bool limits = false, whole = false; };
+    using Step =
+        std::variant<std::monostate, Curve, Dates, Amendment, Booking, Quotes, NewLimit, DroppedLimit, Removal, Reread>;
     Write write;  // what the caller persists before commit()
     Step step;
   };
@@ -72,16 +79,9 @@ class LiveModel {
   // Applies a prepared change, once its write is persisted: a FAILED
   // trade's amended row is read back from `rows` whole (committed without
   // persisting, as the benchmarks time the model alone, it reads the row as
-  // stored). Prepare and commit with no change to the model between them.
+  // stored). Other programs' rows (RowsChanged) are read from `rows` here.
+  // Prepare and commit with no change to the model between them.
   Applied commit(Prepared prepared, const StoredRows& rows);
-
-  // Re-reads the input row(s) of node `id` of `kind` (a trade, a calendar or
-  // a curve's rates) after another program changed them; a trade booked by
-  // another program is added. False when only a whole reload can apply the
-  // change (a deleted row: its book memberships decide what it means).
-  bool reread(Kind kind, std::int64_t id, base::Database& db);
-  // Re-reads every risk limit after another program changed them.
-  void reread_limits(base::Database& db);
 
   // Recalculates every dirty node.
   Recalculation recalculate();
@@ -90,8 +90,8 @@ class LiveModel {
   engine::FlushStats flush_all();
 
   // Replaces the model with `store` (the database as another program left
-  // it) and calculates every node.
-  Recalculation reload(Store store);
+  // it); the next recalculate() calculates every node and says so (whole).
+  void reload(Store store);
 
   // The node with this id or name: calendars, curves and books by the names
   // kept in memory, bonds and trades by the stored rows'. Throws CommandError.
@@ -101,7 +101,7 @@ class LiveModel {
   const engine::Graph& graph() const { return graph_; }
   // The workers, for batch work between recalculations (scenarios).
   engine::Scheduler& scheduler() { return *scheduler_; }
-  std::size_t events() const { return events_; }                                // changes applied
+  std::size_t events() const { return events_; }  // changes applied (other programs' not counted)
   // Microseconds of the last kLatencyWindow recalculations (in no order once
   // the window is full): what `stats` takes percentiles of, in bounded memory
   // and time however long the engine runs.
@@ -133,6 +133,10 @@ class LiveModel {
   // Bonds quoted since the last recalculation, held by the graph
   // (mark_dirty_through), each with its status before its first quote.
   std::vector<std::pair<NodeIndex, Status>> quoted_;
+  bool reloaded_ = false;  // since the last recalculation: every node is recalculated
+  // Re-reads node `id` of `kind` from `rows` (a trade they booked is added);
+  // false when only reading the whole store can apply it.
+  bool reread(Kind kind, std::int64_t id, const StoredRows& rows);
 };
 
 }  // namespace bond_risk

@@ -32,6 +32,7 @@ struct Ahead {
   std::optional<Cause> operator()(const RemoveTrade&) const { return Cause{CauseKind::removed}; }
   std::optional<Cause> operator()(const SetPrices&) const { return Cause{CauseKind::quote}; }
   std::optional<Cause> operator()(const ClearPrice&) const { return Cause{CauseKind::quote}; }
+  std::optional<Cause> operator()(const RowsChanged&) const { return Cause{CauseKind::external}; }
   std::optional<Cause> operator()(const auto&) const { return std::nullopt; }
 };
 
@@ -114,17 +115,13 @@ std::vector<std::vector<BookMove>> PnlExplainer::split_by_curve(const Store& sto
   return out;
 }
 
-void PnlExplainer::before(const Event& event) {
-  if (event.change && cause_ && cause_->kind == CauseKind::curve && group_.empty()) {
+void PnlExplainer::before(const Event&) {
+  if (cause_ && cause_->kind == CauseKind::curve && group_.empty()) {
     curves_before_ = curve_values(model_.store());  // a curve group begins
   }
 }
 
 void PnlExplainer::after(const Event& event) {
-  if (!event.change) {  // other programs' changes
-    group_ = {Cause{CauseKind::external}};
-    return;
-  }
   if (std::holds_alternative<DayStart>(event.applied->write)) start_day(event.logged->seq);
   if (!cause_) return;
   if (cause_->kind == CauseKind::curve) predicted_ = predicted_moves(model_.store(), curves_before_);

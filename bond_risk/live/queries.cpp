@@ -1,10 +1,15 @@
 #include "bond_risk/live/queries.h"
 
-#include "bond_risk/live/explain_replies.h"
-#include "bond_risk/live/limit_replies.h"
+#include <optional>
+#include <vector>
+
+#include "bond_risk/db/event_log.h"
 #include "bond_risk/live/pnl_explainer.h"
-#include "bond_risk/live/replies.h"
+#include "bond_risk/protocol/explain_replies.h"
+#include "bond_risk/protocol/limit_replies.h"
 #include "bond_risk/protocol/messages.h"
+#include "bond_risk/protocol/node_replies.h"
+#include "bond_risk/protocol/scenario_replies.h"
 
 namespace bond_risk {
 
@@ -28,12 +33,14 @@ struct Queries::Visit {
 
   base::Json operator()(const Get& g) const {
     const NodeRef node = s.model.find(g.key, s.rows);
-    base::Json out = node_json(s.model, node);
-    out["inputs"] = inputs_json(s.model, node);
+    base::Json out = protocol::node_json(s.model.store(), s.model.graph(), node);
+    out[member::inputs] = protocol::inputs_json(s.model.store(), s.model.graph(), node);
     return out;
   }
-  base::Json operator()(const ShowBook& b) const { return node_json(s.model, book_node(b.key)); }
-  base::Json operator()(const ListBooks&) const { return at_event({{member::books, books_json(s.model.store())}}); }
+  base::Json operator()(const ShowBook& b) const {
+    return protocol::node_json(s.model.store(), s.model.graph(), book_node(b.key));
+  }
+  base::Json operator()(const ListBooks&) const { return at_event({{member::books, protocol::books_json(s.model.store())}}); }
   base::Json operator()(const RecentEvents& r) const {
     base::Json events = base::Json::array();
     for (const base::Json& e : s.recent_events) {
@@ -46,10 +53,10 @@ struct Queries::Visit {
     if (kind_of(n) != Kind::outright_book) {
       throw CommandError("'" + p.key + "' is " + std::string(kind_name(kind_of(n))) + ", not an outright book");
     }
-    return at_event(positions_json(s.model, n, static_cast<std::size_t>(p.count)));
+    return at_event(protocol::positions_json(s.model.store(), s.model.graph(), n, static_cast<std::size_t>(p.count)));
   }
   base::Json operator()(const Explain& e) const {
-    return at_event(explain_json(s.model.store(), s.day, e.book ? std::optional(book_node(*e.book)) : std::nullopt));
+    return at_event(protocol::explain_json(s.model.store(), s.day, e.book ? std::optional(book_node(*e.book)) : std::nullopt));
   }
   base::Json operator()(const ExplainEvents& e) const {
     const auto cause_of = [&](const std::string& line) -> std::optional<Cause> {
@@ -61,18 +68,32 @@ struct Queries::Visit {
         return std::nullopt;  // a line this engine no longer parses: not of the cause
       }
     };
-    return at_event(explain_events_json(s.db, s.model.store(), s.day, book_node(e.book), static_cast<std::size_t>(e.count),
-                                        cause_of));
+    // A recalculation of ticks of curves apart spans no more events than
+    // this back to the last of each curve's; past it the recalculation's
+    // last is shown.
+    constexpr std::size_t kLookBack = 256;
+    const NodeRef book = book_node(e.book);
+    std::vector<protocol::ShownMove> moves;
+    for (const EventMove& m : s.day.largest_moves(s.model.store().id(book), static_cast<std::size_t>(e.count))) {
+      std::optional<LoggedEvent> logged;
+      if (m.seq) {
+        logged = last_logged_event(s.db, m.seq, kLookBack, [&](const std::string& c) { return cause_of(c) == m.cause; });
+        if (!logged) logged = last_logged_event(s.db, m.seq, 1, [](const std::string&) { return true; });
+      }
+      moves.push_back({m, logged ? std::optional(protocol::ShownMove::Logged{logged->seq, logged->time, logged->command})
+                                 : std::nullopt});
+    }
+    return at_event(protocol::explain_events_json(s.model.store(), book, moves));
   }
   base::Json operator()(const Limits& l) const {
-    LimitsOf which;
+    protocol::LimitsOf which;
     which.count = static_cast<std::size_t>(l.count);
-    if (l.book && *l.book == "total") {
+    if (l.book && *l.book == protocol::word::total) {
       which.total = true;
     } else if (l.book) {
       which.book_id = s.model.store().id(book_node(*l.book));
     }
-    return at_event(limits_json(s.model.store(), s.day, s.model.store().limits, which));
+    return at_event(protocol::limits_json(s.model.store(), s.day, s.model.store().limits, which));
   }
 
   // Set `name` as the database holds it now (only scenario `only`, when
@@ -98,7 +119,7 @@ struct Queries::Visit {
     defer([base, scenario = set.scenarios.front(), set_name = *set_name, event = s.event](std::stop_token) {
       const ScenarioPnl pnl = ScenarioRevaluer(*base).revalue(scenario);
       if (!pnl.error.empty()) throw CommandError("scenario " + scenario.name + ": " + pnl.error);
-      base::Json reply = scenario_json(*base, scenario, set_name, pnl);
+      base::Json reply = protocol::scenario_json(*base, scenario, set_name, pnl);
       reply[member::event] = event;
       return reply;
     }, {});
@@ -132,7 +153,7 @@ struct Queries::Visit {
         if (stop.stop_requested()) throw CommandError("the engine is stopping");
         pnl.push_back(revaluer.revalue(scenario));
       }
-      base::Json reply = var_json(*base, *shared_set, pnl);
+      base::Json reply = protocol::var_json(*base, *shared_set, pnl);
       reply[member::event] = event;
       return reply;
     }, [&q = q, shared_set, state](const base::Json& reply) { q.var_cache_[shared_set->name] = {state, *shared_set, reply}; });
@@ -146,19 +167,10 @@ struct Queries::Visit {
 };
 
 base::Json Queries::stats(const Served& served, const EngineStatus& status) {
-  base::Json stats = stats_json(served.model, status.answered, status.phases);
-  stats[member::event] = served.event;
-  stats[member::results_as_of] = status.results_as_of;
-  if (!status.results_recovering.empty()) stats["results_recovering"] = status.results_recovering;
-  // What waits for the writer, at most since start-up: nodes marked to be
-  // copied, rows assembled for it (each at most one per node).
-  stats["results_pending"] = {{"marked_peak", status.marked_peak},
-                              {"assembled_peak", status.assembled_peak},
-                              {"nodes", served.model.store().size()}};
-  stats["watch_lines"] = status.watch_lines;
-  if (!status.degraded.empty()) stats["degraded"] = "the last batch could not be written: " + status.degraded;
-  if (!status.results_error.empty()) stats[member::results_error] = status.results_error;
-  return stats;
+  const LiveModel& m = served.model;
+  return protocol::stats_json({m.store(), m.events(), m.latencies_us(), m.latency_histogram(), status.answered, status.phases,
+                               served.event, status.results_as_of, status.results_recovering, status.marked_peak,
+                               status.assembled_peak, status.watch_lines, status.degraded, status.results_error});
 }
 
 Queries::Answer Queries::answer(const Command& command, const Served& served) {

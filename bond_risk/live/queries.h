@@ -9,6 +9,9 @@
 //
 // Not thread-safe: the master thread answers; only a Deferred's run() goes
 // to another thread, and its keep() comes back to the master.
+// Owns its VaR cache; borrows `served` for one answer. A Deferred's run()
+// holds shared copies of what it reads; its keep() refers to this Queries,
+// which must outlive the job (the server joins its JobRunner first).
 #pragma once
 
 #include <array>
@@ -24,7 +27,7 @@
 #include "base/sqlite.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
-#include "bond_risk/live/phase_times.h"
+#include "bond_risk/protocol/stats_reply.h"
 #include "bond_risk/model/pnl/pnl_day.h"
 #include "bond_risk/model/store/stored_rows.h"
 #include "bond_risk/protocol/command.h"

@@ -7,6 +7,7 @@
 // recall such a completion: it arrives without an error, and a timer that
 // re-armed itself then would keep the loop, and the process, alive for
 // ever). Not thread-safe: use it from the loop's thread only.
+// Borrows `io`, which must outlive it; owns its task.
 
 // The C++ library's headers first: Asio reads the library's configuration
 // (whether it has aligned_alloc) as it finds it, and every file that

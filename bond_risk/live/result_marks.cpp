@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 
 namespace bond_risk {
 
@@ -27,6 +28,18 @@ void ResultMarks::mark_whole() {
   forget();
   whole_ = true;
   passing_ = false;
+}
+
+void ResultMarks::check() const {
+  std::size_t set = 0;
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const engine::Bitmap& marks = unpublished_[k];
+    const std::size_t in_span = marked_from_[k] < marked_to_[k] ? marks.count(marked_from_[k], std::min(marked_to_[k], marks.size())) : 0;
+    if (marks.count() != in_span) throw std::logic_error("ResultMarks::check: a mark lies outside its kind's span");
+    set += in_span;
+  }
+  if (set != marked_) throw std::logic_error("ResultMarks::check: the count of marks is not the bits set");
+  if (marked_peak_ < marked_) throw std::logic_error("ResultMarks::check: the peak is below the marks set now");
 }
 
 void ResultMarks::forget() {

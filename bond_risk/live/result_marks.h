@@ -44,6 +44,10 @@ class ResultMarks : public EventStage {
 
   std::size_t peak() const { return marked_peak_; }  // the most marks set at once since start-up
 
+  // Throws std::logic_error unless the count of marks is the bits set, every
+  // mark lies in its kind's span, and the peak is at least the count.
+  void check() const override;
+
  private:
   void forget();  // no mark is left: none counted, no span
 

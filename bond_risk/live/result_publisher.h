@@ -43,6 +43,9 @@
 // says why, the writer writes nothing until the master has added every row
 // again (needs_all(), then add_all()), and writes those to a file it opens
 // afresh at the path, as at start-up.
+// Owns the writer thread and that thread's connection, and copies of the rows
+// (add() reads the store and graph only during the call). The master thread
+// constructs, calls and destroys it; each member takes the lock.
 #pragma once
 
 #include <array>

@@ -1,7 +1,7 @@
 #include "bond_risk/live/watched_changes.h"
 
 #include "base/json.h"
-#include "bond_risk/live/replies.h"
+#include "bond_risk/protocol/node_replies.h"
 #include "bond_risk/protocol/messages.h"
 
 namespace bond_risk {
@@ -60,7 +60,7 @@ std::string WatchedChanges::update_values(std::int64_t id) {
   if (!node || model_.store().state(*node).status == Status::removed) {
     return base::dump_line({{member::id, id}, {member::status, protocol::word::removed}});
   }
-  base::Json values = node_json(model_, *node);
+  base::Json values = protocol::node_json(model_.store(), model_.graph(), *node);
   if (is_book(kind_of(*node))) values[member::day_pnl] = book_measure(model_.store(), *node) - explainer_.day().baseline(id);
   return base::dump_line(values);
 }

@@ -370,6 +370,7 @@ CommandId command_id(const Command& command) {
     CommandId operator()(const StartDay&) const { return CommandId::start_day; }
     CommandId operator()(const SetLimit&) const { return CommandId::set_limit; }
     CommandId operator()(const RemoveLimit&) const { return CommandId::remove_limit; }
+    CommandId operator()(const RowsChanged&) const { return CommandId::reload; }  // what applies them
     CommandId operator()(const Explain&) const { return CommandId::explain; }
     CommandId operator()(const ExplainEvents&) const { return CommandId::explain_events; }
     CommandId operator()(const Limits&) const { return CommandId::limits; }

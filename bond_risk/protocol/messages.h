@@ -7,9 +7,10 @@
 // values change, {"alert":ALERT,"event":N} when a limit changes state. N is
 // the last event the line reflects.
 //
-// Every member a client reads is named here (namespace member) and decoded
-// here; the engine encodes its replies with the same names. A client
-// spells no member itself. Plain functions: no state, any thread.
+// Every member of every line is named once, in protocol/members.h; the
+// clients decode with those names here and the engine's encoders
+// (protocol/*_replies.h) encode with them. A client spells no member
+// itself. Plain functions: no state, any thread.
 #pragma once
 
 #include <cstdint>
@@ -20,78 +21,9 @@
 
 #include "base/histogram.h"
 #include "base/json.h"
-#include "bond_risk/model/inputs/kind.h"
-#include "bond_risk/model/pricing/status.h"
+#include "bond_risk/protocol/members.h"
 
 namespace bond_risk::protocol {
-
-namespace member {
-// Every reply.
-inline constexpr char ok[] = "ok";
-inline constexpr char error[] = "error";
-inline constexpr char event[] = "event";
-// Pushed lines.
-inline constexpr char update[] = "update";
-inline constexpr char alert[] = "alert";
-// A node's values (node_json): its id, name, type, status and key-rate ladder.
-inline constexpr char id[] = "id";
-inline constexpr char name[] = "name";
-inline constexpr char type[] = "type";
-inline constexpr char status[] = "status";
-inline constexpr char key_rates[] = "key_rates";
-inline constexpr char reason[] = "reason";    // why it is not OK
-inline constexpr char members[] = "members";  // a book's member count
-// A book's values the gateway sums (of value_names: model/store/published_values.h).
-inline constexpr char pv[] = "pv";
-inline constexpr char pv01[] = "pv01";
-inline constexpr char cs01[] = "cs01";
-inline constexpr char pnl[] = "pnl";
-inline constexpr char margin[] = "margin";
-inline constexpr char mtm_pnl[] = "mtm_pnl";
-// list-books: "books"; last-events: "events", each with its "seq" (in
-// stats, "events" is the count of changes applied).
-inline constexpr char books[] = "books";
-inline constexpr char events[] = "events";
-inline constexpr char seq[] = "seq";
-// top-positions: "positions", each a "trade" and its "bond" (their values).
-inline constexpr char positions[] = "positions";
-inline constexpr char trade[] = "trade";
-inline constexpr char bond[] = "bond";
-// explain: "books" and "total", each with its day_pnl and causes.
-inline constexpr char total[] = "total";
-inline constexpr char day_pnl[] = "day_pnl";
-inline constexpr char causes[] = "causes";
-inline constexpr char residual[] = "residual";
-// limits: the limits listed and the count in each state.
-inline constexpr char risk_limits[] = "risk_limits";
-inline constexpr char states[] = "states";
-// stats.
-inline constexpr char counts[] = "counts";
-inline constexpr char recalc_us[] = "recalc_us";
-inline constexpr char results_as_of[] = "results_as_of";
-inline constexpr char memory_kb[] = "memory_kb";
-inline constexpr char vm_peak[] = "vm_peak";
-inline constexpr char vm_rss[] = "vm_rss";
-inline constexpr char results_error[] = "results_error";
-inline constexpr char commands[] = "commands";  // answered, by command name
-inline constexpr char time_us[] = "time_us";    // per phase, summed since start-up
-// stats: each recalculation's and each durable commit's seconds since
-// start-up, as a histogram: {"le":[bounds],"cumulative":[counts],"sum","observations"}.
-inline constexpr char recalc_seconds[] = "recalc_seconds";
-inline constexpr char commit_seconds[] = "commit_seconds";
-inline constexpr char le[] = "le";
-inline constexpr char cumulative[] = "cumulative";
-inline constexpr char sum[] = "sum";
-inline constexpr char observations[] = "observations";
-}  // namespace member
-
-// The words values carry, as the model names them: a status, a book's type.
-namespace word {
-inline constexpr std::string_view ok = status_name(Status::ok);
-inline constexpr std::string_view removed = status_name(Status::removed);
-inline constexpr std::string_view outright_book = kind_name(Kind::outright_book);
-inline constexpr std::string_view repo_book = kind_name(Kind::repo_book);
-}  // namespace word
 
 // Encoding (the engine). A reply: {"ok":true, then `members`}, or
 // {"ok":false,"error":message}; a pushed update of a node whose values are

@@ -9,6 +9,7 @@ namespace bond_risk {
 
 // SplitMix64: a small generator whose sequence is the same on every platform
 // and standard library, unlike std:: distributions.
+// A plain value, used by one thread (each generator keeps its own).
 class Random {
  public:
   explicit Random(std::uint64_t seed) : state_(seed) {}

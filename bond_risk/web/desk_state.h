@@ -16,6 +16,8 @@
 //
 // Thread-safe: the engine feed's thread writes, any number of HTTP threads
 // read and wait.
+// Owns copies of everything it shows; the web command owns it, and the
+// EngineFeed and HttpGateway that borrow it are destroyed first.
 #pragma once
 
 #include <chrono>

@@ -23,6 +23,9 @@
 // other requests); each read or write that cannot go on for 5 s ends its
 // connection (a stream nobody reads frees its place), and a response that is
 // not a stream must be sent within 10 s. One request per connection.
+// Owns its listening socket and worker threads (joined when destroyed);
+// borrows `state`, which must outlive it. One thread constructs, runs and
+// destroys it; stop() may come from any thread (web's signal thread).
 #pragma once
 
 #include <chrono>

@@ -102,8 +102,19 @@ struct RemoveLimit {
   std::int64_t id = 0;
 };
 
+// Rows other programs changed in the input tables (db/change_log.h
+// records them), by table and id: the model reads them again. No client's
+// command is one; `reload` applies them.
+struct RowsChanged {
+  struct Row {
+    std::string table;
+    std::int64_t id = 0;
+  };
+  std::vector<Row> rows;
+};
+
 using Change = std::variant<BumpCurve, SetRate, SetCurve, RollDate, AmendTrade, AddTrade, RemoveTrade, SetPrices,
-                            ClearPrice, StartDay, SetLimit, RemoveLimit>;
+                            ClearPrice, StartDay, SetLimit, RemoveLimit, RowsChanged>;
 
 // The rows an applied change writes, every node resolved to its database id.
 struct CurveRates {
@@ -145,7 +156,11 @@ struct LimitRemoval {
   std::int64_t id = 0;
 };
 
-using Write = std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval, BondQuotes, DayStart, LimitRow, LimitRemoval>;
+// No row: other programs wrote them (RowsChanged).
+struct RowsWritten {};
+
+using Write =
+    std::variant<CurveRates, CalendarDates, TradeRow, TradeRemoval, BondQuotes, DayStart, LimitRow, LimitRemoval, RowsWritten>;
 
 // What applying a change did.
 struct Applied {

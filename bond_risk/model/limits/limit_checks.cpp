@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace bond_risk {
 
@@ -66,6 +68,37 @@ void LimitChecks::resolve(const Store& s, const PnlDay& day) {
   }
   resolved_ = true;
   version_ = s.limits_version;
+}
+
+std::string_view alert_cause_name(AlertCause cause) { return cause == AlertCause::event ? "event" : "external"; }
+
+void LimitChecks::check_invariants() const {
+  const auto fail = [](const std::string& what) { throw std::logic_error("LimitChecks::check_invariants: " + what); };
+  if (loose_.size() > kLoose) fail("more than kLoose limits held apart");
+  if (!resolved_) return;  // nothing is held yet
+  for (const std::vector<std::uint32_t>* offsets : {&outright_offsets_, &repo_offsets_}) {
+    if (!std::is_sorted(offsets->begin(), offsets->end()) || offsets->back() > held_.size()) fail("the books' offsets are not ascending within the held limits");
+    const Kind kind = offsets == &outright_offsets_ ? Kind::outright_book : Kind::repo_book;
+    for (std::size_t b = 0; b + 1 < offsets->size(); ++b) {
+      for (std::uint32_t h = (*offsets)[b]; h < (*offsets)[b + 1]; ++h) {
+        const std::optional<NodeRef>& book = held_[h].limit.book;
+        if (!book || *book != ref(kind, static_cast<NodeIndex>(b))) fail("limit " + std::to_string(held_[h].id) + " is held under another book");
+      }
+    }
+  }
+  for (const auto& [id, at] : held_at_) {
+    if (at >= held_.size() || held_[at].id != id) fail("held_at_ does not find limit " + std::to_string(id));
+  }
+  for (const Total& t : totals_) {
+    if (t.held >= held_.size() || t.parts.size() != t.ok.size()) fail("a total is held out of range");
+    const auto not_ok = static_cast<std::size_t>(std::count(t.ok.begin(), t.ok.end(), std::uint8_t{0}));
+    if (not_ok != t.not_ok) fail("limit " + std::to_string(held_[t.held].id) + ": its count of books not OK is off");
+    double sum = 0, size = 0;
+    for (double p : t.parts) sum += p, size += std::abs(p);
+    if (std::isfinite(sum) && std::abs(sum - t.sum) > 1e-9 * std::max(1.0, size)) {
+      fail("limit " + std::to_string(held_[t.held].id) + ": its sum is not its parts'");
+    }
+  }
 }
 
 void LimitChecks::update(const Store& s, Total& t, NodeRef book, std::size_t at) {

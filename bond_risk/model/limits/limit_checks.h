@@ -28,6 +28,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -44,6 +46,19 @@ struct LimitAlert {
   LimitMeasure measure = LimitMeasure::pv01;
   LimitState from = LimitState::ok, to = LimitState::ok;
   double value = 0, bound = 0;  // bound: the one crossed, or on the value's side (NaN: UNKNOWN)
+};
+
+// Why an alert was raised: an event of this engine's, or what changed
+// while none ran or another program changed (limit_alert.cause).
+enum class AlertCause { event, external };
+std::string_view alert_cause_name(AlertCause cause);
+
+// An alert as the database keeps it.
+struct StoredAlert {
+  std::int64_t id = 0, seq = 0;
+  std::string time;
+  AlertCause cause = AlertCause::event;
+  LimitAlert alert;
 };
 
 // What a limit bounds: its book (none: the total) and its measure.
@@ -77,6 +92,13 @@ class LimitChecks {
   void check_all(const Store& store, const PnlDay& day, std::vector<LimitAlert>& alerts);
   // Whether the limits were checked since this was built from the recorded states.
   bool resolved() const { return resolved_; }
+
+  // Throws std::logic_error naming the first broken invariant of what is
+  // held: the books' offsets ascending over held_ with each limit under its
+  // own book, every id held_at_ gives found there, at most kLoose limits
+  // held apart, and each total's count of books not OK and its sum those of
+  // its parts (the sum to rounding). Linear in the limits and the totals' books.
+  void check_invariants() const;
 
  private:
   struct Held {

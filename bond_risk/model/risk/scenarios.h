@@ -113,6 +113,8 @@ struct ScenarioPnl {
 };
 
 // Revalues `scenario` against `base`; one revaluer per thread.
+// Borrows `base`, which must outlive it; owns its shifted curves and prices.
+// Used by one thread at a time: a revalue_all job, or the job runner's.
 class ScenarioRevaluer {
  public:
   explicit ScenarioRevaluer(const ScenarioBase& base);
@@ -157,5 +159,28 @@ SetRisk set_risk(std::size_t books, std::span<const ScenarioPnl> pnl);
 
 // "scenario NAME left out: why" for each scenario whose revaluation failed.
 std::vector<std::string> left_out(std::span<const Scenario> scenarios, std::span<const ScenarioPnl> pnl);
+
+// A scenario set as read from the database (db/scenario_sets.h).
+struct ScenarioSet {
+  std::string name;
+  bool historical = false;  // scenario_set.kind = 'historical': VaR and ES apply
+  std::vector<Scenario> scenarios;
+  // Scenarios left out, each with why and the scenario_shift rowid of its
+  // first bad row (a curve id or idx that is not a whole number, a shift
+  // that is not a finite number, an unknown curve or point, a point shifted
+  // twice): one bad row never stops the set.
+  std::vector<std::string> problems;
+  friend bool operator==(const ScenarioSet&, const ScenarioSet&) = default;
+};
+
+// Every scenario of `set` left out, each with why: those that could not be
+// read (set.problems), then those whose revaluation failed (`pnl`: one per
+// scenario of the set, in order).
+std::vector<std::string> left_out(const ScenarioSet& set, std::span<const ScenarioPnl> pnl);
+
+// Why the historical `set` has no VaR or ES: "" when a scenario of it
+// revalued (`pnl` as above); otherwise names the set and says how many
+// scenarios were left out and why the first was.
+std::string no_var_reason(const ScenarioSet& set, std::span<const ScenarioPnl> pnl);
 
 }  // namespace bond_risk

@@ -3,6 +3,9 @@
 // table, indexed by id, which look-ups in id order walk with the cache's
 // help; any other id (negative or far beyond the node count) goes to a hash
 // map, so no id pattern can blow up memory or time.
+// A plain value that owns its tables (part of a Store). Not thread-safe to
+// change; find() may run on several threads at once while nothing inserts
+// (the loader's two readers do so).
 #pragma once
 
 #include <cstdint>

@@ -84,6 +84,42 @@ void Store::set_quote(NodeIndex bond, std::optional<double> clean_price, const s
                                                       " is not a finite positive number");
 }
 
+void Store::check() const {
+  const auto fail = [](const std::string& what) { throw std::logic_error("Store::check: " + what); };
+  const std::size_t data[kKindCount] = {calendars.size(),      curves.size(),      bonds.size(),     outright_trades.size(),
+                                        repo_trades.size(),    outright_books.size(), repo_books.size()};
+  if (bond_values.size() != bonds.size() || bond_figures.size() != bonds.size() ||
+      outright_values.size() != outright_trades.size() || repo_values.size() != repo_trades.size()) {
+    fail("a kind's published values and its nodes differ in number");
+  }
+  std::vector<bool> freed(errors.size());
+  for (std::uint32_t slot : free_errors) {
+    if (slot == 0 || slot >= errors.size() || freed[slot]) fail("free_errors holds slot " + std::to_string(slot) + " twice or out of range");
+    freed[slot] = true;
+  }
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const std::string kind(kind_name(static_cast<Kind>(k)));
+    if (ids[k].size() != data[k] || states[k].size() != data[k] || node_names[k].size() > data[k]) {
+      fail(kind + ": ids, states, names and nodes differ in number");
+    }
+    for (NodeIndex i = 0; i < data[k]; ++i) {
+      const NodeRef node = ref(static_cast<Kind>(k), i);
+      const NodeRef* found = by_id.find(ids[k][i]);
+      if (!found || id(*found) != ids[k][i]) fail(kind + " " + std::to_string(ids[k][i]) + ": by_id does not give its id back");
+      if (ids[k][i] > max_id) fail(kind + " " + std::to_string(ids[k][i]) + ": above max_id");
+      const std::uint32_t error = state(node).error;
+      if (error >= errors.size() || freed[error]) fail(kind + " " + std::to_string(ids[k][i]) + ": its reason is a freed or missing slot");
+    }
+  }
+  for (const auto& [name, node] : names) {
+    if (node.type >= kKindCount || node.index >= node_names[node.type].size() || node_names[node.type][node.index] != name) {
+      fail("the name '" + name + "' and node_names disagree");
+    }
+  }
+  const auto by_id_order = [](const RiskLimit& a, const RiskLimit& b) { return a.id < b.id; };
+  if (!std::is_sorted(limits.begin(), limits.end(), by_id_order)) fail("the limits are not in id order");
+}
+
 void Store::size_key_rates() {
   std::vector<std::size_t> counts;
   for (const IrCurve& c : curves) counts.push_back(c.points.size());

@@ -5,6 +5,9 @@
 // memory, so the structs hold only what the calculations read: fields that
 // are merely validated (a trade's trade_date, a repo's start_date) stay in
 // the database. Nodes are named by engine::NodeRef, whose type is a Kind.
+// Plain values that own their data; a LiveModel holds it once built (the
+// graph's calculations refer to it). Not thread-safe: one thread changes it;
+// a flush's workers write only their chunks' nodes (engine/graph.h).
 #pragma once
 
 #include <algorithm>
@@ -203,6 +206,13 @@ struct Store {
   void release_error(std::uint32_t index);  // 0: none
   // A node's own data valid again (its reason released).
   void clear_error(NodeRef node);
+
+  // Throws std::logic_error naming the first broken invariant of the
+  // indices: each kind's arrays the same size, by_id giving back every
+  // node's id, names and node_names agreeing, every node's reason a kept
+  // slot and no freed slot in use, ids within max_id, the limits in id
+  // order. Linear in the nodes.
+  void check() const;
 
   // Lays out key_rate_axis for the curves' point counts and sizes the
   // bonds' and books' ladders; once the nodes are loaded.

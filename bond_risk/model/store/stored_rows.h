@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/model/store/store.h"
@@ -30,6 +31,10 @@ class StoredRows {
   // Reads `node`'s row into `store` again (its values, state and reason);
   // false when the row is gone.
   virtual bool read_back(Store& store, NodeRef node) const = 0;
+  // Every risk limit, read again.
+  virtual std::vector<RiskLimit> limits() const = 0;
+  // The whole store, read again.
+  virtual Store load() const = 0;
 };
 
 }  // namespace bond_risk

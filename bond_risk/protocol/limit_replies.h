@@ -1,5 +1,7 @@
-// The JSON of `limits` (docs/model.md "Limits"; model/limits/risk_limits.h): each
-// limit read against the store now and the P&L day's baselines.
+// The replies of `limits` (docs/model.md "Limits"; model/limits/risk_limits.h):
+// each limit read against the store now and the P&L day's baselines; and
+// an alert; encoded with the names of protocol/members.h. Plain functions:
+// the thread that owns the store calls them.
 #pragma once
 
 #include <optional>
@@ -7,11 +9,11 @@
 
 #include "base/json.h"
 #include "bond_risk/model/pnl/pnl_day.h"
-#include "bond_risk/db/limit_alert_log.h"
+#include "bond_risk/model/limits/limit_checks.h"
 #include "bond_risk/model/limits/risk_limits.h"
 #include "bond_risk/model/store/store.h"
 
-namespace bond_risk {
+namespace bond_risk::protocol {
 
 // Which limits to list: every one, the total's, or one book's; the first
 // `count` (0: all of them).
@@ -33,4 +35,4 @@ base::Json limits_json(const Store& store, const PnlDay& day, std::span<const Ri
 // (or "total"),"measure","from","to","value","bound"}.
 base::Json alert_json(const Store& store, const StoredAlert& alert);
 
-}  // namespace bond_risk
+}  // namespace bond_risk::protocol

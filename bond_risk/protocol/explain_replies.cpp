@@ -1,15 +1,12 @@
-#include "bond_risk/live/explain_replies.h"
+#include "bond_risk/protocol/explain_replies.h"
 
 #include <map>
 #include <string>
 #include <unordered_set>
 
-#include "bond_risk/db/event_log.h"
 #include "bond_risk/protocol/messages.h"
 
-namespace bond_risk {
-
-namespace member = protocol::member;
+namespace bond_risk::protocol {
 
 namespace {
 
@@ -20,8 +17,8 @@ base::Json totals_json(const Causes& causes, double day_pnl) {
   base::Json list = base::Json::array();
   double sum = 0;
   for (const auto& [name, total] : causes) {
-    base::Json c = {{"cause", name}, {"actual", total.actual}};
-    if (total.has_prediction) c["predicted"] = total.predicted, c["unexplained"] = total.actual - total.predicted;
+    base::Json c = {{member::cause, name}, {member::actual, total.actual}};
+    if (total.has_prediction) c[member::predicted] = total.predicted, c[member::unexplained] = total.actual - total.predicted;
     list.push_back(std::move(c));
     sum += total.actual;
   }
@@ -31,7 +28,7 @@ base::Json totals_json(const Causes& causes, double day_pnl) {
 }  // namespace
 
 base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef> only) {
-  base::Json out = {{"day", {{"after_event", day.started_after()}, {"time", day.started_at()}}}};
+  base::Json out = {{member::day, {{member::after_event, day.started_after()}, {member::time, day.started_at()}}}};
   base::Json books = base::Json::array();
   Causes all;
   double total_pnl = 0;
@@ -42,8 +39,8 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
     for (const auto& [cause, total] : day.explain(id)) causes[cause_name(s, cause)] += total;
     for (const auto& [name, total] : causes) all[name] += total;
     total_pnl += measure - baseline;
-    base::Json b = {{member::id, id}, {member::name, s.name_of(book)}, {member::type, kind_name(kind_of(book))}, {"measure", measure},
-                    {"baseline", baseline}};
+    base::Json b = {{member::id, id}, {member::name, s.name_of(book)}, {member::type, kind_name(kind_of(book))}, {member::measure, measure},
+                    {member::baseline, baseline}};
     b.update(totals_json(causes, measure - baseline));
     return b;
   };
@@ -65,30 +62,22 @@ base::Json explain_json(const Store& s, const PnlDay& day, std::optional<NodeRef
   return out;
 }
 
-base::Json explain_events_json(base::Database& db, const Store& s, const PnlDay& day, NodeRef book, std::size_t count,
-                               const CauseOfCommand& cause_of) {
-  // A recalculation of ticks of curves apart spans no more events than this
-  // back to the last of each curve's; past it the recalculation's last is shown.
-  constexpr std::size_t kLookBack = 256;
-  const std::int64_t id = s.id(book);
+base::Json explain_events_json(const Store& s, NodeRef book, std::span<const ShownMove> moves) {
   base::Json events = base::Json::array();
-  for (const EventMove& m : day.largest_moves(id, count)) {
-    base::Json e = {{member::seq, m.seq},      {"time", nullptr},
-                    {"command", "changes by other programs"},
-                    {"cause", cause_name(s, m.cause)}, {"move", m.move}};
-    std::optional<LoggedEvent> logged;
-    if (m.seq) {
-      logged = last_logged_event(db, m.seq, kLookBack, [&](const std::string& c) { return cause_of(c) == m.cause; });
-      if (!logged) logged = last_logged_event(db, m.seq, 1, [](const std::string&) { return true; });
-    }
-    if (logged) {
-      e[member::seq] = logged->seq;
-      e["time"] = logged->time;
-      e["command"] = logged->command;
+  for (const ShownMove& m : moves) {
+    base::Json e = {{member::seq, m.move.seq},
+                    {member::time, nullptr},
+                    {member::command, "changes by other programs"},
+                    {member::cause, cause_name(s, m.move.cause)},
+                    {member::move, m.move.move}};
+    if (m.event) {
+      e[member::seq] = m.event->seq;
+      e[member::time] = m.event->time;
+      e[member::command] = m.event->command;
     }
     events.push_back(std::move(e));
   }
-  return {{member::id, id}, {member::events, std::move(events)}};
+  return {{member::id, s.id(book)}, {member::events, std::move(events)}};
 }
 
-}  // namespace bond_risk
+}  // namespace bond_risk::protocol

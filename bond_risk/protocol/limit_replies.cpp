@@ -1,13 +1,12 @@
-#include "bond_risk/live/limit_replies.h"
-#include "bond_risk/protocol/messages.h"
+#include "bond_risk/protocol/limit_replies.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-namespace bond_risk {
+#include "bond_risk/protocol/members.h"
 
-namespace member = protocol::member;
+namespace bond_risk::protocol {
 
 namespace {
 
@@ -26,7 +25,7 @@ bool worse(const Listed& a, const Listed& b) {
 
 // The name a limit's book goes by: "total", its name, or its id as stored.
 std::string book_name(const Store& s, const std::optional<std::int64_t>& book_id, const std::string& book_text) {
-  if (!book_id) return book_text.empty() ? "total" : book_text;
+  if (!book_id) return book_text.empty() ? std::string(word::total) : book_text;
   const NodeRef* book = s.by_id.find(*book_id);
   return book ? s.name_of(*book) : std::to_string(*book_id);
 }
@@ -38,16 +37,16 @@ base::Json optional_id(const std::optional<std::int64_t>& id) { return id ? base
 base::Json alert_json(const Store& s, const StoredAlert& a) {
   return {{member::id, a.id},
           {member::seq, a.seq},
-          {"time", a.time},
-          {"cause", alert_cause_name(a.cause)},
-          {"limit_id", a.alert.limit_id},
-          {"book_id", optional_id(a.alert.book_id)},
-          {"book_name", book_name(s, a.alert.book_id, "")},
-          {"measure", limit_measure_name(a.alert.measure)},
-          {"from", limit_state_name(a.alert.from)},
-          {"to", limit_state_name(a.alert.to)},
-          {"value", a.alert.value},
-          {"bound", a.alert.bound}};
+          {member::time, a.time},
+          {member::cause, alert_cause_name(a.cause)},
+          {member::limit_id, a.alert.limit_id},
+          {member::book_id, optional_id(a.alert.book_id)},
+          {member::book_name, book_name(s, a.alert.book_id, "")},
+          {member::measure, limit_measure_name(a.alert.measure)},
+          {member::from, limit_state_name(a.alert.from)},
+          {member::to, limit_state_name(a.alert.to)},
+          {member::value, a.alert.value},
+          {member::bound, a.alert.bound}};
 }
 
 base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLimit> limits, const LimitsOf& which) {
@@ -68,23 +67,23 @@ base::Json limits_json(const Store& s, const PnlDay& day, std::span<const RiskLi
   base::Json out = base::Json::array();
   for (const auto& [l, r] : listed) {
     base::Json j = {{member::id, l->id},
-                    {"book_name", book_name(s, l->book_id, l->book_text)},
-                    {"book_id", optional_id(l->book_id)},
-                    {"measure", l->measure},
-                    {"value", r.value},  // a non-finite number is written as null
-                    {"lower", l->lower},
-                    {"upper", l->upper},
-                    {"bound", r.bound},
-                    {"utilization", r.utilization},
-                    {"state", limit_state_name(r.state)}};
+                    {member::book_name, book_name(s, l->book_id, l->book_text)},
+                    {member::book_id, optional_id(l->book_id)},
+                    {member::measure, l->measure},
+                    {member::value, r.value},  // a non-finite number is written as null
+                    {member::lower, l->lower},
+                    {member::upper, l->upper},
+                    {member::bound, r.bound},
+                    {member::utilization, r.utilization},
+                    {member::state, limit_state_name(r.state)}};
     if (parse_limit_measure(l->measure) == LimitMeasure::kr01) {
-      j["ir_curve_id"] = optional_id(l->ir_curve_id);
-      j["idx"] = optional_id(l->idx);
+      j[member::ir_curve_id] = optional_id(l->ir_curve_id);
+      j[member::idx] = optional_id(l->idx);
     }
-    if (r.state == LimitState::failed) j["reason"] = r.error;
+    if (r.state == LimitState::failed) j[member::reason] = r.error;
     out.push_back(std::move(j));
   }
   return {{member::risk_limits, std::move(out)}, {member::states, std::move(states)}};
 }
 
-}  // namespace bond_risk
+}  // namespace bond_risk::protocol
