@@ -89,7 +89,7 @@ $(FLAGS_FILE):  # again after `make clean` in the same command
 
 ENGINE_SRC := $(wildcard engine/*.cpp)
 BASE_SRC := $(wildcard base/*.cpp)
-APP_SRC := $(BASE_SRC) $(filter-out bond_risk/cli/main.cpp bond_risk/mpi/%,$(wildcard bond_risk/*/*.cpp bond_risk/model/*/*.cpp))
+APP_SRC := $(BASE_SRC) $(filter-out bond_risk/cli/main.cpp bond_risk/mpi/%,$(wildcard bond_risk/*/*.cpp bond_risk/model/*/*.cpp bond_risk/live/*/*.cpp))
 TEST_SRC := $(wildcard tests/*.cpp)
 SCHEMA_SRC := $(BUILD)/gen/schema_sql.cpp
 PAGE_FILES := bond_risk/web/page/index.html bond_risk/web/page/desk.js bond_risk/web/page/desk.css

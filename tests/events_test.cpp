@@ -263,3 +263,25 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
   EXPECT_EQ(live.store().by_id.find(rt), nullptr);
   expect_same_as_fresh(live);
 }
+
+// The engine's own writes to the input tables are not recorded as changes
+// to apply (the change log's triggers skip them: they were recorded, then
+// deleted by the same commit); another program's are.
+TEST(Events, TheEnginesOwnWritesAreNotRecordedAsChangesButAnotherProgramsAre) {
+  Live live;
+  const auto recorded = [&] {
+    base::Statement st = live.db->prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'input_change'), 0)");
+    st.step();
+    return st.integer(0);
+  };
+  const std::int64_t ot = first_id(live.store(), Kind::outright_trade);
+  const std::int64_t before = recorded();
+  ASSERT_EQ(live.run("amend-trade " + std::to_string(ot) + " quantity=300")["ok"], true);
+  ASSERT_EQ(live.run("set-limit total pv01 none 1e9")["ok"], true);
+  EXPECT_EQ(recorded(), before) << "the engine's own writes went through the triggers";
+  base::Database(live.path, base::Database::Mode::read_write)
+      .exec("UPDATE outright_trade SET quantity = 400 WHERE id = " + std::to_string(ot));
+  EXPECT_GT(recorded(), before) << "another program's write was not recorded";
+  live.run("reload");
+  EXPECT_EQ(live.store().outright_trades[live.node(ot).index].quantity, 400);
+}

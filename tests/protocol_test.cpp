@@ -118,8 +118,9 @@ TEST(Protocol, NeitherTheClientsNorTheEngineSpellAMemberOfItsLinesThemselves) {
                                     "bond_risk/cli/bench_load_command.cpp", "bond_risk/cli/bench_events_command.cpp",
                                     "bond_risk/cli/send_command.cpp"};
   for (const char* folder : {"bond_risk/live", "bond_risk/protocol"}) {
-    for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() + "/" + folder)) {
-      if (entry.path().extension() == ".cpp") files.push_back(std::string(folder) + "/" + entry.path().filename().string());
+    const std::filesystem::path root = test::source_dir();
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root / folder)) {
+      if (entry.path().extension() == ".cpp") files.push_back(entry.path().lexically_relative(root).string());
     }
   }
   ASSERT_GT(files.size(), 20u);

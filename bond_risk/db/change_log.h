@@ -37,8 +37,8 @@ class ChangeLog {
   void consume();
 
   // A write transaction over the database (its write lock taken at once)
-  // and what it consumes of the log. commit() consumes the transaction's
-  // own changes and commits. If the commit fails, or the transaction ends
+  // and what it consumes of the log. Its own writes are not recorded (the
+  // triggers skip them). If the commit fails, or the transaction ends
   // without one (an exception), the database rolls it back and nothing
   // consumed since it began stays consumed: the next changes are numbered
   // from before it again, so they are seen. One per log at a time.

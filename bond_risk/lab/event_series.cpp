@@ -13,8 +13,8 @@
 
 #include "base/json.h"
 #include "base/unix_socket.h"
-#include "bond_risk/live/engine_stages.h"
-#include "bond_risk/live/event_stages.h"
+#include "bond_risk/live/stages/engine_stages.h"
+#include "bond_risk/live/stages/event_stages.h"
 #include "bond_risk/protocol/messages.h"
 #include "base/timing.h"
 

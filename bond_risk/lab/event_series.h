@@ -23,7 +23,7 @@ struct Series {
   std::vector<double> micros;
 };
 
-// Each change in turn on the engine's road (live/engine_stages.h): its
+// Each change in turn on the engine's road (live/stages/engine_stages.h): its
 // stages asked, applied to the model (prepared and committed, no input row
 // persisted, no event logged), recalculated, and every stage's work done,
 // as the engine does; the stages' rows are written to `db` after each

@@ -14,7 +14,7 @@
 // The executor keeps the batch, its transaction and durability, reload and
 // shutdown; what follows each change (the P&L explain, limits and alerts,
 // the event feed, result marks, watchers' changes) is the engine's stages'
-// (live/engine_stages.h), which changes other programs committed to the
+// (live/stages/engine_stages.h), which changes other programs committed to the
 // input tables go through too: before a batch, and when sync_external()
 // finds them. Not thread-safe: the server's one thread calls it.
 // Owns the change log, the result publisher (and its writer thread), the
@@ -35,8 +35,8 @@
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/synchronous.h"
-#include "bond_risk/live/engine_stages.h"
-#include "bond_risk/live/event_stages.h"
+#include "bond_risk/live/stages/engine_stages.h"
+#include "bond_risk/live/stages/event_stages.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/protocol/stats_reply.h"
 #include "bond_risk/live/queries.h"
@@ -89,7 +89,7 @@ class CommandExecutor {
   bool publish_results(std::size_t budget = SIZE_MAX);
 
   // Which watched nodes' values may have changed, and their update lines
-  // (live/watched_changes.h).
+  // (live/stages/watched_changes.h).
   WatchedChanges& watches() { return stages_.watches; }
 
   // Applies the changes other programs committed since the last call, if

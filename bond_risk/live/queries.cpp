@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bond_risk/db/event_log.h"
-#include "bond_risk/live/pnl_explainer.h"
+#include "bond_risk/live/stages/pnl_explainer.h"
 #include "bond_risk/protocol/explain_replies.h"
 #include "bond_risk/protocol/limit_replies.h"
 #include "bond_risk/protocol/messages.h"

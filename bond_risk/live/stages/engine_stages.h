@@ -1,4 +1,4 @@
-// The running engine's per-event stages, in their order (live/event_stage.h):
+// The running engine's per-event stages, in their order (live/stages/event_stage.h):
 // the P&L explain, the limits' checks, their alerts, the event feed, the
 // result marks and the watchers' changes. The executor and the benchmarks'
 // in-process harness build the same list here; the next feature is a stage
@@ -6,13 +6,13 @@
 #pragma once
 
 #include "base/sqlite.h"
-#include "bond_risk/live/alert_stage.h"
-#include "bond_risk/live/event_feed.h"
-#include "bond_risk/live/event_stages.h"
-#include "bond_risk/live/limit_stage.h"
-#include "bond_risk/live/pnl_explainer.h"
-#include "bond_risk/live/result_marks.h"
-#include "bond_risk/live/watched_changes.h"
+#include "bond_risk/live/stages/alert_stage.h"
+#include "bond_risk/live/stages/event_feed.h"
+#include "bond_risk/live/stages/event_stages.h"
+#include "bond_risk/live/stages/limit_stage.h"
+#include "bond_risk/live/stages/pnl_explainer.h"
+#include "bond_risk/live/stages/result_marks.h"
+#include "bond_risk/live/stages/watched_changes.h"
 #include "bond_risk/model/store/stored_rows.h"
 
 namespace bond_risk {

@@ -1,4 +1,4 @@
-// A stage of every event (live/event_stage.h): the risk limits checked
+// A stage of every event (live/stages/event_stage.h): the risk limits checked
 // against the model after each recalculation (model/limits/limit_checks.h),
 // every one after a new day or while the states recorded in the database
 // are not yet resolved against the model; the alerts found wait for the
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/live/event_stage.h"
-#include "bond_risk/live/pnl_explainer.h"
+#include "bond_risk/live/stages/event_stage.h"
+#include "bond_risk/live/stages/pnl_explainer.h"
 #include "bond_risk/model/limits/limit_checks.h"
 
 namespace bond_risk {

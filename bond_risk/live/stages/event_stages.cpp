@@ -1,4 +1,4 @@
-#include "bond_risk/live/event_stages.h"
+#include "bond_risk/live/stages/event_stages.h"
 
 #include <stdexcept>
 #include <utility>

@@ -1,4 +1,4 @@
-// A stage of every event (live/event_stage.h): which nodes' values may
+// A stage of every event (live/stages/event_stage.h): which nodes' values may
 // have changed since the server last built its watchers' updates, so that
 // a batch costs its watchers in proportion to what it changed and an idle
 // poll nothing; and those updates' lines. A node may have changed when it
@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <string>
 
-#include "bond_risk/live/event_stage.h"
-#include "bond_risk/live/pnl_explainer.h"
+#include "bond_risk/live/stages/event_stage.h"
+#include "bond_risk/live/stages/pnl_explainer.h"
 #include "engine/bitmap.h"
 
 namespace bond_risk {

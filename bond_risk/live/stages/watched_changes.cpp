@@ -1,4 +1,4 @@
-#include "bond_risk/live/watched_changes.h"
+#include "bond_risk/live/stages/watched_changes.h"
 
 #include "base/json.h"
 #include "bond_risk/protocol/node_replies.h"

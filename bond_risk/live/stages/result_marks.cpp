@@ -1,4 +1,4 @@
-#include "bond_risk/live/result_marks.h"
+#include "bond_risk/live/stages/result_marks.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// A stage of every event (live/event_stage.h): the limits' alerts the
+// A stage of every event (live/stages/event_stage.h): the limits' alerts the
 // LimitStage before it found, written to the database in the event's
 // transaction (db/limit_alert_log.h) and, once it commits, handed to the
 // connections that watch limits (take_alerts) and to the result writer
@@ -12,8 +12,8 @@
 
 #include "base/sqlite.h"
 #include "bond_risk/db/limit_alert_log.h"
-#include "bond_risk/live/event_stage.h"
-#include "bond_risk/live/limit_stage.h"
+#include "bond_risk/live/stages/event_stage.h"
+#include "bond_risk/live/stages/limit_stage.h"
 #include "bond_risk/live/result_publisher.h"
 
 namespace bond_risk {

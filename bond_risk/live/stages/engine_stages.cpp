@@ -1,4 +1,4 @@
-#include "bond_risk/live/engine_stages.h"
+#include "bond_risk/live/stages/engine_stages.h"
 
 namespace bond_risk {
 

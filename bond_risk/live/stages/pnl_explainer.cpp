@@ -1,4 +1,4 @@
-#include "bond_risk/live/pnl_explainer.h"
+#include "bond_risk/live/stages/pnl_explainer.h"
 
 #include <algorithm>
 #include <cmath>

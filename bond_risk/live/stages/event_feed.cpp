@@ -1,4 +1,4 @@
-#include "bond_risk/live/event_feed.h"
+#include "bond_risk/live/stages/event_feed.h"
 
 #include <numeric>
 

@@ -11,7 +11,7 @@
 //
 // Each stage is one feature's bookkeeping (the P&L explain, the limits'
 // checks and alerts, the event feed, the result marks, the watchers'
-// changes); EventStages (live/event_stages.h) calls them in order and
+// changes); EventStages (live/stages/event_stages.h) calls them in order and
 // counts each one's time under its phase. Stages run on the master thread.
 #pragma once
 

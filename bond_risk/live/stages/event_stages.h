@@ -1,5 +1,5 @@
 // The ordered list of a running engine's per-event stages
-// (live/event_stage.h) and the road every event takes through them: the
+// (live/stages/event_stage.h) and the road every event takes through them: the
 // executor's commands, the changes other programs committed, and the
 // benchmarks' in-process events all go through apply() or external() and
 // settle(). It recalculates the model; what to persist, and when to
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/timing.h"
-#include "bond_risk/live/event_stage.h"
+#include "bond_risk/live/stages/event_stage.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/protocol/stats_reply.h"
 

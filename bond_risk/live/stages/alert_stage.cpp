@@ -1,4 +1,4 @@
-#include "bond_risk/live/alert_stage.h"
+#include "bond_risk/live/stages/alert_stage.h"
 
 #include "bond_risk/protocol/limit_replies.h"
 #include "bond_risk/protocol/messages.h"

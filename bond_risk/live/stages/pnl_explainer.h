@@ -1,7 +1,7 @@
 // Keeps the running engine's P&L day (model/pnl/pnl_day.h) as events are
 // applied, and its rows (db/pnl_day_log.h) in each event's transaction.
 //
-// A stage of every event (live/event_stage.h): consecutive events of one
+// A stage of every event (live/stages/event_stage.h): consecutive events of one
 // cause are recalculated together (as the executor conflated them before
 // the explain: one curve's ticks, amendments), and with them moves of
 // other curves apart from theirs (model/pnl/curve_exposure.h: no book is
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/live/event_stage.h"
+#include "bond_risk/live/stages/event_stage.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/model/inputs/changes.h"
 #include "bond_risk/model/pnl/curve_exposure.h"

@@ -1,4 +1,4 @@
-#include "bond_risk/live/limit_stage.h"
+#include "bond_risk/live/stages/limit_stage.h"
 
 #include "bond_risk/db/limit_alert_log.h"
 

@@ -6,7 +6,7 @@
 // pass) seals the event it began at, so the written tables advance however
 // fast events come. Only the span of each kind that holds marks is scanned:
 // an amendment's few cost a few words. A stage of every event
-// (live/event_stage.h): each recalculation's rows are marked as it
+// (live/stages/event_stage.h): each recalculation's rows are marked as it
 // settles, every row when the model was read back. Used by the master
 // thread only; borrows the model, which outlives it.
 #pragma once
@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bond_risk/live/event_stage.h"
+#include "bond_risk/live/stages/event_stage.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/live/result_publisher.h"
 #include "engine/bitmap.h"

@@ -1,4 +1,4 @@
-// A stage of every event (live/event_stage.h): the last events, as
+// A stage of every event (live/stages/event_stage.h): the last events, as
 // `last-events` replies them, oldest first: {"seq","time","command",
 // "nodes","engine_us"}. An event joins the feed once its batch commits,
 // with the nodes its recalculation touched and the engine's time from the
@@ -15,7 +15,7 @@
 #include "base/json.h"
 #include "base/sqlite.h"
 #include "base/timing.h"
-#include "bond_risk/live/event_stage.h"
+#include "bond_risk/live/stages/event_stage.h"
 
 namespace bond_risk {
 
