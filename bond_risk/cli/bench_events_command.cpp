@@ -204,10 +204,10 @@ Series phases_per_event(EngineClient& client, const std::string& what, const std
 }  // namespace
 
 int bench_events_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
+  const std::optional<Invocation> invoked = invocation(kSpec, args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
   const auto events = static_cast<std::size_t>(base::parse_integer(a.get("events", "20000"), 1, 10'000'000, "--events"));
   const auto n = static_cast<std::size_t>(base::parse_integer(a.get("bumps", "40"), 1, 100'000, "--bumps"));
   const auto tick_count = static_cast<std::size_t>(base::parse_integer(a.get("ticks", "1000"), 1, 1'000'000, "--ticks"));

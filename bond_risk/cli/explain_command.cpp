@@ -38,11 +38,11 @@ std::string number(double v) {
 }  // namespace
 
 int explain_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
+  const std::optional<Invocation> invoked = invocation(kSpec, args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
   if (a.positional.size() > 1) throw base::UsageError(kSpec.name + ": give at most one book id or name (see --help)");
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   base::Database db(settings.db, base::Database::Mode::read_only);
   const StoredExplain e = stored_explain(db, a.positional.empty() ? std::nullopt : std::optional(a.positional[0]));
   std::cout << "P&L explain of " << e.whose << ", day begun after event " << e.after_event << " at " << e.started_at

@@ -198,11 +198,11 @@ int plot_explain(base::Database& db, const std::optional<std::string>& book, con
 }  // namespace
 
 int plot_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
+  const std::optional<Invocation> invoked = invocation(kSpec, args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
   if (a.positional.empty()) throw base::UsageError("plot: say what to draw: ladder BOOK (see --help)");
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   base::Database db(settings.db, base::Database::Mode::read_only);
   const std::string& what = a.positional[0];
   if (what == "ladder") {

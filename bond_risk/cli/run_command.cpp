@@ -66,11 +66,11 @@ base::CommandSpec spec() {
 
 int run_command(std::span<char* const> args) {
   const base::CommandSpec cmd = spec();
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(cmd, args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
+  const std::optional<Invocation> invoked = invocation(cmd, args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
   if (!a.positional.empty()) throw base::UsageError("run: unexpected argument '" + a.positional[0] + "'");
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
 
   std::signal(SIGPIPE, SIG_IGN);  // a reader of standard error that went away must not kill the engine
 

@@ -49,11 +49,11 @@ void run_set(base::Database& db, base::Database& results, LiveModel& model, cons
 }  // namespace
 
 int scenarios_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
+  const std::optional<Invocation> invoked = invocation(kSpec, args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
   if (!a.positional.empty()) throw base::UsageError("scenarios: unexpected argument '" + a.positional[0] + "'");
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   base::Database db(settings.db, base::Database::Mode::read_only);
   const std::vector<std::string> sets = sets_to_run(a, db);
 

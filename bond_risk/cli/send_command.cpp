@@ -43,12 +43,12 @@ base::CommandSpec spec() {
 }  // namespace
 
 int send_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(spec(), args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
+  const std::optional<Invocation> invoked = invocation(spec(), args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
   if (a.has("raw") && a.has("pretty")) throw base::UsageError("send: --raw and --pretty exclude each other");
   const bool pretty = a.has("pretty") || (!a.has("raw") && ::isatty(STDOUT_FILENO) == 1);
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   const base::UniqueFd fd = base::connect_unix(control_socket(settings));
 
   std::atomic<std::size_t> sent{0};

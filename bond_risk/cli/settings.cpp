@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -180,6 +181,13 @@ Settings load_settings(const base::ParsedArgs& flags, const EnvLookup& env) {
   // environment's or conf file's CONTROL_SOCKET must not redirect it).
   if (flags.has("db") && !flags.has("socket")) settings.socket.clear();
   return settings;
+}
+
+std::optional<Invocation> invocation(const base::CommandSpec& spec, std::span<char* const> argv) {
+  std::optional<base::ParsedArgs> parsed = base::parse_command(spec, argv);
+  if (!parsed) return std::nullopt;
+  Settings settings = load_settings(*parsed, [](const char* key) { return std::getenv(key); });
+  return Invocation{std::move(*parsed), std::move(settings)};
 }
 
 std::string control_socket(const Settings& settings) {

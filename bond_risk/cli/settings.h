@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "base/cli_args.h"
@@ -44,6 +46,17 @@ using EnvLookup = std::function<const char*(const char*)>;
 // The conf file is flags' --conf, else kDefaultConf if it exists. Throws
 // UsageError naming the setting, its source and what it must be.
 Settings load_settings(const base::ParsedArgs& flags, const EnvLookup& env);
+
+// A subcommand's flags, parsed by its spec, and the settings they, the
+// process's environment and the conf file give.
+struct Invocation {
+  base::ParsedArgs args;
+  Settings settings;
+};
+// The preamble every subcommand that reads settings shares: nullopt after
+// --help, which printed the help (the command then exits 0). Throws
+// UsageError naming what is wrong.
+std::optional<Invocation> invocation(const base::CommandSpec& spec, std::span<char* const> argv);
 
 // The control socket of the engine serving settings.db.
 std::string control_socket(const Settings& settings);

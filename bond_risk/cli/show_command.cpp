@@ -91,11 +91,11 @@ bool show_node(base::Database& db, const std::string& key, bool results) {
 }  // namespace
 
 int show_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(kSpec, args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
+  const std::optional<Invocation> invoked = invocation(kSpec, args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
   if (a.positional.empty()) throw base::UsageError("show: give at least one node id or name (see --help)");
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
   base::Database db(settings.db, base::Database::Mode::read_only);
   const bool has_results = attach_results(db);
   if (has_results) {

@@ -41,10 +41,10 @@ bool loopback(const std::string& host) { return host == "127.0.0.1" || host == "
 }  // namespace
 
 int web_command(std::span<char* const> args) {
-  const std::optional<base::ParsedArgs> parsed = base::parse_command(spec(), args);
-  if (!parsed) return 0;
-  const base::ParsedArgs& a = *parsed;
-  const Settings settings = load_settings(a, [](const char* key) { return std::getenv(key); });
+  const std::optional<Invocation> invoked = invocation(spec(), args);
+  if (!invoked) return 0;
+  const base::ParsedArgs& a = invoked->args;
+  const Settings& settings = invoked->settings;
 
   web::GatewayOptions options;
   const std::string listen = a.get("listen", "127.0.0.1:8080");
