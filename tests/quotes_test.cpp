@@ -9,7 +9,6 @@
 #include <string>
 
 #include "bond_risk/db/change_log.h"
-#include "bond_risk/db/result_writer.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/model/store/reason.h"
 #include "tests/live_support.h"
@@ -358,43 +357,4 @@ TEST(Quotes, EverySolveOfAGeneratedSetTakesAFewEvaluations) {
   }
   EXPECT_GT(quoted, live.store().bonds.size() / 2);
   EXPECT_GT(firsts, quoted * 99 / 100) << "spreads proven at their first evaluation";
-}
-
-// A quote moves no key-rate ladder (docs/model.md "Key-rate risk"): the
-// result writer rewrites its bond's, trades' and books' rows and leaves
-// their ladder rows alone; an amendment rewrites its books' ladders.
-TEST(Quotes, ATickRewritesNoLadderRowAndAnAmendmentDoes) {
-  Live live;
-  ResultPublisher& results = live.executor->results();
-  live.executor->publish_results();
-  ASSERT_EQ(results.wait_written(), live.executor->served_event());
-  const std::string path = results_path(live.path);
-  base::Database(path, base::Database::Mode::read_write)
-      .exec("CREATE TABLE ladder_rewrite (tbl TEXT);"
-            "CREATE TRIGGER bond_ladder_rewrite AFTER DELETE ON bond_key_rate BEGIN INSERT INTO ladder_rewrite VALUES ('bond'); END;"
-            "CREATE TRIGGER book_ladder_rewrite AFTER DELETE ON outright_book_key_rate "
-            "BEGIN INSERT INTO ladder_rewrite VALUES ('outright_book'); END;");
-  const auto count = [&](const std::string& sql) {
-    base::Database db(path, base::Database::Mode::read_only);
-    base::Statement st = db.prepare(sql);
-    return st.step() ? st.integer(0) : -1;
-  };
-  // A bond with an OK outright trade, quoted at its model price (a spread reprices it: it stays OK).
-  const Store& s = live.store();
-  const std::int64_t trade = first_id(s, Kind::outright_trade);
-  const NodeIndex bond = s.outright_trades[live.node(trade).index].bond;
-  const std::int64_t bond_id = s.id(ref(Kind::bond, bond));
-  ASSERT_EQ(live.run("set-price " + std::to_string(bond_id) + " " + std::to_string(s.bond_values[bond].price))["ok"], true);
-  ASSERT_EQ(s.state(ref(Kind::bond, bond)).status, Status::ok) << s.error(ref(Kind::bond, bond));
-  live.executor->publish_results();
-  ASSERT_EQ(results.wait_written(), live.executor->served_event()) << results.last_error();
-  EXPECT_EQ(count("SELECT count(*) FROM bond_result WHERE z_spread IS NOT NULL AND id = " + std::to_string(bond_id)), 1)
-      << "the tick's values were written";
-  EXPECT_EQ(count("SELECT count(*) FROM ladder_rewrite"), 0) << "a tick rewrote ladder rows";
-  ASSERT_EQ(live.run("amend-trade " + std::to_string(trade) + " quantity=123")["ok"], true);
-  live.executor->publish_results();
-  ASSERT_EQ(results.wait_written(), live.executor->served_event()) << results.last_error();
-  EXPECT_GT(count("SELECT count(*) FROM ladder_rewrite WHERE tbl = 'outright_book'"), 0) << "an amendment left its book's ladder";
-  test::expect_same_as_fresh(live);
-  test::expect_result_tables_fresh(live);  // the ladder rows the tick left are a fresh flush's
 }

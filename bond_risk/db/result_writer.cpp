@@ -38,7 +38,7 @@ void write_key_rates(base::Database& results, const ResultRow& row) {
 
 void write_row(base::Database& results, const ResultRow& row) {
   const std::string table = std::string(kind_name(row.kind)) + "_result";
-  if (stores_key_rates(row.kind) && (row.ladder || row.status == Status::removed)) write_key_rates(results, row);
+  if (stores_key_rates(row.kind)) write_key_rates(results, row);
   if (row.status == Status::removed) {
     results.cached("DELETE FROM " + table + " WHERE id = ?").bind(1, row.id).run();
     return;

@@ -294,9 +294,10 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
   if (!model_changed) return;  // refused before anything was applied (the write lock was not to be had)
   try {
     // The model goes back to what the database holds.
+    const std::int64_t served = last_event(db_);
     model_.reload(load(db_).store);
     model_.recalculate();
-    road_.refused(true, last_event(db_));
+    road_.refused(true, served);
   } catch (const std::runtime_error& e) {
     degraded_ += "; reading it back failed too: " + std::string(e.what());
   }

@@ -396,9 +396,6 @@ LiveModel::Prepared LiveModel::prepare(const Change& change, const StoredRows& r
 }
 
 Applied LiveModel::commit(Prepared prepared, const StoredRows& rows) {
-  // A quote moves no key-rate ladder (docs/model.md "Key-rate risk"); any
-  // other change may.
-  if (!std::holds_alternative<Prepared::Quotes>(prepared.step)) ladders_moved_ = true;
   Applied applied = std::visit(Commit{*this, prepared.write, rows}, prepared.step);
   if (!std::holds_alternative<RowsWritten>(applied.write)) ++events_;
   return applied;
@@ -449,7 +446,6 @@ LiveModel::Recalculation LiveModel::recalculate() {
   removed_.clear();
   r.limits = std::exchange(limits_changed_, {});
   r.whole = std::exchange(reloaded_, false);
-  r.ladders = std::exchange(ladders_moved_, false) || r.whole;
   if (graph_.dirty_count() == 0 && quoted_.empty()) return r;
   const base::Stopwatch watch;
   std::array<std::vector<NodeIndex>, kKindCount> recalculated;
@@ -472,7 +468,6 @@ LiveModel::Recalculation LiveModel::recalculate() {
     }
     quoted_.clear();
     if (!moved.empty()) {
-      r.ladders = true;  // a bond failed or mended: its trades enter or leave their books' ladders
       graph_.mark_dirty(moved);
       flush_dirty();
     }

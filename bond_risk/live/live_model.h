@@ -42,7 +42,6 @@ class LiveModel {
     std::array<std::size_t, kKindCount> nodes{};               // recalculated, per Kind
     std::array<std::vector<NodeIndex>, kKindCount> changed;    // whose result rows changed: recalculated or removed
     bool whole = false;                                        // every node (a reload): replace every row
-    bool ladders = true;  // false: no recalculated node's key-rate ladder moved (quotes alone, no status moved)
     std::vector<std::int64_t> limits;                          // ids of the limits added or removed
     double seconds = 0;
   };
@@ -135,7 +134,6 @@ class LiveModel {
   // (mark_dirty_through), each with its status before its first quote.
   std::vector<std::pair<NodeIndex, Status>> quoted_;
   bool reloaded_ = false;  // since the last recalculation: every node is recalculated
-  bool ladders_moved_ = false;  // a change other than a quote was committed since the last recalculation
   // Re-reads node `id` of `kind` from `rows` (a trade they booked is added);
   // false when only reading the whole store can apply it.
   bool reread(Kind kind, std::int64_t id, const StoredRows& rows);

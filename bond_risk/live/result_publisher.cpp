@@ -21,25 +21,23 @@ ResultPublisher::~ResultPublisher() {
   writer_.join();
 }
 
-void ResultPublisher::add_row(const Store& store, const engine::Graph& graph, NodeRef node, bool ladder) {
+void ResultPublisher::add_row(const Store& store, const engine::Graph& graph, NodeRef node) {
   std::vector<std::uint32_t>& slots = front_.slot[node.type];
   if (slots.size() <= node.index) slots.resize(store.size(kind_of(node)), kNone);
   std::uint32_t& slot = slots[node.index];
   if (slot == kNone) {
     slot = static_cast<std::uint32_t>(front_.rows.size());
     front_.rows.emplace_back();
-    front_.rows.back().ladder = false;
     front_.nodes.push_back(node);
     assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
   }
-  front_.rows[slot] = result_row(store, graph, node, ladder || front_.rows[slot].ladder);
+  front_.rows[slot] = result_row(store, graph, node);
 }
 
-void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes,
-                          bool ladders) {
+void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes) {
   if (kind == Kind::calendar || kind == Kind::ir_curve) return;  // inputs only: no result table
   const std::lock_guard lock(mutex_);
-  for (NodeIndex i : nodes) add_row(store, graph, ref(kind, i), ladders);  // a sealed batch stays sealed: its rows only get newer
+  for (NodeIndex i : nodes) add_row(store, graph, ref(kind, i));  // a sealed batch stays sealed: its rows only get newer
 }
 
 void ResultPublisher::add_all(const Store& store, const engine::Graph& graph) {
@@ -52,7 +50,7 @@ void ResultPublisher::add_all(const Store& store, const engine::Graph& graph) {
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
     for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
       const NodeRef node = ref(static_cast<Kind>(k), i);
-      if (store.state(node).status != Status::removed) add_row(store, graph, node, true);
+      if (store.state(node).status != Status::removed) add_row(store, graph, node);
     }
   }
 }

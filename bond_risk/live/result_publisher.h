@@ -78,9 +78,7 @@ class ResultPublisher {
 
   // Master thread: adds the current rows of `nodes` of `kind` to the batch
   // being assembled (a removed trade's row is to be deleted).
-  // `ladders`: their key-rate ladders moved (false: only their values did;
-  // a row keeps its ladder while an earlier one waiting for the writer had it).
-  void add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes, bool ladders = true);
+  void add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes);
   // Master thread: every node's row, replacing the tables (start-up, reload).
   void add_all(const Store& store, const engine::Graph& graph);
   // Master thread: the batch holds every row changed up to event
@@ -151,7 +149,7 @@ class ResultPublisher {
   };
   static std::optional<FileId> file_at(const std::string& path);
 
-  void add_row(const Store& store, const engine::Graph& graph, NodeRef node, bool ladder);
+  void add_row(const Store& store, const engine::Graph& graph, NodeRef node);
   // With the lock held: whether the writer may take front_.
   bool takeable() const;
   // With the lock held: marks the file lost if the one the writer opened at

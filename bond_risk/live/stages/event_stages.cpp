@@ -1,5 +1,6 @@
 #include "bond_risk/live/stages/event_stages.h"
 
+#include <exception>
 #include <stdexcept>
 #include <utility>
 
@@ -70,7 +71,18 @@ void EventStages::committed() {
 void EventStages::refused(bool read_back, std::int64_t served) {
   awaiting_ = external_ = false;
   served_ = served;
-  each([&](EventStage& s) { s.refused(read_back); });
+  // Every stage hears of it, even when one fails (reading the database
+  // back): a model read back whole must reach the result marks and the
+  // watchers whatever the explain's re-reading does.
+  std::exception_ptr failed;
+  each([&](EventStage& s) {
+    try {
+      s.refused(read_back);
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  });
+  if (failed) std::rethrow_exception(failed);
 }
 
 }  // namespace bond_risk

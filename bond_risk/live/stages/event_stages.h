@@ -63,6 +63,8 @@ class EventStages {
   void write(base::Database& db);
   void committed();
   // The batch was rolled back. `served`: the last event the database holds.
+  // Every stage is told, even if one throws; the first exception is then
+  // rethrown.
   void refused(bool read_back, std::int64_t served);
 
   std::int64_t served() const { return served_; }

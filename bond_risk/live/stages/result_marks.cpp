@@ -10,11 +10,9 @@ void ResultMarks::mark(const LiveModel::Recalculation& r, const Store& store) {
   if (r.whole) mark_whole();
   for (std::size_t k = 0; k < kKindCount; ++k) {
     engine::Bitmap& marks = unpublished_[k];
-    engine::Bitmap& ladders = ladders_[k];
     const std::size_t size = store.size(static_cast<Kind>(k));
-    if (marks.size() < size) marks.resize(size), ladders.resize(size);
+    if (marks.size() < size) marks.resize(size);
     for (NodeIndex i : r.changed[k]) {
-      if (!whole_ && r.ladders) ladders.set(i);
       if (whole_ || marks.test(i)) continue;
       marks.set(i);
       ++marked_;
@@ -27,7 +25,6 @@ void ResultMarks::mark(const LiveModel::Recalculation& r, const Store& store) {
 
 void ResultMarks::mark_whole() {
   for (engine::Bitmap& marks : unpublished_) marks.clear();
-  for (engine::Bitmap& ladders : ladders_) ladders.clear();
   forget();
   whole_ = true;
   passing_ = false;
@@ -40,10 +37,6 @@ void ResultMarks::check() const {
     const std::size_t in_span = marked_from_[k] < marked_to_[k] ? marks.count(marked_from_[k], std::min(marked_to_[k], marks.size())) : 0;
     if (marks.count() != in_span) throw std::logic_error("ResultMarks::check: a mark lies outside its kind's span");
     set += in_span;
-    const engine::Bitmap& ladders = ladders_[k];
-    for (std::size_t i = 0; i < ladders.size(); ++i) {
-      if (ladders.test(i) && !(i < marks.size() && marks.test(i))) throw std::logic_error("ResultMarks::check: a ladder is marked without its row");
-    }
   }
   if (set != marked_) throw std::logic_error("ResultMarks::check: the count of marks is not the bits set");
   if (marked_peak_ < marked_) throw std::logic_error("ResultMarks::check: the peak is below the marks set now");
@@ -77,19 +70,9 @@ bool ResultMarks::publish(ResultPublisher& publisher, std::int64_t served_event,
     const std::size_t to = marked_to_[pass_kind_];
     slice_.clear();
     pass_next_ = unpublished_[pass_kind_].take(std::max(pass_next_, marked_from_[pass_kind_]), to, budget, slice_);
-    const std::size_t taken = slice_.size();
-    // Apart: the nodes whose ladder did not move, whose ladder rows stay.
-    engine::Bitmap& ladders = ladders_[pass_kind_];
-    values_only_.clear();
-    std::erase_if(slice_, [&](NodeIndex i) {
-      if (ladders.test(i)) return ladders.reset(i), false;
-      values_only_.push_back(i);
-      return true;
-    });
-    publisher.add(model.store(), model.graph(), static_cast<Kind>(pass_kind_), slice_, true);
-    publisher.add(model.store(), model.graph(), static_cast<Kind>(pass_kind_), values_only_, false);
-    marked_ -= taken;
-    budget -= taken;
+    publisher.add(model.store(), model.graph(), static_cast<Kind>(pass_kind_), slice_);
+    marked_ -= slice_.size();
+    budget -= slice_.size();
     if (pass_next_ < to) break;
   }
   if (pass_kind_ < kKindCount) return true;

@@ -5,9 +5,7 @@
 // a time; a pass that ends with marks behind it (made by events during the
 // pass) seals the event it began at, so the written tables advance however
 // fast events come. Only the span of each kind that holds marks is scanned:
-// an amendment's few cost a few words. A mark says whether the node's
-// key-rate ladder moved too (a quote moves none): only then are its ladder
-// rows written again. A stage of every event
+// an amendment's few cost a few words. A stage of every event
 // (live/stages/event_stage.h): each recalculation's rows are marked as it
 // settles, every row when the model was read back. Used by the master
 // thread only; borrows the model, which outlives it.
@@ -47,8 +45,7 @@ class ResultMarks : public EventStage {
   std::size_t peak() const { return marked_peak_; }  // the most marks set at once since start-up
 
   // Throws std::logic_error unless the count of marks is the bits set, every
-  // mark lies in its kind's span, every ladder marked is a row marked, and
-  // the peak is at least the count.
+  // mark lies in its kind's span, and the peak is at least the count.
   void check() const override;
 
  private:
@@ -56,16 +53,13 @@ class ResultMarks : public EventStage {
 
   const LiveModel& model_;
   std::array<engine::Bitmap, kKindCount> unpublished_;  // by node index
-  // Of the marks, those whose key-rate ladder moved (a quote's move none):
-  // only their ladder rows are written again.
-  std::array<engine::Bitmap, kKindCount> ladders_;
   std::size_t marked_ = 0, marked_peak_ = 0;           // marks set now, and at most since start-up
   std::array<std::size_t, kKindCount> marked_from_{}, marked_to_{};  // per kind, [from, to) holds every mark
   bool whole_ = false;                                 // every row (a reload)
   bool passing_ = false;                               // a pass is under way
   std::size_t pass_kind_ = 0, pass_next_ = 0;          // where the pass goes on
   std::int64_t pass_event_ = 0;                        // the event it began at
-  std::vector<NodeIndex> slice_, values_only_;         // the nodes of one slice, those without their ladder (reused)
+  std::vector<NodeIndex> slice_;                       // the nodes of one slice (reused)
 };
 
 }  // namespace bond_risk

@@ -96,8 +96,11 @@ class LimitChecks {
   // Throws std::logic_error naming the first broken invariant of what is
   // held: the books' offsets ascending over held_ with each limit under its
   // own book, every id held_at_ gives found there, at most kLoose limits
-  // held apart, and each total's count of books not OK and its sum those of
-  // its parts (the sum to rounding). Linear in the limits and the totals' books.
+  // held apart, and each total's count of books not OK that of its parts.
+  // (Its sum is not checked: kept from its parts' changes, it carries the
+  // rounding of every value a part has held since the last resolve, which
+  // a huge one passing through makes large.) Linear in the limits and the
+  // totals' books.
   void check_invariants() const;
 
  private:

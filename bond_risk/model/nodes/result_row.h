@@ -21,10 +21,8 @@ struct ResultRow {
   PublishedValues values;      // stored as NULL when the status publishes none (see publishes_values)
   std::string reason;
   std::vector<KeyRate> key_rates;  // a bond's or book's ladder (see stores_key_rates)
-  bool ladder = true;              // key_rates are to be written (false: the ladder did not move, and is not read)
 };
 
-// Node `node`'s row; its ladder only when `ladder`.
-ResultRow result_row(const Store& store, const engine::Graph& graph, NodeRef node, bool ladder = true);
+ResultRow result_row(const Store& store, const engine::Graph& graph, NodeRef node);
 
 }  // namespace bond_risk
