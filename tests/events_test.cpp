@@ -16,6 +16,7 @@
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/live/apply_change.h"
+#include "bond_risk/live/stages/event_stages.h"
 #include "tests/live_support.h"
 
 using namespace bond_risk;
@@ -284,4 +285,34 @@ TEST(Events, TheEnginesOwnWritesAreNotRecordedAsChangesButAnotherProgramsAre) {
   EXPECT_GT(recorded(), before) << "another program's write was not recorded";
   live.run("reload");
   EXPECT_EQ(live.store().outright_trades[live.node(ot).index].quantity, 400);
+}
+
+namespace {
+
+// A stage whose reading back fails, and one that records being told.
+struct FailingStage : EventStage {
+  Phase phase() const override { return Phase::explain; }
+  void refused(bool) override { throw std::runtime_error("the day could not be read back"); }
+};
+struct TellingStage : EventStage {
+  Phase phase() const override { return Phase::recalculate; }
+  void refused(bool read_back) override { told = read_back; }
+  bool told = false;
+};
+
+}  // namespace
+
+// A refused batch is told to every stage, even when one fails to read the
+// database back: a model read back whole must reach the result marks and
+// the watchers after it (their marks index the store read back); the
+// first failure is rethrown once all have heard.
+TEST(Events, ARefusalReachesEveryStageEvenWhenOneFails) {
+  Live live;
+  PhaseTimes phases;
+  EventStages road(*live.model, phases, 0);
+  road.add<FailingStage>();
+  const TellingStage& after = road.add<TellingStage>();
+  EXPECT_THROW(road.refused(true, 7), std::runtime_error);
+  EXPECT_TRUE(after.told) << "a stage after the failing one never heard of the refusal";
+  EXPECT_EQ(road.served(), 7);
 }

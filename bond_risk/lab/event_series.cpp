@@ -60,8 +60,7 @@ InProcess in_process(const std::string& what, LiveModel& model, const StoredRows
   for (const Change& change : changes) {
     const auto before = phases.seconds;
     const base::Stopwatch w;
-    road.joins(change);
-    road.settle();  // (nothing awaits: each event is recalculated alone)
+    road.joins(change);  // (nothing awaits: each event is recalculated alone)
     road.apply(change, [&] { return EventStages::Logged{model.commit(model.prepare(change, rows), rows), LoggedEvent{++seq, {}, {}}}; });
     const LiveModel::Recalculation& r = *road.settle();
     const double done = w.seconds();

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "bond_risk/db/event_log.h"
-#include "bond_risk/db/loader.h"
 #include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/live/apply_change.h"
@@ -129,16 +128,11 @@ struct CommandExecutor::Batch {
   }
 
   base::Json operator()(const Stats&) const {
-    const EngineStatus status{ex.answered_,
-                              ex.phases_,
-                              ex.publisher_.written_as_of(),
-                              ex.publisher_.recovering(),
-                              ex.stages_.marks.peak(),
-                              ex.publisher_.assembled_peak(),
-                              ex.stages_.watches.lines(),
-                              ex.degraded_,
-                              ex.publisher_.last_error()};
-    return Queries::stats(ex.served(), status);
+    const LiveModel& m = ex.model_;
+    return protocol::stats_json({m.store(), m.events(), m.latencies_us(), m.latency_histogram(), ex.answered_,
+                                 ex.phases_, ex.road_.served(), ex.publisher_.written_as_of(),
+                                 ex.publisher_.recovering(), ex.stages_.marks.peak(), ex.publisher_.assembled_peak(),
+                                 ex.stages_.watches.lines(), ex.degraded_, ex.publisher_.last_error()});
   }
   base::Json operator()(const Reload&) const { return ex.apply_external_changes(); }
   base::Json operator()(const Shutdown&) const {
@@ -295,7 +289,7 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
   try {
     // The model goes back to what the database holds.
     const std::int64_t served = last_event(db_);
-    model_.reload(load(db_).store);
+    model_.reload(rows_.load());
     model_.recalculate();
     road_.refused(true, served);
   } catch (const std::runtime_error& e) {

@@ -166,13 +166,6 @@ struct Queries::Visit {
   base::Json operator()(const auto&) const { throw std::logic_error("not a read: the executor answers it"); }
 };
 
-base::Json Queries::stats(const Served& served, const EngineStatus& status) {
-  const LiveModel& m = served.model;
-  return protocol::stats_json({m.store(), m.events(), m.latencies_us(), m.latency_histogram(), status.answered, status.phases,
-                               served.event, status.results_as_of, status.results_recovering, status.marked_peak,
-                               status.assembled_peak, status.watch_lines, status.degraded, status.results_error});
-}
-
 Queries::Answer Queries::answer(const Command& command, const Served& served) {
   Answer out;
   out.members = std::visit(Visit{*this, served, out}, command);

@@ -1,6 +1,6 @@
 // The running engine's reads: get, book, top-positions, list-books,
-// last-events, explain, explain-events, limits, scenario, var (answer())
-// and stats (stats(), with the executor's status), each
+// last-events, explain, explain-events, limits, scenario, var (answer()),
+// each
 // answered from the state as served (the model after the last event, the
 // P&L day, the input database's rows) and none writing anything. A scenario
 // and VaR are prepared here, against a copy of the market, and computed on
@@ -55,19 +55,6 @@ struct Served {
   const std::deque<base::Json>& recent_events;  // as last-events replies them, oldest first
 };
 
-// What stats reports of the executor beside the model: the commands
-// answered, the time per phase, the batches' and the result writer's state.
-struct EngineStatus {
-  const std::array<std::size_t, kCommandCount>& answered;
-  const PhaseTimes& phases;
-  std::int64_t results_as_of = 0;
-  std::string results_recovering;  // why the writer is rewriting the results ("" when not)
-  std::size_t marked_peak = 0, assembled_peak = 0;  // waiting for the writer, at most since start-up
-  std::size_t watch_lines = 0;     // update lines built for watchers since start-up
-  std::string degraded;            // why the last batch could not be written ("" once one is)
-  std::string results_error;       // the writer's last error
-};
-
 class Queries {
  public:
   // The most scenarios one var request revalues (a bigger set is for
@@ -83,8 +70,6 @@ class Queries {
   // std::logic_error for stats (stats() answers it) or a command that is
   // not one of the reads above.
   Answer answer(const Command& command, const Served& served);
-  // The stats reply: the model's counts and latencies, and `status`.
-  static base::Json stats(const Served& served, const EngineStatus& status);
 
  private:
   struct Visit;  // one read of each kind (queries.cpp)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "bond_risk/protocol/members.h"
+
 namespace bond_risk {
 
 namespace {
@@ -217,7 +219,7 @@ Command parse_words(const Words& w, const CommandInfo& info) {
       expect_words(w, info, 5, 7);
       if (w.size() == 6) throw CommandError("usage: set-limit " + text_of(info.args) + " (a kr01 limit names CURVE and IDX)");
       SetLimit set;
-      if (w[1] != "total") set.book = text_of(w[1]);
+      if (w[1] != protocol::word::total) set.book = text_of(w[1]);
       set.measure = text_of(w[2]);
       if (w.size() == 7) set.curve = text_of(w[3]), set.idx = std::get<std::int64_t>(value("IDX", T::integer, w[4]));
       auto bound = [&](std::string_view what, std::string_view word) -> std::optional<double> {
@@ -302,7 +304,7 @@ struct Arguments {
   }
   void operator()(const ClearPrice& c) { word(c.bond); }
   void operator()(const SetLimit& c) {
-    word(c.book ? *c.book : "total"), word(c.measure);
+    word(c.book ? *c.book : std::string(protocol::word::total)), word(c.measure);
     if (c.curve) word(*c.curve), word(std::to_string(c.idx.value_or(0)));
     for (const std::optional<double>& bound : {c.lower, c.upper}) bound ? number(*bound) : word("none");
   }

@@ -43,9 +43,8 @@ struct Settled {
 class EventStage {
  public:
   virtual ~EventStage() = default;
-  // What `stats` counts this stage's time under, and its write()'s.
+  // What `stats` counts this stage's time under.
   virtual Phase phase() const = 0;
-  virtual Phase write_phase() const { return phase(); }
   // A batch of commands begins.
   virtual void begin() {}
   // Whether a change may be recalculated with the events awaiting (asked

@@ -61,7 +61,7 @@ void EventStages::begin() {
 }
 
 void EventStages::write(base::Database& db) {
-  each([&](EventStage& s) { s.write(db); }, true);
+  each([&](EventStage& s) { s.write(db); });
 }
 
 void EventStages::committed() {

@@ -78,11 +78,11 @@ class EventStages {
  private:
   // Calls f(stage) on each stage in order, timing each under its phase().
   template <class F>
-  void each(F&& f, bool writing = false) {
+  void each(F&& f) {
     for (const auto& stage : stages_) {
       const base::Stopwatch clock;
       f(*stage);
-      phases_.add(writing ? stage->write_phase() : stage->phase(), clock.seconds());
+      phases_.add(stage->phase(), clock.seconds());
     }
   }
 
