@@ -44,7 +44,7 @@ may_include() {
 }
 
 # bond_risk/model/'s sub-domains, from the bottom (ARCHITECTURE.md).
-MODEL_ORDER=(pricing quotes inputs store risk nodes pnl limits)
+MODEL_ORDER=(pricing quotes conventions inputs store risk nodes pnl limits)
 
 # The rank of a path's model sub-domain, or nothing outside bond_risk/model/.
 model_rank() {

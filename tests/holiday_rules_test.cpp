@@ -5,34 +5,22 @@
 // well within), and Easter as its table of Easter Mondays, 1901-2199.
 #include <gtest/gtest.h>
 
-#include <ql/time/calendars/target.hpp>
-#include <ql/time/calendars/unitedkingdom.hpp>
-#include <ql/time/calendars/unitedstates.hpp>
 #include <set>
 
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/synth/holiday_rules.h"
+#include "tests/quantlib_support.h"
 
 using namespace bond_risk;
+using test::ql_date;
+using test::quantlib_calendar;
 
 namespace {
-
-// QuantLib's date of `date` (its serial numbers count from 30 December 1899).
-QuantLib::Date ql_date(Date date) { return QuantLib::Date(static_cast<QuantLib::Date::serial_type>(date) + 25569); }
 
 // QuantLib keeps its Easter Mondays in a protected table; a subclass reads it.
 struct Western : QuantLib::Calendar {
   static QuantLib::Day easter_monday(QuantLib::Year y) { return WesternImpl::easterMonday(y); }
 };
-
-QuantLib::Calendar quantlib_calendar(HolidayRules rules) {
-  switch (rules) {
-    case HolidayRules::england_and_wales: return QuantLib::UnitedKingdom(QuantLib::UnitedKingdom::Settlement);
-    case HolidayRules::us_government_bond: return QuantLib::UnitedStates(QuantLib::UnitedStates::GovernmentBond);
-    case HolidayRules::target: return QuantLib::TARGET();
-  }
-  return QuantLib::TARGET();
-}
 
 }  // namespace
 

@@ -6,6 +6,9 @@
 #include <ql/settings.hpp>
 #include <ql/termstructures/yield/discountcurve.hpp>
 #include <ql/time/calendars/nullcalendar.hpp>
+#include <ql/time/calendars/target.hpp>
+#include <ql/time/calendars/unitedkingdom.hpp>
+#include <ql/time/calendars/unitedstates.hpp>
 #include <ql/time/daycounters/actual36525.hpp>
 #include <ql/time/daycounters/actual365fixed.hpp>
 #include <ql/time/daycounters/actualactual.hpp>
@@ -18,26 +21,37 @@ namespace test {
 
 using bond_risk::CurvePoint;
 using bond_risk::Date;
-using bond_risk::kNumForwardDays;
 using bond_risk::kYearBasis;
 
-namespace {
-
 QuantLib::Date ql_date(Date d) { return QuantLib::Date(static_cast<QuantLib::Date::serial_type>(d + 25569)); }
+
+QuantLib::Calendar quantlib_calendar(bond_risk::HolidayRules rules) {
+  switch (rules) {
+    case bond_risk::HolidayRules::england_and_wales: return QuantLib::UnitedKingdom(QuantLib::UnitedKingdom::Settlement);
+    case bond_risk::HolidayRules::us_government_bond:
+      return QuantLib::UnitedStates(QuantLib::UnitedStates::GovernmentBond);
+    case bond_risk::HolidayRules::target: return QuantLib::TARGET();
+  }
+  return QuantLib::TARGET();
+}
+
+namespace {
 
 QuantLib::Schedule backward_schedule(QuantLib::Date first, QuantLib::Date maturity, const QuantLib::Period& period) {
   return QuantLib::Schedule(first, maturity, period, QuantLib::NullCalendar(), QuantLib::Unadjusted,
                             QuantLib::Unadjusted, QuantLib::DateGeneration::Backward, false);
 }
 
-// Daily discount factors from `today` as a QuantLib curve, with times in
-// years of `day_counter`: at its nodes, the factors themselves.
+}  // namespace
+
 QuantLib::ext::shared_ptr<QuantLib::YieldTermStructure> daily_curve(QuantLib::Date today, const std::vector<double>& df,
                                                                    const QuantLib::DayCounter& day_counter) {
   std::vector<QuantLib::Date> dates;
-  for (int i = 0; i < kNumForwardDays; ++i) dates.push_back(today + i);
+  for (std::size_t i = 0; i < df.size(); ++i) dates.push_back(today + static_cast<QuantLib::Date::serial_type>(i));
   return QuantLib::ext::make_shared<QuantLib::DiscountCurve>(dates, df, day_counter);
 }
+
+namespace {
 
 constexpr double kAccuracy = 1e-14;
 constexpr QuantLib::Size kMaxIterations = 1000;
@@ -45,9 +59,10 @@ constexpr QuantLib::Size kMaxIterations = 1000;
 }  // namespace
 
 std::vector<double> discount_factors(const std::vector<CurvePoint>& points) {
-  std::vector<double> df(kNumForwardDays);
+  const int horizon = points.back().days_forward;
+  std::vector<double> df(static_cast<std::size_t>(horizon));
   std::size_t k = 0;
-  for (int i = 0; i < kNumForwardDays; ++i) {
+  for (int i = 0; i < horizon; ++i) {
     while (i >= points[k + 1].days_forward) ++k;
     const CurvePoint a = points[k], b = points[k + 1];
     const double r = a.value + (b.value - a.value) * (i - a.days_forward) / (b.days_forward - a.days_forward);

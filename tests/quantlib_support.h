@@ -5,6 +5,8 @@
 
 #include <ql/cashflows/duration.hpp>
 #include <ql/instruments/bonds/fixedratebond.hpp>
+#include <ql/termstructures/yieldtermstructure.hpp>
+#include <ql/time/calendar.hpp>
 #include <ql/time/daycounter.hpp>
 
 #include <memory>
@@ -12,10 +14,23 @@
 
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/model/pricing/pricing.h"
+#include "bond_risk/synth/holiday_rules.h"
 
 namespace test {
 
-// Discount factors of MODEL.md for `points` (days 0 .. NUM_FORWARD_DAYS-1),
+// QuantLib's date of `d` (its serial numbers count from 30 December 1899).
+QuantLib::Date ql_date(bond_risk::Date d);
+
+// QuantLib 1.29's calendar that `rules` follow: UnitedKingdom(Settlement),
+// UnitedStates(GovernmentBond), TARGET.
+QuantLib::Calendar quantlib_calendar(bond_risk::HolidayRules rules);
+
+// Daily discount factors from `today` as a QuantLib curve, with times in
+// years of `day_counter`: at its nodes, the factors themselves.
+QuantLib::ext::shared_ptr<QuantLib::YieldTermStructure> daily_curve(QuantLib::Date today, const std::vector<double>& df,
+                                                                   const QuantLib::DayCounter& day_counter);
+
+// Discount factors of MODEL.md for `points` (days 0 .. the last point's - 1),
 // written out here from the formulas (not with build_curve).
 std::vector<double> discount_factors(const std::vector<bond_risk::CurvePoint>& points);
 

@@ -35,13 +35,14 @@ inline constexpr double kNull = std::numeric_limits<double>::quiet_NaN();
 inline bool is_null(double x) { return std::isnan(x); }
 
 // Why a bond that was otherwise OK could not publish its figures.
-enum class AnalyticsFailure : std::uint8_t { none, no_yield, no_spread };
+enum class AnalyticsFailure : std::uint8_t { none, no_yield, no_spread, no_quote_yield };
 
 // What a bond publishes besides price and pv01, NaN when not published.
 struct BondFigures {
   double accrued = kNull, clean_price = kNull, yield = kNull;
   double macaulay_duration = kNull, modified_duration = kNull, convexity = kNull;
   double market_dirty = kNull, z_spread = kNull, cs01 = kNull;
+  double quote_yield = kNull;  // the yield at market_dirty (docs/model.md "Market quotes and spread")
   AnalyticsFailure failure = AnalyticsFailure::none;
   std::uint8_t yield_steps = 0, spread_steps = 0;  // evaluations the solves took (at most 101 each)
 };

@@ -45,6 +45,8 @@ std::string quote_reason(const Store& store, NodeIndex bond) {
     case AnalyticsFailure::no_yield: return "no yield reprices its price (docs/model.md \"Quote analytics\")";
     case AnalyticsFailure::no_spread:
       return "no z-spread reprices its quote " + field_text(FieldValue{b.quote}) + " to the curve";
+    case AnalyticsFailure::no_quote_yield:
+      return "no yield reprices its quote " + field_text(FieldValue{b.quote}) + " plus accrued";
   }
   return "";
 }

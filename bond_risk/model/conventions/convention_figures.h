@@ -1,0 +1,61 @@
+// What a convention bond publishes (docs/model.md "Market conventions"), from
+// its flows (model/conventions/convention_flows.h) on a curve's daily
+// discount factors.
+//
+// Model. Two dates matter: today, from which the curve discounts and after
+// which a flow still counts in `price` (the holder's value, what trades and
+// books use), and the settlement date, at which a buyer takes the flows
+// paid after it that are not ex-dividend. The dirty price is those flows
+// discounted to settlement; accrued is the next coupon's, negative once it
+// is ex. The yield reproduces the dirty price (quote_yield the market's
+// dirty price) timing each flow, as QuantLib's CashFlows do, step by step
+// along its unadjusted coupon dates: the unexpired part of the current
+// period, then whole periods, each measured in the day count against its
+// own reference period; an ex-dividend coupon still marks its period with
+// an amount of 0. With SIMPLE_IN_LAST_PERIOD and one coupon date left the
+// yield is simple. The z-spread moves every discount factor by a spread
+// over its continuously compounded zero rate, both sides at settlement.
+//
+// Pure functions on plain values, any thread; nothing allocated.
+#pragma once
+
+#include "bond_risk/model/conventions/convention_flows.h"
+#include "bond_risk/model/pricing/pricing.h"
+#include "bond_risk/model/quotes/quote_analytics.h"
+
+namespace bond_risk {
+
+struct ConventionFigures {
+  BondValue value;  // price and pv01 from today; cs01 copied from figures
+  Date settlement = 0;
+  double dirty_price = 0;
+  BondFigures figures;  // accrued .. quote_yield; every figure null with `failure` when a solve has no root
+};
+
+// A yield and its risk figures; all null when no rate enters or no yield
+// reprices the price.
+struct YieldFigures {
+  double yield = kNull, macaulay = kNull, modified = kNull, convexity = kNull;
+};
+
+// The next coupon's accrued interest per 100 at `settlement` (QuantLib's
+// BondFunctions::accruedAmount): negative once the coupon is ex.
+double convention_accrued(const ConventionFlows& flows, const Convention& convention, Date settlement);
+
+// The yield at which the flows a buyer settling on `settlement` takes are
+// worth `dirty` (per 100, at settlement), with its durations and convexity.
+YieldFigures convention_yield(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
+                              Date settlement, double dirty);
+
+// The last day from today the figures read a discount factor at: the
+// settlement or the redemption's payment, whichever is later.
+int last_day_needed(const ConventionFlows& flows, Date today, Date settlement);
+
+// Every figure of a bond with `flows` (convention_flows after today)
+// settling on `settlement` (>= today), with clean market quote `quote` (NaN:
+// none), on `curve`; requires last_day_needed < the curve's days.
+ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
+                                     int coupons_per_year, Date today, Date settlement, double quote,
+                                     const CurveArrays& curve);
+
+}  // namespace bond_risk
