@@ -33,7 +33,34 @@ CREATE TABLE IF NOT EXISTS bond (
   start_date       TEXT NOT NULL,
   maturity_date    TEXT NOT NULL,
   coupons_per_year INTEGER NOT NULL,  -- 1, 2 or 4
-  coupon           REAL NOT NULL      -- annual rate, 0.028 = 2.8%
+  coupon           REAL NOT NULL,     -- annual rate, 0.028 = 2.8%
+  convention       TEXT,              -- a bond_convention name; NULL: the trad4 model (docs/model.md)
+  isin             TEXT               -- ISO 6166, its check digit verified; NULL: none
+);
+-- (A bond table from before conventions gains the last two columns when the
+-- engine or an import opens it; its ISINs are unique through bond_isin,
+-- created then too.)
+
+-- A market's conventions (docs/model.md "Market conventions"): settlement
+-- days 0..7; day_count ACT/ACT-ICMA, 30/360 or 30E/360; payment_convention
+-- UNADJUSTED, FOLLOWING or MODIFIED_FOLLOWING; ex_dividend_days 0..15;
+-- yield_compounding COMPOUNDED or SIMPLE_IN_LAST_PERIOD. A bad field fails
+-- the bonds that name the row.
+CREATE TABLE IF NOT EXISTS bond_convention (
+  name               TEXT PRIMARY KEY,
+  settlement_days    INTEGER,
+  day_count          TEXT,
+  payment_convention TEXT,
+  ex_dividend_days   INTEGER,
+  yield_compounding  TEXT
+);
+
+-- A calendar's holidays (YYYY-MM-DD); Saturdays and Sundays are never
+-- business days. A date that cannot be read fails the calendar.
+CREATE TABLE IF NOT EXISTS calendar_holiday (
+  calendar_id INTEGER NOT NULL,
+  date        TEXT NOT NULL,
+  PRIMARY KEY (calendar_id, date)
 );
 
 -- A bond's market quote (docs/model.md "Market quotes and spread"): its clean

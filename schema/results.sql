@@ -11,7 +11,9 @@
 -- Quote analytics (docs/model.md "Quote analytics"): a bond's accrued .. convexity
 -- are NULL unless it is OK (yield, durations and convexity also when its
 -- only cash flow left is today's); market_dirty, z_spread and cs01 unless it
--- also has a quote. A trade's cs01 is NULL on an unquoted bond; an outright
+-- also has a quote; quote_yield (the yield at the quote's dirty price) too.
+-- settlement_date and dirty_price are a convention bond's (docs/model.md
+-- "Market conventions"), NULL for the others. A trade's cs01 is NULL on an unquoted bond; an outright
 -- book's sums its quoted members' and `unquoted` counts the others. A
 -- results file written before these columns existed gains them when opened.
 CREATE TABLE IF NOT EXISTS bond_result (
@@ -28,7 +30,10 @@ CREATE TABLE IF NOT EXISTS bond_result (
   convexity         REAL,
   market_dirty      REAL,
   z_spread          REAL,
-  cs01              REAL
+  cs01              REAL,
+  settlement_date   TEXT,
+  dirty_price       REAL,
+  quote_yield       REAL
 );
 
 CREATE TABLE IF NOT EXISTS outright_trade_result (

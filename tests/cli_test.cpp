@@ -109,7 +109,7 @@ TEST(Cli, ADatabaseFromTheSchemaAndTheSqliteShellRuns) {
       "INSERT INTO calendar VALUES (1, 'C', '2025-01-01');"
       "INSERT INTO ir_curve VALUES (2, 'K', 'GBP');"
       "INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.03);"
-      "INSERT INTO bond VALUES (3, 'B', 1, 2, '2020-01-01', '2030-01-01', 2, 0.05);"
+      "INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) VALUES (3, 'B', 1, 2, '2020-01-01', '2030-01-01', 2, 0.05);"
       "INSERT INTO outright_trade VALUES (4, 'T', 3, '2024-01-01', 99.5, 10, 'BUY');"
       "INSERT INTO outright_trade VALUES (5, 'BAD', 42, '2024-01-01', 99.5, 10, 'BUY');";
   const std::string cmd = "sqlite3 " + db + " < " + test::source_dir() + "/schema/bond_risk.sql && sqlite3 " + db +

@@ -29,7 +29,7 @@ namespace {
 const double kZeroPrice = 100 * std::exp(-0.03 * 1826 / 365.25);
 
 const char* const kGoodSql = R"SQL(
-INSERT INTO bond VALUES (10, 'ZERO', 1, 2, '2020-01-01', '2030-01-01', 1, 0.0);
+INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) VALUES (10, 'ZERO', 1, 2, '2020-01-01', '2030-01-01', 1, 0.0);
 INSERT INTO outright_trade VALUES (100, 'OT1', 10, '2024-06-01', 80.0, 100, 'BUY'),
                                   (101, 'OT2', 10, '2024-06-01', 90.0, 50, 'SELL');
 INSERT INTO repo_trade VALUES (200, 'RT1', 10, 1, 3, '2024-12-01', '2025-04-01', 1000, 100000.0, 0.04, 'EUR', 'BUY');
@@ -120,11 +120,11 @@ TEST(Model, ACurveSumsTheCouponGridsOfItsOtherCalendarsWhenOneIsBroken) {
   const std::string rest = R"SQL(
 INSERT INTO ir_curve VALUES (2, 'FLAT3', 'GBP');
 INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.03);
-INSERT INTO bond VALUES (21, 'ON8', 8, 2, '2020-01-01', '2030-03-15', 2, 0.05);
+INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) VALUES (21, 'ON8', 8, 2, '2020-01-01', '2030-03-15', 2, 0.05);
 )SQL";
   test::TempDir dir;
   make_db(dir.path("two.db"), "INSERT INTO calendar VALUES (1, 'BROKEN', 'notadate'), (8, 'LONDON', '2025-01-01');" +
-                                  rest + "INSERT INTO bond VALUES (20, 'ON1', 1, 2, '2020-01-01', '2030-03-15', 2, 0.05);");
+                                  rest + "INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) VALUES (20, 'ON1', 1, 2, '2020-01-01', '2030-03-15', 2, 0.05);");
   make_db(dir.path("one.db"), "INSERT INTO calendar VALUES (8, 'LONDON', '2025-01-01');" + rest);
   const auto two = calculate(dir.path("two.db"));
   const auto one = calculate(dir.path("one.db"));
@@ -141,7 +141,7 @@ TEST(Model, BadRowsFailWithAReasonTheirDependantsGoStaleAndTheRestIsCalculated) 
 INSERT INTO ir_curve VALUES (4, 'ZIGZAG', 'GBP'), (5, 'ONEPOINT', 'GBP');
 INSERT INTO ir_curve_input_rate VALUES (4, 0, 0, 0.01), (4, 1, 500, 0.02), (4, 2, 400, 0.03), (4, 3, 7305, 0.04),
                                        (5, 0, 0, 0.01), (77, 0, 0, 0.01);
-INSERT INTO bond VALUES (11, 'CPY3', 1, 2, '2020-01-01', '2030-01-01', 3, 0.05),
+INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) VALUES (11, 'CPY3', 1, 2, '2020-01-01', '2030-01-01', 3, 0.05),
                         (12, 'FAR', 1, 2, '2020-01-01', '2045-01-02', 1, 0.05),
                         (13, 'NOCURVE', 1, 99, '2020-01-01', '2030-01-01', 1, 0.05),
                         (14, 'NANCPN', 1, 2, '2020-01-01', '2030-01-01', 1, 'NaN'),
@@ -236,7 +236,7 @@ TEST(Model, ABadCalendarLeavesTheCalendarsAfterItTheirOwnToday) {
           "INSERT INTO calendar VALUES (1, 'BAD', '2025-02-30'), (5, 'GOOD', '2025-01-01');"
           "INSERT INTO ir_curve VALUES (2, 'FLAT3', 'GBP');"
           "INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.03);"
-          "INSERT INTO bond VALUES (10, 'ZERO', 5, 2, '2020-01-01', '2030-01-01', 1, 0.0);");
+          "INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon) VALUES (10, 'ZERO', 5, 2, '2020-01-01', '2030-01-01', 1, 0.0);");
   const auto m = calculate(dir.path("two.db"));
   EXPECT_EQ(m->status(1), Status::failed);
   ASSERT_EQ(m->status(10), Status::ok) << m->reason(10);

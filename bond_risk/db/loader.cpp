@@ -8,13 +8,16 @@
 #include <span>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
+#include "bond_risk/db/input_schema.h"
 #include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/db/row_scope.h"
 #include "bond_risk/db/snapshot_readers.h"
 #include "bond_risk/db/table_rows.h"
 #include "bond_risk/model/inputs/input_tables.h"
+#include "bond_risk/model/inputs/isin.h"
 #include "bond_risk/model/store/layout.h"
 #include "bond_risk/model/store/trade_fields.h"
 #include "engine/affinity.h"
@@ -32,6 +35,10 @@ class Row {
     return read_value(st_, i, table_.columns[static_cast<std::size_t>(i)]);
   }
   std::string_view text(std::string_view column) const { return st_.text(table_.index(column)); }
+  std::optional<FieldValue> optional(std::string_view column) const {
+    const int i = table_.index(column);
+    return read_optional(st_, i, table_.columns[static_cast<std::size_t>(i)]);
+  }
 
  private:
   const base::Statement& st_;
@@ -132,8 +139,10 @@ class Loader {
       Calendar& calendar = s().calendars.emplace_back();
       calendar.today = std::get<Date>(row["today"]);
     });
+    holidays();
     named_nodes(Kind::ir_curve, [&](const Row&, NodeIndex) { s().curves.emplace_back(); });
     curve_rates();
+    conventions();
     bonds();
     quotes();
     trades(snapshot);
@@ -156,7 +165,7 @@ class Loader {
   template <class Read>
   void each_node(Kind kind, Read read) {
     const InputTable& table = input_table(kind);
-    scope_.each_row(db_, select_all(table), kind, "id", [&](const base::Statement& st) {
+    scope_.each_row(db_, select_all(table, db_), kind, "id", [&](const base::Statement& st) {
       const NodeIndex i = s().add(kind, st.integer(0));
       try {
         read(Row(st, table), i);
@@ -177,7 +186,7 @@ class Loader {
 
   void curve_rates() {
     const InputTable& rates = input_table("ir_curve_input_rate");
-    base::Statement st = db_.prepare(select_all(rates) + " ORDER BY ir_curve_id, idx");
+    base::Statement st = db_.prepare(select_all(rates, db_) + " ORDER BY ir_curve_id, idx");
     while (st.step()) {
       const NodeRef* curve = s().by_id.find(st.integer(0));
       if (!curve || kind_of(*curve) != Kind::ir_curve) {
@@ -190,12 +199,76 @@ class Loader {
     for (NodeIndex i = 0; i < s().curves.size(); ++i) check_curve(s(), i);
   }
 
+  // Each calendar's holidays; a date that cannot be read fails its
+  // calendar, a row naming no calendar is ignored with a warning.
+  void holidays() {
+    const InputTable& table = input_table("calendar_holiday");
+    if (!db_.has_table(std::string(table.name))) return;  // a database from before conventions
+    std::vector<std::vector<Date>> dates(s().calendars.size());
+    base::Statement st = db_.prepare(select_all(table, db_) + " ORDER BY calendar_id, date");
+    while (st.step()) {
+      const NodeRef* calendar = s().by_id.find(st.integer(0));
+      if (!calendar || kind_of(*calendar) != Kind::calendar) {
+        out_.warnings.push_back("calendar_holiday row (calendar_id " + st.value_text(0) + ", date " + st.value_text(1) +
+                                ") names no calendar; row ignored");
+        continue;
+      }
+      try {
+        dates[calendar->index].push_back(std::get<Date>(read_value(st, 1, table.columns[1])));
+      } catch (const FieldError& e) {
+        s().fail(*calendar, "calendar_holiday " + e.message);
+      }
+    }
+    for (NodeIndex i = 0; i < dates.size(); ++i) s().calendars[i].business_days = BusinessDays(dates[i]);
+  }
+
+  // Every bond_convention row, as a convention or the reason it is none.
+  void conventions() {
+    const InputTable& table = input_table("bond_convention");
+    if (!db_.has_table(std::string(table.name))) return;
+    base::Statement st = db_.prepare(select_all(table, db_) + " ORDER BY name");
+    while (st.step()) {
+      ConventionRow row{std::string(st.text(0)), {}, {}, {}, {}, {}};
+      std::string unreadable;
+      const auto field = [&](int col) -> std::optional<FieldValue> {
+        try {
+          return read_optional(st, col, table.columns[static_cast<std::size_t>(col)]);
+        } catch (const FieldError& e) {
+          if (unreadable.empty()) unreadable = e.message;
+          return std::nullopt;
+        }
+      };
+      const auto whole = [](const std::optional<FieldValue>& v) { return v ? std::optional(std::get<std::int64_t>(*v)) : std::nullopt; };
+      const auto text = [](const std::optional<FieldValue>& v) { return v ? std::optional(std::get<std::string>(*v)) : std::nullopt; };
+      row.settlement_days = whole(field(table.index("settlement_days")));
+      row.day_count = text(field(table.index("day_count")));
+      row.payment_convention = text(field(table.index("payment_convention")));
+      row.ex_dividend_days = whole(field(table.index("ex_dividend_days")));
+      row.yield_compounding = text(field(table.index("yield_compounding")));
+      ParsedConvention parsed = unreadable.empty() ? parse_convention(row)
+                                                   : ParsedConvention{std::nullopt, "bond_convention " + row.name + ": " + unreadable};
+      s().conventions.push_back({std::move(row.name), std::move(parsed)});
+    }
+  }
+
+  // A bond's convention by name: its index, or FieldError naming what is wrong.
+  std::uint32_t convention_of(const std::string& name) const {
+    const std::vector<StoredConvention>& all = out_.store.conventions;
+    const auto at = std::lower_bound(all.begin(), all.end(), name,
+                                     [](const StoredConvention& c, const std::string& n) { return c.name < n; });
+    if (at == all.end() || at->name != name) {
+      throw FieldError("convention '" + name.substr(0, 60) + "' is not a row of bond_convention");
+    }
+    if (!at->parsed.convention) throw FieldError(at->parsed.reason);
+    return static_cast<std::uint32_t>(at - all.begin());
+  }
+
   // Each quoted bond's clean price; a row naming no bond is ignored with a
   // warning (a share of the books reads its own bonds' rows only).
   void quotes() {
     const InputTable& table = input_table("bond_quote");
     if (!db_.has_table(std::string(table.name))) return;  // a database from before quotes (InputTable::optional)
-    scope_.each_row(db_, select_all(table), Kind::bond, "bond_id", [&](const base::Statement& st) {
+    scope_.each_row(db_, select_all(table, db_), Kind::bond, "bond_id", [&](const base::Statement& st) {
       const NodeRef* bond = s().by_id.find(st.integer(0));
       if (!bond || kind_of(*bond) != Kind::bond) {
         out_.warnings.push_back("bond_quote row (bond_id " + st.value_text(0) + ") names no bond; row ignored");
@@ -207,7 +280,7 @@ class Loader {
 
   void bonds() {
     s().bonds.reserve(rows_[static_cast<std::size_t>(Kind::bond)]);
-    each_node(Kind::bond, [&](const Row& row, NodeIndex) {
+    each_node(Kind::bond, [&](const Row& row, NodeIndex i) {
       Bond& b = s().bonds.emplace_back();
       b.calendar = resolve(s(), Kind::calendar, std::get<std::int64_t>(row["calendar_id"]));
       b.curve = resolve(s(), Kind::ir_curve, std::get<std::int64_t>(row["ir_curve_id"]));
@@ -225,6 +298,13 @@ class Loader {
       b.coupons_per_year = static_cast<int>(coupons_per_year);
       b.place = grid_place(b.maturity, b.coupons_per_year);
       b.coupons = coupon_count(b.start, b.maturity, b.coupons_per_year);
+      if (const auto isin = row.optional("isin")) {
+        const std::string& code = std::get<std::string>(*isin);
+        if (std::string problem = isin_problem(code); !problem.empty()) throw FieldError(problem);
+        const auto [at, fresh] = isins_.emplace(code, s().id(ref(Kind::bond, i)));
+        if (!fresh) throw FieldError("isin '" + code + "' is also bond " + std::to_string(at->second) + "'s");
+      }
+      if (const auto convention = row.optional("convention")) b.convention = convention_of(std::get<std::string>(*convention));
     });
   }
 
@@ -315,7 +395,7 @@ class Loader {
     rows.ids.reserve(room);  // growing would free memory the other reader's CPU maps too: costly on every CPU
     rows.trades.reserve(room);
     std::string error;
-    scope_.each_row(db, select_all(table) + where, kind, "id", [&](const base::Statement& st) {
+    scope_.each_row(db, select_all(table, db) + where, kind, "id", [&](const base::Statement& st) {
       rows.ids.push_back(st.integer(0));
       rows.trades.push_back(read_trade<Trade>(st, table, fields, out_.store, error));
       if (!error.empty()) rows.errors.emplace_back(rows.ids.size() - 1, std::exchange(error, {}));
@@ -371,7 +451,7 @@ class Loader {
     const Store& store = out_.store;
     const InputTable& table = membership_table(book_kind);
     const int trade_id = table.index("trade_id");  // found once, not per row
-    scope_.each_row(db, select_all(table), book_kind, "book_id", [&](const base::Statement& st) {
+    scope_.each_row(db, select_all(table, db), book_kind, "book_id", [&](const base::Statement& st) {
       const NodeRef* book = store.by_id.find(st.integer(0));
       if (!book || kind_of(*book) != book_kind) {
         found.warnings.push_back(std::string(table.name) + " row (book_id " + st.value_text(0) + ", trade_id " +
@@ -403,27 +483,11 @@ class Loader {
   const std::vector<std::int64_t>* books_;
   RowScope scope_;
   std::array<std::size_t, kKindCount> rows_{};  // rows of each node kind's table in scope, counted once
+  std::unordered_map<std::string, std::int64_t> isins_;  // each ISIN read: the bond that has it
   Loaded out_;
 };
 
 }  // namespace
-
-void check_input_schema(base::Database& db) {
-  for (const InputTable& t : input_tables()) {
-    const std::string table(t.name);
-    if (t.optional && !db.has_table(table)) continue;
-    if (!db.has_table(table)) {
-      throw std::runtime_error("database " + db.path() + " has no table " + table +
-                               " (create the tables with: sqlite3 " + db.path() + " < schema/bond_risk.sql)");
-    }
-    for (const Column& c : t.columns) {
-      if (!db.has_column(table, std::string(c.name))) {
-        throw std::runtime_error("database " + db.path() + ": table " + table + " has no column " +
-                                 std::string(c.name) + " (see schema/bond_risk.sql)");
-      }
-    }
-  }
-}
 
 Loaded load(base::Database& db, const std::vector<std::int64_t>* books) {
   Loaded loaded = Loader(db, books).run();
@@ -434,7 +498,7 @@ Loaded load(base::Database& db, const std::vector<std::int64_t>* books) {
 bool reread(base::Database& db, Store& store, NodeRef node) {
   if (kind_of(node) == Kind::bond) {  // its quote: a change to its own row loads everything again
     const InputTable& table = input_table("bond_quote");
-    base::Statement st = db.prepare(select_all(table) + " WHERE bond_id = ?");
+    base::Statement st = db.prepare(select_all(table, db) + " WHERE bond_id = ?");
     st.bind(1, store.id(node));
     if (st.step()) {
       read_quote(store, node.index, st, table);
@@ -446,7 +510,7 @@ bool reread(base::Database& db, Store& store, NodeRef node) {
   store.clear_error(node);
   const bool curve = kind_of(node) == Kind::ir_curve;
   const InputTable& table = curve ? input_table("ir_curve_input_rate") : input_table(kind_of(node));
-  base::Statement st = db.prepare(select_all(table) + " WHERE " + std::string(table.node_column) + " = ?" +
+  base::Statement st = db.prepare(select_all(table, db) + " WHERE " + std::string(table.node_column) + " = ?" +
                                   (curve ? " ORDER BY idx" : ""));
   st.bind(1, store.id(node));
   if (curve) {

@@ -36,7 +36,4 @@ Loaded load(base::Database& db, const std::vector<std::int64_t>* books = nullptr
 // axis is laid out at load): the caller loads everything again.
 bool reread(base::Database& db, Store& store, NodeRef node);
 
-// Throws std::runtime_error naming the first missing input table or column.
-void check_input_schema(base::Database& db);
-
 }  // namespace bond_risk

@@ -1,5 +1,6 @@
 #include "bond_risk/db/result_writer.h"
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -46,12 +47,16 @@ void write_row(base::Database& results, const ResultRow& row) {
   base::Statement& st = insert_statement(results, row.kind);
   st.bind(1, row.id).bind(2, status_name(row.status)).bind(3, std::string_view(row.reason));
   const bool has_values = publishes_values(row.kind, row.status);
+  const auto names = value_names(row.kind);
   int param = 4;
-  for (double v : row.values.span()) {
-    if (has_values) {
-      st.bind(param++, v);
+  for (std::size_t k = 0; k < row.values.count; ++k, ++param) {
+    const double v = row.values.values[k];
+    if (!has_values || std::isnan(v)) {
+      st.bind_null(param);
+    } else if (is_date_value(names[k])) {
+      st.bind(param, std::string_view(format_date(static_cast<Date>(v))));
     } else {
-      st.bind_null(param++);
+      st.bind(param, v);
     }
   }
   st.run();
@@ -87,7 +92,9 @@ std::unique_ptr<base::Database> open_results(const std::string& path) {
     while (info.step()) columns.emplace(info.text(0));
     info.reset();
     for (std::string_view name : value_names(kind)) {
-      if (!columns.contains(std::string(name))) results->exec("ALTER TABLE " + table + " ADD COLUMN " + std::string(name) + " REAL");
+      if (!columns.contains(std::string(name))) {
+        results->exec("ALTER TABLE " + table + " ADD COLUMN " + std::string(name) + (is_date_value(name) ? " TEXT" : " REAL"));
+      }
     }
   }
   return results;

@@ -15,8 +15,13 @@ std::string named(const base::Statement& st, int col, const Column& column) {
 
 }  // namespace
 
-std::string select_all(const InputTable& table) {
-  return "SELECT " + table.column_list() + " FROM " + std::string(table.name);
+std::string select_all(const InputTable& table, base::Database& db) {
+  std::string columns;
+  for (const Column& c : table.columns) {
+    const bool present = !c.added_later || db.has_column(std::string(table.name), std::string(c.name));
+    columns.append(columns.empty() ? "" : ", ").append(present ? "" : "NULL AS ").append(c.name);
+  }
+  return "SELECT " + columns + " FROM " + std::string(table.name);
 }
 
 std::string insert_all(const InputTable& table) {
@@ -71,6 +76,11 @@ FieldValue read_value(const base::Statement& st, int col, const Column& column) 
     case ColumnType::name: return std::string(value.text());
   }
   throw std::logic_error("read_value: unknown column type");
+}
+
+std::optional<FieldValue> read_optional(const base::Statement& st, int col, const Column& column) {
+  if (st.column_type(col) == SQLITE_NULL) return std::nullopt;
+  return read_value(st, col, column);
 }
 
 }  // namespace bond_risk

@@ -6,7 +6,7 @@
 
 #include "bond_risk/db/event_log.h"
 #include "bond_risk/db/result_writer.h"
-#include "bond_risk/db/schema.h"
+#include "bond_risk/db/input_schema.h"
 #include "bond_risk/live/apply_change.h"
 #include "bond_risk/protocol/node_replies.h"
 #include "base/timing.h"
@@ -18,14 +18,14 @@ namespace member = protocol::member;
 
 namespace {
 
-// `db` in WAL mode with `synchronous` and every table of the schema. Each
+// `db` in WAL mode with `synchronous` and every table of the schema, brought up to date (db/input_schema.h). Each
 // change runs in a savepoint, whose journal SQLite keeps in a temporary file
 // once it passes 64 KiB (a 100-bond quote tick's pages): temp_store = MEMORY
 // keeps it in memory, bounded by the largest command.
 base::Database& prepared(base::Database& db, Synchronous synchronous) {
   db.exec("PRAGMA journal_mode = WAL; PRAGMA temp_store = MEMORY; PRAGMA synchronous = " +
           std::string(synchronous_name(synchronous)));
-  db.exec(kSchemaSql);
+  upgrade_input_schema(db);
   return db;
 }
 

@@ -58,7 +58,14 @@ base::Json node_json(const Store& s, const engine::Graph& graph, NodeRef n, Ladd
   }
   const PublishedValues values = published_values(s, n);
   const auto names = value_names(kind_of(n));
-  for (std::size_t k = 0; k < values.count; ++k) out[std::string(names[k])] = values.values[k];
+  for (std::size_t k = 0; k < values.count; ++k) {
+    const double v = values.values[k];
+    if (is_date_value(names[k]) && !std::isnan(v)) {
+      out[std::string(names[k])] = format_date(static_cast<Date>(v));
+    } else {
+      out[std::string(names[k])] = v;
+    }
+  }
   if (kind_of(n) == Kind::outright_book) out[member::members] = s.outright_books[n.index].members.size();
   if (kind_of(n) == Kind::repo_book) out[member::members] = s.repo_books[n.index].members.size();
   if (with_ladder == Ladder::without) return out;

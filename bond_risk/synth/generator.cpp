@@ -17,7 +17,7 @@
 #include "bond_risk/synth/limit_generator.h"
 #include "bond_risk/synth/random.h"
 #include "bond_risk/synth/scenario_generator.h"
-#include "bond_risk/db/schema.h"
+#include "bond_risk/db/input_schema.h"
 #include "bond_risk/db/table_rows.h"
 #include "bond_risk/model/pricing/coupon_grid.h"
 #include "bond_risk/model/inputs/input_tables.h"
@@ -280,7 +280,7 @@ void generate(const Preset& preset, const GenerateOptions& options, const std::s
   {
     base::Database db(tmp.path(), base::Database::Mode::read_write);
     db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
-    db.exec(kSchemaSql);
+    upgrade_input_schema(db);
     base::Transaction tx(db);
     Writer(preset, options, db).run();
     generate_limit_set(db, options.seed, options.limits_per_book);

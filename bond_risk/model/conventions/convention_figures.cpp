@@ -152,6 +152,19 @@ YieldFigures convention_yield(const ConventionFlows& flows, const Convention& co
   return yield_figures(buyers_flows(flows, convention, settlement, settlement), convention, coupons_per_year, dirty);
 }
 
+void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
+                          std::span<double> ladder) {
+  std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points), 0.0);
+  const auto add = [&](double amount, Date pay) {
+    const auto d = static_cast<std::size_t>(pay - today);
+    const std::size_t k = curve.segment[d];
+    ladder[k] -= amount * curve.days[d].lo;
+    ladder[k + 1] -= amount * curve.days[d].hi;
+  };
+  for (const CouponFlow& f : flows) add(f.amount, f.pay);
+  if (flows.redemption_pay > today) add(100.0, flows.redemption_pay);
+}
+
 int last_day_needed(const ConventionFlows& flows, Date today, Date settlement) {
   return std::max(settlement, flows.redemption_pay) - today;
 }
@@ -160,7 +173,6 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
                                      int coupons_per_year, Date today, Date settlement, double quote,
                                      const CurveArrays& curve) {
   ConventionFigures out;
-  out.settlement = settlement;
   // The holder's value: every flow paid after today, ex or not.
   const auto on = [&](const Eigen::ArrayXd& df) {
     double sum = 0;
@@ -174,19 +186,20 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
   const int settle_day = settlement - today;
   BondFigures& o = out.figures;
+  o.settlement_date = settlement;
   if (buyers.count == 0) {  // nothing left for a buyer: no rate enters
-    o.accrued = 0, o.clean_price = 0;
+    o.dirty_price = 0, o.accrued = 0, o.clean_price = 0;
     if (out.value.quoted) o.market_dirty = quote;
     return out;
   }
-  out.dirty_price = spread_price(buyers, curve.df, settle_day, 0.0, nullptr);
+  o.dirty_price = spread_price(buyers, curve.df, settle_day, 0.0, nullptr);
   o.accrued = convention_accrued(flows, convention, settlement);
-  o.clean_price = out.dirty_price - o.accrued;
+  o.clean_price = o.dirty_price - o.accrued;
   const auto fail = [&](AnalyticsFailure why) {
     o = {};
     o.failure = why;
   };
-  const YieldFigures model = yield_figures(buyers, convention, coupons_per_year, out.dirty_price);
+  const YieldFigures model = yield_figures(buyers, convention, coupons_per_year, o.dirty_price);
   if (is_null(model.yield) && !no_rate_enters(buyers)) {
     fail(AnalyticsFailure::no_yield);
     return out;

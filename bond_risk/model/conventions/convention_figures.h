@@ -20,16 +20,15 @@
 #pragma once
 
 #include "bond_risk/model/conventions/convention_flows.h"
+#include "bond_risk/model/pricing/key_rates.h"
 #include "bond_risk/model/pricing/pricing.h"
 #include "bond_risk/model/quotes/quote_analytics.h"
 
 namespace bond_risk {
 
 struct ConventionFigures {
-  BondValue value;  // price and pv01 from today; cs01 copied from figures
-  Date settlement = 0;
-  double dirty_price = 0;
-  BondFigures figures;  // accrued .. quote_yield; every figure null with `failure` when a solve has no root
+  BondValue value;      // price and pv01 from today; cs01 copied from figures
+  BondFigures figures;  // settlement_date, dirty_price, accrued .. quote_yield; all null with `failure` when a solve has no root
 };
 
 // A yield and its risk figures; all null when no rate enters or no yield
@@ -46,6 +45,11 @@ double convention_accrued(const ConventionFlows& flows, const Convention& conven
 // worth `dirty` (per 100, at settlement), with its durations and convexity.
 YieldFigures convention_yield(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
                               Date settlement, double dirty);
+
+// ladder[0 .. points) set to the kr01 per 100 nominal of the flows paid
+// after today (price's), on a curve's key-rate arrays.
+void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
+                          std::span<double> ladder);
 
 // The last day from today the figures read a discount factor at: the
 // settlement or the redemption's payment, whichever is later.

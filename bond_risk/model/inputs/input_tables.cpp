@@ -22,7 +22,16 @@ constexpr Column kBond[] = {{"id", T::id},
                             {"start_date", T::date},
                             {"maturity_date", T::date},
                             {"coupons_per_year", T::integer},
-                            {"coupon", T::real}};
+                            {"coupon", T::real},
+                            {"convention", T::text, Kind::calendar, false, true, true},
+                            {"isin", T::text, Kind::calendar, false, true, true}};
+constexpr Column kConvention[] = {{"name", T::text},
+                                  {"settlement_days", T::integer, Kind::calendar, false, false, true},
+                                  {"day_count", T::text, Kind::calendar, false, false, true},
+                                  {"payment_convention", T::text, Kind::calendar, false, false, true},
+                                  {"ex_dividend_days", T::integer, Kind::calendar, false, false, true},
+                                  {"yield_compounding", T::text, Kind::calendar, false, false, true}};
+constexpr Column kHoliday[] = {{"calendar_id", T::reference, Kind::calendar}, {"date", T::date}};
 constexpr Column kQuote[] = {{"bond_id", T::reference, Kind::bond}, {"clean_price", T::real}};
 constexpr Column kOutright[] = {{"id", T::id},
                                 {"name", T::name},
@@ -51,6 +60,8 @@ constexpr Column kRepoMember[] = {{"book_id", T::reference, Kind::repo_book},
 
 constexpr InputTable kTables[] = {
     {"calendar", "id", kCalendar},
+    {"calendar_holiday", "calendar_id", kHoliday, true},
+    {"bond_convention", "rowid", kConvention, true},
     {"ir_curve", "id", kCurve},
     {"ir_curve_input_rate", "ir_curve_id", kRate},
     {"bond", "id", kBond},

@@ -44,6 +44,11 @@ struct Column {
   ColumnType type;
   Kind refers_to = Kind::calendar;  // for references
   bool required = false;            // a new trade must give it (add-outright, add-repo); others default
+  // A column added after databases existed: one without it reads NULL
+  // (select_all), and the engine and imports add it (upgrade_input_schema).
+  bool added_later = false;
+  // NULL is a value of it (read as nullopt by read_optional): bond.convention, bond.isin.
+  bool nullable = false;
 };
 
 struct InputTable {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "bond_risk/model/conventions/convention_figures.h"
 #include "bond_risk/model/store/end_date.h"
 #include "bond_risk/model/risk/ladders.h"
 
@@ -143,6 +144,7 @@ struct Calculator {
         if (s.with_key_rates) ++s.bond_ladder_version[i];
         return;
       }
+      if (b.convention != kNoConvention) return convention_bond(b, i, st, value);
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b), today);
       if (st.status == Status::ok) {
@@ -152,7 +154,12 @@ struct Calculator {
         const CouponSums coupons = coupon_sums(grid_days, grid.sums, b.place, b.coupons);
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
         value.quoted = !is_null(b.quote);
-        if (s.with_key_rates) ladder_of(b, i, today, grid_days, grid, curve);
+        if (s.with_key_rates) {
+          ladder_of(i, [&](std::span<double> ladder) {
+            bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons,
+                           100.0 * b.coupon / b.coupons_per_year, b.maturity - today, curve.key_rates, ladder);
+          });
+        }
         keep_finite(st, value);
         if (st.status == Status::ok && s.with_quote_analytics) {
           BondInputs& in = queue.inputs[queue.count];
@@ -174,21 +181,55 @@ struct Calculator {
     figures_of(queue);
   }
 
-  // A bond's key-rate ladder, whose version moves only when the ladder
-  // does: a quote moves no model value, so its trades' ladder parts stay
-  // current and their books update their ladders from the changes instead
-  // of summing every member afresh (model/risk/ladders.h). A ladder wider than
-  // kCompared is taken as moved.
-  void ladder_of(const Bond& b, NodeIndex i, Date today, const CouponGridDays& grid_days, const CurveGrid& grid,
-                 const IrCurve& curve) const {
+  // A bond's key-rate ladder, written by `fill`, whose version moves only
+  // when the ladder does: a quote moves no model value, so its trades'
+  // ladder parts stay current and their books update their ladders from
+  // the changes instead of summing every member afresh (model/risk/ladders.h).
+  // A ladder wider than kCompared is taken as moved.
+  template <class Fill>
+  void ladder_of(NodeIndex i, Fill fill) const {
     constexpr std::size_t kCompared = 64;
     const std::span<double> ladder = s.bond_ladder(i);
     std::array<double, kCompared> before;
     const bool compared = ladder.size() <= kCompared;
     if (compared) std::ranges::copy(ladder, before.begin());
-    bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons, 100.0 * b.coupon / b.coupons_per_year,
-                   b.maturity - today, curve.key_rates, ladder);
+    fill(ladder);
     if (!compared || !std::ranges::equal(ladder, std::span(before).first(ladder.size()))) ++s.bond_ladder_version[i];
+  }
+
+  // A bond with a market convention (model/conventions/convention_figures.h):
+  // its flows built and valued one by one, not on the coupon grids.
+  void convention_bond(const Bond& b, NodeIndex i, NodeState& st, BondValue& value) const {
+    const Calendar& calendar = s.calendars[b.calendar];
+    const Convention& convention = *s.conventions[b.convention].parsed.convention;
+    st.status = end_status(end_date(b, calendar, convention), calendar.today);
+    if (st.status != Status::ok) {
+      if (s.with_key_rates) {
+        std::ranges::fill(s.bond_ladder(i), 0.0);
+        ++s.bond_ladder_version[i];
+      }
+      return;
+    }
+    const IrCurve& curve = s.curves[b.curve];
+    ConventionFlows flows;
+    convention_flows({b.start, b.maturity, b.coupons_per_year, b.coupon}, convention, calendar.business_days,
+                     calendar.today, flows);
+    const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
+    const ConventionFigures figures =
+        convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote, curve.arrays);
+    value = figures.value;
+    if (!s.with_quote_analytics) value.cs01 = kNull;
+    if (s.with_key_rates) {
+      ladder_of(i, [&](std::span<double> ladder) {
+        convention_key_rates(flows, calendar.today, curve.key_rates, curve.points.size(), ladder);
+      });
+    }
+    keep_finite(st, value);
+    if (st.status != Status::ok || !s.with_quote_analytics) return;
+    s.bond_figures[i] = figures.figures;
+    if (figures.figures.failure == AnalyticsFailure::none) return;
+    st.status = Status::failed;
+    value = {};
   }
 
   // The queued bonds' quote analytics (model/quotes/quote_analytics.h), solved

@@ -43,6 +43,9 @@ struct BondFigures {
   double macaulay_duration = kNull, modified_duration = kNull, convexity = kNull;
   double market_dirty = kNull, z_spread = kNull, cs01 = kNull;
   double quote_yield = kNull;  // the yield at market_dirty (docs/model.md "Market quotes and spread")
+  // A convention bond's (docs/model.md "Market conventions"): its settlement
+  // date as days since 1970-01-01, and its price for a buyer settling then.
+  double settlement_date = kNull, dirty_price = kNull;
   AnalyticsFailure failure = AnalyticsFailure::none;
   std::uint8_t yield_steps = 0, spread_steps = 0;  // evaluations the solves took (at most 101 each)
 };

@@ -2,6 +2,13 @@
 
 namespace bond_risk {
 
+EndDate end_date(const Bond& bond, const Calendar& calendar, const Convention& convention) {
+  const Date pay = calendar.business_days.adjust(bond.maturity, convention.payment);
+  const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
+  if (pay < calendar.today || pay >= settlement) return {"redemption payment", pay, kNumForwardDays - 1};
+  return {"settlement_date", settlement, kNumForwardDays - 1};
+}
+
 std::string end_reason(const EndDate& end, Date today) {
   const std::string what = std::string(end.field) + " " + format_date(end.date);
   switch (end_status(end, today)) {

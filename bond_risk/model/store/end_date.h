@@ -19,6 +19,10 @@ struct EndDate {
 
 // A bond's last coupon falls on maturity: days 0 .. kNumForwardDays - 1.
 inline EndDate end_date(const Bond& bond) { return {"maturity_date", bond.maturity, kNumForwardDays - 1}; }
+// A convention bond's (docs/model.md "Market conventions"): EXPIRED once its
+// redemption's payment is before today; its settlement and that payment,
+// the last days it reads, within its curve. Requires a valid convention.
+EndDate end_date(const Bond& bond, const Calendar& calendar, const Convention& convention);
 // A repo discounts up to its end date inclusive: days 0 .. kNumForwardDays.
 inline EndDate end_date(const RepoTrade& repo) { return {"end_date", repo.end, kNumForwardDays}; }
 

@@ -20,7 +20,7 @@ PublishedValues published_values(const Store& s, NodeRef n) {
       const BondValue& v = s.bond_values[n.index];
       const BondFigures& f = s.bond_figures[n.index];
       return of({v.price, v.pv01, f.accrued, f.clean_price, f.yield, f.macaulay_duration, f.modified_duration,
-                 f.convexity, f.market_dirty, f.z_spread, f.cs01});
+                 f.convexity, f.market_dirty, f.z_spread, f.cs01, f.settlement_date, f.dirty_price, f.quote_yield});
     }
     case Kind::outright_trade: {
       const OutrightValue& v = s.outright_values[n.index];
@@ -46,7 +46,8 @@ PublishedValues published_values(const Store& s, NodeRef n) {
 std::span<const std::string_view> value_names(Kind kind) {
   static constexpr std::string_view bond[] = {"price",          "pv01",         "accrued",  "clean_price",
                                               "yield",          "macaulay_duration", "modified_duration",
-                                              "convexity",      "market_dirty", "z_spread", "cs01"};
+                                              "convexity",      "market_dirty", "z_spread", "cs01",
+                                              "settlement_date", "dirty_price", "quote_yield"};
   static constexpr std::string_view outright[] = {"pv", "pv01", "pnl", "cs01"};
   static constexpr std::string_view repo[] = {"end_cash", "margin", "mtm_pnl"};
   static constexpr std::string_view outright_book[] = {"pv", "pv01", "pnl", "cs01", "excluded", "unquoted"};
@@ -61,6 +62,8 @@ std::span<const std::string_view> value_names(Kind kind) {
   }
 }
 
+bool is_date_value(std::string_view name) { return name == "settlement_date"; }
+
 std::uint64_t results_digest(const Store& store) {
   // In id order: node indices are the process's own (model/store/layout.h).
   std::array<std::vector<NodeIndex>, kKindCount> by_id;
@@ -72,7 +75,10 @@ std::uint64_t results_digest(const Store& store) {
   for (std::size_t k = 0; k < kKindCount; ++k) {
     for (NodeIndex i : by_id[k]) {
       const PublishedValues values = published_values(store, ref(static_cast<Kind>(k), i));
-      for (double v : values.span()) h.add(v);
+      std::span<const double> hashed = values.span();
+      // The values conventions added are a convention bond's alone: a database without conventions hashes as before them.
+      if (static_cast<Kind>(k) == Kind::bond && store.bonds[i].convention == kNoConvention) hashed = hashed.first(kTrad4BondValues);
+      for (double v : hashed) h.add(v);
     }
   }
   return h.value();

@@ -30,7 +30,11 @@ std::string end_date_reason(const Store& store, NodeRef node) {
   if (kind_of(node) != Kind::bond && kind_of(node) != Kind::repo_trade) return "";
   if (kind_of(node) == Kind::bond) {
     const Bond& b = store.bonds[node.index];
-    return end_reason(end_date(b), store.calendars[b.calendar].today);
+    const Calendar& calendar = store.calendars[b.calendar];
+    if (b.convention != kNoConvention) {
+      return end_reason(end_date(b, calendar, *store.conventions[b.convention].parsed.convention), calendar.today);
+    }
+    return end_reason(end_date(b), calendar.today);
   }
   const RepoTrade& r = store.repo_trades[node.index];
   return end_reason(end_date(r), store.calendars[r.calendar].today);

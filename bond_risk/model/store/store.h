@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bond_risk/model/conventions/business_days.h"
+#include "bond_risk/model/conventions/convention.h"
 #include "bond_risk/model/pricing/coupon_grid.h"
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/model/store/id_index.h"
@@ -42,7 +44,15 @@ struct Calendar {
   Date today = 0;
   std::uint32_t version = 0;  // counts the flushes that recalculated it (see model/risk/ladders.h)
   CouponGridDays grid_days;   // for today, when OK (model/pricing/coupon_grid.h)
+  BusinessDays business_days;  // from its calendar_holiday rows (convention bonds settle and pay on them)
 };
+
+// A bond_convention row: its convention, or why it has none (its bonds FAIL with that reason).
+struct StoredConvention {
+  std::string name;
+  ParsedConvention parsed;
+};
+inline constexpr std::uint32_t kNoConvention = 0xFFFF'FFFF;
 
 // A curve's running sums over the coupon grids of one calendar its bonds
 // use (model/pricing/coupon_grid.h), of its key-rate shares when the store
@@ -89,6 +99,7 @@ struct Bond {
   double coupon = 0;
   double quote = kNull;         // its market clean price per 100 (bond_quote); NaN: none
   std::uint32_t quote_error = 0;  // index into Store::errors of why its quote row is bad; 0 = none (it FAILS)
+  std::uint32_t convention = kNoConvention;  // index into Store::conventions; none: the trad4 model
 };
 
 struct OutrightTrade {
@@ -135,6 +146,7 @@ using RepoBook = Book<RepoValue>;
 struct Store {
   std::vector<Calendar> calendars;
   std::vector<IrCurve> curves;
+  std::vector<StoredConvention> conventions;  // bond_convention's rows, in name order
   std::vector<Bond> bonds;
   std::vector<BondValue> bond_values;  // published, one per bond
   std::vector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
