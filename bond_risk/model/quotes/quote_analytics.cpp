@@ -133,7 +133,18 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
     if (quoted && !has_root(in.flows, o.market_dirty)) {
       o = failed(AnalyticsFailure::no_spread, o.yield_steps);
       spreads.dropped[spread_of[b]] = true;
+      continue;
     }
+    if (!quoted) continue;
+    // The quote's yield, from the price's: the same sum, its root moved by the quote's distance from the model.
+    const Moments from = walk(u.x);
+    const Root q = solve(walk, true, o.market_dirty, u.x, 2, from, polish(from, u.x, o.market_dirty, 2));
+    if (is_null(q.x)) {
+      o = failed(AnalyticsFailure::no_quote_yield, o.yield_steps);
+      spreads.dropped[spread_of[b]] = true;
+      continue;
+    }
+    o.quote_yield = f * std::expm1(-q.x);
   }
 
   // P(x) = market_dirty from 0, where the grid gave P's moments; the flows

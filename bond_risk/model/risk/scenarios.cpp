@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 
+#include "bond_risk/model/conventions/convention_flows.h"
 #include "bond_risk/model/pricing/status.h"
 
 namespace bond_risk {
@@ -44,6 +45,18 @@ ScenarioBase::ScenarioBase(const Store& s)
     if (node.type == static_cast<engine::TypeId>(Kind::repo_book)) book_names_[outright_books_ + node.index] = name;
   }
   const auto ok = [&s](Kind kind, NodeIndex i) { return s.states[static_cast<std::size_t>(kind)][i].status == Status::ok; };
+  for (NodeIndex b = 0; b < s.bonds.size(); ++b) {
+    flow_begin_.push_back(static_cast<std::uint32_t>(convention_flows_.size()));
+    const Bond& bond = s.bonds[b];
+    if (bond.convention == kNoConvention || !ok(Kind::bond, b)) continue;
+    const Calendar& calendar = s.calendars[bond.calendar];
+    ConventionFlows flows;
+    convention_flows({bond.start, bond.maturity, bond.coupons_per_year, bond.coupon},
+                     *s.conventions[bond.convention].parsed.convention, calendar.business_days, calendar.today, flows);
+    for (const CouponFlow& f : flows) convention_flows_.push_back({f.pay - calendar.today, f.amount});
+    if (flows.redemption_pay > calendar.today) convention_flows_.push_back({flows.redemption_pay - calendar.today, 100.0});
+  }
+  flow_begin_.push_back(static_cast<std::uint32_t>(convention_flows_.size()));
   const auto bond_key = [](const BondPosition& p) { return p.bond; };
   const auto cash_key = [](const CashPosition& p) { return std::pair(p.curve, p.days); };
   const std::size_t outright = s.outright_books.size();
@@ -128,6 +141,14 @@ ScenarioPnl ScenarioRevaluer::revalue(const Scenario& scenario) {
     const Bond& bond = s.bonds[b];
     price_change_[b] = 0;
     if (!shifted_[bond.curve] || s.state(ref(Kind::bond, b)).status != Status::ok) continue;
+    if (bond.convention != kNoConvention) {  // its flows, valued as the flush values them (convention_figures)
+      double price = 0;
+      for (std::uint32_t f = base_.flow_begin_[b]; f < base_.flow_begin_[b + 1]; ++f) {
+        price += base_.convention_flows_[f].amount * curves_[bond.curve].df[base_.convention_flows_[f].day];
+      }
+      price_change_[b] = price - s.bond_values[b].price;
+      continue;
+    }
     const double coupons_df = coupon_sums(s.calendars[bond.calendar].grid_days, grid_for(grids_[bond.curve], bond.calendar).sums,
                                           bond.place, bond.coupons)
                                   .df;

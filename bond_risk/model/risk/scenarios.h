@@ -99,6 +99,15 @@ class ScenarioBase {
   std::vector<std::uint32_t> bond_begin_;
   std::vector<CashPosition> cash_positions_;
   std::vector<std::uint32_t> cash_begin_;
+  // A convention bond's flows after today (model/conventions/convention_flows.h)
+  // as (days from today, amount): bond b's are [flow_begin[b], flow_begin[b + 1]),
+  // none for a bond without a convention or not OK.
+  struct DatedFlow {
+    int day;
+    double amount;
+  };
+  std::vector<DatedFlow> convention_flows_;
+  std::vector<std::uint32_t> flow_begin_;
 };
 
 // One scenario's result: per book (in ScenarioBase order) its P&L (the
