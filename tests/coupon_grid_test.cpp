@@ -54,7 +54,7 @@ TEST(CouponGrid, EveryBondsGridHoldsExactlyItsCouponDatesFromToday) {
   for (const char* today_text : {"2024-02-29", "2025-01-31", "2025-11-21", "2023-12-31", "2025-04-30"}) {
     const Date today = d(today_text);
     CouponGridDays grids;
-    lay_out_coupon_grids(today, grids);
+    lay_out_coupon_grids(today, kNumForwardDays, grids);
     std::vector<CouponSums> sums;
     sum_coupon_grids(grids, curve, true, sums);
     std::uniform_int_distribution<int> far(0, kNumForwardDays - 1);
@@ -90,7 +90,7 @@ TEST(CouponGrid, AStartedBondsFirstFractionIsTheOneItsScheduleGives) {
   for (const char* today_text : {"2024-02-29", "2025-01-31", "2025-11-21", "2023-12-31", "2025-04-30"}) {
     const Date today = d(today_text);
     CouponGridDays grids;
-    lay_out_coupon_grids(today, grids);
+    lay_out_coupon_grids(today, kNumForwardDays, grids);
     int checked = 0;
     for (int i = 0; i < 4 * 366; i += 3) {
       const Date maturity = today + i, start = today - 9000;

@@ -383,7 +383,7 @@ TEST(QuoteAnalytics, ARootAtThePointEvaluatedIsProvenThere) {
 TEST(GridMoments, ABondsMomentsAreItsFlowsSummedOnTheCurve) {
   const Date today = d("2025-03-31");
   CouponGridDays grids;
-  lay_out_coupon_grids(today, grids);
+  lay_out_coupon_grids(today, kNumForwardDays, grids);
   for (const auto& points : {sample_points(), high_points()}) {
     CurveArrays curve;
     build_curve(points, curve);

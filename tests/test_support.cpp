@@ -216,7 +216,7 @@ bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date matur
                                     double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve) {
   using namespace bond_risk;
   CouponGridDays grids;
-  lay_out_coupon_grids(today, grids);
+  lay_out_coupon_grids(today, kNumForwardDays, grids);
   std::vector<CouponSums> sums;
   sum_coupon_grids(grids, curve, true, sums);
   const std::uint32_t coupons = coupon_count(start, maturity, coupons_per_year);
@@ -229,7 +229,7 @@ bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date ma
                                        double quote) {
   using namespace bond_risk;
   CouponGridDays grids;
-  lay_out_coupon_grids(today, grids);
+  lay_out_coupon_grids(today, kNumForwardDays, grids);
   const BondValue value = priced_on_grid(start, maturity, coupons_per_year, coupon, today, curve);
   const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, coupons_per_year),
                                                coupon_count(start, maturity, coupons_per_year), maturity,
@@ -245,7 +245,7 @@ std::vector<double> ladder_on_grid(bond_risk::Date start, bond_risk::Date maturi
                                    const bond_risk::KeyRateArrays& key_rates) {
   using namespace bond_risk;
   CouponGridDays grids;
-  lay_out_coupon_grids(today, grids);
+  lay_out_coupon_grids(today, kNumForwardDays, grids);
   GridKeyRates sums;
   sum_grid_key_rates(grids, points, key_rates, sums);
   std::vector<double> ladder(points.size());

@@ -515,11 +515,14 @@ bool reread(base::Database& db, Store& store, NodeRef node) {
   st.bind(1, store.id(node));
   if (curve) {
     const std::size_t points = store.curves[node.index].points.size();
+    const int horizon = points ? store.curves[node.index].points.back().days_forward : 0;
     store.curves[node.index].points.clear();
     store.curves[node.index].point_idx.clear();
     while (st.step()) add_rate(store, node.index, Row(st, table));
     check_curve(store, node.index);
-    return store.curves[node.index].points.size() == points;  // else every ladder is laid out again
+    // Else every ladder is laid out again, and the calendars' grids for the new horizon.
+    const std::vector<CurvePoint>& now = store.curves[node.index].points;
+    return now.size() == points && !now.empty() && now.back().days_forward == horizon;
   }
   if (!st.step()) return false;
   switch (kind_of(node)) {

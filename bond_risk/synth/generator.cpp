@@ -158,7 +158,7 @@ class Writer {
   void quotes() {
     Random rng(options_.seed ^ 0x51D0'7E5ULL);
     CouponGridDays grids;
-    lay_out_coupon_grids(today_, grids);
+    lay_out_coupon_grids(today_, kNumForwardDays, grids);
     std::vector<CurveArrays> curves(curve_points_.size());
     for (std::size_t c = 0; c < curves.size(); ++c) build_discount_factors(curve_points_[c], curves[c]);
     base::Statement st = db_.prepare(insert_all(input_table("bond_quote")));

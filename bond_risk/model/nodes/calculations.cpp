@@ -94,7 +94,7 @@ struct Calculator {
       Calendar& c = s.calendars[i];
       ++c.version;
       own(Kind::calendar, i).status = from_inputs(own(Kind::calendar, i), kNoInputs);
-      if (status_of(Kind::calendar, i) == Status::ok) lay_out_coupon_grids(c.today, c.grid_days);
+      if (status_of(Kind::calendar, i) == Status::ok) lay_out_coupon_grids(c.today, c.grid_horizon, c.grid_days);
     });
   }
 
@@ -146,7 +146,7 @@ struct Calculator {
       }
       if (b.convention != kNoConvention) return convention_bond(b, i, st, value);
       const Date today = s.calendars[b.calendar].today;
-      st.status = end_status(end_date(b), today);
+      st.status = end_status(end_date(b, s.curves[b.curve].horizon()), today);
       if (st.status == Status::ok) {
         const IrCurve& curve = s.curves[b.curve];
         const CouponGridDays& grid_days = s.calendars[b.calendar].grid_days;
@@ -202,7 +202,7 @@ struct Calculator {
   void convention_bond(const Bond& b, NodeIndex i, NodeState& st, BondValue& value) const {
     const Calendar& calendar = s.calendars[b.calendar];
     const Convention& convention = *s.conventions[b.convention].parsed.convention;
-    st.status = end_status(end_date(b, calendar, convention), calendar.today);
+    st.status = end_status(end_date(b, calendar, convention, s.curves[b.curve].horizon()), calendar.today);
     if (st.status != Status::ok) {
       if (s.with_key_rates) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
@@ -290,7 +290,7 @@ struct Calculator {
     });
     if (st.status != Status::ok) return {};
     const Date today = below.calendars[t.calendar].today;
-    st.status = end_status(end_date(t), today);
+    st.status = end_status(end_date(t, below.curves[t.curve].horizon()), today);
     if (st.status != Status::ok) return {};
     return repo_inputs(t.start_cash, t.notional, t.rate, t.end - today, below.bond_values[t.bond].price,
                        below.curves[t.curve].arrays);
@@ -491,7 +491,7 @@ bool values_finite(const Store& s, const RepoTrade& t) {
     return true;
   }
   const Date today = s.calendars[t.calendar].today;
-  if (end_status(end_date(t), today) != Status::ok) return true;
+  if (end_status(end_date(t, s.curves[t.curve].horizon()), today) != Status::ok) return true;
   return all_finite(value_repo(t.start_cash, t.notional, t.rate, t.end - today, s.bond_values[t.bond].price,
                                s.curves[t.curve].arrays));
 }
@@ -557,6 +557,15 @@ void build_graph(Store& store, engine::Graph& graph) {
     if (std::ranges::none_of(grids, [&](const CurveGrid& g) { return g.calendar == b.calendar; })) {
       grids.push_back({b.calendar, {}, {}, {}});
       opens_grid[i] = 1;
+    }
+  }
+  // A calendar's grids reach the longest horizon of the curves that sum them.
+  for (Calendar& c : store.calendars) c.grid_horizon = kNumForwardDays;
+  for (NodeIndex c = 0; c < store.curves.size(); ++c) {
+    if (!valid(Kind::ir_curve, c)) continue;
+    for (const CurveGrid& g : store.curves[c].grids) {
+      int& horizon = store.calendars[g.calendar].grid_horizon;
+      horizon = std::max(horizon, store.curves[c].points.back().days_forward);
     }
   }
   graph.subscribe_all([&](auto add) {

@@ -61,15 +61,14 @@ GridPlace grid_place(Date maturity, int coupons_per_year) {
   return {static_cast<std::uint16_t>(grid), month / step};
 }
 
-void lay_out_coupon_grids(Date today, CouponGridDays& out) {
+void lay_out_coupon_grids(Date today, int horizon, CouponGridDays& out) {
   out.first_period.assign(kGrids, 0);
   out.first_fraction.assign(kGrids, 0);
   out.begin.assign(kGrids + 1, 0);
   out.days.clear();
   const std::int32_t today_month = month_number(today);
-  // A curve's days span less than 20 years and a month; a grid's first date is within a step of today.
-  static_assert(kNumForwardDays < 20 * 366);
-  const Months months(today_month - 12, 12 * 22 + 12);  // from the year before: a first date's previous
+  // The months from the year before today (a first date's previous) to a year past the horizon.
+  const Months months(today_month - 12, static_cast<std::size_t>(12 * (horizon / 365 + 3)));
   int grid = 0;
   for (int step : kSteps) {
     for (unsigned dom = 1; dom <= kDaysOfMonth; ++dom) {
@@ -82,7 +81,7 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out) {
         out.first_fraction[static_cast<std::size_t>(grid)] =
             static_cast<double>(first - today) / static_cast<double>(first - months.date_in(month - step, dom));
         out.begin[static_cast<std::size_t>(grid)] = static_cast<std::uint32_t>(out.days.size());
-        for (Date d = months.date_in(month, dom); d - today < kNumForwardDays;
+        for (Date d = months.date_in(month, dom); d - today < horizon;
              month += step, d = months.date_in(month, dom)) {
           out.days.push_back(static_cast<std::uint16_t>(d - today));
         }
@@ -94,7 +93,7 @@ void lay_out_coupon_grids(Date today, CouponGridDays& out) {
 
 void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
                       std::vector<CouponSums>& sums) {
-  sum_over_grids(grids, sums, [&](CouponSums& sum, std::uint16_t i) {
+  sum_over_grids(grids, static_cast<int>(curve.df.size()), sums, [&](CouponSums& sum, std::uint16_t i) {
     sum.df += curve.df[i];
     if (bumped) {
       sum.df_up += curve.df_up[i];

@@ -32,31 +32,36 @@ struct GridPlace {
 };
 GridPlace grid_place(Date maturity, int coupons_per_year);
 
-// Every grid's dates from `today` on that fall within a curve's days.
+// Every grid's dates from `today` on that fall within `horizon` days (the
+// longest horizon of the curves its calendar's bonds are on).
 struct CouponGridDays {
   std::vector<std::int32_t> first_period;  // per grid: the period of its first date on or after today
   std::vector<std::uint32_t> begin;       // per grid, then one past the last: where its dates start in `days`
-  std::vector<std::uint16_t> days;        // ascending per grid, as days from today, < kNumForwardDays
+  std::vector<std::uint16_t> days;        // ascending per grid, as days from today, < horizon
   std::vector<double> first_fraction;     // per grid: (first date - today) / (first date - the date a step before)
 };
-void lay_out_coupon_grids(Date today, CouponGridDays& out);
+void lay_out_coupon_grids(Date today, int horizon, CouponGridDays& out);
 
 // Running sums over every grid's dates: rows[begin[g] + g + j] holds grid
 // g's first j dates (j = 0 .. its number of dates) summed in date order
-// from Row{}, add(row, day) adding one date (days from today) to a row.
-// The one layout of the curves' sums over the grids.
+// from Row{}, add(row, day) adding one date (days from today) to a row;
+// dates from `horizon` on (past a curve shorter than its calendar's grids)
+// add nothing: no bond on the curve pays there. The one layout of the
+// curves' sums over the grids.
 template <class Row, class Add>
-void sum_over_grids(const CouponGridDays& grids, std::vector<Row>& rows, Add add) {
+void sum_over_grids(const CouponGridDays& grids, int horizon, std::vector<Row>& rows, Add add) {
   const std::size_t count = grids.begin.size() - 1;
   rows.resize(grids.days.size() + count);
   Row* out = rows.data();
   for (std::size_t g = 0; g < count; ++g) {
     Row sum{};
     *out++ = sum;
-    for (std::uint32_t k = grids.begin[g]; k < grids.begin[g + 1]; ++k) {
+    std::uint32_t k = grids.begin[g];
+    for (; k < grids.begin[g + 1] && grids.days[k] < horizon; ++k) {
       add(sum, grids.days[k]);
       *out++ = sum;
     }
+    for (; k < grids.begin[g + 1]; ++k) *out++ = sum;
   }
 }
 

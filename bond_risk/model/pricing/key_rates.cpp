@@ -8,8 +8,8 @@ namespace bond_risk {
 
 namespace {
 
-// sinh(x) for |x| <= BUMP * 20 years: its Taylor series to x^7, whose
-// next term is below 1e-27 of the sum (exact to rounding, and vectorised,
+// sinh(x) for |x| <= BUMP * 60 years: its Taylor series to x^7, whose
+// next term is below 1e-23 of the sum (exact to rounding, and vectorised,
 // unlike std::sinh; (exp(x) - exp(-x)) / 2 would cancel for small x).
 Eigen::ArrayXd sinh_small(const Eigen::ArrayXd& x) {
   const Eigen::ArrayXd x2 = x.square();
@@ -19,8 +19,8 @@ Eigen::ArrayXd sinh_small(const Eigen::ArrayXd& x) {
 }  // namespace
 
 void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out) {
-  static_assert(kBump * kNumForwardDays / kYearBasis < 2.1e-3, "sinh_small's series is exact only for small moves");
-  constexpr int n = kNumForwardDays;
+  static_assert(kBump * kMaxForwardDays / kYearBasis < 6.1e-3, "sinh_small's series is exact only for small moves");
+  const int n = static_cast<int>(curve.df.size());
   Eigen::ArrayXd lo(n), hi(n);
   for (std::size_t k = 0; k + 1 < points.size(); ++k) {
     const int from = points[k].days_forward;
@@ -74,8 +74,10 @@ void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint>
     for (std::uint32_t j = grids.begin[g]; j < grids.begin[g + 1]; ++j) {
       const std::uint16_t day = grids.days[j];
       for (; k < n && points[k].days_forward <= day; ++k) start[k] = static_cast<std::uint16_t>(j - grids.begin[g]);
-      running.lo += curve.days[day].lo;
-      running.hi += curve.days[day].hi;
+      if (day < curve.days.size()) {  // past a curve shorter than the grids: no bond on it pays there
+        running.lo += curve.days[day].lo;
+        running.hi += curve.days[day].hi;
+      }
       *sum++ = running;
     }
     for (; k < n; ++k) start[k] = static_cast<std::uint16_t>(grids.begin[g + 1] - grids.begin[g]);

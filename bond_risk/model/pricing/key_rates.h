@@ -38,7 +38,7 @@ struct KeyRateShares {
   double lo = 0, hi = 0;
 };
 
-// For d = 0 .. kNumForwardDays, the ladder of the discounted sum df[0] +
+// For d = 0 .. H (the curve's horizon), the ladder of the discounted sum df[0] +
 // ... + df[d-1] (a repo's mtm_pnl subtracts one) is the ladder of the days
 // before point k = partial[d].segment (n values from segment_base[n * k]
 // for n points) plus the shares of days p_k .. d-1: partial[d].lo at point k
@@ -52,7 +52,7 @@ struct DiscountSumPart {
 // discounted sums' ladders.
 struct KeyRateArrays {
   std::vector<KeyRateShares> days;
-  std::vector<std::uint16_t> segment;  // a curve has at most kNumForwardDays + 1 points
+  std::vector<std::uint16_t> segment;  // a curve has at most kMaxForwardDays + 1 points
   std::vector<double> segment_base;
   std::vector<DiscountSumPart> partial;
 };
@@ -81,7 +81,7 @@ void bond_key_rates(const CouponGridDays& grids, const GridKeyRates& sums, std::
                     std::span<double> ladder);
 
 // Adds scale times the kr01 ladder of df[0] + ... + df[days-1] (days in
-// 0 .. kNumForwardDays) to ladder[0 .. points).
+// 0 .. the curve's horizon) to ladder[0 .. points).
 inline void add_discount_sum_key_rates(const KeyRateArrays& curve, std::size_t points, int days, double scale,
                                        std::span<double> ladder) {
   const DiscountSumPart& p = curve.partial[static_cast<std::size_t>(days)];

@@ -24,22 +24,22 @@ std::string check_curve_points(std::span<const CurvePoint> points) {
   if (points.front().days_forward != 0) {
     return "ir_curve first input day is " + std::to_string(points.front().days_forward) + ", not 0";
   }
-  if (points.back().days_forward != kNumForwardDays) {
-    return "ir_curve last input day is " + std::to_string(points.back().days_forward) + ", not " +
-           std::to_string(kNumForwardDays);
+  if (points.back().days_forward < kNumForwardDays || points.back().days_forward > kMaxForwardDays) {
+    return "ir_curve last input day (its horizon) is " + std::to_string(points.back().days_forward) + ", not within " +
+           std::to_string(kNumForwardDays) + ".." + std::to_string(kMaxForwardDays);
   }
   return "";
 }
 
 namespace {
 
-// Per day d of a curve: its time t = d / kYearBasis in years, and the
-// factors that move a discount factor by one basis point, exp(-kBump t)
-// and exp(kBump t). The same for every curve: built once.
+// Per day d of the longest curve: its time t = d / kYearBasis in years, and
+// the factors that move a discount factor by one basis point, exp(-kBump t)
+// and exp(kBump t). The same for every curve (the first H days): built once.
 struct Days {
   Eigen::ArrayXd t, up, down;
   Days()
-      : t(Eigen::ArrayXd::LinSpaced(kNumForwardDays, 0, kNumForwardDays - 1) / kYearBasis),
+      : t(Eigen::ArrayXd::LinSpaced(kMaxForwardDays, 0, kMaxForwardDays - 1) / kYearBasis),
         up((-kBump * t).exp()),
         down((kBump * t).exp()) {}
 };
@@ -54,12 +54,13 @@ const Days& days() {
 void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
   build_discount_factors(points, out);
   // exp(-(r +- kBump) t) as exp(-r t) exp(-+kBump t): one exp a day, not three.
-  out.df_up = out.df * days().up;
-  out.df_dn = out.df * days().down;
+  const Eigen::Index n = out.df.size();
+  out.df_up = out.df * days().up.head(n);
+  out.df_dn = out.df * days().down.head(n);
 }
 
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out) {
-  constexpr int n = kNumForwardDays;
+  const int n = points.back().days_forward;
   out.r.resize(n);
   for (std::size_t k = 0; k + 1 < points.size(); ++k) {
     const int from = points[k].days_forward;
@@ -68,7 +69,7 @@ void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out
     const Eigen::ArrayXd steps = Eigen::ArrayXd::LinSpaced(len, 0, len - 1);
     out.r.segment(from, len) = points[k].value + slope_num * steps / len;
   }
-  out.df = (-out.r * days().t).exp();
+  out.df = (-out.r * days().t.head(n)).exp();
   out.cum_df.resize(n + 1);
   out.cum_df[0] = 0;
   for (int i = 0; i < n; ++i) out.cum_df[i + 1] = out.cum_df[i] + out.df[i];

@@ -24,8 +24,8 @@ struct CurvePoint {
 };
 
 // The daily arrays an ir_curve publishes, indexed by days from today
-// (0 .. kNumForwardDays-1). cum_df[d] = df[0] + ... + df[d-1] (d = 0 .. kNumForwardDays),
-// so that a repo's discounted sum is one look-up.
+// (0 .. H-1, H its horizon: its last input day). cum_df[d] = df[0] + ... +
+// df[d-1] (d = 0 .. H), so that a repo's discounted sum is one look-up.
 struct CurveArrays {
   Eigen::ArrayXd r, df, df_up, df_dn, cum_df;
 };
@@ -68,7 +68,7 @@ inline BondValue bond_value(double c100, const CouponSums& coupons, const Coupon
 }
 
 // Price per 100 nominal and pv01 on `today` from the bond's coupon sums on
-// `curve` (model/pricing/coupon_grid.h); requires 0 <= maturity - today < kNumForwardDays.
+// `curve` (model/pricing/coupon_grid.h); requires 0 <= maturity - today < its horizon.
 BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, int coupons_per_year, Date today,
                      const CurveArrays& curve);
 
@@ -104,7 +104,7 @@ using RepoInputs = RepoInputsOf<double>;
 
 inline constexpr double kYearsPerDay = 1 / kYearBasis;
 
-// days_to_end = end_date - today, in 0 .. kNumForwardDays.
+// days_to_end = end_date - today, in 0 .. the curve's horizon.
 inline RepoInputs repo_inputs(double start_cash, std::int64_t notional, double rate, int days_to_end,
                               double bond_price, const CurveArrays& curve) {
   return {start_cash, static_cast<double>(notional), rate * days_to_end * kYearsPerDay, bond_price,

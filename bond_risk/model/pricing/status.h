@@ -7,10 +7,14 @@
 namespace bond_risk {
 
 inline constexpr double kYearBasis = 365.25;
-inline constexpr int kNumForwardDays = 7305;  // daily curve arrays cover offsets 0 .. 7304
+// A curve's horizon H is its last input day, kNumForwardDays (trad4's 20
+// years, every generated curve's) .. kMaxForwardDays (60 years: a 50-year
+// gilt and its repos); its daily arrays cover offsets 0 .. H-1.
+inline constexpr int kNumForwardDays = 7305;
+inline constexpr int kMaxForwardDays = 21915;
 inline constexpr double kBump = 0.0001;       // one basis point
-// The largest input rate in magnitude (100%): discount factors over the
-// curve's 20 years then stay within exp(+-20), so every value is finite.
+// The largest input rate in magnitude (100%): discount factors over a
+// curve's 60 years then stay within exp(+-60), so every value is finite.
 inline constexpr double kMaxRate = 1.0;
 
 // `removed` marks a trade deleted by an event: it keeps its slot in storage

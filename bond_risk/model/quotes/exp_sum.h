@@ -111,12 +111,12 @@ struct LaneMoments {
 class ExpSum {
  public:
   // A schedule within a curve's days: 20 years of quarterly coupons at most.
-  static constexpr std::size_t kCapacity = 88;
-  static_assert(kCapacity % base::kLanes == 0 && kCapacity * 89 > kNumForwardDays);
+  static constexpr std::size_t kCapacity = 248;  // quarterly flows over the longest curve, whole vectors
+  static_assert(kCapacity % base::kLanes == 0 && kCapacity * 89 > kMaxForwardDays);
 
   template <class A, class B>
   ExpSum(std::size_t n, A a, B b) : n_(n) {
-    if (n == 0 || n > kCapacity) throw std::logic_error("a bond with no or more than 88 cash flows left");
+    if (n == 0 || n > kCapacity) throw std::logic_error("a bond with no or more than " + std::to_string(kCapacity) + " cash flows left");
     for (std::size_t j = 0; j < n; ++j) a_[j] = a(j), b_[j] = b(j);
     for (std::size_t j = n; j % base::kLanes != 0; ++j) a_[j] = b_[j] = 0;  // the last vector's spare lanes
   }
@@ -141,7 +141,7 @@ class ExpSum {
 // The sum of n regular terms: a_j = c, and c + 100 for the last; b_j =
 // j + w (w >= 0). The yield's: a bond's flows in u = ln v. e^(b_j x) is a
 // geometric sequence: the first vector's exps, then products by
-// e^(kLanes x) (within 1e-14 of each exp over 88 terms); no array is filled.
+// e^(kLanes x) (within 1e-14 of each exp over a 20-year curve's 88 terms; the error grows with the terms); no array is filled.
 class CouponStream {
  public:
   CouponStream(std::size_t n, double w, double c) : n_(n), w_(w), c_(c) {}

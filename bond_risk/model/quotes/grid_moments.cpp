@@ -6,7 +6,7 @@
 namespace bond_risk {
 
 void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows) {
-  sum_over_grids(grids, rows, [&](MomentSums& sum, std::uint16_t day) {
+  sum_over_grids(grids, static_cast<int>(curve.df.size()), rows, [&](MomentSums& sum, std::uint16_t day) {
     const double t = day * kYearsPerDay, df = curve.df[day];
     double term = df;  // df (-t)^i
     for (int i = 0; i <= kSpreadOrder; ++i) sum.s[i] += term, term *= -t;

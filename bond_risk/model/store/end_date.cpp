@@ -2,11 +2,11 @@
 
 namespace bond_risk {
 
-EndDate end_date(const Bond& bond, const Calendar& calendar, const Convention& convention) {
+EndDate end_date(const Bond& bond, const Calendar& calendar, const Convention& convention, int horizon) {
   const Date pay = calendar.business_days.adjust(bond.maturity, convention.payment);
   const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
-  if (pay < calendar.today || pay >= settlement) return {"redemption payment", pay, kNumForwardDays - 1};
-  return {"settlement_date", settlement, kNumForwardDays - 1};
+  if (pay < calendar.today || pay >= settlement) return {"redemption payment", pay, horizon - 1, horizon};
+  return {"settlement_date", settlement, horizon - 1, horizon};
 }
 
 std::string end_reason(const EndDate& end, Date today) {
@@ -14,7 +14,7 @@ std::string end_reason(const EndDate& end, Date today) {
   switch (end_status(end, today)) {
     case Status::expired: return what + " is before today " + format_date(today);
     case Status::failed:
-      return what + " is beyond the curve horizon of " + std::to_string(kNumForwardDays) + " days from today " +
+      return what + " is beyond the curve horizon of " + std::to_string(end.horizon) + " days from today " +
              format_date(today);
     default: return "";
   }

@@ -15,16 +15,17 @@ struct EndDate {
   const char* field;  // its column: maturity_date, end_date
   Date date;
   int last_day;       // the furthest day from today the calculation can value
+  int horizon;        // its curve's (IrCurve::horizon), for the reason
 };
 
-// A bond's last coupon falls on maturity: days 0 .. kNumForwardDays - 1.
-inline EndDate end_date(const Bond& bond) { return {"maturity_date", bond.maturity, kNumForwardDays - 1}; }
+// A bond's last coupon falls on maturity: days 0 .. horizon - 1.
+inline EndDate end_date(const Bond& bond, int horizon) { return {"maturity_date", bond.maturity, horizon - 1, horizon}; }
 // A convention bond's (docs/model.md "Market conventions"): EXPIRED once its
 // redemption's payment is before today; its settlement and that payment,
 // the last days it reads, within its curve. Requires a valid convention.
-EndDate end_date(const Bond& bond, const Calendar& calendar, const Convention& convention);
-// A repo discounts up to its end date inclusive: days 0 .. kNumForwardDays.
-inline EndDate end_date(const RepoTrade& repo) { return {"end_date", repo.end, kNumForwardDays}; }
+EndDate end_date(const Bond& bond, const Calendar& calendar, const Convention& convention, int horizon);
+// A repo discounts up to its end date inclusive: days 0 .. horizon.
+inline EndDate end_date(const RepoTrade& repo, int horizon) { return {"end_date", repo.end, horizon, horizon}; }
 
 // OK, EXPIRED (before today) or FAILED (beyond the last day). Inline: the
 // flush asks it of every bond and repo.

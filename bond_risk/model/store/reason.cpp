@@ -31,13 +31,14 @@ std::string end_date_reason(const Store& store, NodeRef node) {
   if (kind_of(node) == Kind::bond) {
     const Bond& b = store.bonds[node.index];
     const Calendar& calendar = store.calendars[b.calendar];
+    const int horizon = store.curves[b.curve].horizon();
     if (b.convention != kNoConvention) {
-      return end_reason(end_date(b, calendar, *store.conventions[b.convention].parsed.convention), calendar.today);
+      return end_reason(end_date(b, calendar, *store.conventions[b.convention].parsed.convention, horizon), calendar.today);
     }
-    return end_reason(end_date(b), calendar.today);
+    return end_reason(end_date(b, horizon), calendar.today);
   }
   const RepoTrade& r = store.repo_trades[node.index];
-  return end_reason(end_date(r), store.calendars[r.calendar].today);
+  return end_reason(end_date(r, store.curves[r.curve].horizon()), store.calendars[r.calendar].today);
 }
 
 // Why a bond's quote or price left it without figures ("" when neither did).

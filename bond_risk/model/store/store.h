@@ -44,6 +44,7 @@ struct Calendar {
   Date today = 0;
   std::uint32_t version = 0;  // counts the flushes that recalculated it (see model/risk/ladders.h)
   CouponGridDays grid_days;   // for today, when OK (model/pricing/coupon_grid.h)
+  int grid_horizon = kNumForwardDays;  // the days its grids reach: its bonds' curves' longest horizon (build_graph)
   BusinessDays business_days;  // from its calendar_holiday rows (convention bonds settle and pay on them)
 };
 
@@ -72,6 +73,9 @@ struct IrCurve {
   KeyRateArrays key_rates;  // when the store computes key rates
   std::uint32_t key_rate_version = 0;  // counts the flushes that rebuilt key_rates
   std::vector<CurveGrid> grids;        // one per calendar of its bonds (build_graph)
+
+  // Its horizon H, the days its arrays cover: its last input day (once built).
+  int horizon() const { return static_cast<int>(arrays.df.size()); }
 
   // The position among `points` of the point of input idx `idx`, if it is one.
   std::optional<std::size_t> position_of(std::int64_t idx) const {
