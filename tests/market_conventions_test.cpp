@@ -4,9 +4,15 @@
 // functions QuantLib checks (tests/conventions_test.cpp).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <map>
+
 #include "bond_risk/db/loader.h"
 #include "bond_risk/model/conventions/convention_figures.h"
 #include "bond_risk/model/inputs/isin.h"
+#include "bond_risk/synth/generator.h"
+#include "tests/quantlib_conventions.h"
+#include "tests/quantlib_support.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -117,4 +123,86 @@ TEST(MarketConventions, AnIsinIsValidExactlyWhenItsCheckDigitIs) {
   EXPECT_EQ(isin_problem("1B0009997999"), "isin '1B0009997999' does not begin with two capital letters (its country)");
   EXPECT_EQ(isin_problem("GB00099979-9"), "isin 'GB00099979-9' has '-' at 11: only capital letters and digits");
   EXPECT_EQ(isin_problem("GB000999799X"), "isin 'GB000999799X' does not end in a check digit");
+}
+
+// The market preset's bonds through the whole engine against QuantLib: a
+// sample of every market (every 80th bond), and every bond that is
+// ex-dividend, in its last period, or 40 years or more from maturity.
+TEST(MarketConventions, TheMarketPresetsBondsAreQuantLibsFixedRateBonds) {
+  test::TempDir dir;
+  const std::string path = dir.path("market.db");
+  GenerateOptions options;
+  options.conventions = Conventions::market;
+  generate(find_preset("50k"), options, path);
+  const auto m = test::calculate(path, 2);
+  const Store& s = m->store;
+  std::map<std::string, HolidayRules> rules_of = {{"LONDON", HolidayRules::england_and_wales},
+                                                 {"NEW_YORK", HolidayRules::us_government_bond},
+                                                 {"TARGET", HolidayRules::target}};
+  std::map<NodeIndex, std::vector<double>> df, up, dn;
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    std::vector<CurvePoint> points = s.curves[c].points;
+    df[c] = test::discount_factors(points);
+    for (CurvePoint& p : points) p.value += kBump;
+    up[c] = test::discount_factors(points);
+    for (CurvePoint& p : points) p.value -= 2 * kBump;
+    dn[c] = test::discount_factors(points);
+  }
+  std::map<std::string, std::size_t> checked;
+  std::size_t ex = 0, last_period = 0, long_dated = 0, shown = 0;
+  std::printf("| convention | bond | maturity | settles | clean | QuantLib | accrued | QuantLib | yield | QuantLib | z-spread | QuantLib |\n");
+  for (NodeIndex i = 0; i < s.bonds.size(); ++i) {
+    const Bond& b = s.bonds[i];
+    const BondFigures& f = s.bond_figures[i];
+    const Calendar& calendar = s.calendars[b.calendar];
+    const bool is_ex = f.accrued < 0;
+    const bool in_last = b.maturity - static_cast<Date>(f.settlement_date) < 366 && b.coupons_per_year == 1;
+    const bool is_long = b.maturity - calendar.today > 40 * 365;
+    if (i % 80 != 0 && !is_ex && !in_last && !(is_long && i % 8 == 0)) continue;
+    ASSERT_EQ(s.state(ref(Kind::bond, i)).status, Status::ok);
+    const std::string calendar_name = s.name_of(ref(Kind::calendar, b.calendar));
+    const Convention& c = *s.conventions[b.convention].parsed.convention;
+    const test::ConventionOracle ql = test::quantlib_convention_figures(
+        {rules_of.at(calendar_name), c, {b.start, b.maturity, b.coupons_per_year, b.coupon}, calendar.today},
+        is_null(b.quote) ? 100.0 : b.quote, df[b.curve], up[b.curve], dn[b.curve]);
+    SCOPED_TRACE(s.conventions[b.convention].name + " bond " + std::to_string(s.id(ref(Kind::bond, i))));
+    EXPECT_EQ(static_cast<Date>(f.settlement_date), ql.settlement);
+    const auto near = [](double ours, double theirs, const char* what) {
+      EXPECT_LE(std::abs(ours - theirs), 1e-10 * std::abs(theirs) + 1e-13) << what << " " << ours << " vs " << theirs;
+    };
+    near(s.bond_values[i].price, ql.price, "price");
+    near(s.bond_values[i].pv01, ql.pv01, "pv01");
+    near(f.dirty_price, ql.dirty, "dirty_price");
+    near(f.accrued, ql.accrued, "accrued");
+    near(f.clean_price, ql.clean, "clean_price");
+    EXPECT_NEAR(f.yield, ql.yield, 1e-10);
+    near(f.macaulay_duration, ql.macaulay, "macaulay_duration");
+    near(f.modified_duration, ql.modified, "modified_duration");
+    near(f.convexity, ql.convexity, "convexity");
+    if (!is_null(b.quote)) {
+      EXPECT_NEAR(f.quote_yield, ql.quote_yield, 1e-10);
+      EXPECT_NEAR(f.z_spread, ql.z_spread, 1e-10);
+      near(f.cs01, ql.cs01, "cs01");
+    }
+    ++checked[s.conventions[b.convention].name];
+    ex += is_ex, last_period += in_last, long_dated += is_long;
+    if (shown++ < 24) {
+      std::printf("| %s | %lld | %s | %s | %.10f | %.10f | %.10f | %.10f | %.12f | %.12f | %.10f | %.10f |\n",
+                  s.conventions[b.convention].name.c_str(), static_cast<long long>(s.id(ref(Kind::bond, i))),
+                  format_date(b.maturity).c_str(),
+                  format_date(static_cast<Date>(f.settlement_date)).c_str(), f.clean_price, ql.clean, f.accrued, ql.accrued,
+                  f.yield, ql.yield, f.z_spread, is_null(b.quote) ? kNull : ql.z_spread);
+    }
+  }
+  std::size_t total = 0;
+  for (const auto& [name, n] : checked) {
+    std::printf("%s: %zu bonds\n", name.c_str(), n);
+    EXPECT_GE(n, 15u) << name;
+    total += n;
+  }
+  std::printf("ex-dividend %zu, in their last period %zu, 40 years or more %zu, of %zu\n", ex, last_period, long_dated, total);
+  EXPECT_GE(total, 60u);
+  EXPECT_GE(ex, 3u);
+  EXPECT_GE(last_period, 3u);
+  EXPECT_GE(long_dated, 10u);
 }

@@ -13,11 +13,14 @@ namespace {
 
 const base::CommandSpec kSpec = {
     "generate",
-    "--preset NAME --out PATH [--seed N] [--book-size N] [--desks N] [--limits-per-book N]  |  --scenarios PATH "
+    "--preset NAME --out PATH [--conventions none|market] [--seed N] [--book-size N] [--desks N] [--limits-per-book N]  |  --scenarios PATH "
     "[--seed N]  |  --limit-set PATH [--limits-per-book N] [--seed N]",
     "Writes a synthetic data set to a new SQLite database. Presets: tiny (a handful of each type), 100, 50k,\n"
     "220k, 440k (40,000 bonds, 200,000 outright and 200,000 repo trades), 1M (80,000 bonds, 460,000 of\n"
     "each trade) and 10M (1,000,000 bonds, 4,500,000 of each trade); each has one calendar and two curves.\n"
+    "With --conventions market the bonds are real markets' instead: UK gilts, US Treasuries and Bunds in thirds,\n"
+    "each on its own calendar (England and Wales, the US government bond market, TARGET, with their holidays),\n"
+    "convention (settlement, ex-dividend, yield) and 60-year curve, maturities to 50 years, an ISIN each.\n"
     "The same preset, seed, book size and desks always give the same database. Every data set also gets two scenario sets (see bond_risk scenarios --help):\n"
     "'ladder' (parallel shifts, twists and butterflies) and 'historical' (500 synthetic correlated days);\n"
     "--scenarios PATH adds them to an existing database instead, replacing sets of those names.\n"
@@ -28,6 +31,8 @@ const base::CommandSpec kSpec = {
     {
         {"preset", "NAME", "tiny, 100, 50k, 220k, 440k, 1M or 10M (required)"},
         {"out", "PATH", "database to create; must not exist (required)"},
+        {"conventions", "none|market",
+         "none (default): every bond the trad4 model's; market: the market mix above (docs/model.md \"Market conventions\")"},
         {"seed", "N", "random seed (default 1)"},
         {"book-size", "N", "trades per book; books are grouped by curve (default 1000; 10,000 for the 10M preset)"},
         {"desks", "N",
@@ -74,7 +79,12 @@ int generate_command(std::span<char* const> args) {
   options.limits_per_book = per_book;
   options.book_size = static_cast<std::size_t>(
       base::parse_integer(a.get("book-size", std::to_string(preset.book_size)), 1, 100'000'000, "--book-size"));
-  const auto desks = static_cast<long long>(max_desks(preset));
+  const std::string conventions = a.get("conventions", "none");
+  if (conventions != "none" && conventions != "market") {
+    throw base::UsageError("generate: --conventions is none or market, not '" + conventions.substr(0, 40) + "'");
+  }
+  options.conventions = conventions == "market" ? Conventions::market : Conventions::none;
+  const auto desks = static_cast<long long>(max_desks(preset, options.conventions));
   options.desks = static_cast<std::size_t>(base::parse_integer(
       a.get("desks", std::to_string(preset.desks)), 1, desks,
       "--desks (preset " + preset.name + " has " + std::to_string(desks) + " bonds a curve, and a desk needs one of its own)"));

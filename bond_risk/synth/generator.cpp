@@ -11,7 +11,13 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <chrono>
+#include <span>
+
+#include "bond_risk/model/conventions/convention_figures.h"
+#include "bond_risk/model/inputs/isin.h"
 #include "bond_risk/model/pricing/dates.h"
+#include "bond_risk/synth/holiday_rules.h"
 #include "bond_risk/model/pricing/status.h"
 #include "base/progress.h"
 #include "bond_risk/synth/limit_generator.h"
@@ -51,12 +57,41 @@ const Preset& find_preset(const std::string& name) {
 namespace {
 
 constexpr std::array<int, 12> kCurveDays = {0, 30, 91, 182, 365, 730, 1095, 1826, 2557, 3652, 5479, kNumForwardDays};
+// The market mix's curves reach 60 years: a 50-year bond and a year of repos past it.
+constexpr std::array<int, 16> kMarketCurveDays = {0,    30,   91,   182,  365,   730,   1095,  1826,
+                                                  2557, 3652, 5479, 7305, 10957, 14610, 18262, kMaxForwardDays};
+constexpr int kLongestMaturity = 18262;  // 50 years
 
-struct CurveDef {
-  const char* name;
+// One curve of a data set and the market its bonds trade in: calendar,
+// convention (docs/model.md's table of common conventions) and coupons a
+// year. The trad4 presets use the curves only, on one calendar.
+struct MarketDef {
+  const char* curve;
   const char* ccy;
+  const char* calendar;
+  HolidayRules rules;
+  const char* convention;
+  ConventionRow row;
+  int coupons_per_year;
+  const char* isin_country;
 };
-constexpr std::array<CurveDef, 2> kCurves = {{{"GBP-GILT", "GBP"}, {"EUR-BUND", "EUR"}}};
+const std::array<MarketDef, 2> kTrad4 = {{
+    {"GBP-GILT", "GBP", "LONDON", HolidayRules::england_and_wales, "", {}, 0, ""},
+    {"EUR-BUND", "EUR", "LONDON", HolidayRules::england_and_wales, "", {}, 0, ""},
+}};
+const std::array<MarketDef, 3> kMarkets = {{
+    {"GBP-GILT", "GBP", "LONDON", HolidayRules::england_and_wales, "UK_GILT",
+     {"UK_GILT", 1, 6, "ACT/ACT-ICMA", "FOLLOWING", "COMPOUNDED"}, 2, "GB"},
+    {"USD-UST", "USD", "NEW_YORK", HolidayRules::us_government_bond, "US_TREASURY",
+     {"US_TREASURY", 1, 0, "ACT/ACT-ICMA", "FOLLOWING", "COMPOUNDED"}, 2, "US"},
+    {"EUR-BUND", "EUR", "TARGET", HolidayRules::target, "BUND",
+     {"BUND", 2, 0, "ACT/ACT-ICMA", "FOLLOWING", "SIMPLE_IN_LAST_PERIOD"}, 1, "DE"},
+}};
+
+std::span<const MarketDef> markets_of(Conventions conventions) {
+  if (conventions == Conventions::market) return kMarkets;
+  return kTrad4;
+}
 
 // A new owner-only file of our own beside `path` (nothing that was there is
 // touched), removed when this ends unless renamed to `path` by commit().
@@ -88,13 +123,15 @@ class TempFile {
 class Writer {
  public:
   Writer(const Preset& preset, const GenerateOptions& options, base::Database& db)
-      : preset_(preset), options_(options), db_(db), rng_(options.seed) {}
+      : preset_(preset), options_(options), db_(db), rng_(options.seed), markets_(markets_of(options.conventions)),
+        market_(options.conventions == Conventions::market) {}
 
   void run() {
     const std::size_t total = preset_.bonds + 2 * (preset_.outright_trades + preset_.repo_trades);
     base::ProgressBar progress("Generating " + preset_.name, total);
     progress_ = &progress;
     calendar_and_curves();
+    if (market_) conventions();
     bonds();
     quotes();
     outright_trades();
@@ -108,24 +145,50 @@ class Writer {
   std::int64_t new_id() { return next_id_++; }
   void tick() { progress_->advance(); }
 
+  // One calendar per market (the trad4 presets': LONDON, no holidays), then the curves.
   void calendar_and_curves() {
     base::Statement cal = db_.prepare(insert_all(input_table(Kind::calendar)));
-    calendar_id_ = new_id();
-    cal.bind(1, calendar_id_).bind(2, std::string_view("LONDON")).bind(3, format_date(today_)).run();
+    base::Statement holiday = db_.prepare(insert_all(input_table("calendar_holiday")));
+    const int year = static_cast<int>(std::chrono::year_month_day{std::chrono::sys_days{std::chrono::days{today_}}}.year());
+    for (const MarketDef& m : markets_) {
+      const auto named = std::find_if(markets_.begin(), markets_.end(),
+                                      [&](const MarketDef& other) { return std::string_view(other.calendar) == m.calendar; });
+      if (&*named != &m) {  // a calendar already written
+        calendar_ids_.push_back(calendar_ids_[static_cast<std::size_t>(named - markets_.begin())]);
+        continue;
+      }
+      const std::int64_t id = new_id();
+      calendar_ids_.push_back(id);
+      cal.bind(1, id).bind(2, std::string_view(m.calendar)).bind(3, format_date(today_)).run();
+      if (!market_) continue;
+      // From the year before today (a first coupon's) to a year past the longest curve's.
+      for (Date d : holidays(m.rules, year - 1, year + 61)) holiday.bind(1, id).bind(2, format_date(d)).run();
+    }
     base::Statement curve = db_.prepare(insert_all(input_table(Kind::ir_curve)));
     base::Statement rate = db_.prepare(insert_all(input_table("ir_curve_input_rate")));
-    for (const CurveDef& def : kCurves) {
+    const std::span<const int> days = market_ ? std::span<const int>(kMarketCurveDays) : std::span<const int>(kCurveDays);
+    for (const MarketDef& def : markets_) {
       const std::int64_t id = new_id();
       curve_ids_.push_back(id);
-      curve.bind(1, id).bind(2, std::string_view(def.name)).bind(3, std::string_view(def.ccy)).run();
+      curve.bind(1, id).bind(2, std::string_view(def.curve)).bind(3, std::string_view(def.ccy)).run();
       double value = rng_.uniform(0.01, 0.03);
       std::vector<CurvePoint>& points = curve_points_.emplace_back();
-      for (std::size_t k = 0; k < kCurveDays.size(); ++k) {
-        rate.bind(1, id).bind(2, static_cast<std::int64_t>(k)).bind(3, std::int64_t{kCurveDays[k]});
+      for (std::size_t k = 0; k < days.size(); ++k) {
+        rate.bind(1, id).bind(2, static_cast<std::int64_t>(k)).bind(3, std::int64_t{days[k]});
         rate.bind(4, Random::round_to(value, 1e-5)).run();
-        points.push_back({kCurveDays[k], Random::round_to(value, 1e-5)});
+        points.push_back({days[k], Random::round_to(value, 1e-5)});
         value = std::clamp(value + rng_.uniform(-0.001, 0.005), 0.01, 0.06);
       }
+    }
+  }
+
+  void conventions() {
+    base::Statement st = db_.prepare(insert_all(input_table("bond_convention")));
+    for (const MarketDef& m : markets_) {
+      const ConventionRow& r = m.row;
+      st.bind(1, std::string_view(r.name)).bind(2, *r.settlement_days).bind(3, std::string_view(*r.day_count));
+      st.bind(4, std::string_view(*r.payment_convention)).bind(5, *r.ex_dividend_days);
+      st.bind(6, std::string_view(*r.yield_compounding)).run();
     }
   }
 
@@ -134,16 +197,22 @@ class Writer {
     constexpr std::array<std::int64_t, 3> frequencies = {1, 2, 4};
     for (std::size_t i = 0; i < preset_.bonds; ++i) {
       const std::int64_t id = new_id();
-      const std::size_t curve = i % kCurves.size();
+      const std::size_t curve = i % markets_.size();
+      const MarketDef& m = markets_[curve];
       bond_ids_.push_back(id);
       bond_curve_.push_back(curve);
-      const Date maturity = today_ + static_cast<Date>(rng_.between(30, kNumForwardDays - 5));
+      const Date maturity = today_ + static_cast<Date>(rng_.between(30, market_ ? kLongestMaturity : kNumForwardDays - 5));
       const Date start = today_ - static_cast<Date>(rng_.between(0, 3650));
-      st.bind(1, id).bind(2, "BOND_" + std::to_string(id)).bind(3, calendar_id_).bind(4, curve_ids_[curve]);
+      st.bind(1, id).bind(2, "BOND_" + std::to_string(id)).bind(3, calendar_ids_[curve]).bind(4, curve_ids_[curve]);
       st.bind(5, format_date(start)).bind(6, format_date(maturity));
-      const std::int64_t frequency = frequencies[rng_.between(0, 2)];
+      const std::int64_t frequency = market_ ? m.coupons_per_year : frequencies[rng_.between(0, 2)];
       const double coupon = Random::round_to(rng_.uniform(0.0, 0.08), 0.00125);
       st.bind(7, frequency).bind(8, coupon);
+      if (market_) {
+        char body[16];
+        std::snprintf(body, sizeof body, "%s%09lld", m.isin_country, static_cast<long long>(id));
+        st.bind(9, std::string_view(m.convention)).bind(10, std::string(body) + isin_check_digit(body));
+      }
       st.run();
       bond_terms_.push_back({start, maturity, static_cast<int>(frequency), coupon});
       tick();
@@ -167,14 +236,38 @@ class Writer {
       const double u = rng.uniform(0, 1), spread = 0.0005 + 0.0195 * u * u;
       if (!quoted) continue;
       const BondTerms& b = bond_terms_[i];
-      const RemainingFlows flows = remaining_flows(grids, today_, grid_place(b.maturity, b.frequency),
-                                                   coupon_count(b.start, b.maturity, b.frequency), b.maturity,
-                                                   b.frequency, b.coupon);
       const CurveArrays& curve = curves[bond_curve_[i]];
-      const double dirty = spread_price(flows, {curve.df.data(), static_cast<std::size_t>(curve.df.size())}, spread);
-      const double clean = Random::round_to(dirty - flows.c100 * std::max(0.0, 1 - flows.w), 0.001);
+      const double clean = Random::round_to(market_ ? convention_clean(b, bond_curve_[i], curve, spread)
+                                                    : trad4_clean(b, grids, curve, spread),
+                                            0.001);
       if (clean > 0) st.bind(1, bond_ids_[i]).bind(2, clean).run();
     }
+  }
+
+  // A trad4 bond's clean price at a spread over the curve.
+  double trad4_clean(const BondTerms& b, const CouponGridDays& grids, const CurveArrays& curve, double spread) const {
+    const RemainingFlows flows = remaining_flows(grids, today_, grid_place(b.maturity, b.coupons_per_year),
+                                                 coupon_count(b.start, b.maturity, b.coupons_per_year), b.maturity,
+                                                 b.coupons_per_year, b.coupon);
+    const double dirty = spread_price(flows, {curve.df.data(), static_cast<std::size_t>(curve.df.size())}, spread);
+    return dirty - flows.c100 * std::max(0.0, 1 - flows.w);
+  }
+
+  // A convention bond's, settling by its market's convention on its calendar.
+  double convention_clean(const BondTerms& b, std::size_t market, const CurveArrays& curve, double spread) {
+    if (business_days_.empty()) {
+      for (const MarketDef& m : markets_) {
+        const int year = static_cast<int>(std::chrono::year_month_day{std::chrono::sys_days{std::chrono::days{today_}}}.year());
+        business_days_.emplace_back(holidays(m.rules, year - 1, year + 61));
+      }
+    }
+    const Convention convention = *parse_convention(markets_[market].row).convention;
+    const BusinessDays& days = business_days_[market];
+    ConventionFlows flows;
+    convention_flows({b.start, b.maturity, b.coupons_per_year, b.coupon}, convention, days, today_, flows);
+    const Date settlement = days.advance(today_, convention.settlement_days);
+    return dirty_at_spread(flows, convention, today_, settlement, curve, spread) -
+           convention_accrued(flows, convention, settlement);
   }
 
   // A random bond for trade i of `trades` (trades and bonds alternate
@@ -182,7 +275,7 @@ class Writer {
   // number of trades), from the desk of the curve's bonds that matches the
   // trade's place among the curve's trades.
   std::size_t pick_bond(std::size_t i, std::size_t trades) {
-    const std::size_t curves = kCurves.size(), curve = i % curves;
+    const std::size_t curves = markets_.size(), curve = i % curves;
     const std::size_t on_curve = (preset_.bonds - curve + curves - 1) / curves;
     const std::size_t desk = (i / curves) * options_.desks / ((trades + curves - 1) / curves);
     const std::size_t first = desk * on_curve / options_.desks, last = (desk + 1) * on_curve / options_.desks;
@@ -194,7 +287,7 @@ class Writer {
 
   void outright_trades() {
     base::Statement st = db_.prepare(insert_all(input_table(Kind::outright_trade)));
-    outright_by_curve_.resize(kCurves.size());
+    outright_by_curve_.resize(markets_.size());
     for (std::size_t i = 0; i < preset_.outright_trades; ++i) {
       const std::int64_t id = new_id();
       const std::size_t bond = pick_bond(i, preset_.outright_trades);
@@ -209,18 +302,18 @@ class Writer {
 
   void repo_trades() {
     base::Statement st = db_.prepare(insert_all(input_table(Kind::repo_trade)));
-    repo_by_curve_.resize(kCurves.size());
+    repo_by_curve_.resize(markets_.size());
     for (std::size_t i = 0; i < preset_.repo_trades; ++i) {
       const std::int64_t id = new_id();
-      const std::size_t curve = i % kCurves.size();
+      const std::size_t curve = i % markets_.size();
       const std::size_t bond = pick_bond(i, preset_.repo_trades);
       repo_by_curve_[curve].push_back(id);
       const std::int64_t notional = rng_.between(10, 10'000) * 100;
-      st.bind(1, id).bind(2, "RT_" + std::to_string(id)).bind(3, bond_ids_[bond]).bind(4, calendar_id_);
+      st.bind(1, id).bind(2, "RT_" + std::to_string(id)).bind(3, bond_ids_[bond]).bind(4, calendar_ids_[curve]);
       st.bind(5, curve_ids_[curve]).bind(6, format_date(today_ - static_cast<Date>(rng_.between(0, 180))));
       st.bind(7, format_date(today_ + static_cast<Date>(rng_.between(1, 365)))).bind(8, notional);
       st.bind(9, Random::round_to(static_cast<double>(notional) * 100.0 * rng_.uniform(0.95, 1.02), 0.01));
-      st.bind(10, Random::round_to(rng_.uniform(0.02, 0.08), 0.0001)).bind(11, std::string_view(kCurves[curve].ccy));
+      st.bind(10, Random::round_to(rng_.uniform(0.02, 0.08), 0.0001)).bind(11, std::string_view(markets_[curve].ccy));
       st.bind(12, side(rng_)).run();
       tick();
     }
@@ -233,7 +326,7 @@ class Writer {
       const std::vector<std::int64_t>& trades = by_curve[c];
       for (std::size_t first = 0, n = 1; first < trades.size(); first += options_.book_size, ++n) {
         const std::int64_t id = new_id();
-        book.bind(1, id).bind(2, prefix + "_" + kCurves[c].name + "_" + std::to_string(n)).run();
+        book.bind(1, id).bind(2, prefix + "_" + markets_[c].curve + "_" + std::to_string(n)).run();
         const std::size_t last = std::min(trades.size(), first + options_.book_size);
         for (std::size_t t = first; t < last; ++t) {
           member.bind(1, id).bind(2, trades[t]).run();
@@ -249,14 +342,11 @@ class Writer {
   Random rng_;
   const Date today_ = *parse_date("2025-11-21");
   std::int64_t next_id_ = 1;
-  std::int64_t calendar_id_ = 0;
-  std::vector<std::int64_t> curve_ids_, bond_ids_;
+  const std::span<const MarketDef> markets_;  // one per curve
+  const bool market_;                          // the market mix: conventions, holidays, 60-year curves
+  std::vector<std::int64_t> calendar_ids_, curve_ids_, bond_ids_;  // per curve, per curve, per bond
+  std::vector<BusinessDays> business_days_;    // per curve, for the market mix's quotes
   std::vector<std::size_t> bond_curve_;
-  struct BondTerms {
-    Date start, maturity;
-    int frequency;
-    double coupon;
-  };
   std::vector<BondTerms> bond_terms_;           // per bond, for its quote
   std::vector<std::vector<CurvePoint>> curve_points_;  // per curve
   std::vector<std::vector<std::int64_t>> outright_by_curve_, repo_by_curve_;
@@ -265,12 +355,14 @@ class Writer {
 
 }  // namespace
 
-std::size_t max_desks(const Preset& preset) { return preset.bonds / kCurves.size(); }
+std::size_t max_desks(const Preset& preset, Conventions conventions) {
+  return preset.bonds / markets_of(conventions).size();
+}
 
 void generate(const Preset& preset, const GenerateOptions& options, const std::string& path) {
   if (options.book_size == 0) throw std::invalid_argument("book size must be at least 1");
-  if (options.desks == 0 || options.desks > max_desks(preset)) {
-    throw std::invalid_argument("desks must be 1 to " + std::to_string(max_desks(preset)) + " for preset " + preset.name +
+  if (options.desks == 0 || options.desks > max_desks(preset, options.conventions)) {
+    throw std::invalid_argument("desks must be 1 to " + std::to_string(max_desks(preset, options.conventions)) + " for preset " + preset.name +
                                 " (a desk needs a bond of its own on every curve), not " + std::to_string(options.desks));
   }
   if (access(path.c_str(), F_OK) == 0) {

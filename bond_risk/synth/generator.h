@@ -16,15 +16,23 @@ struct Preset {
 };
 
 // tiny, 100, 50k, 220k, 440k, 1M, 10M (books of 10,000, 20 desks a curve);
-// each has one calendar and two curves.
+// each has one calendar and two curves, or with Conventions::market three.
 const std::vector<Preset>& presets();
 
 // The preset called `name`; throws std::invalid_argument listing the presets otherwise.
 const Preset& find_preset(const std::string& name);
 
+// What the bonds are: the trad4 model (one calendar, no holidays, two
+// 20-year curves), or the market mix (docs/model.md "Market conventions"):
+// UK gilts, US Treasuries and Bunds on their own calendars (England and
+// Wales, the US government bond market, TARGET, with their holidays by
+// rule), conventions and 60-year curves, maturities to 50 years, an ISIN
+// each; their dated dates fall anywhere, so many have a short first coupon.
+enum class Conventions { none, market };
+
 // The most desks `preset` can be cut into: a desk needs a bond of its
 // own on every curve, so its bonds per curve (the fewest any curve has).
-std::size_t max_desks(const Preset& preset);
+std::size_t max_desks(const Preset& preset, Conventions conventions = Conventions::none);
 
 struct GenerateOptions {
   std::uint64_t seed = 1;
@@ -37,6 +45,7 @@ struct GenerateOptions {
   // Risk limits per book (synth/limit_generator.h); none by default here,
   // kDefaultLimitsPerBook from `bond_risk generate`.
   std::size_t limits_per_book = 0;
+  Conventions conventions = Conventions::none;
 };
 
 // Writes a new database at `path` (which must not exist: std::invalid_argument): the schema, then

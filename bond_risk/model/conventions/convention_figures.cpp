@@ -152,6 +152,11 @@ YieldFigures convention_yield(const ConventionFlows& flows, const Convention& co
   return yield_figures(buyers_flows(flows, convention, settlement, settlement), convention, coupons_per_year, dirty);
 }
 
+double dirty_at_spread(const ConventionFlows& flows, const Convention& convention, Date today, Date settlement,
+                       const CurveArrays& curve, double x) {
+  return spread_price(buyers_flows(flows, convention, today, settlement), curve.df, settlement - today, x, nullptr);
+}
+
 void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
                           std::span<double> ladder) {
   std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points), 0.0);

@@ -46,6 +46,12 @@ double convention_accrued(const ConventionFlows& flows, const Convention& conven
 YieldFigures convention_yield(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
                               Date settlement, double dirty);
 
+// The flows a buyer settling on `settlement` takes, discounted to it on the
+// curve moved by a spread x over its zero rates: P(x) of docs/model.md
+// (dirty_price at x = 0; a generated quote's dirty price at a spread).
+double dirty_at_spread(const ConventionFlows& flows, const Convention& convention, Date today, Date settlement,
+                       const CurveArrays& curve, double x);
+
 // ladder[0 .. points) set to the kr01 per 100 nominal of the flows paid
 // after today (price's), on a curve's key-rate arrays.
 void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,

@@ -7,8 +7,9 @@ namespace {
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// The Luhn check digit of the first eleven characters, letters as 10 .. 35.
-int check_digit(std::string_view body) {
+}  // namespace
+
+char isin_check_digit(std::string_view body) {
   std::string digits;
   for (char c : body) digits += is_digit(c) ? std::string(1, c) : std::to_string(c - 'A' + 10);
   int sum = 0;
@@ -17,10 +18,8 @@ int check_digit(std::string_view body) {
     const int d = (*it - '0') * (twice ? 2 : 1);
     sum += d / 10 + d % 10;
   }
-  return (10 - sum % 10) % 10;
+  return static_cast<char>('0' + (10 - sum % 10) % 10);
 }
-
-}  // namespace
 
 std::string isin_problem(std::string_view isin) {
   const std::string what = "isin '" + std::string(isin.substr(0, 40)) + "'";
@@ -30,7 +29,7 @@ std::string isin_problem(std::string_view isin) {
     if (!is_upper(isin[i]) && !is_digit(isin[i])) return what + " has '" + std::string(1, isin[i]) + "' at " + std::to_string(i + 1) + ": only capital letters and digits";
   }
   if (!is_digit(isin[11])) return what + " does not end in a check digit";
-  const int expected = check_digit(isin.substr(0, 11));
+  const int expected = isin_check_digit(isin.substr(0, 11)) - '0';
   if (isin[11] - '0' != expected) {
     return what + ": check digit " + std::string(1, isin[11]) + ", not " + std::to_string(expected) +
            " (ISO 6166's Luhn checksum)";

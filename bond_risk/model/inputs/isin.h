@@ -12,4 +12,8 @@ namespace bond_risk {
 // 9"), or "" when it is.
 std::string isin_problem(std::string_view isin);
 
+// The check digit of the first eleven characters of an ISIN (capital
+// letters and digits): '0' .. '9'.
+char isin_check_digit(std::string_view first_eleven);
+
 }  // namespace bond_risk
