@@ -22,8 +22,11 @@ using namespace bond_risk;
 
 Change change(const std::string& line) { return std::get<Change>(parse_command(line)); }
 
-Live::Live(const char* preset, std::size_t book_size, std::size_t threads, const std::string& sql) {
-  generate(find_preset(preset), GenerateOptions{5, book_size}, path);
+Live::Live(const char* preset, std::size_t book_size, std::size_t threads, const std::string& sql,
+           Conventions conventions) {
+  GenerateOptions options{5, book_size};
+  options.conventions = conventions;
+  generate(find_preset(preset), options, path);
   db = std::make_unique<base::Database>(path, base::Database::Mode::read_write);
   db->exec(kSchemaSql);
   db->exec(sql);

@@ -13,6 +13,7 @@
 #include "bond_risk/protocol/command.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/live/live_model.h"
+#include "bond_risk/synth/generator.h"
 #include "tests/test_support.h"
 
 namespace test {
@@ -30,7 +31,7 @@ struct Live {
 
   // `sql` edits the generated rows before the load (to make bad ones).
   explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2,
-                const std::string& sql = "");
+                const std::string& sql = "", bond_risk::Conventions conventions = bond_risk::Conventions::none);
 
   // Executes one batch of lines as the server does (committed,
   // recalculated); returns the parsed replies (each must be valid JSON).

@@ -12,6 +12,7 @@
 #include "bond_risk/model/inputs/isin.h"
 #include "bond_risk/synth/generator.h"
 #include "tests/quantlib_conventions.h"
+#include "tests/live_support.h"
 #include "tests/quantlib_support.h"
 #include "tests/test_support.h"
 
@@ -205,4 +206,38 @@ TEST(MarketConventions, TheMarketPresetsBondsAreQuantLibsFixedRateBonds) {
   EXPECT_GE(ex, 3u);
   EXPECT_GE(last_period, 3u);
   EXPECT_GE(long_dated, 10u);
+}
+
+// roll-date moves settlement by business days: rolled across an ex-dividend
+// date, a coupon paid on the Monday after its Sunday, Christmas and Boxing
+// Day and a weekend, every figure is a fresh flush's on the rolled database.
+TEST(MarketConventions, RollingAcrossExDatesCouponsAndHolidaysIsAFreshFlush) {
+  // A gilt paying 7 December 2025 (a Sunday: paid Monday 8th, ex from Friday
+  // 28 November) and a Bund in its last period, on the market set's calendars.
+  test::Live live("100", 20, 2, R"SQL(
+INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon, convention, isin)
+VALUES (90001, 'GILT27', 1, 4, '2017-12-07', '2027-12-07', 2, 0.0425, 'UK_GILT', NULL),
+       (90002, 'BUND26', 3, 6, '2016-02-15', '2026-02-15', 1, 0.005, 'BUND', NULL);
+INSERT INTO bond_quote VALUES (90001, 101.25), (90002, 99.5);
+)SQL", Conventions::market);
+  const Store& s = live.store();
+  const NodeIndex gilt = live.node(90001).index;
+  const auto settles = [&] { return format_date(static_cast<Date>(s.bond_figures[gilt].settlement_date)); };
+  struct Step {
+    const char* today;
+    const char* settles;
+    bool ex;  // its accrued negative
+  };
+  for (const Step& step : {Step{"2025-11-26", "2025-11-27", false}, Step{"2025-11-27", "2025-11-28", true},
+                           Step{"2025-12-04", "2025-12-05", true}, Step{"2025-12-05", "2025-12-08", false},
+                           Step{"2025-12-08", "2025-12-09", false},
+                           Step{"2025-12-24", "2025-12-29", false}, Step{"2025-12-25", "2025-12-29", false},
+                           Step{"2026-01-02", "2026-01-05", false}}) {
+    SCOPED_TRACE(step.today);
+    ASSERT_EQ(live.run(std::string("roll-date ") + step.today)["ok"], true);
+    EXPECT_EQ(s.state(live.node(90001)).status, Status::ok);
+    EXPECT_EQ(settles(), step.settles);
+    EXPECT_EQ(s.bond_figures[gilt].accrued < 0, step.ex) << s.bond_figures[gilt].accrued;
+    test::expect_same_as_fresh(live);
+  }
 }
