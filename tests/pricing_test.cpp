@@ -76,7 +76,11 @@ TEST(Curve, RejectsInvalidInputPoints) {
             std::string::npos);
   EXPECT_NE(check_curve_points(std::vector<CurvePoint>{{1, 0.01}, {kNumForwardDays, 0.02}}).find("not 0"),
             std::string::npos);
-  EXPECT_NE(check_curve_points(std::vector<CurvePoint>{{0, 0.01}, {7000, 0.02}}).find("not 7305"), std::string::npos);
+  EXPECT_NE(check_curve_points(std::vector<CurvePoint>{{0, 0.01}, {7000, 0.02}}).find("not within 7305..21915"),
+            std::string::npos);
+  EXPECT_NE(check_curve_points(std::vector<CurvePoint>{{0, 0.01}, {kMaxForwardDays + 1, 0.02}}).find("not within 7305..21915"),
+            std::string::npos);
+  EXPECT_EQ(check_curve_points(std::vector<CurvePoint>{{0, 0.01}, {kMaxForwardDays, 0.02}}), "");
   EXPECT_NE(check_curve_points(std::vector<CurvePoint>{{0, NAN}, {kNumForwardDays, 0.02}}).find("is not within -1..1"),
             std::string::npos);
   EXPECT_NE(check_curve_points(std::vector<CurvePoint>{{0, 0.01}, {kNumForwardDays, 1.5}}).find("(1.500000) is not within"),

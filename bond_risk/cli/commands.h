@@ -17,5 +17,6 @@ int bench_events_command(std::span<char* const> args);
 int bench_load_command(std::span<char* const> args);
 int web_command(std::span<char* const> args);
 int explain_command(std::span<char* const> args);
+int import_command(std::span<char* const> args);
 
 }  // namespace bond_risk

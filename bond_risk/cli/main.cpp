@@ -35,6 +35,7 @@ commands:
   run        load a database and run the full flush; then serve commands (--batch: write the results and exit)
   send       send commands to a running engine (see bond_risk send --help)
   show       print the stored results of nodes by id or name
+  import     import a desk's bond list (bond_risk import bonds --csv FILE): all of it or nothing
   scenarios  revalue every book under a scenario set; P&L per scenario, VaR and expected shortfall
   plot       draw stored results with gnuplot (a book's key-rate ladder, a P&L distribution, the explain's waterfall)
   explain    print the P&L day's explain the database holds (a book's or the total's moves by cause)
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
     if (command == "generate") return bond_risk::generate_command(args);
     if (command == "run") return bond_risk::run_command(args);
     if (command == "show") return bond_risk::show_command(args);
+    if (command == "import") return bond_risk::import_command(args);
     if (command == "send") return bond_risk::send_command(args);
     if (command == "plot") return bond_risk::plot_command(args);
     if (command == "scenarios") return bond_risk::scenarios_command(args);

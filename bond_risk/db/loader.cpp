@@ -11,11 +11,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "bond_risk/db/convention_rows.h"
 #include "bond_risk/db/input_schema.h"
 #include "bond_risk/db/risk_limit_rows.h"
 #include "bond_risk/db/row_scope.h"
 #include "bond_risk/db/snapshot_readers.h"
 #include "bond_risk/db/table_rows.h"
+#include "bond_risk/model/inputs/bond_terms.h"
 #include "bond_risk/model/inputs/input_tables.h"
 #include "bond_risk/model/inputs/isin.h"
 #include "bond_risk/model/store/layout.h"
@@ -142,7 +144,7 @@ class Loader {
     holidays();
     named_nodes(Kind::ir_curve, [&](const Row&, NodeIndex) { s().curves.emplace_back(); });
     curve_rates();
-    conventions();
+    s().conventions = read_conventions(db_);
     bonds();
     quotes();
     trades(snapshot);
@@ -222,35 +224,6 @@ class Loader {
     for (NodeIndex i = 0; i < dates.size(); ++i) s().calendars[i].business_days = BusinessDays(dates[i]);
   }
 
-  // Every bond_convention row, as a convention or the reason it is none.
-  void conventions() {
-    const InputTable& table = input_table("bond_convention");
-    if (!db_.has_table(std::string(table.name))) return;
-    base::Statement st = db_.prepare(select_all(table, db_) + " ORDER BY name");
-    while (st.step()) {
-      ConventionRow row{std::string(st.text(0)), {}, {}, {}, {}, {}};
-      std::string unreadable;
-      const auto field = [&](int col) -> std::optional<FieldValue> {
-        try {
-          return read_optional(st, col, table.columns[static_cast<std::size_t>(col)]);
-        } catch (const FieldError& e) {
-          if (unreadable.empty()) unreadable = e.message;
-          return std::nullopt;
-        }
-      };
-      const auto whole = [](const std::optional<FieldValue>& v) { return v ? std::optional(std::get<std::int64_t>(*v)) : std::nullopt; };
-      const auto text = [](const std::optional<FieldValue>& v) { return v ? std::optional(std::get<std::string>(*v)) : std::nullopt; };
-      row.settlement_days = whole(field(table.index("settlement_days")));
-      row.day_count = text(field(table.index("day_count")));
-      row.payment_convention = text(field(table.index("payment_convention")));
-      row.ex_dividend_days = whole(field(table.index("ex_dividend_days")));
-      row.yield_compounding = text(field(table.index("yield_compounding")));
-      ParsedConvention parsed = unreadable.empty() ? parse_convention(row)
-                                                   : ParsedConvention{std::nullopt, "bond_convention " + row.name + ": " + unreadable};
-      s().conventions.push_back({std::move(row.name), std::move(parsed)});
-    }
-  }
-
   // A bond's convention by name: its index, or FieldError naming what is wrong.
   std::uint32_t convention_of(const std::string& name) const {
     const std::vector<StoredConvention>& all = out_.store.conventions;
@@ -288,12 +261,8 @@ class Loader {
       b.maturity = std::get<Date>(row["maturity_date"]);
       const std::int64_t coupons_per_year = std::get<std::int64_t>(row["coupons_per_year"]);
       b.coupon = std::get<double>(row["coupon"]);
-      if (coupons_per_year != 1 && coupons_per_year != 2 && coupons_per_year != 4) {
-        throw FieldError("coupons_per_year " + std::to_string(coupons_per_year) + " is not 1, 2 or 4");
-      }
-      if (b.maturity <= b.start) {
-        throw FieldError("maturity_date " + format_date(b.maturity) + " is not after start_date " +
-                         format_date(b.start));
+      if (std::string problem = bond_terms_problem(b.start, b.maturity, coupons_per_year); !problem.empty()) {
+        throw FieldError(problem);
       }
       b.coupons_per_year = static_cast<int>(coupons_per_year);
       b.place = grid_place(b.maturity, b.coupons_per_year);
