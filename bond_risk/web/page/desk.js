@@ -29,9 +29,9 @@
   const NUMERIC = new Set(['pv', 'pv01', 'cs01', 'pnl', 'margin', 'mtm_pnl', 'day_pnl', 'members']);
   // The positions table's cells: [field, its value in a top-positions entry].
   const POSITION_FIELDS = [
-    ['trade', (p) => p.trade.id], ['bond', (p) => p.bond.id],
+    ['trade', (p) => p.trade.id], ['bond', (p) => p.bond.id], ['settlement_date', (p) => p.bond.settlement_date],
     ['pv01', (p) => p.trade.pv01], ['cs01', (p) => p.trade.cs01],
-    ['clean_price', (p) => p.bond.clean_price], ['yield', (p) => p.bond.yield],
+    ['clean_price', (p) => p.bond.clean_price], ['yield', (p) => p.bond.yield], ['quote_yield', (p) => p.bond.quote_yield],
     ['modified_duration', (p) => p.bond.modified_duration], ['z_spread', (p) => p.bond.z_spread],
   ];
   const fmt2 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -67,10 +67,12 @@
     return withMs ? s + '.' + pad(d.getMilliseconds(), 3) : s;
   }
   const isNum = (v) => typeof v === 'number' && isFinite(v);
-  // Quote analytics: per 100 nominal; yield and z_spread are rates (0.0123 = 1.23% = 123bp).
+  // Quote analytics: per 100 nominal; yields and z_spread are rates (0.0123 = 1.23% = 123bp). A bond
+  // without a market convention settles today and has no settlement_date (an empty cell).
   const FORMAT = {
     clean_price: (v) => fmt3.format(v),
     yield: (v) => fmt3.format(v * 100) + '%',
+    quote_yield: (v) => fmt3.format(v * 100) + '%',
     modified_duration: (v) => fmt2.format(v),
     z_spread: (v) => fmtBp.format(v * 1e4) + 'bp',
   };
@@ -437,7 +439,7 @@
         for (const [f] of POSITION_FIELDS) {
           const td = document.createElement('td');
           td.dataset.field = f;
-          if (f !== 'trade' && f !== 'bond') td.className = 'num';
+          if (f !== 'trade' && f !== 'bond' && f !== 'settlement_date') td.className = 'num';
           tr.appendChild(td);
         }
         positionEls.set(id, tr);
