@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/fast_exp.h"
 #include "bond_risk/model/conventions/day_count.h"
 
 namespace bond_risk {
@@ -31,10 +32,8 @@ BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, Date
   for (const CouponFlow& f : flows) {
     if (f.pay <= settlement) continue;
     // The unexpired part of the first coupon's period, then each period against itself.
-    t += last != f.accrual_start
-             ? year_fraction(c.day_count, f.accrual_start, f.accrual_end, f.ref_start, f.ref_end) -
-                   year_fraction(c.day_count, f.accrual_start, last, f.ref_start, f.ref_end)
-             : year_fraction(c.day_count, last, f.accrual_end, f.ref_start, f.ref_end);
+    t += last != f.accrual_start ? f.fraction - year_fraction(c.day_count, f.accrual_start, last, f.ref_start, f.ref_end)
+                                 : f.fraction;
     last = f.accrual_end;
     const double amount = f.ex <= settlement ? 0.0 : f.amount;
     out.flow[out.count++] = {amount, t, f.pay - today};
@@ -81,7 +80,9 @@ bool no_rate_enters(const BuyersFlows& flows) {
 // The yield at which `flows` are worth `dirty`, and its durations and
 // convexity (QuantLib's CashFlows::yield, duration, convexity with the
 // bond's compounding); null yields when no rate enters or none reprices.
-YieldFigures yield_figures(const BuyersFlows& flows, const Convention& c, int coupons_per_year, double dirty) {
+// `from`: the yield to start the solve at (any finite rate; the closer, the fewer steps).
+YieldFigures yield_figures(const BuyersFlows& flows, const Convention& c, int coupons_per_year, double dirty,
+                           double from) {
   YieldFigures out;
   const double f = coupons_per_year;
   double at_zero = 0;  // what is paid at time 0: no rate discounts it
@@ -99,18 +100,18 @@ YieldFigures yield_figures(const BuyersFlows& flows, const Convention& c, int co
     double p = 0, slope = 0;
     for (std::size_t j = 0; j < flows.count; ++j) {
       const TimedFlow& fl = flows.flow[j];
-      const double term = fl.amount * std::exp(-f * fl.years * z);
+      const double term = fl.amount * base::fast_exp(-f * fl.years * z);
       p += term, slope -= f * fl.years * term;
     }
     return std::pair{p, slope};
   };
-  const double z = decreasing_root(value, dirty, std::log1p(0.05 / f));
+  const double z = decreasing_root(value, dirty, std::log1p(std::max(from, -0.5 * f) / f));
   if (std::isnan(z)) return out;
-  const double y = f * std::expm1(z), growth = 1 + y / f;
+  const double y = f * std::expm1(z), growth = 1 + y / f, log_growth = std::log(growth);
   double p = 0, dp = 0, d2p = 0;
   for (std::size_t j = 0; j < flows.count; ++j) {
     const TimedFlow& fl = flows.flow[j];
-    const double b = 1 / std::pow(growth, f * fl.years);
+    const double b = base::fast_exp(-f * fl.years * log_growth);  // (1 + y/f)^(-f t)
     p += fl.amount * b;
     dp += fl.amount * fl.years * b / growth;
     d2p += fl.amount * b * fl.years * (f * fl.years + 1) / (f * growth * growth);
@@ -125,7 +126,7 @@ double spread_price(const BuyersFlows& flows, const Eigen::ArrayXd& df, int sett
   for (std::size_t j = 0; j < flows.count; ++j) {
     const TimedFlow& fl = flows.flow[j];
     const double years = (fl.pay_day - settle_day) * kYearsPerDay;
-    const double term = fl.amount * df[fl.pay_day] / df[settle_day] * std::exp(-x * years);
+    const double term = fl.amount * df[fl.pay_day] / df[settle_day] * base::fast_exp(-x * years);
     p += term, dp -= years * term;
   }
   if (slope) *slope = dp;
@@ -149,7 +150,7 @@ double convention_accrued(const ConventionFlows& flows, const Convention& c, Dat
 
 YieldFigures convention_yield(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
                               Date settlement, double dirty) {
-  return yield_figures(buyers_flows(flows, convention, settlement, settlement), convention, coupons_per_year, dirty);
+  return yield_figures(buyers_flows(flows, convention, settlement, settlement), convention, coupons_per_year, dirty, 0.05);
 }
 
 double dirty_at_spread(const ConventionFlows& flows, const Convention& convention, Date today, Date settlement,
@@ -204,7 +205,11 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
     o = {};
     o.failure = why;
   };
-  const YieldFigures model = yield_figures(buyers, convention, coupons_per_year, o.dirty_price);
+  // The yield starts at the curve's zero rate to the last flow, the quote's at the model's yield.
+  const TimedFlow& last = buyers.flow[buyers.count - 1];
+  const double years = (last.pay_day - settle_day) * kYearsPerDay;
+  const double zero = years > 0 ? std::log(curve.df[settle_day] / curve.df[last.pay_day]) / years : 0.05;
+  const YieldFigures model = yield_figures(buyers, convention, coupons_per_year, o.dirty_price, zero);
   if (is_null(model.yield) && !no_rate_enters(buyers)) {
     fail(AnalyticsFailure::no_yield);
     return out;
@@ -214,7 +219,7 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   if (!out.value.quoted) return out;
   o.market_dirty = quote + o.accrued;
   if (no_rate_enters(buyers)) return out;
-  o.quote_yield = yield_figures(buyers, convention, coupons_per_year, o.market_dirty).yield;
+  o.quote_yield = yield_figures(buyers, convention, coupons_per_year, o.market_dirty, is_null(o.yield) ? zero : o.yield).yield;
   if (is_null(o.quote_yield)) {
     fail(AnalyticsFailure::no_quote_yield);
     return out;

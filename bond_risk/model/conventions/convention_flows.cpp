@@ -26,8 +26,8 @@ void convention_flows(const BondTerms& terms, const Convention& convention, cons
     if (pay <= after) continue;
     if (out.count == ConventionFlows::kCapacity) throw std::logic_error("convention_flows: more coupons than a curve holds");
     const Date ex = convention.ex_dividend_days == 0 ? kNeverEx : days.advance(pay, -convention.ex_dividend_days);
-    out.coupon[out.count++] = {start, end, ref_start, end, pay, ex,
-                               100 * terms.coupon * year_fraction(convention.day_count, start, end, ref_start, end)};
+    const double fraction = year_fraction(convention.day_count, start, end, ref_start, end);
+    out.coupon[out.count++] = {start, end, ref_start, end, pay, ex, fraction, 100 * terms.coupon * fraction};
   }
   std::reverse(out.coupon.begin(), out.coupon.begin() + static_cast<std::ptrdiff_t>(out.count));
 }

@@ -26,7 +26,8 @@ struct CouponFlow {
   Date ref_start, ref_end;          // the period the day count measures against
   Date pay;                         // accrual_end adjusted by the payment rule
   Date ex;                          // a buyer settling on or after it does not receive it; kNeverEx: never
-  double amount;                    // per 100 nominal: 100 * coupon * year_fraction(accrual, ref)
+  double fraction;                  // year_fraction(accrual_start, accrual_end, ref_start, ref_end)
+  double amount;                    // per 100 nominal: 100 * coupon * fraction
 };
 
 // What a bond is, besides its convention and calendar.
