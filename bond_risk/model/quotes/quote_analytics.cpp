@@ -81,7 +81,8 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
 
 void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out) {
   if (bonds.size() > kFiguresBatch || out.size() != bonds.size()) throw std::logic_error("bond_figures: a batch too large");
-  Solves yields, spreads;  // a spread solve for each quoted bond, dropped if its yield or its root fails
+  // A spread and a quote-yield solve for each quoted bond, the spread's dropped if its yield or a root fails.
+  Solves yields, quote_yields, spreads;
   std::array<std::size_t, kFiguresBatch> spread_of;
   Moments unquoted;  // the moments of a bond with no quote: only the yield's start reads them
   for (std::size_t b = 0; b < bonds.size(); ++b) {
@@ -136,15 +137,32 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
       continue;
     }
     if (!quoted) continue;
-    // The quote's yield, from the price's: the same sum, its root moved by the quote's distance from the model.
-    const Moments from = walk(u.x);
-    const Root q = solve(walk, true, o.market_dirty, u.x, 2, from, polish(from, u.x, o.market_dirty, 2));
+    // The quote's yield: the same sum's root at the quote's dirty price, from where the sum's Taylor
+    // cubic at the yield's root reaches it (its value, slope, curvature and third derivative are known
+    // there), walked once and polished beside the others of the batch.
+    const double delta = o.market_dirty - in.price;
+    double h = delta / u.at.slope;
+    for (int k = 0; k < 3; ++k) {
+      const double p = h * (u.at.slope + h * (u.at.curvature / 2 + h * u.at.third / 6)) - delta;
+      h -= p / (u.at.slope + h * (u.at.curvature + h * u.at.third / 2));
+    }
+    const double from = std::isfinite(h) ? u.x + h : u.x;
+    sum.at<kYieldOrder>(from, quote_yields.add(b, from, o.market_dirty));
+  }
+  quote_yields.polish(2);
+  for (std::size_t j = 0; j < quote_yields.count; ++j) {
+    const std::size_t b = quote_yields.bond[j];
+    const BondInputs& in = bonds[b];
+    BondFigures& o = out[b];
+    const CouponStream sum(in.flows.days.size(), in.flows.w, in.flows.c100);
+    const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
+    const Root q = solve(walk, true, o.market_dirty, quote_yields.x[j], 2, quote_yields.at[j], quote_yields.polished[j]);
     if (is_null(q.x)) {
       o = failed(AnalyticsFailure::no_quote_yield, o.yield_steps);
       spreads.dropped[spread_of[b]] = true;
       continue;
     }
-    o.quote_yield = f * std::expm1(-q.x);
+    o.quote_yield = in.flows.coupons_per_year * std::expm1(-q.x);
   }
 
   // P(x) = market_dirty from 0, where the grid gave P's moments; the flows
