@@ -42,6 +42,7 @@ QuantLib::BusinessDayConvention quantlib_rule(PaymentRule rule) {
 
 ConventionOracle quantlib_convention_figures(const ConventionBond& k, double quote, const std::vector<double>& df,
                                              const std::vector<double>& up, const std::vector<double>& dn) {
+  const QuantLib::SavedSettings restored_on_return;  // the other tests' QuantLib settings are theirs
   const Convention& c = k.convention;
   const QuantLib::Date today = ql_date(k.today);
   QuantLib::Settings::instance().evaluationDate() = today;
