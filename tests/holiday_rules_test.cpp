@@ -5,7 +5,9 @@
 // well within), and Easter as its table of Easter Mondays, 1901-2199.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
+#include <string>
 
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/synth/holiday_rules.h"
@@ -52,6 +54,9 @@ TEST(HolidayRules, EachCalendarHasQuantLibsBusinessDaysFrom1950To2150) {
       }
     }
     EXPECT_EQ(differ, 0u) << holiday_rules_name(rules);
+    std::printf("%-20s %zu days compared, %zu weekday holidays listed, %zu business days, %zu differ from QuantLib's\n",
+                std::string(holiday_rules_name(rules)).c_str(), static_cast<std::size_t>(last - first + 1), listed.size(),
+                business, differ);
     // From 2 (TARGET before 2000) to 11 weekday holidays a year: a list that is not empty, nor every weekday.
     EXPECT_GT(listed.size(), 201u * 3) << holiday_rules_name(rules);
     EXPECT_LT(listed.size(), 201u * 12) << holiday_rules_name(rules);
