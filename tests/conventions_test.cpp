@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -218,4 +219,36 @@ TEST(Conventions, EachBadFieldOfARowIsNamedWithWhatItMayBe) {
             "MODIFIED_FOLLOWING");
   EXPECT_EQ(reason([](ConventionRow& r) { r.yield_compounding = std::nullopt; }),
             "bond_convention UK_GILT: yield_compounding is NULL; it must be one of COMPOUNDED, SIMPLE_IN_LAST_PERIOD");
+}
+
+// A calendar's look-up tables (inside a year around its holidays) against
+// the rule applied day by day, inside the tables and on both sides of them:
+// the same business days, the same moves.
+TEST(Conventions, BusinessDaysMoveAsTheRuleDayByDay) {
+  const std::vector<Date> listed = holidays(HolidayRules::england_and_wales, 2000, 2090);
+  const std::set<Date> holiday(listed.begin(), listed.end());
+  const BusinessDays days(listed);
+  const auto business = [&](Date d) { return weekday(d) != 0 && weekday(d) != 6 && !holiday.count(d); };
+  const auto step = [&](Date d, int n) {  // QuantLib's advance in Days, written out
+    if (n == 0) {
+      while (!business(d)) ++d;
+      return d;
+    }
+    for (; n > 0; --n) do ++d; while (!business(d));
+    for (; n < 0; ++n) do --d; while (!business(d));
+    return d;
+  };
+  std::size_t checked = 0;
+  for (Date d = date("1997-01-01"); d <= date("2094-12-31"); d += 3) {
+    ASSERT_EQ(days.is_business_day(d), business(d)) << format_date(d);
+    for (int n = -7; n <= 7; ++n) ASSERT_EQ(days.advance(d, n), step(d, n)) << format_date(d) << " " << n;
+    const Date following = step(d, 0);
+    ASSERT_EQ(days.adjust(d, PaymentRule::following), following) << format_date(d);
+    Date previous = d;
+    while (!business(previous)) --previous;
+    ASSERT_EQ(days.adjust(d, PaymentRule::modified_following),
+              month_number(following) == month_number(d) ? following : previous) << format_date(d);
+    ++checked;
+  }
+  EXPECT_GT(checked, 11000u);
 }

@@ -1,9 +1,16 @@
 // A calendar's business days (docs/model.md "Market conventions"): Monday to
 // Friday, less its calendar_holiday dates. Moves dates as QuantLib 1.29's
 // Calendar does (advance by business days, adjust by a payment rule).
-// A value: read from any thread once built.
+//
+// Model. From a year before its first holiday to a year after its last,
+// a table counts the business days before each day and lists them, so
+// that a move is two look-ups (a convention bond moves every coupon's
+// payment and ex date at each flush); outside it, and for a calendar
+// without holidays, days are stepped one at a time. Both give the same
+// dates. A value: read from any thread once built.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -38,7 +45,11 @@ class BusinessDays {
  private:
   Date next(Date d) const;      // d, or the first business day after it
   Date previous(Date d) const;  // d, or the last business day before it
+  bool in_table(Date d) const { return d >= first_ && d < first_ + static_cast<Date>(before_.size()) - 1; }
   std::vector<Date> holidays_;  // weekdays only, ascending, no repeats
+  Date first_ = 0;                     // the table's first day
+  std::vector<std::int32_t> before_;   // before_[d - first_]: business days in [first_, d), one past the last day too
+  std::vector<Date> business_;         // the table's business days, ascending
 };
 
 }  // namespace bond_risk
