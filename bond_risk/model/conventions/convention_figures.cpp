@@ -1,6 +1,7 @@
 #include "bond_risk/model/conventions/convention_figures.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "base/fast_exp.h"
@@ -11,12 +12,35 @@ namespace bond_risk {
 namespace {
 
 // The flows a buyer settling takes, timed for the yield: amount (0 for a
-// coupon gone ex), years from settlement along the coupon dates, and days
-// from today to its payment for the curve.
+// coupon gone ex), years from settlement along the coupon dates (`step` of
+// them since the flow before: regular periods repeat theirs exactly), and
+// days from today to its payment for the curve.
 struct TimedFlow {
-  double amount, years;
+  double amount, years, step;
   int pay_day;
 };
+
+// Calls add(j, e_j) for each flow j with e_j = e^(-rate * its time), the
+// times its steps' running sums, as products of one exponential per step:
+// a step equal to one of the last few met reuses its exponential.
+template <class Steps, class Add>
+void discount_along(std::size_t count, Steps steps, double rate, Add add) {
+  constexpr std::size_t kKept = 4;
+  std::array<double, kKept> step{}, factor{};
+  std::size_t kept = 0, next = 0;
+  double e = 1;
+  for (std::size_t j = 0; j < count; ++j) {
+    const double s = steps(j);
+    std::size_t k = 0;
+    while (k < kept && step[k] != s) ++k;
+    if (k == kept) {
+      k = next, next = (next + 1) % kKept, kept = std::min(kept + 1, kKept);
+      step[k] = s, factor[k] = base::fast_exp(-rate * s);
+    }
+    e *= factor[k];
+    add(j, e);
+  }
+}
 
 struct BuyersFlows {
   std::array<TimedFlow, ConventionFlows::kCapacity + 1> flow;
@@ -32,16 +56,18 @@ BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, Date
   for (const CouponFlow& f : flows) {
     if (f.pay <= settlement) continue;
     // The unexpired part of the first coupon's period, then each period against itself.
-    t += last != f.accrual_start ? f.fraction - year_fraction(c.day_count, f.accrual_start, last, f.ref_start, f.ref_end)
-                                 : f.fraction;
+    const double step =
+        last != f.accrual_start ? f.fraction - year_fraction(c.day_count, f.accrual_start, last, f.ref_start, f.ref_end)
+                                : f.fraction;
+    t += step;
     last = f.accrual_end;
     const double amount = f.ex <= settlement ? 0.0 : f.amount;
-    out.flow[out.count++] = {amount, t, f.pay - today};
+    out.flow[out.count++] = {amount, t, step, f.pay - today};
     ++out.coupon_dates;
     out.received += amount;
   }
   if (flows.redemption_pay > settlement) {  // paid with the last coupon, at its time
-    out.flow[out.count++] = {100.0, t, flows.redemption_pay - today};
+    out.flow[out.count++] = {100.0, t, 0.0, flows.redemption_pay - today};
     out.received += 100.0;
   }
   return out;
@@ -96,26 +122,25 @@ YieldFigures yield_figures(const BuyersFlows& flows, const Convention& c, int co
     return out;
   }
   // In z = ln(1 + y/f) the price sum_j CF_j e^(-f t_j z) decreases.
+  const auto steps = [&](std::size_t j) { return flows.flow[j].step; };
   const auto value = [&](double z) {
     double p = 0, slope = 0;
-    for (std::size_t j = 0; j < flows.count; ++j) {
-      const TimedFlow& fl = flows.flow[j];
-      const double term = fl.amount * base::fast_exp(-f * fl.years * z);
-      p += term, slope -= f * fl.years * term;
-    }
+    discount_along(flows.count, steps, f * z, [&](std::size_t j, double e) {
+      const double term = flows.flow[j].amount * e;
+      p += term, slope -= f * flows.flow[j].years * term;
+    });
     return std::pair{p, slope};
   };
   const double z = decreasing_root(value, dirty, std::log1p(std::max(from, -0.5 * f) / f));
   if (std::isnan(z)) return out;
   const double y = f * std::expm1(z), growth = 1 + y / f, log_growth = std::log(growth);
   double p = 0, dp = 0, d2p = 0;
-  for (std::size_t j = 0; j < flows.count; ++j) {
+  discount_along(flows.count, steps, f * log_growth, [&](std::size_t j, double b) {  // b = (1 + y/f)^(-f t)
     const TimedFlow& fl = flows.flow[j];
-    const double b = base::fast_exp(-f * fl.years * log_growth);  // (1 + y/f)^(-f t)
     p += fl.amount * b;
     dp += fl.amount * fl.years * b / growth;
     d2p += fl.amount * b * fl.years * (f * fl.years + 1) / (f * growth * growth);
-  }
+  });
   out.yield = y, out.modified = dp / p, out.macaulay = growth * out.modified, out.convexity = d2p / p;
   return out;
 }
@@ -123,12 +148,16 @@ YieldFigures yield_figures(const BuyersFlows& flows, const Convention& c, int co
 // P(x): the flows a buyer takes discounted to settlement on the curve moved by a spread x.
 double spread_price(const BuyersFlows& flows, const Eigen::ArrayXd& df, int settle_day, double x, double* slope) {
   double p = 0, dp = 0;
-  for (std::size_t j = 0; j < flows.count; ++j) {
+  // Its steps: the days between payments (a few lengths of period recur).
+  const auto steps = [&](std::size_t j) {
+    return static_cast<double>(flows.flow[j].pay_day - (j == 0 ? settle_day : flows.flow[j - 1].pay_day));
+  };
+  discount_along(flows.count, steps, x * kYearsPerDay, [&](std::size_t j, double e) {
     const TimedFlow& fl = flows.flow[j];
     const double years = (fl.pay_day - settle_day) * kYearsPerDay;
-    const double term = fl.amount * df[fl.pay_day] / df[settle_day] * base::fast_exp(-x * years);
+    const double term = fl.amount * df[fl.pay_day] / df[settle_day] * e;
     p += term, dp -= years * term;
-  }
+  });
   if (slope) *slope = dp;
   return p;
 }
