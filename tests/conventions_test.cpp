@@ -251,4 +251,9 @@ TEST(Conventions, BusinessDaysMoveAsTheRuleDayByDay) {
     ++checked;
   }
   EXPECT_GT(checked, 11000u);
+  // Holidays 8,000 years apart (a typo's year) keep no table: the rule, stepped, and no 3 million days held.
+  const BusinessDays far(std::vector<Date>{date("2026-12-25"), date("9999-12-24")});
+  EXPECT_EQ(far.advance(date("2026-12-24"), 1), date("2026-12-28"));
+  EXPECT_FALSE(far.is_business_day(date("9999-12-24")));
+  EXPECT_TRUE(far.is_business_day(date("5000-01-01")) == (weekday(date("5000-01-01")) % 6 != 0));
 }

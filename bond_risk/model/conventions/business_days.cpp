@@ -20,7 +20,8 @@ BusinessDays::BusinessDays(std::span<const Date> holidays) {
   }
   std::sort(holidays_.begin(), holidays_.end());
   holidays_.erase(std::unique(holidays_.begin(), holidays_.end()), holidays_.end());
-  if (holidays_.empty()) return;
+  // Holidays over more than 200 years (no real calendar lists them; a typo's year could) keep no table.
+  if (holidays_.empty() || holidays_.back() - holidays_.front() > 200 * 366) return;
   first_ = holidays_.front() - 366;
   const Date end = holidays_.back() + 367;
   before_.reserve(static_cast<std::size_t>(end - first_) + 1);

@@ -6,8 +6,9 @@
 // a table counts the business days before each day and lists them, so
 // that a move is two look-ups (a convention bond moves every coupon's
 // payment and ex date at each flush); outside it, and for a calendar
-// without holidays, days are stepped one at a time. Both give the same
-// dates. A value: read from any thread once built.
+// without holidays or whose holidays span over 200 years, days are
+// stepped one at a time. Both give the same dates. A value: read from any
+// thread once built.
 #pragma once
 
 #include <cstdint>
