@@ -154,7 +154,9 @@ class Writer {
       const auto named = std::find_if(markets_.begin(), markets_.end(),
                                       [&](const MarketDef& other) { return std::string_view(other.calendar) == m.calendar; });
       if (&*named != &m) {  // a calendar already written
-        calendar_ids_.push_back(calendar_ids_[static_cast<std::size_t>(named - markets_.begin())]);
+        const auto shared = static_cast<std::size_t>(named - markets_.begin());
+        calendar_ids_.push_back(calendar_ids_[shared]);
+        if (market_) business_days_.push_back(business_days_[shared]);
         continue;
       }
       const std::int64_t id = new_id();
@@ -162,7 +164,9 @@ class Writer {
       cal.bind(1, id).bind(2, std::string_view(m.calendar)).bind(3, format_date(today_)).run();
       if (!market_) continue;
       // From the year before today (a first coupon's) to a year past the longest curve's.
-      for (Date d : holidays(m.rules, year - 1, year + 61)) holiday.bind(1, id).bind(2, format_date(d)).run();
+      const std::vector<Date> dates = holidays(m.rules, year - 1, year + 61);
+      for (Date d : dates) holiday.bind(1, id).bind(2, format_date(d)).run();
+      business_days_.emplace_back(dates);  // for the quotes' settlement
     }
     base::Statement curve = db_.prepare(insert_all(input_table(Kind::ir_curve)));
     base::Statement rate = db_.prepare(insert_all(input_table("ir_curve_input_rate")));
@@ -186,6 +190,7 @@ class Writer {
     base::Statement st = db_.prepare(insert_all(input_table("bond_convention")));
     for (const MarketDef& m : markets_) {
       const ConventionRow& r = m.row;
+      conventions_.push_back(*parse_convention(r).convention);
       st.bind(1, std::string_view(r.name)).bind(2, *r.settlement_days).bind(3, std::string_view(*r.day_count));
       st.bind(4, std::string_view(*r.payment_convention)).bind(5, *r.ex_dividend_days);
       st.bind(6, std::string_view(*r.yield_compounding)).run();
@@ -254,14 +259,8 @@ class Writer {
   }
 
   // A convention bond's, settling by its market's convention on its calendar.
-  double convention_clean(const BondTerms& b, std::size_t market, const CurveArrays& curve, double spread) {
-    if (business_days_.empty()) {
-      for (const MarketDef& m : markets_) {
-        const int year = static_cast<int>(std::chrono::year_month_day{std::chrono::sys_days{std::chrono::days{today_}}}.year());
-        business_days_.emplace_back(holidays(m.rules, year - 1, year + 61));
-      }
-    }
-    const Convention convention = *parse_convention(markets_[market].row).convention;
+  double convention_clean(const BondTerms& b, std::size_t market, const CurveArrays& curve, double spread) const {
+    const Convention& convention = conventions_[market];
     const BusinessDays& days = business_days_[market];
     ConventionFlows flows;
     convention_flows({b.start, b.maturity, b.coupons_per_year, b.coupon}, convention, days, today_, flows);
@@ -346,6 +345,7 @@ class Writer {
   const bool market_;                          // the market mix: conventions, holidays, 60-year curves
   std::vector<std::int64_t> calendar_ids_, curve_ids_, bond_ids_;  // per curve, per curve, per bond
   std::vector<BusinessDays> business_days_;    // per curve, for the market mix's quotes
+  std::vector<Convention> conventions_;        // per curve, the market mix's
   std::vector<std::size_t> bond_curve_;
   std::vector<BondTerms> bond_terms_;           // per bond, for its quote
   std::vector<std::vector<CurvePoint>> curve_points_;  // per curve

@@ -41,8 +41,6 @@ class BusinessDays {
   // previous one; UNADJUSTED not at all.
   Date adjust(Date d, PaymentRule rule) const;
 
-  std::span<const Date> holidays() const { return holidays_; }
-
  private:
   Date next(Date d) const;      // d, or the first business day after it
   Date previous(Date d) const;  // d, or the last business day before it

@@ -200,10 +200,6 @@ void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRat
   if (flows.redemption_pay > today) add(100.0, flows.redemption_pay);
 }
 
-int last_day_needed(const ConventionFlows& flows, Date today, Date settlement) {
-  return std::max(settlement, flows.redemption_pay) - today;
-}
-
 ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
                                      int coupons_per_year, Date today, Date settlement, double quote,
                                      const CurveArrays& curve) {

@@ -57,13 +57,10 @@ double dirty_at_spread(const ConventionFlows& flows, const Convention& conventio
 void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
                           std::span<double> ladder);
 
-// The last day from today the figures read a discount factor at: the
-// settlement or the redemption's payment, whichever is later.
-int last_day_needed(const ConventionFlows& flows, Date today, Date settlement);
-
 // Every figure of a bond with `flows` (convention_flows after today)
 // settling on `settlement` (>= today), with clean market quote `quote` (NaN:
-// none), on `curve`; requires last_day_needed < the curve's days.
+// none), on `curve`; requires the settlement and the redemption's payment within the curve's days
+// (end_date in model/store/end_date.h).
 ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
                                      int coupons_per_year, Date today, Date settlement, double quote,
                                      const CurveArrays& curve);

@@ -23,14 +23,14 @@ constexpr Column kBond[] = {{"id", T::id},
                             {"maturity_date", T::date},
                             {"coupons_per_year", T::integer},
                             {"coupon", T::real},
-                            {"convention", T::text, Kind::calendar, false, true, true},
-                            {"isin", T::text, Kind::calendar, false, true, true}};
+                            {"convention", T::text, Kind::calendar, false, true},
+                            {"isin", T::text, Kind::calendar, false, true}};
 constexpr Column kConvention[] = {{"name", T::text},
-                                  {"settlement_days", T::integer, Kind::calendar, false, false, true},
-                                  {"day_count", T::text, Kind::calendar, false, false, true},
-                                  {"payment_convention", T::text, Kind::calendar, false, false, true},
-                                  {"ex_dividend_days", T::integer, Kind::calendar, false, false, true},
-                                  {"yield_compounding", T::text, Kind::calendar, false, false, true}};
+                                  {"settlement_days", T::integer},
+                                  {"day_count", T::text},
+                                  {"payment_convention", T::text},
+                                  {"ex_dividend_days", T::integer},
+                                  {"yield_compounding", T::text}};
 constexpr Column kHoliday[] = {{"calendar_id", T::reference, Kind::calendar}, {"date", T::date}};
 constexpr Column kQuote[] = {{"bond_id", T::reference, Kind::bond}, {"clean_price", T::real}};
 constexpr Column kOutright[] = {{"id", T::id},

@@ -47,8 +47,6 @@ struct Column {
   // A column added after databases existed: one without it reads NULL
   // (select_all), and the engine and imports add it (upgrade_input_schema).
   bool added_later = false;
-  // NULL is a value of it (read as nullopt by read_optional): bond.convention, bond.isin.
-  bool nullable = false;
 };
 
 struct InputTable {

@@ -57,6 +57,15 @@ struct Solves {
   }
 };
 
+// Solve j of `solves`, a yield's (or a quote yield's) over `flows`, finished
+// from where its polish left it: walking the coupon stream where that
+// proved no root.
+Root finish_yield(const Solves& solves, std::size_t j, const RemainingFlows& flows) {
+  const CouponStream sum(flows.days.size(), flows.w, flows.c100);
+  const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
+  return solve(walk, true, solves.target[j], solves.x[j], 2, solves.at[j], solves.polished[j]);
+}
+
 // A bond's figures when a solve found no root: every one null.
 BondFigures failed(AnalyticsFailure why, std::uint8_t yield_steps) {
   BondFigures none;
@@ -114,9 +123,7 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
     const std::size_t b = yields.bond[j];
     const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
-    const CouponStream sum(in.flows.days.size(), in.flows.w, in.flows.c100);
-    const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
-    const Root u = solve(walk, true, in.price, yields.x[j], 2, yields.at[j], yields.polished[j]);
+    const Root u = finish_yield(yields, j, in.flows);
     const bool quoted = !is_null(in.quote);
     if (is_null(u.x)) {
       o = failed(AnalyticsFailure::no_yield, 0);
@@ -147,16 +154,14 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
       h -= p / (u.at.slope + h * (u.at.curvature + h * u.at.third / 2));
     }
     const double from = std::isfinite(h) ? u.x + h : u.x;
-    sum.at<kYieldOrder>(from, quote_yields.add(b, from, o.market_dirty));
+    CouponStream(in.flows.days.size(), in.flows.w, in.flows.c100).at<kYieldOrder>(from, quote_yields.add(b, from, o.market_dirty));
   }
   quote_yields.polish(2);
   for (std::size_t j = 0; j < quote_yields.count; ++j) {
     const std::size_t b = quote_yields.bond[j];
     const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
-    const CouponStream sum(in.flows.days.size(), in.flows.w, in.flows.c100);
-    const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
-    const Root q = solve(walk, true, o.market_dirty, quote_yields.x[j], 2, quote_yields.at[j], quote_yields.polished[j]);
+    const Root q = finish_yield(quote_yields, j, in.flows);
     if (is_null(q.x)) {
       o = failed(AnalyticsFailure::no_quote_yield, o.yield_steps);
       spreads.dropped[spread_of[b]] = true;
