@@ -1,6 +1,7 @@
 // libFuzzer target: the loader's row parsers. The input picks one input
 // table and fills a row of it, column by column, with an integer, a real,
-// text, a blob or NULL chosen by the bytes, on top of a small valid data set.
+// text, a blob or NULL chosen by the bytes, on top of a small valid data set
+// (a trad4 bond and a gilt on its convention and holidays).
 // A trade's, a calendar's or a curve rate's row replaces that node's and is
 // read back as the running engine reads another program's change (reread);
 // a row of any other table is read by a whole load (slower, so one input in
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "base/sqlite.h"
+#include "fuzz/data_sets.h"
 #include "fuzz/fuzz_bytes.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/schema.h"
@@ -21,18 +23,6 @@
 
 namespace {
 
-constexpr const char* kData = R"SQL(
-INSERT INTO calendar VALUES (1, 'LONDON', '2025-01-01');
-INSERT INTO ir_curve VALUES (2, 'FLAT', 'GBP');
-INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.04);
-INSERT INTO bond VALUES (10, 'B', 1, 2, '2020-01-01', '2030-01-01', 2, 0.05);
-INSERT INTO outright_trade VALUES (100, 'OT', 10, '2024-06-01', 99.5, 100, 'BUY');
-INSERT INTO repo_trade VALUES (200, 'RT', 10, 1, 2, '2024-12-01', '2025-04-01', 100, 10000.0, 0.04, 'GBP', 'SELL');
-INSERT INTO outright_book VALUES (1000, 'OB');
-INSERT INTO outright_book_trade VALUES (1000, 100);
-INSERT INTO repo_book VALUES (2000, 'RB');
-INSERT INTO repo_book_trade VALUES (2000, 200);
-)SQL";
 
 using fuzz::Bytes;
 
@@ -66,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static base::Database db = [] {
     base::Database d(":memory:", base::Database::Mode::read_write);
     d.exec(bond_risk::kSchemaSql);
-    d.exec(kData);
+    d.exec(fuzz::kRowData);
     return d;
   }();
   static const bond_risk::Store loaded = bond_risk::load(db).store;

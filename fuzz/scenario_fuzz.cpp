@@ -13,6 +13,7 @@
 #include <string>
 
 #include "base/sqlite.h"
+#include "fuzz/data_sets.h"
 #include "fuzz/fuzz_bytes.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/db/scenario_sets.h"
@@ -20,17 +21,6 @@
 
 namespace {
 
-constexpr const char* kData = R"SQL(
-INSERT INTO calendar VALUES (1, 'LONDON', '2025-01-01');
-INSERT INTO ir_curve VALUES (2, 'FLAT', 'GBP'), (3, 'STEEP', 'EUR');
-INSERT INTO ir_curve_input_rate VALUES (2, 0, 0, 0.03), (2, 1, 7305, 0.04), (3, 0, 0, 0.01), (3, 5, 3652, 0.02);
-INSERT INTO bond VALUES (10, 'B', 1, 2, '2020-01-01', '2030-01-01', 2, 0.05);
-INSERT INTO outright_trade VALUES (100, 'OT', 10, '2024-06-01', 99.5, 100, 'BUY');
-INSERT INTO outright_book VALUES (1000, 'OB');
-INSERT INTO outright_book_trade VALUES (1000, 100);
-INSERT INTO scenario_set VALUES ('f', 'historical');
-INSERT INTO scenario VALUES (1, 's1', 'f'), (2, 's2', 'f'), (3, 's3', 'f'), (4, 's4', 'f'), (5, 'other', 'g');
-)SQL";
 constexpr std::size_t kScenarios = 4;  // in set 'f'
 
 using fuzz::Bytes;
@@ -69,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static base::Database db = [] {
     base::Database d(":memory:", base::Database::Mode::read_write);
     d.exec(bond_risk::kSchemaSql);
-    d.exec(kData);
+    d.exec(fuzz::kScenarioData);
     return d;
   }();
   static const bond_risk::Store store = bond_risk::load(db).store;
