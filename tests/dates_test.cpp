@@ -2,6 +2,7 @@
 
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/model/pricing/pricing.h"
+#include "tests/quantlib_support.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -31,6 +32,21 @@ TEST(Dates, AddMonthsClampsToTheMonthsLastDay) {
   EXPECT_EQ(format_date(add_months(d("2031-03-31"), -1)), "2031-02-28");
   EXPECT_EQ(format_date(add_months(d("2024-08-31"), -6)), "2024-02-29");
   EXPECT_EQ(format_date(add_months(d("2025-01-15"), 13)), "2026-02-15");
+}
+
+// A schedule's dates stepped from one date are QuantLib's Date + n Months
+// (which also ends a short month on its last day), on every day of the
+// month of each sample and both ways up to 60 years.
+TEST(Dates, MonthStepsAreQuantLibsMonthArithmetic) {
+  for (const char* month : {"2024-01-01", "2024-02-01", "2025-02-01", "2030-08-01", "2099-12-01", "1971-03-01"}) {
+    for (Date date = d(month); date < add_months(d(month), 1); ++date) {
+      const MonthSteps steps(date);
+      for (int n = -720; n <= 720; n += 1 + (n > -700 && n < 700) * 6) {
+        ASSERT_EQ(test::ql_date(steps(n)), test::ql_date(date) + n * QuantLib::Months)
+            << format_date(date) << " + " << n << " months";
+      }
+    }
+  }
 }
 
 TEST(CouponSchedule, GoesBackFromMaturityComputingEachDateFromMaturity) {

@@ -4,43 +4,21 @@
 #include <array>
 #include <cmath>
 
-#include "base/fast_exp.h"
 #include "bond_risk/model/conventions/day_count.h"
+#include "bond_risk/model/quotes/exp_sum.h"
+#include "bond_risk/model/quotes/grid_moments.h"
 
 namespace bond_risk {
 
 namespace {
 
 // The flows a buyer settling takes, timed for the yield: amount (0 for a
-// coupon gone ex), years from settlement along the coupon dates (`step` of
-// them since the flow before: regular periods repeat theirs exactly), and
-// days from today to its payment for the curve.
+// coupon gone ex), years from settlement along the coupon dates, and days
+// from today to its payment for the curve.
 struct TimedFlow {
-  double amount, years, step;
+  double amount, years;
   int pay_day;
 };
-
-// Calls add(j, e_j) for each flow j with e_j = e^(-rate * its time), the
-// times its steps' running sums, as products of one exponential per step:
-// a step equal to one of the last few met reuses its exponential.
-template <class Steps, class Add>
-void discount_along(std::size_t count, Steps steps, double rate, Add add) {
-  constexpr std::size_t kKept = 4;
-  std::array<double, kKept> step{}, factor{};
-  std::size_t kept = 0, next = 0;
-  double e = 1;
-  for (std::size_t j = 0; j < count; ++j) {
-    const double s = steps(j);
-    std::size_t k = 0;
-    while (k < kept && step[k] != s) ++k;
-    if (k == kept) {
-      k = next, next = (next + 1) % kKept, kept = std::min(kept + 1, kKept);
-      step[k] = s, factor[k] = base::fast_exp(-rate * s);
-    }
-    e *= factor[k];
-    add(j, e);
-  }
-}
 
 struct BuyersFlows {
   std::array<TimedFlow, ConventionFlows::kCapacity + 1> flow;
@@ -62,37 +40,15 @@ BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, Date
     t += step;
     last = f.accrual_end;
     const double amount = f.ex <= settlement ? 0.0 : f.amount;
-    out.flow[out.count++] = {amount, t, step, f.pay - today};
+    out.flow[out.count++] = {amount, t, f.pay - today};
     ++out.coupon_dates;
     out.received += amount;
   }
   if (flows.redemption_pay > settlement) {  // paid with the last coupon, at its time
-    out.flow[out.count++] = {100.0, t, 0.0, flows.redemption_pay - today};
+    out.flow[out.count++] = {100.0, t, flows.redemption_pay - today};
     out.received += 100.0;
   }
   return out;
-}
-
-// The root of a decreasing function `value` (returning its value and slope
-// at x) equal to `target`, from `x`: Newton's steps kept inside the
-// bracket the values so far prove, halving it when a step leaves it, to
-// the last bit. NaN when the function never reaches the target.
-template <class Value>
-double decreasing_root(Value value, double target, double x) {
-  double lo = -INFINITY, hi = INFINITY;  // value(lo) > target > value(hi)
-  for (int i = 0; i < 400; ++i) {
-    const auto [v, slope] = value(x);
-    if (v == target) return x;
-    (v > target || std::isnan(v) ? lo : hi) = x;
-    double next = x - (v - target) / slope;
-    if (!(next > lo && next < hi)) {
-      next = std::isfinite(lo) && std::isfinite(hi) ? lo + (hi - lo) / 2 : (std::isfinite(lo) ? lo + 1 + std::abs(lo) : hi - 1 - std::abs(hi));
-    }
-    if (std::abs(next - x) <= 4e-16 * std::max(1.0, std::abs(x))) return next;
-    if (std::isfinite(lo) && std::isfinite(hi) && hi - lo <= 4e-16 * std::max(1.0, std::abs(lo))) return next;
-    x = next;
-  }
-  return kNull;
 }
 
 // Whether no flow a buyer takes is timed after settlement: no rate discounts any.
@@ -103,63 +59,67 @@ bool no_rate_enters(const BuyersFlows& flows) {
   return true;
 }
 
-// The yield at which `flows` are worth `dirty`, and its durations and
-// convexity (QuantLib's CashFlows::yield, duration, convexity with the
-// bond's compounding); null yields when no rate enters or none reprices.
-// `from`: the yield to start the solve at (any finite rate; the closer, the fewer steps).
-YieldFigures yield_figures(const BuyersFlows& flows, const Convention& c, int coupons_per_year, double dirty,
-                           double from) {
-  YieldFigures out;
+// The flows in u = ln v, v = 1 / (1 + y/f): a_j = CF_j, b_j = f t_j >= 0,
+// increasing in u.
+ExpSum yield_sum(const BuyersFlows& flows, int coupons_per_year) {
   const double f = coupons_per_year;
+  return {flows.count, [&](std::size_t j) { return flows.flow[j].amount; },
+          [&](std::size_t j) { return f * flows.flow[j].years; }};
+}
+
+// P(x): the flows on the curve discounted to settlement, in the spread x
+// (a_j = CF_j df_j / df_settlement, b_j = -(years from settlement to pay_j)).
+ExpSum spread_sum(const BuyersFlows& flows, const Eigen::ArrayXd& df, int settle_day) {
+  const double to_settlement = 1 / df[settle_day];
+  return {flows.count, [&](std::size_t j) { return flows.flow[j].amount * df[flows.flow[j].pay_day] * to_settlement; },
+          [&](std::size_t j) { return -((flows.flow[j].pay_day - settle_day) * kYearsPerDay); }};
+}
+
+// A yield's figures and where its solve ended: u = ln v and the sum's
+// derivatives there (the quote yield's start reads them).
+struct YieldRoot {
+  YieldFigures figures;
+  Root root;  // x NaN when no solve ran or none found a root
+};
+
+// The yield at which `flows` (`sum` in u) are worth `dirty`, from u =
+// `from`, and its durations and convexity (QuantLib's CashFlows::yield,
+// duration and convexity with the bond's compounding); null yields when no
+// rate enters or none reprices. Order: of the moments each walk takes, the
+// higher the farther from its root a start is proven there at once
+// (model/quotes/exp_sum.h).
+template <int Order>
+YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Convention& c, int coupons_per_year,
+                        double dirty, double from) {
+  YieldRoot out;
+  YieldFigures& y = out.figures;
   double at_zero = 0;  // what is paid at time 0: no rate discounts it
   for (std::size_t j = 0; j < flows.count; ++j) at_zero += flows.flow[j].years > 0 ? 0 : flows.flow[j].amount;
   if (no_rate_enters(flows) || !(dirty > at_zero) || !std::isfinite(dirty)) return out;
   if (c.yield_compounding == YieldCompounding::simple_in_last_period && flows.coupon_dates == 1) {
     const double t = flows.flow[0].years;  // one date: every flow's time
-    out.yield = (flows.received / dirty - 1) / t;
-    const double b = 1 / (1 + out.yield * t);
-    out.macaulay = t, out.modified = t * b, out.convexity = 2 * t * t * b * b;
+    y.yield = (flows.received / dirty - 1) / t;
+    const double b = 1 / (1 + y.yield * t);
+    y.macaulay = t, y.modified = t * b, y.convexity = 2 * t * t * b * b;
     return out;
   }
-  // In z = ln(1 + y/f) the price sum_j CF_j e^(-f t_j z) decreases.
-  const auto steps = [&](std::size_t j) { return flows.flow[j].step; };
-  const auto value = [&](double z) {
-    double p = 0, slope = 0;
-    discount_along(flows.count, steps, f * z, [&](std::size_t j, double e) {
-      const double term = flows.flow[j].amount * e;
-      p += term, slope -= f * flows.flow[j].years * term;
-    });
-    return std::pair{p, slope};
-  };
-  const double z = decreasing_root(value, dirty, std::log1p(std::max(from, -0.5 * f) / f));
-  if (std::isnan(z)) return out;
-  const double y = f * std::expm1(z), growth = 1 + y / f, log_growth = std::log(growth);
-  double p = 0, dp = 0, d2p = 0;
-  discount_along(flows.count, steps, f * log_growth, [&](std::size_t j, double b) {  // b = (1 + y/f)^(-f t)
-    const TimedFlow& fl = flows.flow[j];
-    p += fl.amount * b;
-    dp += fl.amount * fl.years * b / growth;
-    d2p += fl.amount * b * fl.years * (f * fl.years + 1) / (f * growth * growth);
-  });
-  out.yield = y, out.modified = dp / p, out.macaulay = growth * out.modified, out.convexity = d2p / p;
+  const auto walk = [&](double u) { return sum.at<Order>(u); };
+  const Moments first = walk(from);
+  out.root = solve(walk, true, dirty, from, 2, first, polish(first, from, dirty, 2));
+  if (is_null(out.root.x)) return out;
+  // With b_j = f t_j: sum t CF v^(f t) is the slope in u over f, sum t (t + 1/f) CF v^(f t) the curvature
+  // and the slope over f^2.
+  const double f = coupons_per_year, per_period = std::expm1(-out.root.x), v = 1 / (1 + per_period);
+  y.yield = f * per_period;
+  y.macaulay = out.root.at.slope / (f * dirty);
+  y.modified = y.macaulay * v;
+  y.convexity = (out.root.at.curvature + out.root.at.slope) * (v * v) / (f * f * dirty);
   return out;
 }
 
-// P(x): the flows a buyer takes discounted to settlement on the curve moved by a spread x.
-double spread_price(const BuyersFlows& flows, const Eigen::ArrayXd& df, int settle_day, double x, double* slope) {
-  double p = 0, dp = 0;
-  // Its steps: the days between payments (a few lengths of period recur).
-  const auto steps = [&](std::size_t j) {
-    return static_cast<double>(flows.flow[j].pay_day - (j == 0 ? settle_day : flows.flow[j - 1].pay_day));
-  };
-  discount_along(flows.count, steps, x * kYearsPerDay, [&](std::size_t j, double e) {
-    const TimedFlow& fl = flows.flow[j];
-    const double years = (fl.pay_day - settle_day) * kYearsPerDay;
-    const double term = fl.amount * df[fl.pay_day] / df[settle_day] * e;
-    p += term, dp -= years * term;
-  });
-  if (slope) *slope = dp;
-  return p;
+// u = ln v of the yield f (e^(r/f) - 1) that compounds as r does continuously; 0.05 where r is not finite.
+double u_of_rate(double r, int coupons_per_year) {
+  return std::isfinite(r) ? -r / coupons_per_year : -std::log1p(0.05 / coupons_per_year);
 }
 
 }  // namespace
@@ -179,12 +139,17 @@ double convention_accrued(const ConventionFlows& flows, const Convention& c, Dat
 
 YieldFigures convention_yield(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
                               Date settlement, double dirty) {
-  return yield_figures(buyers_flows(flows, convention, settlement, settlement), convention, coupons_per_year, dirty, 0.05);
+  const BuyersFlows buyers = buyers_flows(flows, convention, settlement, settlement);
+  if (buyers.count == 0) return {};
+  return yield_figures<kMaxOrder>(buyers, yield_sum(buyers, coupons_per_year), convention, coupons_per_year, dirty,
+                                  u_of_rate(kNull, coupons_per_year)).figures;
 }
 
 double dirty_at_spread(const ConventionFlows& flows, const Convention& convention, Date today, Date settlement,
                        const CurveArrays& curve, double x) {
-  return spread_price(buyers_flows(flows, convention, today, settlement), curve.df, settlement - today, x, nullptr);
+  const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
+  if (buyers.count == 0) return 0.0;
+  return spread_sum(buyers, curve.df, settlement - today).at<0>(x).m[0];
 }
 
 void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
@@ -205,13 +170,15 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
                                      const CurveArrays& curve) {
   ConventionFigures out;
   // The holder's value: every flow paid after today, ex or not.
-  const auto on = [&](const Eigen::ArrayXd& df) {
-    double sum = 0;
-    for (const CouponFlow& f : flows) sum += f.amount * df[f.pay - today];
-    return flows.redemption_pay > today ? sum + 100 * df[flows.redemption_pay - today] : sum;
+  double price = 0, up = 0, down = 0;
+  const auto add = [&](double amount, Date pay) {
+    const auto d = static_cast<Eigen::Index>(pay - today);
+    price += amount * curve.df[d], up += amount * curve.df_up[d], down += amount * curve.df_dn[d];
   };
-  out.value.price = on(curve.df);
-  out.value.pv01 = (on(curve.df_up) - on(curve.df_dn)) / 2;
+  for (const CouponFlow& f : flows) add(f.amount, f.pay);
+  if (flows.redemption_pay > today) add(100.0, flows.redemption_pay);
+  out.value.price = price;
+  out.value.pv01 = (up - down) / 2;
   out.value.quoted = !is_null(quote);
 
   const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
@@ -223,44 +190,62 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
     if (out.value.quoted) o.market_dirty = quote;
     return out;
   }
-  o.dirty_price = spread_price(buyers, curve.df, settle_day, 0.0, nullptr);
+  // P(x)'s moments at 0: the dirty price, and the z-spread's start.
+  const ExpSum spread = spread_sum(buyers, curve.df, settle_day);
+  const Moments at_zero = spread.at<kSpreadOrder>(0.0);
+  o.dirty_price = at_zero.m[0];
   o.accrued = convention_accrued(flows, convention, settlement);
   o.clean_price = o.dirty_price - o.accrued;
   const auto fail = [&](AnalyticsFailure why) {
+    const std::uint8_t yield_steps = o.yield_steps;
     o = {};
     o.failure = why;
+    o.yield_steps = yield_steps;
   };
-  // The yield starts at the curve's zero rate to the last flow, the quote's at the model's yield.
+  // The yield starts at the curve's zero rate to the last flow (within about a percent of the yield: one walk
+  // of kMaxOrder moments proves it, exp_sum.h), the quote's where the yield sum's Taylor cubic at the model's
+  // yield reaches the quote.
   const TimedFlow& last = buyers.flow[buyers.count - 1];
   const double years = (last.pay_day - settle_day) * kYearsPerDay;
-  const double zero = years > 0 ? std::log(curve.df[settle_day] / curve.df[last.pay_day]) / years : 0.05;
-  const YieldFigures model = yield_figures(buyers, convention, coupons_per_year, o.dirty_price, zero);
-  if (is_null(model.yield) && !no_rate_enters(buyers)) {
+  const double zero = years > 0 ? std::log(curve.df[settle_day] / curve.df[last.pay_day]) / years : kNull;
+  const ExpSum in_u = yield_sum(buyers, coupons_per_year);
+  const YieldRoot model = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.dirty_price,
+                                                   u_of_rate(zero, coupons_per_year));
+  if (is_null(model.figures.yield) && !no_rate_enters(buyers)) {
     fail(AnalyticsFailure::no_yield);
     return out;
   }
-  o.yield = model.yield, o.macaulay_duration = model.macaulay, o.modified_duration = model.modified;
-  o.convexity = model.convexity;
+  o.yield_steps = static_cast<std::uint8_t>(model.root.steps);
+  o.yield = model.figures.yield, o.macaulay_duration = model.figures.macaulay;
+  o.modified_duration = model.figures.modified, o.convexity = model.figures.convexity;
   if (!out.value.quoted) return out;
   o.market_dirty = quote + o.accrued;
   if (no_rate_enters(buyers)) return out;
-  o.quote_yield = yield_figures(buyers, convention, coupons_per_year, o.market_dirty, is_null(o.yield) ? zero : o.yield).yield;
+  double from = is_null(o.yield) ? u_of_rate(zero, coupons_per_year) : model.root.x;
+  if (!is_null(model.root.x)) {
+    const Sums& at = model.root.at;
+    const double delta = o.market_dirty - o.dirty_price;
+    double h = delta / at.slope;
+    for (int k = 0; k < 3; ++k) {
+      const double p = h * (at.slope + h * (at.curvature / 2 + h * at.third / 6)) - delta;
+      h -= p / (at.slope + h * (at.curvature + h * at.third / 2));
+    }
+    if (std::isfinite(h)) from += h;
+  }
+  o.quote_yield = yield_figures<6>(buyers, in_u, convention, coupons_per_year, o.market_dirty, from).figures.yield;
   if (is_null(o.quote_yield)) {
     fail(AnalyticsFailure::no_quote_yield);
     return out;
   }
-  const auto price_at = [&](double x) {
-    double slope = 0;
-    const double p = spread_price(buyers, curve.df, settle_day, x, &slope);
-    return std::pair{p, slope};
-  };
-  o.z_spread = decreasing_root(price_at, o.market_dirty, 0.0);
-  if (is_null(o.z_spread)) {
+  const auto walk = [&](double x) { return spread.at<kSpreadOrder>(x); };
+  const Root z = solve(walk, false, o.market_dirty, 0.0, 0, at_zero, polish(at_zero, 0.0, o.market_dirty, 0));
+  if (is_null(z.x)) {
     fail(AnalyticsFailure::no_spread);
     return out;
   }
-  o.cs01 = (spread_price(buyers, curve.df, settle_day, o.z_spread + kBump, nullptr) -
-            spread_price(buyers, curve.df, settle_day, o.z_spread - kBump, nullptr)) / 2;
+  o.spread_steps = static_cast<std::uint8_t>(z.steps);
+  o.z_spread = z.x;
+  o.cs01 = (spread.at<0>(z.x + kBump).m[0] - spread.at<0>(z.x - kBump).m[0]) / 2;
   out.value.cs01 = o.cs01;
   return out;
 }

@@ -15,6 +15,9 @@
 // an amount of 0. With SIMPLE_IN_LAST_PERIOD and one coupon date left the
 // yield is simple. The z-spread moves every discount factor by a spread
 // over its continuously compounded zero rate, both sides at settlement.
+// Both are sums of exponentials, solved as the trad4 bond's are
+// (model/quotes/exp_sum.h): a root's price within 1e-12 of its target,
+// proven from one walk's moments where the start is near.
 //
 // Pure functions on plain values, any thread; nothing allocated.
 #pragma once

@@ -16,8 +16,9 @@ void convention_flows(const BondTerms& terms, const Convention& convention, cons
   // Backward from maturity; a payment moves less than a year from its date, so earlier ones are all paid.
   // Each period's start is the next one's end: one date computed a period.
   Date end = terms.maturity;
+  const MonthSteps from_maturity(terms.maturity);
   for (int k = 0; end > terms.start && end >= after - 366; ++k) {
-    const Date quasi_start = add_months(terms.maturity, -(k + 1) * step);
+    const Date quasi_start = from_maturity(-(k + 1) * step);
     const bool first = quasi_start <= terms.start;
     const Date start = first ? terms.start : quasi_start;
     // A regular period measures against itself; a short first one against the regular period ending with it.

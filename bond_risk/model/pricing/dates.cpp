@@ -1,5 +1,6 @@
 #include "bond_risk/model/pricing/dates.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -50,11 +51,20 @@ int month_number(Date date) {
   return static_cast<int>(ymd.year()) * 12 + static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
 }
 
-Date add_months(Date date, int months_to_add) {
+Date add_months(Date date, int months_to_add) { return MonthSteps(date)(months_to_add); }
+
+MonthSteps::MonthSteps(Date date) {
   const year_month_day ymd = to_ymd(date);
-  const year_month target = year_month{ymd.year(), ymd.month()} + months{months_to_add};
-  const day last = year_month_day_last{target.year(), month_day_last{target.month()}}.day();
-  return to_date(year_month_day{target.year(), target.month(), std::min(ymd.day(), last)});
+  month_number_ = static_cast<int>(ymd.year()) * 12 + static_cast<int>(static_cast<unsigned>(ymd.month())) - 1;
+  day_ = static_cast<unsigned>(ymd.day());
+}
+
+Date MonthSteps::operator()(int months_to_add) const {
+  const int target = month_number_ + months_to_add;
+  const int y = target >= 0 ? target / 12 : (target - 11) / 12;  // floor: the year of a month before year 0 too
+  const year_month month{year{y}, std::chrono::month{static_cast<unsigned>(target - 12 * y + 1)}};
+  const unsigned last = static_cast<unsigned>(year_month_day_last{month.year(), month_day_last{month.month()}}.day());
+  return to_date(year_month_day{month.year(), month.month(), day{std::min(day_, last)}});
 }
 
 }  // namespace bond_risk

@@ -19,6 +19,18 @@ std::string format_date(Date date);
 // target month becomes that month's last day (31 Mar - 1 month = 28/29 Feb).
 Date add_months(Date date, int months);
 
+// add_months of one date by many counts (a schedule's dates), the date
+// read once rather than at each.
+class MonthSteps {
+ public:
+  explicit MonthSteps(Date date);
+  Date operator()(int months) const;  // add_months(date, months)
+
+ private:
+  int month_number_ = 0;  // as month_number()
+  unsigned day_ = 1;
+};
+
 // The month of `date` counted from year 0: year * 12 + month - 1.
 int month_number(Date date);
 
