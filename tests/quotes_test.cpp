@@ -315,28 +315,35 @@ TEST(Quotes, ADatabaseFromBeforeQuotesLoadsUnquotedAndTheEngineAddsTheTable) {
   test::expect_same_as_fresh(live);
 }
 
+// For trad4 bonds and convention bonds alike (whose flows are valued
+// without the solves when the analytics are off).
 TEST(Quotes, QuoteAnalyticsOffLeavesEveryFigureNullAndEveryValueAsItWas) {
-  test::TempDir dir;
-  const std::string db = dir.path("q.db");
-  ASSERT_EQ(test::run_cli("generate --preset 100 --out " + db).exit_code, 0);
-  auto stored = [&](const std::string& flag) {
-    EXPECT_EQ(test::run_cli("run --batch --db " + db + " " + flag).exit_code, 0);
-    base::Database results(dir.path("q.results.db"), base::Database::Mode::read_only);
-    base::Statement st = results.prepare(
-        "SELECT count(yield), count(z_spread), total(price), (SELECT total(pv) FROM outright_book_result), "
-        "(SELECT count(cs01) FROM outright_trade_result) FROM bond_result");
-    st.step();
-    return std::vector<double>{st.real(0), st.real(1), st.real(2), st.real(3), st.real(4)};
-  };
-  const std::vector<double> on = stored("--quote-analytics 1"), off = stored("--quote-analytics 0");
-  EXPECT_EQ(on[0], 10) << "every bond of the 100 preset has a yield";
-  EXPECT_GT(on[1], 0) << "the generator quotes some bonds";
-  EXPECT_GT(on[4], 0);
-  EXPECT_EQ(off[0], 0);
-  EXPECT_EQ(off[1], 0);
-  EXPECT_EQ(off[4], 0);
-  EXPECT_EQ(on[2], off[2]) << "prices do not depend on the analytics";
-  EXPECT_EQ(on[3], off[3]);
+  for (const char* conventions : {"none", "market"}) {
+    SCOPED_TRACE(conventions);
+    test::TempDir dir;
+    const std::string db = dir.path("q.db");
+    ASSERT_EQ(test::run_cli("generate --preset 100 --conventions " + std::string(conventions) + " --out " + db).exit_code, 0);
+    auto stored = [&](const std::string& flag) {
+      EXPECT_EQ(test::run_cli("run --batch --db " + db + " " + flag).exit_code, 0);
+      base::Database results(dir.path("q.results.db"), base::Database::Mode::read_only);
+      base::Statement st = results.prepare(
+          "SELECT count(yield), count(z_spread), total(price), (SELECT total(pv) FROM outright_book_result), "
+          "(SELECT count(cs01) FROM outright_trade_result), total(pv01), count(settlement_date) FROM bond_result");
+      st.step();
+      return std::vector<double>{st.real(0), st.real(1), st.real(2), st.real(3), st.real(4), st.real(5), st.real(6)};
+    };
+    const std::vector<double> on = stored("--quote-analytics 1"), off = stored("--quote-analytics 0");
+    EXPECT_EQ(on[0], 10) << "every bond of the 100 preset has a yield";
+    EXPECT_GT(on[1], 0) << "the generator quotes some bonds";
+    EXPECT_GT(on[4], 0);
+    EXPECT_EQ(off[0], 0);
+    EXPECT_EQ(off[1], 0);
+    EXPECT_EQ(off[4], 0);
+    EXPECT_EQ(off[6], 0);
+    EXPECT_EQ(on[2], off[2]) << "prices do not depend on the analytics";
+    EXPECT_EQ(on[3], off[3]);
+    EXPECT_EQ(on[5], off[5]);
+  }
 }
 
 // Every solve of a generated set ends at its first evaluation, where the

@@ -214,11 +214,16 @@ struct Calculator {
     ConventionFlows flows;
     convention_flows({b.start, b.maturity, b.coupons_per_year, b.coupon}, convention, calendar.business_days,
                      calendar.today, flows);
-    const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
-    const ConventionFigures figures =
-        convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote, curve.arrays);
+    // Without quote analytics, only what trades and books use: the holder's value.
+    ConventionFigures figures;
+    if (s.with_quote_analytics) {
+      const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
+      figures =
+          convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote, curve.arrays);
+    } else {
+      figures.value = convention_value(flows, calendar.today, b.quote, curve.arrays);
+    }
     value = figures.value;
-    if (!s.with_quote_analytics) value.cs01 = kNull;
     if (s.with_key_rates) {
       ladder_of(i, [&](std::span<double> ladder) {
         convention_key_rates(flows, calendar.today, curve.key_rates, curve.points.size(), ladder);
