@@ -59,14 +59,15 @@ void Reopened::batch(const std::vector<std::string>& lines) {
   for (const Reply& reply : executor.execute(lines)) EXPECT_TRUE(reply.line.starts_with("{\"ok\":true")) << reply.line;
 }
 
-void apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {
+LiveModel::Recalculation apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {
   base::Database(live.path, base::Database::Mode::read_write).exec(sql);
   ChangeLog::Transaction tx(log);
   const DatabaseRows rows(*live.db);
   apply_change(*live.model, log.changes(), *live.db, rows);  // other programs' rows, as the engine applies them
-  live.model->recalculate();
+  LiveModel::Recalculation r = live.model->recalculate();
   log.consume();
   tx.commit();
+  return r;
 }
 
 // The smallest id of a kind in a store.

@@ -55,8 +55,9 @@ struct Reopened {
 };
 
 // Runs `sql` as another program would, then applies what it changed as the
-// engine does (row by row, or by a whole reload), through `log`.
-void apply_other_program(Live& live, bond_risk::ChangeLog& log, const std::string& sql);
+// engine does (row by row, or by a whole reload), through `log`; returns
+// the recalculation that followed.
+bond_risk::LiveModel::Recalculation apply_other_program(Live& live, bond_risk::ChangeLog& log, const std::string& sql);
 
 // First id of each kind in a store.
 std::int64_t first_id(const bond_risk::Store& s, bond_risk::Kind kind);

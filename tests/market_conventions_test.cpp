@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "bond_risk/db/change_log.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/model/conventions/convention_figures.h"
 #include "bond_risk/model/inputs/isin.h"
@@ -241,4 +242,55 @@ INSERT INTO bond_quote VALUES (90001, 101.25), (90002, 99.5);
     EXPECT_EQ(s.bond_figures[gilt].accrued < 0, step.ex) << s.bond_figures[gilt].accrued;
     test::expect_same_as_fresh(live);
   }
+}
+
+// Another program's edit of a calendar's holidays or of a convention row
+// recalculates exactly the convention bonds that use it (and what depends
+// on them), every figure then a fresh flush's; an edit that makes a row
+// unreadable loads everything again, failing what names it.
+TEST(MarketConventions, AnEditedHolidayOrConventionRecalculatesExactlyTheBondsThatUseIt) {
+  test::Live live("100", 20, 2, "", Conventions::market);
+  ChangeLog log(*live.db);
+  const Store& s = live.store();
+  const auto bond_count = [&](auto uses) {
+    std::size_t n = 0;
+    for (const Bond& b : s.bonds) n += b.convention != kNoConvention && uses(b);
+    return n;
+  };
+  NodeIndex gilt = 0;
+  while (s.conventions[s.bonds[gilt].convention].name != "UK_GILT") ++gilt;
+  const NodeIndex calendar = s.bonds[gilt].calendar;
+  const std::string calendar_id = std::to_string(s.id(ref(Kind::calendar, calendar)));
+  const auto bonds = static_cast<std::size_t>(Kind::bond);
+  const auto calendars = static_cast<std::size_t>(Kind::calendar);
+
+  // A holiday on the day the gilt settles: it settles a business day later.
+  const double settles = s.bond_figures[gilt].settlement_date;
+  LiveModel::Recalculation r = test::apply_other_program(
+      live, log, "INSERT INTO calendar_holiday VALUES (" + calendar_id + ", '" + format_date(static_cast<Date>(settles)) + "')");
+  EXPECT_FALSE(r.whole);
+  EXPECT_EQ(r.nodes[bonds], bond_count([&](const Bond& b) { return b.calendar == calendar; }));
+  EXPECT_EQ(r.nodes[calendars], 0u);
+  EXPECT_GT(s.bond_figures[gilt].settlement_date, settles);
+  test::expect_same_as_fresh(live);
+
+  // Its convention settles a day later: the bonds of that convention, whatever their calendar.
+  const std::uint32_t convention = s.bonds[gilt].convention;
+  r = test::apply_other_program(live, log, "UPDATE bond_convention SET settlement_days = 2 WHERE name = 'UK_GILT'");
+  EXPECT_FALSE(r.whole);
+  EXPECT_EQ(r.nodes[bonds], bond_count([&](const Bond& b) { return b.convention == convention; }));
+  EXPECT_LT(r.nodes[bonds], s.bonds.size());
+  test::expect_same_as_fresh(live);
+
+  // Unreadable rows: everything loaded again, what names them FAILED with the reason.
+  r = test::apply_other_program(live, log, "UPDATE bond_convention SET day_count = 'ACT/365' WHERE name = 'UK_GILT'");
+  EXPECT_TRUE(r.whole);
+  EXPECT_EQ(s.state(ref(Kind::bond, gilt)).status, Status::failed);
+  EXPECT_EQ(s.error(ref(Kind::bond, gilt)),
+            "bond_convention UK_GILT: day_count 'ACT/365' is not one of ACT/ACT-ICMA, 30/360, 30E/360");
+  test::expect_same_as_fresh(live);
+  r = test::apply_other_program(live, log, "INSERT INTO calendar_holiday VALUES (" + calendar_id + ", '25/12/2026')");
+  EXPECT_TRUE(r.whole);
+  EXPECT_EQ(s.state(ref(Kind::calendar, calendar)).status, Status::failed);
+  test::expect_same_as_fresh(live);
 }

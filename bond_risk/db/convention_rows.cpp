@@ -35,4 +35,14 @@ std::vector<StoredConvention> read_conventions(base::Database& db) {
   return out;
 }
 
+BusinessDays read_business_days(base::Database& db, std::int64_t calendar_id) {
+  const InputTable& table = input_table("calendar_holiday");
+  if (!db.has_table(std::string(table.name))) return {};
+  base::Statement st = db.prepare(select_all(table, db) + " WHERE calendar_id = ? ORDER BY date");
+  st.bind(1, calendar_id);
+  std::vector<Date> dates;
+  while (st.step()) dates.push_back(std::get<Date>(read_value(st, 1, table.columns[1])));
+  return BusinessDays(dates);
+}
+
 }  // namespace bond_risk

@@ -17,6 +17,8 @@ class DatabaseRows final : public StoredRows {
   std::optional<Date> date(Kind kind, std::int64_t id, std::string_view column) const override;
   std::int64_t largest_limit_id() const override;
   bool read_back(Store& store, NodeRef node) const override;
+  std::vector<StoredConvention> conventions() const override;
+  std::optional<BusinessDays> business_days(std::int64_t calendar_id) const override;
   std::vector<RiskLimit> limits() const override;
   Store load() const override;
 

@@ -206,22 +206,19 @@ class Loader {
   void holidays() {
     const InputTable& table = input_table("calendar_holiday");
     if (!db_.has_table(std::string(table.name))) return;  // a database from before conventions
-    std::vector<std::vector<Date>> dates(s().calendars.size());
-    base::Statement st = db_.prepare(select_all(table, db_) + " ORDER BY calendar_id, date");
+    base::Statement st = db_.prepare(select_all(table, db_) + " WHERE calendar_id NOT IN (SELECT id FROM calendar)");
     while (st.step()) {
-      const NodeRef* calendar = s().by_id.find(st.integer(0));
-      if (!calendar || kind_of(*calendar) != Kind::calendar) {
-        out_.warnings.push_back("calendar_holiday row (calendar_id " + st.value_text(0) + ", date " + st.value_text(1) +
-                                ") names no calendar; row ignored");
-        continue;
-      }
+      out_.warnings.push_back("calendar_holiday row (calendar_id " + st.value_text(0) + ", date " + st.value_text(1) +
+                              ") names no calendar; row ignored");
+    }
+    for (NodeIndex i = 0; i < s().calendars.size(); ++i) {
+      const NodeRef calendar = ref(Kind::calendar, i);
       try {
-        dates[calendar->index].push_back(std::get<Date>(read_value(st, 1, table.columns[1])));
+        s().calendars[i].business_days = read_business_days(db_, s().id(calendar));
       } catch (const FieldError& e) {
-        s().fail(*calendar, "calendar_holiday " + e.message);
+        s().fail(calendar, "calendar_holiday " + e.message);
       }
     }
-    for (NodeIndex i = 0; i < dates.size(); ++i) s().calendars[i].business_days = BusinessDays(dates[i]);
   }
 
   // A bond's convention by name: its index, or FieldError naming what is wrong.

@@ -269,6 +269,10 @@ struct LiveModel::Prepare {
     for (const RowsChanged::Row& row : c.rows) {
       if (row.table == "risk_limit") {
         reread.limits = true;
+      } else if (row.table == "calendar_holiday") {
+        reread.holidays.push_back(row.id);
+      } else if (row.table == "bond_convention") {
+        reread.conventions = true;
       } else if (const std::optional<Kind> kind = row_by_row(row.table)) {
         reread.nodes.emplace_back(*kind, row.id);
       } else {
@@ -373,9 +377,12 @@ struct LiveModel::Commit {
   }
 
   Applied operator()(const Prepared::Reread& r) const {
-    const bool whole = r.whole || !std::all_of(r.nodes.begin(), r.nodes.end(), [&](const auto& node) {
-      return m.reread(node.first, node.second, rows);
-    });
+    const bool whole = r.whole ||
+                       !std::all_of(r.nodes.begin(), r.nodes.end(),
+                                    [&](const auto& node) { return m.reread(node.first, node.second, rows); }) ||
+                       !std::all_of(r.holidays.begin(), r.holidays.end(),
+                                    [&](std::int64_t id) { return m.reread_holidays(id, rows); }) ||
+                       (r.conventions && !m.reread_conventions(rows));
     if (whole) {
       m.reload(rows.load());
     } else if (r.limits) {
@@ -416,6 +423,41 @@ bool LiveModel::reread(Kind kind, std::int64_t id, const StoredRows& rows) {
   if (is_trade(kind)) link_trade(store_, graph_, node);
   graph_.mark_dirty(node);
   return true;
+}
+
+bool LiveModel::reread_holidays(std::int64_t id, const StoredRows& rows) {
+  const NodeRef* found = store_.by_id.find(id);
+  if (!found || kind_of(*found) != Kind::calendar || store_.state(*found).error != 0) return false;
+  std::optional<BusinessDays> days = rows.business_days(id);
+  if (!days) return false;
+  const NodeIndex calendar = found->index;
+  store_.calendars[calendar].business_days = std::move(*days);
+  mark_convention_bonds([&](const Bond& b) { return b.calendar == calendar; });
+  return true;
+}
+
+bool LiveModel::reread_conventions(const StoredRows& rows) {
+  std::vector<StoredConvention> now = rows.conventions();
+  std::vector<StoredConvention>& was = store_.conventions;
+  if (now.size() != was.size()) return false;
+  std::vector<bool> changed(now.size());
+  for (std::size_t k = 0; k < now.size(); ++k) {
+    if (now[k].name != was[k].name || !now[k].parsed.convention || !was[k].parsed.convention) return false;
+    changed[k] = *now[k].parsed.convention != *was[k].parsed.convention;
+  }
+  was = std::move(now);
+  mark_convention_bonds([&](const Bond& b) { return changed[b.convention]; });
+  return true;
+}
+
+template <class Uses>
+void LiveModel::mark_convention_bonds(Uses uses) {
+  std::vector<NodeRef> marked;
+  for (NodeIndex i = 0; i < store_.bonds.size(); ++i) {
+    const Bond& b = store_.bonds[i];
+    if (b.convention != kNoConvention && uses(b)) marked.push_back(ref(Kind::bond, i));
+  }
+  graph_.mark_dirty(marked);
 }
 
 void LiveModel::reload(Store store) {

@@ -65,9 +65,15 @@ class LiveModel {
     struct DroppedLimit { std::int64_t id; };
     struct Removal { NodeRef trade; };
     // Other programs' rows: trades, calendars, curves' rates and quotes read
-    // again one by one (a trade they booked is added), the limits all
-    // together; any other table's rows, or a row gone, read the whole store.
-    struct Reread { std::vector<std::pair<Kind, std::int64_t>> nodes; bool limits = false, whole = false; };
+    // again one by one (a trade they booked is added), a calendar's
+    // holidays and the conventions marking only the convention bonds that
+    // use them, the limits all together; any other table's rows, or a row
+    // gone, read the whole store.
+    struct Reread {
+      std::vector<std::pair<Kind, std::int64_t>> nodes;
+      std::vector<std::int64_t> holidays;  // of these calendars
+      bool conventions = false, limits = false, whole = false;
+    };
     using Step =
         std::variant<std::monostate, Curve, Dates, Amendment, Booking, Quotes, NewLimit, DroppedLimit, Removal, Reread>;
     Write write;  // what the caller persists before commit()
@@ -137,6 +143,16 @@ class LiveModel {
   // Re-reads node `id` of `kind` from `rows` (a trade they booked is added);
   // false when only reading the whole store can apply it.
   bool reread(Kind kind, std::int64_t id, const StoredRows& rows);
+  // Calendar `id`'s holidays, and every convention, read again from
+  // `rows`: only the convention bonds whose calendar or convention changed
+  // are marked. False when only reading the whole store can apply it (a
+  // calendar or a convention that is, or was, unreadable; a convention
+  // added, removed or renamed).
+  bool reread_holidays(std::int64_t id, const StoredRows& rows);
+  bool reread_conventions(const StoredRows& rows);
+  // Marks dirty each convention bond `uses` is true of.
+  template <class Uses>
+  void mark_convention_bonds(Uses uses);
 };
 
 }  // namespace bond_risk

@@ -1,8 +1,9 @@
 // What the live model needs of the input database beyond what the store
 // keeps in memory (the store names calendars, curves and books, not bonds
 // and trades): a node's id by its name, a repo's dates as stored, the
-// largest risk-limit id ever given, and a FAILED trade's row read back
-// whole once its amendment is stored.
+// largest risk-limit id ever given, a FAILED trade's row read back whole
+// once its amendment is stored, and the conventions and holidays other
+// programs edit.
 //
 // The live model reads through it to find a node, and to prepare and commit
 // a change; it never writes. The db layer implements it over a connection (db/database_rows.h).
@@ -31,6 +32,11 @@ class StoredRows {
   // Reads `node`'s row into `store` again (its values, state and reason);
   // false when the row is gone.
   virtual bool read_back(Store& store, NodeRef node) const = 0;
+  // Every bond_convention row, read again, in name order.
+  virtual std::vector<StoredConvention> conventions() const = 0;
+  // Calendar `calendar_id`'s business days, read again; nullopt when one of
+  // its holidays is not a date.
+  virtual std::optional<BusinessDays> business_days(std::int64_t calendar_id) const = 0;
   // Every risk limit, read again.
   virtual std::vector<RiskLimit> limits() const = 0;
   // The whole store, read again.
