@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "base/sqlite.h"
 #include "base/unix_socket.h"
+#include "bond_risk/model/pricing/dates.h"
 #include "tests/test_support.h"
 
 using test::EngineProcess;
@@ -26,13 +27,14 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 // The next line (blocking); "" when the connection ends first.
 std::string read_line(base::LineReader& lines) { return lines.read_line().value_or(""); }
 
-// An engine on a fresh tiny database in a scratch directory.
+// An engine on a fresh database (the tiny preset unless `generate` says
+// otherwise) in a scratch directory.
 struct Served {
   test::TempDir dir;
   std::string db = dir.path("s.db"), sock = dir.path("s.sock");
   std::unique_ptr<EngineProcess> engine;
-  Served() {
-    EXPECT_EQ(run_cli("generate --preset tiny --out " + db).exit_code, 0);
+  explicit Served(const std::string& generate = "--preset tiny") {
+    EXPECT_EQ(run_cli("generate " + generate + " --out " + db).exit_code, 0);
     engine = std::make_unique<EngineProcess>(db, sock, dir.path("engine.log"));
     EXPECT_TRUE(engine->ready()) << test::slurp(dir.path("engine.log"));
   }
@@ -76,6 +78,36 @@ TEST(LiveServer, AWatcherGetsALineEachTimeItsBookChanges) {
   EXPECT_TRUE(contains(s.send("get 1"), "\"ok\":true"));  // a read changes nothing: no update follows
   base::write_all(watcher.get(), "unwatch\n");
   EXPECT_TRUE(contains(read_line(lines), "\"unwatched\":0"));
+}
+
+TEST(LiveServer, AWatcherOfAConventionBondIsSentItsSettlementDirtyPriceAndQuoteYield) {
+  Served s("--preset 100 --conventions market");
+  std::string bond;
+  double quote = 0;
+  {
+    base::Database db(s.db, base::Database::Mode::read_only);
+    base::Statement st = db.prepare("SELECT bond_id, clean_price FROM bond_quote ORDER BY bond_id LIMIT 1");
+    ASSERT_TRUE(st.step());
+    bond = std::to_string(st.integer(0)), quote = st.real(1);
+  }
+  base::UniqueFd watcher = base::connect_unix(s.sock);
+  base::LineReader lines(watcher.get());
+  base::write_all(watcher.get(), "watch " + bond + "\n");
+  EXPECT_EQ(base::Json::parse(read_line(lines))["ok"], true);
+  const base::Json first = base::Json::parse(read_line(lines))["update"];
+  const base::Json got = base::Json::parse(s.send("get " + bond));
+  for (const char* field : {"settlement_date", "dirty_price", "quote_yield", "z_spread"}) {
+    EXPECT_EQ(first[field], got[field]) << field << ": " << first.dump();
+  }
+  ASSERT_TRUE(first["settlement_date"].is_string()) << first.dump();
+  EXPECT_TRUE(bond_risk::parse_date(first["settlement_date"].get<std::string>()).has_value()) << first.dump();
+  // A dearer quote: a lower quote yield and spread, the model's dirty price as it was.
+  EXPECT_TRUE(contains(s.send("set-price " + bond + " " + std::to_string(quote + 1)), "\"ok\":true"));
+  const base::Json update = base::Json::parse(read_line(lines))["update"];
+  EXPECT_LT(update["quote_yield"].get<double>(), first["quote_yield"].get<double>()) << update.dump();
+  EXPECT_LT(update["z_spread"].get<double>(), first["z_spread"].get<double>());
+  EXPECT_EQ(update["dirty_price"], first["dirty_price"]);
+  EXPECT_EQ(update["settlement_date"], first["settlement_date"]);
 }
 
 TEST(LiveServer, AWatcherOfEveryBookIsSentTheBooksAnAmendmentChangedAndNoOthers) {
