@@ -227,13 +227,7 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   if (no_rate_enters(buyers)) return out;
   double from = is_null(o.yield) ? u_of_rate(zero, coupons_per_year) : model.root.x;
   if (!is_null(model.root.x)) {
-    const Sums& at = model.root.at;
-    const double delta = o.market_dirty - o.dirty_price;
-    double h = delta / at.slope;
-    for (int k = 0; k < 3; ++k) {
-      const double p = h * (at.slope + h * (at.curvature / 2 + h * at.third / 6)) - delta;
-      h -= p / (at.slope + h * (at.curvature + h * at.third / 2));
-    }
+    const double h = cubic_step(model.root.at, o.market_dirty - o.dirty_price);
     if (std::isfinite(h)) from += h;
   }
   o.quote_yield = yield_figures<6>(buyers, in_u, convention, coupons_per_year, o.market_dirty, from).figures.yield;

@@ -147,12 +147,7 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
     // The quote's yield: the same sum's root at the quote's dirty price, from where the sum's Taylor
     // cubic at the yield's root reaches it (its value, slope, curvature and third derivative are known
     // there), walked once and polished beside the others of the batch.
-    const double delta = o.market_dirty - in.price;
-    double h = delta / u.at.slope;
-    for (int k = 0; k < 3; ++k) {
-      const double p = h * (u.at.slope + h * (u.at.curvature / 2 + h * u.at.third / 6)) - delta;
-      h -= p / (u.at.slope + h * (u.at.curvature + h * u.at.third / 2));
-    }
+    const double h = cubic_step(u.at, o.market_dirty - in.price);
     const double from = std::isfinite(h) ? u.x + h : u.x;
     CouponStream(in.flows.days.size(), in.flows.w, in.flows.c100).at<kYieldOrder>(from, quote_yields.add(b, from, o.market_dirty));
   }
