@@ -294,3 +294,31 @@ TEST(MarketConventions, AnEditedHolidayOrConventionRecalculatesExactlyTheBondsTh
   EXPECT_EQ(s.state(ref(Kind::calendar, calendar)).status, Status::failed);
   test::expect_same_as_fresh(live);
 }
+
+// A holiday between settlement and a coupon moves the coupon's ex date to
+// the settlement day without moving settlement: the gilt goes ex, and its
+// quote yield (kept through a curve's move, as a function of the quote and
+// the settlement) is solved again: every figure a fresh flush's.
+TEST(MarketConventions, AHolidayThatMovesAnExDateButNotSettlementSolvesTheQuoteYieldAgain) {
+  test::Live live("100", 20, 2, R"SQL(
+INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon, convention, isin)
+VALUES (90001, 'GILT27', 1, 4, '2017-12-07', '2027-12-07', 2, 0.0425, 'UK_GILT', NULL);
+INSERT INTO bond_quote VALUES (90001, 101.25);
+)SQL", Conventions::market);
+  ChangeLog log(*live.db);
+  const Store& s = live.store();
+  const NodeIndex gilt = live.node(90001).index;
+  // Wednesday 26 November 2025: settles Thursday 27th, cum (ex from Friday 28th for Monday 8 December).
+  ASSERT_EQ(live.run("roll-date 2025-11-26")["ok"], true);
+  ASSERT_EQ(live.run("bump-curve 4 1")["ok"], true);  // the quote yield kept, the rest solved again
+  EXPECT_GT(s.bond_figures[gilt].accrued, 0);
+  const double cum = s.bond_figures[gilt].quote_yield;
+  test::expect_same_as_fresh(live);
+  const LiveModel::Recalculation r =
+      test::apply_other_program(live, log, "INSERT INTO calendar_holiday VALUES (1, '2025-12-03')");
+  EXPECT_FALSE(r.whole);
+  EXPECT_EQ(format_date(static_cast<Date>(s.bond_figures[gilt].settlement_date)), "2025-11-27");
+  EXPECT_LT(s.bond_figures[gilt].accrued, 0) << "ex from the 27th now";
+  EXPECT_NE(s.bond_figures[gilt].quote_yield, cum);
+  test::expect_same_as_fresh(live);
+}

@@ -151,6 +151,7 @@ class Loader {
     books(snapshot);
     s().bond_values.resize(s().bonds.size());
     s().bond_figures.resize(s().bonds.size());
+    s().quote_yield_memos.resize(s().bonds.size());
     s().outright_values.resize(s().outright_trades.size());
     s().repo_values.resize(s().repo_trades.size());
     snapshot.release();

@@ -455,7 +455,10 @@ void LiveModel::mark_convention_bonds(Uses uses) {
   std::vector<NodeRef> marked;
   for (NodeIndex i = 0; i < store_.bonds.size(); ++i) {
     const Bond& b = store_.bonds[i];
-    if (b.convention != kNoConvention && uses(b)) marked.push_back(ref(Kind::bond, i));
+    if (b.convention != kNoConvention && uses(b)) {
+      marked.push_back(ref(Kind::bond, i));
+      store_.quote_yield_memos[i] = {};  // its flows may have moved with its settlement as it was
+    }
   }
   graph_.mark_dirty(marked);
 }
@@ -473,6 +476,8 @@ void LiveModel::reload(Store store) {
 
 engine::FlushStats LiveModel::flush_all() {
   graph_.mark_all_dirty();
+  // Every figure solved afresh, the quote yields too: what a full flush measures (the same bits either way).
+  std::ranges::fill(store_.quote_yield_memos, QuoteYieldMemo{});
   return flush();
 }
 

@@ -92,7 +92,7 @@ class LiveModel {
   // Recalculates every dirty node.
   Recalculation recalculate();
 
-  // Calculates every node: the start-up flush.
+  // Calculates every node, solving every figure afresh: the start-up flush.
   engine::FlushStats flush_all();
 
   // Replaces the model with `store` (the database as another program left
@@ -150,7 +150,7 @@ class LiveModel {
   // added, removed or renamed).
   bool reread_holidays(std::int64_t id, const StoredRows& rows);
   bool reread_conventions(const StoredRows& rows);
-  // Marks dirty each convention bond `uses` is true of.
+  // Marks dirty each convention bond `uses` is true of, and forgets its quote yield.
   template <class Uses>
   void mark_convention_bonds(Uses uses);
 };

@@ -87,10 +87,11 @@ struct YieldRoot {
 // duration and convexity with the bond's compounding); null yields when no
 // rate enters or none reprices. Order: of the moments each walk takes, the
 // higher the farther from its root a start is proven there at once
-// (model/quotes/exp_sum.h).
+// (model/quotes/exp_sum.h); `exact`: the moments proven at the root (2 for
+// the durations and convexity; 0 where only the yield is read).
 template <int Order>
 YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Convention& c, int coupons_per_year,
-                        double dirty, double from) {
+                        double dirty, double from, int exact) {
   YieldRoot out;
   YieldFigures& y = out.figures;
   double at_zero = 0;  // what is paid at time 0: no rate discounts it
@@ -105,7 +106,7 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
   }
   const auto walk = [&](double u) { return sum.at<Order>(u); };
   const Moments first = walk(from);
-  out.root = solve(walk, true, dirty, from, 2, first, polish(first, from, dirty, 2));
+  out.root = solve(walk, true, dirty, from, exact, first, polish(first, from, dirty, exact));
   if (is_null(out.root.x)) return out;
   // With b_j = f t_j: sum t CF v^(f t) is the slope in u over f, sum t (t + 1/f) CF v^(f t) the curvature
   // and the slope over f^2.
@@ -142,7 +143,7 @@ YieldFigures convention_yield(const ConventionFlows& flows, const Convention& co
   const BuyersFlows buyers = buyers_flows(flows, convention, settlement, settlement);
   if (buyers.count == 0) return {};
   return yield_figures<kMaxOrder>(buyers, yield_sum(buyers, coupons_per_year), convention, coupons_per_year, dirty,
-                                  u_of_rate(kNull, coupons_per_year)).figures;
+                                  u_of_rate(kNull, coupons_per_year), 2).figures;
 }
 
 double dirty_at_spread(const ConventionFlows& flows, const Convention& convention, Date today, Date settlement,
@@ -182,7 +183,7 @@ BondValue convention_value(const ConventionFlows& flows, Date today, double quot
 
 ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
                                      int coupons_per_year, Date today, Date settlement, double quote,
-                                     const CurveArrays& curve) {
+                                     const CurveArrays& curve, double quote_yield) {
   ConventionFigures out;
   out.value = convention_value(flows, today, quote, curve);
   const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
@@ -207,14 +208,14 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
     o.yield_steps = yield_steps;
   };
   // The yield starts at the curve's zero rate to the last flow (within about a percent of the yield: one walk
-  // of kMaxOrder moments proves it, exp_sum.h), the quote's where the yield sum's Taylor cubic at the model's
-  // yield reaches the quote.
+  // of kMaxOrder moments proves it, exp_sum.h), the quote's at the textbook yield at the quote, which
+  // depends on the quote and the flows alone.
   const TimedFlow& last = buyers.flow[buyers.count - 1];
   const double years = (last.pay_day - settle_day) * kYearsPerDay;
   const double zero = years > 0 ? std::log(curve.df[settle_day] / curve.df[last.pay_day]) / years : kNull;
   const ExpSum in_u = yield_sum(buyers, coupons_per_year);
   const YieldRoot model = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.dirty_price,
-                                                   u_of_rate(zero, coupons_per_year));
+                                                   u_of_rate(zero, coupons_per_year), 2);
   if (is_null(model.figures.yield) && !no_rate_enters(buyers)) {
     fail(AnalyticsFailure::no_yield);
     return out;
@@ -225,12 +226,12 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   if (!out.value.quoted) return out;
   o.market_dirty = quote + o.accrued;
   if (no_rate_enters(buyers)) return out;
-  double from = is_null(o.yield) ? u_of_rate(zero, coupons_per_year) : model.root.x;
-  if (!is_null(model.root.x)) {
-    const double h = cubic_step(model.root.at, o.market_dirty - o.dirty_price);
-    if (std::isfinite(h)) from += h;
+  if (is_null(quote_yield)) {
+    const double from = textbook_yield_start(100 * flows.rate, last.years, o.market_dirty, coupons_per_year);
+    quote_yield = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.market_dirty, from, 0)
+                      .figures.yield;
   }
-  o.quote_yield = yield_figures<6>(buyers, in_u, convention, coupons_per_year, o.market_dirty, from).figures.yield;
+  o.quote_yield = quote_yield;
   if (is_null(o.quote_yield)) {
     fail(AnalyticsFailure::no_quote_yield);
     return out;

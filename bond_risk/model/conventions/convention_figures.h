@@ -68,9 +68,12 @@ void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRat
 // Every figure of a bond with `flows` (convention_flows after today)
 // settling on `settlement` (>= today), with clean market quote `quote` (NaN:
 // none), on `curve`; requires the settlement and the redemption's payment within the curve's days
-// (end_date in model/store/end_date.h).
+// (end_date in model/store/end_date.h). `quote_yield`: the quote yield
+// when already solved for this quote, these flows and this settlement
+// (NaN: solve it; its solve starts from the quote and the flows alone, as
+// a trad4 bond's does).
 ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
                                      int coupons_per_year, Date today, Date settlement, double quote,
-                                     const CurveArrays& curve);
+                                     const CurveArrays& curve, double quote_yield = kNull);
 
 }  // namespace bond_risk

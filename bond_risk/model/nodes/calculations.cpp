@@ -164,7 +164,7 @@ struct Calculator {
         if (st.status == Status::ok && s.with_quote_analytics) {
           BondInputs& in = queue.inputs[queue.count];
           in = {remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon),
-                value.price, b.quote, &curve.arrays, grid.moments};
+                value.price, b.quote, &curve.arrays, grid.moments, known_quote_yield(i, today)};
           // Its moment row, in a few look-ups' time: the rows of every grid outgrow the caches, and bonds
           // lie on their grids at random.
           const MomentSums* row = &in.rows[in.flows.range.row + in.flows.range.last + 1];
@@ -216,10 +216,11 @@ struct Calculator {
                      calendar.today, flows);
     // Without quote analytics, only what trades and books use: the holder's value.
     ConventionFigures figures;
+    Date settlement = calendar.today;
     if (s.with_quote_analytics) {
-      const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
-      figures =
-          convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote, curve.arrays);
+      settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
+      figures = convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote,
+                                   curve.arrays, known_quote_yield(i, settlement));
     } else {
       figures.value = convention_value(flows, calendar.today, b.quote, curve.arrays);
     }
@@ -232,9 +233,23 @@ struct Calculator {
     keep_finite(st, value);
     if (st.status != Status::ok || !s.with_quote_analytics) return;
     s.bond_figures[i] = figures.figures;
+    keep_quote_yield(i, settlement);
     if (figures.figures.failure == AnalyticsFailure::none) return;
     st.status = Status::failed;
     value = {};
+  }
+
+  // Bond i's quote yield if it was solved for its quote and flows as they
+  // are (reckoned from `day`): a curve's move leaves it as it was
+  // (QuoteYieldMemo). NaN: to be solved.
+  double known_quote_yield(NodeIndex i, Date day) const {
+    const QuoteYieldMemo& memo = s.quote_yield_memos[i];
+    return memo.quote == s.bonds[i].quote && memo.day == day ? memo.quote_yield : kNull;
+  }
+  // Keeps bond i's published quote yield, reckoned from `day`, for the next recalculation.
+  void keep_quote_yield(NodeIndex i, Date day) const {
+    const double quote_yield = s.bond_figures[i].quote_yield;
+    s.quote_yield_memos[i] = is_null(quote_yield) ? QuoteYieldMemo{} : QuoteYieldMemo{s.bonds[i].quote, day, quote_yield};
   }
 
   // The queued bonds' quote analytics (model/quotes/quote_analytics.h), solved
@@ -248,6 +263,7 @@ struct Calculator {
       const NodeIndex i = queue.bonds[k];
       BondValue& value = s.bond_values[i];
       s.bond_figures[i] = figures[k];
+      keep_quote_yield(i, s.calendars[s.bonds[i].calendar].today);
       value.cs01 = figures[k].cs01;
       if (figures[k].failure == AnalyticsFailure::none) continue;
       own(Kind::bond, i).status = Status::failed;

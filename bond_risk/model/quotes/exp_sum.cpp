@@ -217,15 +217,6 @@ void polish_each(std::span<const Moments> at, std::span<const double> x, std::sp
   }
 }
 
-double cubic_step(const Sums& at, double delta) {
-  double h = delta / at.slope;
-  for (int k = 0; k < 3; ++k) {
-    const double p = h * (at.slope + h * (at.curvature / 2 + h * at.third / 6)) - delta;
-    h -= p / (at.slope + h * (at.curvature + h * at.third / 2));
-  }
-  return h;
-}
-
 Polished polish(const Moments& at, double x, double target, int exact) {
   Polished out;
   polish_each({&at, 1}, {&x, 1}, {&target, 1}, exact, {&out, 1});

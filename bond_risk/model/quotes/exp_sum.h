@@ -64,12 +64,6 @@ struct Root {
   Sums at{};
 };
 
-// The step from a point where a sum's derivatives are `at` to where its
-// Taylor cubic there has moved by `delta` (three Newton steps on the cubic
-// from Newton's step on the sum): where a root of the same sum at a nearby
-// target starts. NaN when the slope is 0.
-double cubic_step(const Sums& at, double delta);
-
 // From the moments at x, the polynomial's root, if proven with the moments
 // up to `exact` (at most 2); else, where the polynomial has a root near
 // (next; NaN if none), where to evaluate next.

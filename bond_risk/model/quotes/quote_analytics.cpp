@@ -27,13 +27,12 @@ bool has_root(const RemainingFlows& flows, double target) {
 }
 
 // Where the yield's solve starts: u = `start` if finite (the curve's
-// rates, bond_figures), else the textbook approximation of the yield, the
-// coupon plus the pull to par a year over the average of price and par.
+// rates, bond_figures), else the textbook approximation at `price`.
 double yield_start(const RemainingFlows& flows, double price, double start) {
   if (std::isfinite(start)) return start;
-  const double f = flows.coupons_per_year, years = (static_cast<double>(flows.days.size()) - 1 + flows.w) / f;
-  const double guess = (flows.c100 * f + (100 - price) / std::max(years, 1.0 / f)) / ((100 + price) / 2);
-  return -std::log1p(std::clamp(guess, -0.5 * f, 1.0) / f);
+  const double f = flows.coupons_per_year;
+  return textbook_yield_start(flows.c100 * f, (static_cast<double>(flows.days.size()) - 1 + flows.w) / f, price,
+                              flows.coupons_per_year);
 }
 
 // A batch's solves of one kind: for which bond, from where, to what; each
@@ -60,10 +59,11 @@ struct Solves {
 // Solve j of `solves`, a yield's (or a quote yield's) over `flows`, finished
 // from where its polish left it: walking the coupon stream where that
 // proved no root.
-Root finish_yield(const Solves& solves, std::size_t j, const RemainingFlows& flows) {
+// `exact`: the moments read at the root (2 for durations and convexity).
+Root finish_yield(const Solves& solves, std::size_t j, const RemainingFlows& flows, int exact) {
   const CouponStream sum(flows.days.size(), flows.w, flows.c100);
   const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
-  return solve(walk, true, solves.target[j], solves.x[j], 2, solves.at[j], solves.polished[j]);
+  return solve(walk, true, solves.target[j], solves.x[j], exact, solves.at[j], solves.polished[j]);
 }
 
 // A bond's figures when a solve found no root: every one null.
@@ -75,6 +75,12 @@ BondFigures failed(AnalyticsFailure why, std::uint8_t yield_steps) {
 }
 
 }  // namespace
+
+double textbook_yield_start(double annual_coupon, double years, double price, int coupons_per_year) {
+  const double f = coupons_per_year;
+  const double guess = (annual_coupon + (100 - price) / std::max(years, 1.0 / f)) / ((100 + price) / 2);
+  return -std::log1p(std::clamp(guess, -0.5 * f, 1.0) / f);
+}
 
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x) {
   return spread_sum(flows, df).at<0>(x).m[0];
@@ -123,7 +129,7 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
     const std::size_t b = yields.bond[j];
     const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
-    const Root u = finish_yield(yields, j, in.flows);
+    const Root u = finish_yield(yields, j, in.flows, 2);
     const bool quoted = !is_null(in.quote);
     if (is_null(u.x)) {
       o = failed(AnalyticsFailure::no_yield, 0);
@@ -144,19 +150,21 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
       continue;
     }
     if (!quoted) continue;
-    // The quote's yield: the same sum's root at the quote's dirty price, from where the sum's Taylor
-    // cubic at the yield's root reaches it (its value, slope, curvature and third derivative are known
-    // there), walked once and polished beside the others of the batch.
-    const double h = cubic_step(u.at, o.market_dirty - in.price);
-    const double from = std::isfinite(h) ? u.x + h : u.x;
+    if (!is_null(in.quote_yield)) {  // solved before for this quote and these flows
+      o.quote_yield = in.quote_yield;
+      continue;
+    }
+    // The quote's yield: the same sum's root at the quote's dirty price, from the textbook yield there
+    // (nearly always proven at its first walk, with the others of the batch).
+    const double from = yield_start(in.flows, o.market_dirty, kNull);
     CouponStream(in.flows.days.size(), in.flows.w, in.flows.c100).at<kYieldOrder>(from, quote_yields.add(b, from, o.market_dirty));
   }
-  quote_yields.polish(2);
+  quote_yields.polish(0);
   for (std::size_t j = 0; j < quote_yields.count; ++j) {
     const std::size_t b = quote_yields.bond[j];
     const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
-    const Root q = finish_yield(quote_yields, j, in.flows);
+    const Root q = finish_yield(quote_yields, j, in.flows, 0);
     if (is_null(q.x)) {
       o = failed(AnalyticsFailure::no_quote_yield, o.yield_steps);
       spreads.dropped[spread_of[b]] = true;

@@ -16,6 +16,11 @@
 // nearly every bond (exp_sum.h). Durations, convexity and cs01 are the
 // sums' derivatives at the roots, which the solves return.
 //
+// The quote yield starts at the textbook approximation of the yield at the
+// quote (textbook_yield_start): it depends on the quote and the flows
+// alone, never on the curve, so a bond whose quote and flows did not move
+// may keep it (BondInputs::quote_yield) with the bits a solve would give.
+//
 // A figure not published is NaN: null in every reply and table. Pure
 // functions on plain values: the flush calls them per bond, from any thread.
 #pragma once
@@ -50,6 +55,12 @@ struct BondFigures {
   std::uint8_t yield_steps = 0, spread_steps = 0;  // evaluations the solves took (at most 101 each)
 };
 
+// Where a yield's solve starts in u = ln v = -ln(1 + y/f): the textbook
+// approximation of the yield at `price`, the annual coupon (per 100) plus
+// the pull to par over the `years` left (at least a period), over the
+// average of price and par.
+double textbook_yield_start(double annual_coupon, double years, double price, int coupons_per_year);
+
 // P(x) of docs/model.md: the flows on discount factors `df` (by day from today)
 // moved by a spread x over their continuously compounded zero rates.
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x);
@@ -69,6 +80,7 @@ struct BondInputs {
   double price, quote;
   const CurveArrays* curve;
   std::span<const MomentSums> rows;
+  double quote_yield = kNull;  // the quote yield when already solved for this quote and these flows; kNull: solve it
 };
 
 // Up to kFiguresBatch bonds' figures at once, each the same bits as alone:

@@ -88,7 +88,7 @@ void Store::check() const {
   const auto fail = [](const std::string& what) { throw std::logic_error("Store::check: " + what); };
   const std::size_t data[kKindCount] = {calendars.size(),      curves.size(),      bonds.size(),     outright_trades.size(),
                                         repo_trades.size(),    outright_books.size(), repo_books.size()};
-  if (bond_values.size() != bonds.size() || bond_figures.size() != bonds.size() ||
+  if (bond_values.size() != bonds.size() || bond_figures.size() != bonds.size() || quote_yield_memos.size() != bonds.size() ||
       outright_values.size() != outright_trades.size() || repo_values.size() != repo_trades.size()) {
     fail("a kind's published values and its nodes differ in number");
   }

@@ -144,6 +144,17 @@ struct LadderPart {
   double cash = 0;    // a repo's of its discounted-sum ladder: -start_cash / YEAR_BASIS; 0 for outrights
 };
 
+// A bond's last quote yield and what it was solved from: its quote, and
+// the day its flows are reckoned from (today; a convention bond's
+// settlement). A quote yield is a function of these and the bond's terms
+// alone (model/quotes/quote_analytics.h), so a recalculation that moved
+// neither (a curve's move) takes it as it was: the same bits.
+struct QuoteYieldMemo {
+  double quote = kNull;  // none kept: NaN equals no quote
+  Date day = 0;
+  double quote_yield = 0;
+};
+
 using OutrightBook = Book<OutrightValue>;
 using RepoBook = Book<RepoValue>;
 
@@ -154,6 +165,7 @@ struct Store {
   std::vector<Bond> bonds;
   std::vector<BondValue> bond_values;  // published, one per bond
   std::vector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
+  std::vector<QuoteYieldMemo> quote_yield_memos;  // one per bond, written by the worker that calculates it
   std::vector<OutrightTrade> outright_trades;
   std::vector<OutrightValue> outright_values;
   std::vector<RepoTrade> repo_trades;
