@@ -75,11 +75,10 @@ ExpSum spread_sum(const BuyersFlows& flows, const Eigen::ArrayXd& df, int settle
           [&](std::size_t j) { return -((flows.flow[j].pay_day - settle_day) * kYearsPerDay); }};
 }
 
-// A yield's figures and where its solve ended: u = ln v and the sum's
-// derivatives there (the quote yield's start reads them).
+// A yield's figures and the walks its solve took (0: none ran).
 struct YieldRoot {
   YieldFigures figures;
-  Root root;  // x NaN when no solve ran or none found a root
+  int steps = 0;
 };
 
 // The yield at which `flows` (`sum` in u) are worth `dirty`, from u =
@@ -106,15 +105,16 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
   }
   const auto walk = [&](double u) { return sum.at<Order>(u); };
   const Moments first = walk(from);
-  out.root = solve(walk, true, dirty, from, exact, first, polish(first, from, dirty, exact));
-  if (is_null(out.root.x)) return out;
+  const Root root = solve(walk, true, dirty, from, exact, first, polish(first, from, dirty, exact));
+  out.steps = root.steps;
+  if (is_null(root.x)) return out;
   // With b_j = f t_j: sum t CF v^(f t) is the slope in u over f, sum t (t + 1/f) CF v^(f t) the curvature
   // and the slope over f^2.
-  const double f = coupons_per_year, per_period = std::expm1(-out.root.x), v = 1 / (1 + per_period);
+  const double f = coupons_per_year, per_period = std::expm1(-root.x), v = 1 / (1 + per_period);
   y.yield = f * per_period;
-  y.macaulay = out.root.at.slope / (f * dirty);
+  y.macaulay = root.at.slope / (f * dirty);
   y.modified = y.macaulay * v;
-  y.convexity = (out.root.at.curvature + out.root.at.slope) * (v * v) / (f * f * dirty);
+  y.convexity = (root.at.curvature + root.at.slope) * (v * v) / (f * f * dirty);
   return out;
 }
 
@@ -220,7 +220,7 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
     fail(AnalyticsFailure::no_yield);
     return out;
   }
-  o.yield_steps = static_cast<std::uint8_t>(model.root.steps);
+  o.yield_steps = static_cast<std::uint8_t>(model.steps);
   o.yield = model.figures.yield, o.macaulay_duration = model.figures.macaulay;
   o.modified_duration = model.figures.modified, o.convexity = model.figures.convexity;
   if (!out.value.quoted) return out;
