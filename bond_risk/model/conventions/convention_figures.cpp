@@ -216,7 +216,8 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   const ExpSum in_u = yield_sum(buyers, coupons_per_year);
   const YieldRoot model = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.dirty_price,
                                                    u_of_rate(zero, coupons_per_year), 2);
-  if (is_null(model.figures.yield) && !no_rate_enters(buyers)) {
+  const bool no_rate = no_rate_enters(buyers);
+  if (is_null(model.figures.yield) && !no_rate) {
     fail(AnalyticsFailure::no_yield);
     return out;
   }
@@ -225,7 +226,7 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   o.modified_duration = model.figures.modified, o.convexity = model.figures.convexity;
   if (!out.value.quoted) return out;
   o.market_dirty = quote + o.accrued;
-  if (no_rate_enters(buyers)) return out;
+  if (no_rate) return out;
   if (is_null(quote_yield)) {
     const double from = textbook_yield_start(100 * flows.rate, last.years, o.market_dirty, coupons_per_year);
     quote_yield = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.market_dirty, from, 0)

@@ -255,7 +255,9 @@ struct Calculator {
   // The queued bonds' quote analytics (model/quotes/quote_analytics.h), solved
   // afresh from their prices: a warm start from the last solve would save
   // a step or two but make the figures depend on the path of events, where
-  // a replay or a fresh flush must give the same bits. No root fails the bond.
+  // a replay or a fresh flush must give the same bits. Only a quote yield
+  // is taken as it was, and only while its quote and day stand (it is then
+  // the bits a solve gives: known_quote_yield). No root fails the bond.
   void figures_of(FiguresQueue& queue) const {
     std::array<BondFigures, kFiguresBatch> figures;
     bond_figures(std::span(queue.inputs).first(queue.count), std::span(figures).first(queue.count));

@@ -58,8 +58,8 @@ struct Solves {
 
 // Solve j of `solves`, a yield's (or a quote yield's) over `flows`, finished
 // from where its polish left it: walking the coupon stream where that
-// proved no root.
-// `exact`: the moments read at the root (2 for durations and convexity).
+// proved no root. `exact`: the moments proven at the root (2 for the
+// durations and convexity, 0 for a quote yield).
 Root finish_yield(const Solves& solves, std::size_t j, const RemainingFlows& flows, int exact) {
   const CouponStream sum(flows.days.size(), flows.w, flows.c100);
   const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
