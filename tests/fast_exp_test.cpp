@@ -79,3 +79,42 @@ TEST(FastExp, EachLaneOfAVectorHasTheBitsOfOneValueAlone) {
     }
   }
 }
+
+TEST(FastExpm1, IsWithinTwoAndAHalfUnitsInTheLastPlaceOfTheExactValueNearZeroToo) {
+  std::mt19937_64 draw(2027);
+  for (const double limit : {1e-12, 1e-4, 0.01, 0.5, 1.0, 20.0, base::kFastExpLimit}) {
+    std::uniform_real_distribution<double> x_of(-limit, limit);
+    double worst = 0;
+    for (int k = 0; k < 200'000; ++k) {
+      const double x = x_of(draw);
+      worst = std::max(worst, ulps_from(base::fast_expm1(x), std::expm1(static_cast<long double>(x))));
+    }
+    EXPECT_LE(worst, 2.5) << "for |x| <= " << limit;
+  }
+  EXPECT_EQ(base::fast_expm1(0.0), 0.0);
+  EXPECT_EQ(base::fast_expm1(1e-300), 1e-300);
+  EXPECT_EQ(base::fast_expm1(-800.0), -1.0);
+  EXPECT_EQ(base::fast_expm1(800.0), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(base::fast_expm1(std::numeric_limits<double>::quiet_NaN())));
+}
+
+TEST(FastExpm1, EachLaneOfAVectorHasTheBitsOfOneValueAlone) {
+  std::mt19937_64 draw(8);
+  std::uniform_real_distribution<double> x_of(-720.0, 720.0);
+  std::vector<double> xs = {0.0, -0.0, 1e-300, 700.5, -709.0, std::numeric_limits<double>::quiet_NaN()};
+  for (int k = 0; k < 100'000; ++k) xs.push_back(k % 2 ? x_of(draw) : x_of(draw) / 72000);
+  while (xs.size() % base::kLanes != 0) xs.push_back(1.0);
+  for (std::size_t k = 0; k < xs.size(); k += base::kLanes) {
+    base::Doubles x;
+    std::memcpy(&x, &xs[k], sizeof x);
+    const base::Doubles e = base::fast_expm1(x);
+    for (std::size_t j = 0; j < base::kLanes; ++j) {
+      const double alone = base::fast_expm1(xs[k + j]);
+      if (std::isnan(alone)) {
+        EXPECT_TRUE(std::isnan(e[j])) << xs[k + j];
+      } else {
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(e[j]), std::bit_cast<std::uint64_t>(alone)) << xs[k + j];
+      }
+    }
+  }
+}

@@ -26,6 +26,7 @@
 #include "bond_risk/model/quotes/grid_moments.h"
 #include "bond_risk/model/pricing/pricing.h"
 #include "bond_risk/model/quotes/quote_analytics.h"
+#include "bond_risk/model/quotes/stream_roots.h"
 #include "bond_risk/model/pricing/status.h"
 #include "tests/live_support.h"
 #include "tests/quantlib_support.h"
@@ -226,6 +227,36 @@ TEST(QuoteAnalytics, FiguresAgreeWithQuantLib) {
       expect_closed_forms(quoted, flows, price, quote, df);
     }
   }
+}
+
+// A quote the closed form does not reach within its steps (here a clean
+// price of 0.0001 on a coupon date: a yield in the millions of percent;
+// model/quotes/stream_roots.h) is walked instead: its quote yield still
+// prices the flows at the quote's dirty price.
+TEST(QuoteAnalytics, AQuoteYieldTheClosedFormDoesNotReachIsWalked) {
+  const Case& c = kCases[2];  // today a coupon date: what falls today is paid, and the rest is worth the quote
+  const Date start = d(c.start), maturity = d(c.maturity), today = d(c.today);
+  CurveArrays curve;
+  build_curve(sample_points(), curve);
+  const double quote = 1e-4;
+  CouponGridDays grids;
+  lay_out_coupon_grids(today, kNumForwardDays, grids);
+  const RemainingFlows flows =
+      remaining_flows(grids, today, grid_place(maturity, c.coupons_per_year),
+                      coupon_count(start, maturity, c.coupons_per_year), maturity, c.coupons_per_year, c.coupon);
+  const BondFigures quoted = test::figures_on_grid(start, maturity, c.coupons_per_year, c.coupon, today, curve, quote);
+  ASSERT_EQ(quoted.failure, AnalyticsFailure::none);
+  const double n = static_cast<double>(flows.days.size());
+  const StreamSolve closed_form{n, flows.w, flows.c100, quoted.market_dirty,
+                                textbook_yield_start(flows.c100 * c.coupons_per_year, (n - 1 + flows.w) / c.coupons_per_year,
+                                                     quoted.market_dirty, c.coupons_per_year)};
+  double root = 0;
+  stream_roots({&closed_form, 1}, {&root, 1});
+  ASSERT_TRUE(std::isnan(root)) << "the closed form reaches this quote: the walk is not tested here";
+  const Flows schedule = remaining_flows_of(start, maturity, c.coupons_per_year, c.coupon, today);
+  EXPECT_NEAR(price_at_yield(schedule, quoted.quote_yield), quoted.market_dirty, 1e-12 * quoted.market_dirty)
+      << "the quote yield reprices";
+  EXPECT_GT(quoted.quote_yield, 100.0);
 }
 
 // The rows left to the closed forms are so for a reason: there QuantLib's

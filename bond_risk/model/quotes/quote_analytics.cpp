@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bond_risk/model/quotes/exp_sum.h"
+#include "bond_risk/model/quotes/stream_roots.h"
 #include "bond_risk/model/pricing/status.h"
 
 namespace bond_risk {
@@ -79,7 +80,8 @@ BondFigures failed(AnalyticsFailure why, std::uint8_t yield_steps) {
 double textbook_yield_start(double annual_coupon, double years, double price, int coupons_per_year) {
   const double f = coupons_per_year;
   const double guess = (annual_coupon + (100 - price) / std::max(years, 1.0 / f)) / ((100 + price) / 2);
-  return -std::log1p(std::clamp(guess, -0.5 * f, 1.0) / f);
+  const double per_period = std::clamp(guess, -0.5 * f, 1.0) / f;
+  return -2 * per_period / (2 + per_period);  // ln(1 + x) to within x^3 / 12: a start needs no more
 }
 
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x) {
@@ -99,6 +101,9 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
   // A spread and a quote-yield solve for each quoted bond, the spread's dropped if its yield or a root fails.
   Solves yields, quote_yields, spreads;
   std::array<std::size_t, kFiguresBatch> spread_of;
+  std::array<StreamSolve, kFiguresBatch> stream;  // the quote yields, in closed form
+  std::array<std::size_t, kFiguresBatch> quote_bond;
+  std::size_t streams = 0;
   Moments unquoted;  // the moments of a bond with no quote: only the yield's start reads them
   for (std::size_t b = 0; b < bonds.size(); ++b) {
     const BondInputs& in = bonds[b];
@@ -154,10 +159,24 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
       o.quote_yield = in.quote_yield;
       continue;
     }
-    // The quote's yield: the same sum's root at the quote's dirty price, from the textbook yield there
-    // (nearly always proven at its first walk, with the others of the batch).
-    const double from = yield_start(in.flows, o.market_dirty, kNull);
-    CouponStream(in.flows.days.size(), in.flows.w, in.flows.c100).at<kYieldOrder>(from, quote_yields.add(b, from, o.market_dirty));
+    // The quote's yield: the same sum's root at the quote's dirty price, from the textbook yield there, in
+    // closed form with the others of the batch (stream_roots.h).
+    quote_bond[streams] = b;
+    stream[streams++] = {static_cast<double>(in.flows.days.size()), in.flows.w, in.flows.c100, o.market_dirty,
+                         yield_start(in.flows, o.market_dirty, kNull)};
+  }
+  std::array<double, kFiguresBatch> stream_root;
+  stream_roots(std::span(stream).first(streams), std::span(stream_root).first(streams));
+  for (std::size_t k = 0; k < streams; ++k) {
+    const std::size_t b = quote_bond[k];
+    const BondInputs& in = bonds[b];
+    if (!is_null(stream_root[k])) {
+      out[b].quote_yield = in.flows.coupons_per_year * std::expm1(-stream_root[k]);
+      continue;
+    }
+    // Rare: walked and polished from the same start.
+    const double from = stream[k].start;
+    CouponStream(in.flows.days.size(), in.flows.w, in.flows.c100).at<kYieldOrder>(from, quote_yields.add(b, from, stream[k].target));
   }
   quote_yields.polish(0);
   for (std::size_t j = 0; j < quote_yields.count; ++j) {

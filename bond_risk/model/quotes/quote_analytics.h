@@ -17,9 +17,11 @@
 // sums' derivatives at the roots, which the solves return.
 //
 // The quote yield starts at the textbook approximation of the yield at the
-// quote (textbook_yield_start): it depends on the quote and the flows
-// alone, never on the curve, so a bond whose quote and flows did not move
-// may keep it (BondInputs::quote_yield) with the bits a solve would give.
+// quote (textbook_yield_start) and is solved on the flows' closed form
+// (model/quotes/stream_roots.h; walked only where that does not converge):
+// it depends on the quote and the flows alone, never on the curve, so a
+// bond whose quote and flows did not move may keep it
+// (BondInputs::quote_yield) with the bits a solve would give.
 //
 // A figure not published is NaN: null in every reply and table. Pure
 // functions on plain values: the flush calls them per bond, from any thread.
@@ -58,7 +60,8 @@ struct BondFigures {
 // Where a yield's solve starts in u = ln v = -ln(1 + y/f): the textbook
 // approximation of the yield at `price`, the annual coupon (per 100) plus
 // the pull to par over the `years` left (at least a period), over the
-// average of price and par.
+// average of price and par; its logarithm by Pade's approximation (within
+// 1e-6 for a yield of 5%, well inside the textbook yield's own error).
 double textbook_yield_start(double annual_coupon, double years, double price, int coupons_per_year);
 
 // P(x) of docs/model.md: the flows on discount factors `df` (by day from today)
