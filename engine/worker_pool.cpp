@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -38,11 +39,13 @@ WorkerPool::WorkerPool(const SchedulerOptions& options)
       master_pin_(options.master_cpu) {
   threads_.reserve(options.threads);
   const std::vector<int> cpus = worker_cpu_list(options);
+  work_available_ = std::vector<std::condition_variable>(std::max<std::size_t>(1, std::min(cpus.size(), options.threads)));
   try {
     for (std::size_t i = 0; i < options.threads; ++i) {
       std::optional<int> cpu;
       if (!cpus.empty()) cpu = cpus[i % cpus.size()];
-      threads_.emplace_back([this] { work(); }, kStackBytes, cpu);
+      const std::size_t slot = i % work_available_.size();
+      threads_.emplace_back([this, slot] { work(slot); }, kStackBytes, cpu);
     }
   } catch (const std::system_error& e) {
     const std::size_t started = threads_.size();
@@ -63,7 +66,7 @@ void WorkerPool::stop() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  work_available_.notify_all();
+  for (std::condition_variable& slot : work_available_) slot.notify_all();
   threads_.clear();  // joins
 }
 
@@ -74,6 +77,7 @@ BatchStats WorkerPool::run_batch(std::size_t count, const std::function<void(std
     return {};
   }
   const base::Stopwatch watch;
+  std::size_t first_slot = 0;
   {
     std::lock_guard lock(mutex_);
     job_ = &job;
@@ -83,12 +87,17 @@ BatchStats WorkerPool::run_batch(std::size_t count, const std::function<void(std
     followed_.store(another_follows, std::memory_order_relaxed);
     remaining_.store(count, std::memory_order_relaxed);
     unclaimed_.store(count, std::memory_order_release);
+    first_slot = next_slot_;
+    next_slot_ = (next_slot_ + 1) % work_available_.size();
   }
   if (policy_ != WaitPolicy::busy) {
-    if (count >= threads_.size()) {
-      work_available_.notify_all();
+    // No more than can run at once, one a slot in turn: each takes job after job, and more would only
+    // queue for the CPUs.
+    const std::size_t wake = std::min(count, parallelism_);
+    if (wake >= threads_.size()) {
+      for (std::condition_variable& slot : work_available_) slot.notify_all();
     } else {
-      for (std::size_t i = 0; i < count; ++i) work_available_.notify_one();
+      for (std::size_t i = 0; i < wake; ++i) work_available_[(first_slot + i) % work_available_.size()].notify_one();
     }
   }
   wait_for_batch_end();
@@ -126,7 +135,7 @@ bool WorkerPool::spin_for_work() const {
   }
 }
 
-void WorkerPool::work() {
+void WorkerPool::work(std::size_t slot) {
   std::uint64_t joined = 0;  // the last batch this worker took a job of
   {
     std::lock_guard lock(mutex_);
@@ -137,7 +146,7 @@ void WorkerPool::work() {
     if (policy_ != WaitPolicy::block || followed_.load(std::memory_order_relaxed)) spin_for_work();
     std::unique_lock lock(mutex_);
     if (policy_ != WaitPolicy::busy) {
-      work_available_.wait(lock, [this] { return stopping_ || unclaimed_.load(std::memory_order_relaxed) != 0; });
+      work_available_[slot].wait(lock, [this] { return stopping_ || unclaimed_.load(std::memory_order_relaxed) != 0; });
     }
     if (stopping_) return;
     const std::size_t unclaimed = unclaimed_.load(std::memory_order_relaxed);

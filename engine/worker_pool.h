@@ -3,7 +3,10 @@
 // The master (the thread calling run()) publishes a batch of jobs on a
 // mutex-protected queue; workers claim them one at a time; run() returns
 // when the last job has finished (a barrier). Only as many workers are woken
-// as there are jobs. How idle workers wait is the WaitPolicy: parked on a
+// as there are jobs and CPUs to run them (parallelism()), one per CPU the
+// workers are pinned to in turn, so that with more workers than CPUs the
+// woken ones do not queue on one CPU while another idles. Each takes job
+// after job until none is left. How idle workers wait is the WaitPolicy: parked on a
 // condition variable, spinning, or spinning for a while and then parked;
 // under block, a batch another follows (a flush's next tier) is waited for
 // as under hybrid, so that a flush wakes its workers once, not per tier.
@@ -39,7 +42,7 @@ class WorkerPool final : public Scheduler {
 
  private:
   BatchStats run_batch(std::size_t count, const std::function<void(std::size_t)>& job, bool another_follows) override;
-  void work();
+  void work(std::size_t slot);
   // Spins until a job is unclaimed or the pool stops; busy: indefinitely,
   // otherwise at most spin_. True if there may be work.
   bool spin_for_work() const;
@@ -52,7 +55,9 @@ class WorkerPool final : public Scheduler {
   const bool master_cpu_spare_;  // the workers leave one of this process's CPUs free for the master
 
   std::mutex mutex_;
-  std::condition_variable work_available_;
+  // Idle workers park here by the CPU they are pinned to: worker i on slot i % size (one slot when unpinned).
+  std::vector<std::condition_variable> work_available_;
+  std::size_t next_slot_ = 0;  // the slot the next wake-up goes to, guarded by mutex_
   std::condition_variable batch_done_;  // also: a worker has started
   std::size_t started_ = 0;              // workers that have reached their loop
   // The batch, guarded by mutex_ (the atomics are also read without it while spinning).

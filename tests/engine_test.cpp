@@ -276,6 +276,21 @@ TEST(WorkerPool, IdleBlockedWorkersCauseNoContextSwitchCascade) {
   EXPECT_LT(used.voluntary_switches + used.involuntary_switches, 50 * 20);
 }
 
+TEST(WorkerPool, ABatchWakesNoMoreWorkersThanTheCpusCanRun) {
+  // 256 parked workers on this process's CPUs and 20 batches of 100 jobs:
+  // each batch wakes as many workers as can run at once (parallelism()),
+  // which take job after job, not one worker a job, so the process switches
+  // context a few times a batch, not about 100.
+  engine::WorkerPool pool({.threads = 256, .wait = engine::WaitPolicy::block});
+  ASSERT_LE(pool.parallelism(), 8u) << "a host this wide needs a larger batch here";
+  std::atomic<int> done{0};
+  const base::ProcessCounters before = base::ProcessCounters::now();
+  for (int batch = 0; batch < 20; ++batch) pool.run(100, [&](std::size_t) { ++done; });
+  const base::ProcessCounters used = base::ProcessCounters::now() - before;
+  EXPECT_EQ(done.load(), 2000);
+  EXPECT_LT(used.voluntary_switches + used.involuntary_switches, 20 * 30);
+}
+
 TEST(ProcessCounters, CountTheCpuTimeTheProcessSpends) {
   // The test below trusts cpu_seconds to see a thread that spins. Spin for
   // 0.1 s of CPU by the other clock of it (clock_gettime's), whatever the host steals.
