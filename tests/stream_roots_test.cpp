@@ -19,11 +19,11 @@ namespace {
 
 using namespace bond_risk;
 
-// sum_(j<n) c e^((j+w)u) + 100 e^((n-1+w)u), term by term.
+// first e^(first_b u) + sum_(j<n) c e^((j+w)u) + redemption e^((n-1+w)u), term by term.
 long double stream_sum(const StreamSolve& s, double u) {
-  long double sum = 0;
+  long double sum = s.first * std::exp(static_cast<long double>(s.first_b) * u);
   for (int j = 0; j < static_cast<int>(s.n); ++j) sum += s.c * std::exp((j + static_cast<long double>(s.w)) * u);
-  return sum + 100 * std::exp((s.n - 1 + static_cast<long double>(s.w)) * u);
+  return sum + s.redemption * std::exp((s.n - 1 + static_cast<long double>(s.w)) * u);
 }
 
 // A stream of n coupons of c a period, w periods to the first, whose price
@@ -85,6 +85,35 @@ TEST(StreamRoots, ATargetTheStreamCannotReachHasNoRoot) {
   }
 }
 
+// A convention bond's stream: its first coupon apart (short, or 0 gone
+// ex) a fraction of a period before the rest, or alone with the
+// redemption (one coupon left).
+TEST(StreamRoots, AFirstFlowApartIsPricedWithTheRest) {
+  std::mt19937_64 draw(50);
+  std::uniform_real_distribution<double> w_of(0.05, 1.0), first_of(0, 3), y_of(0.0, 0.1);
+  std::uniform_int_distribution<int> n_of(0, 99);
+  std::vector<StreamSolve> solves;
+  for (int k = 0; k < 5'000; ++k) {
+    const double first_b = w_of(draw), y = y_of(draw), c = 2.25;
+    const int n = n_of(draw);
+    StreamSolve s = n == 0 ? StreamSolve{0, first_b, 0, 0, 0, first_of(draw) + 100, first_b, 0}
+                           : StreamSolve{static_cast<double>(n), first_b + 1, c, 0, 0, k % 3 == 0 ? 0.0 : first_of(draw), first_b, 100};
+    s.target = static_cast<double>(stream_sum(s, -std::log1p(y / 2)));
+    s.start = textbook_yield_start(c * 2, (n + first_b) / 2, s.target, 2);
+    solves.push_back(s);
+  }
+  std::vector<double> roots(solves.size());
+  stream_roots(solves, roots);
+  int reached = 0;
+  for (std::size_t k = 0; k < solves.size(); ++k) {
+    if (std::isnan(roots[k])) continue;
+    ++reached;
+    EXPECT_LE(std::fabs(stream_sum(solves[k], roots[k]) - solves[k].target), kTolerance * solves[k].target)
+        << "n " << solves[k].n << " first " << solves[k].first << " at " << solves[k].first_b;
+  }
+  EXPECT_GE(reached, 4'995) << "of 5,000";
+}
+
 // Solves side by side give each the bits it gets alone, whatever its
 // neighbours do (found, not found, done at another step).
 TEST(StreamRoots, SolvesSideBySideGiveTheBitsOfEachAlone) {
@@ -93,6 +122,11 @@ TEST(StreamRoots, SolvesSideBySideGiveTheBitsOfEachAlone) {
     for (const double y : {-0.005, 0.0, 0.03, 0.12}) solves.push_back(stream_at_yield(n, 0.37, 2.5, 2, y));
   }
   solves.push_back({10, 0.3, 2.0, -1.0, -0.02});  // no root
+  for (const double y : {0.01, 0.04}) {  // beside ones with a first flow apart
+    StreamSolve s{12, 1.4, 2.0, 0, -0.01, 0.8, 0.4, 100};
+    s.target = static_cast<double>(stream_sum(s, -std::log1p(y / 2)));
+    solves.push_back(s);
+  }
   std::vector<double> together(solves.size());
   stream_roots(solves, together);
   for (std::size_t k = 0; k < solves.size(); ++k) {

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
 #include "bond_risk/model/conventions/day_count.h"
 #include "bond_risk/model/quotes/exp_sum.h"
 #include "bond_risk/model/quotes/grid_moments.h"
+#include "bond_risk/model/quotes/stream_roots.h"
 
 namespace bond_risk {
 
@@ -75,6 +77,26 @@ ExpSum spread_sum(const BuyersFlows& flows, const Eigen::ArrayXd& df, int settle
           [&](std::size_t j) { return -((flows.flow[j].pay_day - settle_day) * kYearsPerDay); }};
 }
 
+// The flows in u as a regular stream (model/quotes/stream_roots.h), where
+// they are one: the coupons after the first a whole period apart and of one
+// amount, the redemption with the last; the first (short, or gone ex)
+// apart. Else none: an irregular last period, or coupon steps another day
+// count makes uneven.
+std::optional<StreamSolve> as_stream(const BuyersFlows& flows, int coupons_per_year, double target, double start) {
+  const std::size_t coupons = flows.coupon_dates;
+  if (coupons == 0 || flows.count != coupons + 1) return std::nullopt;
+  const double f = coupons_per_year;
+  const auto b = [&](std::size_t j) { return f * flows.flow[j].years; };
+  const TimedFlow& redemption = flows.flow[coupons];
+  if (redemption.amount != 100 || redemption.years != flows.flow[coupons - 1].years) return std::nullopt;
+  for (std::size_t j = 2; j < coupons; ++j) {
+    if (std::abs(b(j) - b(j - 1) - 1) > 1e-9 || flows.flow[j].amount != flows.flow[1].amount) return std::nullopt;
+  }
+  const TimedFlow& first = flows.flow[0];
+  if (coupons == 1) return StreamSolve{0, b(0), 0, target, start, first.amount + 100, b(0), 0};
+  return StreamSolve{static_cast<double>(coupons - 1), b(1), flows.flow[1].amount, target, start, first.amount, b(0), 100};
+}
+
 // A yield's figures and the walks its solve took (0: none ran).
 struct YieldRoot {
   YieldFigures figures;
@@ -103,6 +125,17 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
     y.macaulay = t, y.modified = t * b, y.convexity = 2 * t * t * b * b;
     return out;
   }
+  const double f = coupons_per_year;
+  if (exact == 0) {  // the yield alone: in closed form where the flows are a regular stream
+    if (const std::optional<StreamSolve> stream = as_stream(flows, coupons_per_year, dirty, from)) {
+      double u = kNull;
+      stream_roots({&*stream, 1}, {&u, 1});
+      if (!is_null(u)) {
+        y.yield = f * std::expm1(-u);
+        return out;
+      }
+    }
+  }
   const auto walk = [&](double u) { return sum.at<Order>(u); };
   const Moments first = walk(from);
   const Root root = solve(walk, true, dirty, from, exact, first, polish(first, from, dirty, exact));
@@ -110,7 +143,7 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
   if (is_null(root.x)) return out;
   // With b_j = f t_j: sum t CF v^(f t) is the slope in u over f, sum t (t + 1/f) CF v^(f t) the curvature
   // and the slope over f^2.
-  const double f = coupons_per_year, per_period = std::expm1(-root.x), v = 1 / (1 + per_period);
+  const double per_period = std::expm1(-root.x), v = 1 / (1 + per_period);
   y.yield = f * per_period;
   y.macaulay = root.at.slope / (f * dirty);
   y.modified = y.macaulay * v;

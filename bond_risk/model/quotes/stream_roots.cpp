@@ -21,7 +21,8 @@ constexpr int kMaxEvaluations = 6;  // from a textbook start, two or three
 
 // The lanes' solves, one per lane.
 struct Lanes {
-  Doubles n, w, c, target, start;
+  Doubles n, w, c, target, start, first, first_b, redemption;
+  bool any_first;  // a lane has a first flow apart
 };
 
 // The stream at u in each lane: its value, and what its derivatives are made of.
@@ -29,6 +30,7 @@ struct Point {
   Doubles s;
   Doubles a, ea, b, eb, per_b, lead, last;  // e^(nu) - 1, e^(nu), e^u - 1, e^u, 1 / b, e^(wu), e^((n-1+w)u)
   Doubles h;                                // sum_(j<n) e^(ju)
+  Doubles first;                            // the first flow apart, discounted: first e^(first_b u)
 };
 
 Point point_at(const Lanes& at, Doubles u) {
@@ -46,7 +48,12 @@ Point point_at(const Lanes& at, Doubles u) {
   p.last = p.lead * p.ea / p.eb;
   p.per_b = 1 / p.b;
   p.h = p.b == 0 ? at.n : p.a * p.per_b;  // u = 0: n
-  p.s = at.c * p.lead * p.h + 100 * p.last;
+  p.first = Doubles{};
+  if (at.any_first) {  // a lane without one adds 0, whatever the exponential
+    const Doubles e = base::fast_exp(at.first_b * u);
+    p.first = at.first != 0 ? at.first * e : Doubles{};
+  }
+  p.s = at.c * p.lead * p.h + at.redemption * p.last + p.first;
   return p;
 }
 
@@ -59,8 +66,9 @@ std::array<Doubles, 2> slopes_at(const Lanes& at, const Point& p) {
   const Doubles h1_0 = zero ? n * (n - 1) / 2 : h1;
   const Doubles h2_0 = zero ? n * (n - 1) * (2 * n - 1) / 6 : h2;
   const Doubles coupons = at.c * p.lead, last_times = n - 1 + w;
-  return {coupons * (w * p.h + h1_0) + 100 * last_times * p.last,
-          coupons * (w * w * p.h + 2 * w * h1_0 + h2_0) + 100 * (last_times * last_times) * p.last};
+  return {coupons * (w * p.h + h1_0) + at.redemption * last_times * p.last + at.first_b * p.first,
+          coupons * (w * w * p.h + 2 * w * h1_0 + h2_0) + at.redemption * (last_times * last_times) * p.last +
+              at.first_b * at.first_b * p.first};
 }
 
 bool all(Mask m) {
@@ -75,17 +83,17 @@ bool all(Mask m) {
 // its target.
 constexpr std::size_t kVectors = 4;
 
-std::array<Doubles, kVectors> roots_of(const std::array<Lanes, kVectors>& at) {
+std::array<Doubles, kVectors> roots_of(const std::array<Lanes, kVectors>& at, std::size_t vectors) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  std::array<Doubles, kVectors> u, root;
-  std::array<Mask, kVectors> done;
-  for (std::size_t g = 0; g < kVectors; ++g) {
+  std::array<Doubles, kVectors> u{}, root{};
+  std::array<Mask, kVectors> done{};
+  for (std::size_t g = 0; g < vectors; ++g) {
     u[g] = at[g].start, root[g] = Doubles{} + kNaN;
     done[g] = ~((at[g].target > 0) & (at[g].target < std::numeric_limits<double>::infinity()));  // no root: NaN
   }
   for (int k = 0; k < kMaxEvaluations; ++k) {
     bool all_done = true;
-    for (std::size_t g = 0; g < kVectors; ++g) {
+    for (std::size_t g = 0; g < vectors; ++g) {
       const Point p = point_at(at[g], u[g]);
       const Doubles f = p.s - at[g].target;
       const Mask hit = (base::abs(f) <= kTolerance / 2 * at[g].target) & ~done[g];
@@ -119,12 +127,16 @@ void stream_roots(std::span<const StreamSolve> solves, std::span<double> roots) 
       }
       return v;
     };
+    const std::size_t vectors = std::min(kVectors, (solves.size() - j + kLanes - 1) / kLanes);
     std::array<Lanes, kVectors> lanes;
-    for (std::size_t g = 0; g < kVectors; ++g) {
-      lanes[g] = {gather(g, &StreamSolve::n), gather(g, &StreamSolve::w), gather(g, &StreamSolve::c),
-                  gather(g, &StreamSolve::target), gather(g, &StreamSolve::start)};
+    for (std::size_t g = 0; g < vectors; ++g) {
+      Lanes& l = lanes[g];
+      l = {gather(g, &StreamSolve::n),     gather(g, &StreamSolve::w),          gather(g, &StreamSolve::c),
+           gather(g, &StreamSolve::target), gather(g, &StreamSolve::start),     gather(g, &StreamSolve::first),
+           gather(g, &StreamSolve::first_b), gather(g, &StreamSolve::redemption), false};
+      for (std::size_t k = 0; k < kLanes; ++k) l.any_first = l.any_first || l.first[k] != 0;
     }
-    const std::array<Doubles, kVectors> r = roots_of(lanes);
+    const std::array<Doubles, kVectors> r = roots_of(lanes, vectors);
     for (std::size_t k = 0; k < std::min(kGroup, solves.size() - j); ++k) roots[j + k] = r[k / kLanes][k % kLanes];
   }
 }

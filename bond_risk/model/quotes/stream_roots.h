@@ -4,6 +4,7 @@
 // Model. The stream of exp_sum.h's CouponStream, n coupons c one period
 // apart from w periods away and 100 with the last, is in u = ln v
 //   s(u) = c e^(wu) H(u) + 100 e^((n-1+w)u),  H(u) = sum_(j<n) e^(ju) = expm1(nu) / expm1(u),
+// (plus a first flow apart, one exponential more, for a convention bond's),
 // so s and its first two derivatives cost three exponentials whatever n
 // is (e^(nu) - 1 from e^(nu), or by expm1 where |nu| < 1/100; their limits
 // where u = 0). Halley's steps on s from a start near the root (the
@@ -23,9 +24,12 @@
 
 namespace bond_risk {
 
-// A stream CouponStream(n, w, c) equal to `target` (> 0), from u = `start`.
+// A stream CouponStream(n, w, c) equal to `target` (> 0), from u = `start`;
+// with `redemption` in place of 100, and a first flow apart, `first` at
+// e^(first_b u) (a convention bond's first coupon: short, or gone ex).
 struct StreamSolve {
   double n, w, c, target, start;
+  double first = 0, first_b = 0, redemption = 100;
 };
 
 // Each solve's root u, or NaN where none was reached. The solves run a
