@@ -22,6 +22,26 @@ double ulps_from(double a, long double exact) {
   return static_cast<double>(std::fabs(static_cast<long double>(a) - exact) / ulp);
 }
 
+// Each lane of `vector` applied to the xs a vector at a time has the bits
+// of `alone` applied to that x (NaN for NaN).
+template <class Vector, class Alone>
+void expect_lanes_are_alone(std::vector<double> xs, Vector vector, Alone alone) {
+  while (xs.size() % base::kLanes != 0) xs.push_back(1.0);
+  for (std::size_t k = 0; k < xs.size(); k += base::kLanes) {
+    base::Doubles x;
+    std::memcpy(&x, &xs[k], sizeof x);
+    const base::Doubles e = vector(x);
+    for (std::size_t j = 0; j < base::kLanes; ++j) {
+      const double one = alone(xs[k + j]);
+      if (std::isnan(one)) {
+        EXPECT_TRUE(std::isnan(e[j])) << xs[k + j];
+      } else {
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(e[j]), std::bit_cast<std::uint64_t>(one)) << xs[k + j];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TEST(FastExp, IsWithinOneAndAHalfUnitsInTheLastPlaceOfTheExactValue) {
@@ -64,20 +84,8 @@ TEST(FastExp, EachLaneOfAVectorHasTheBitsOfOneValueAlone) {
   std::vector<double> xs = {0.0, -0.0, 700.0, -700.0, 700.5, -709.0, 1e300, std::numeric_limits<double>::infinity(),
                             -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
   for (int k = 0; k < 100'000; ++k) xs.push_back(k % 2 ? x_of(draw) : x_of(draw) / 720);
-  while (xs.size() % base::kLanes != 0) xs.push_back(1.0);
-  for (std::size_t k = 0; k < xs.size(); k += base::kLanes) {
-    base::Doubles x;
-    std::memcpy(&x, &xs[k], sizeof x);
-    const base::Doubles e = base::fast_exp(x);
-    for (std::size_t j = 0; j < base::kLanes; ++j) {
-      const double alone = base::fast_exp(xs[k + j]);
-      if (std::isnan(alone)) {
-        EXPECT_TRUE(std::isnan(e[j])) << xs[k + j];
-      } else {
-        EXPECT_EQ(std::bit_cast<std::uint64_t>(e[j]), std::bit_cast<std::uint64_t>(alone)) << xs[k + j];
-      }
-    }
-  }
+  expect_lanes_are_alone(
+      xs, [](base::Doubles x) { return base::fast_exp(x); }, [](double x) { return base::fast_exp(x); });
 }
 
 TEST(FastExpm1, IsWithinTwoAndAHalfUnitsInTheLastPlaceOfTheExactValueNearZeroToo) {
@@ -103,18 +111,6 @@ TEST(FastExpm1, EachLaneOfAVectorHasTheBitsOfOneValueAlone) {
   std::uniform_real_distribution<double> x_of(-720.0, 720.0);
   std::vector<double> xs = {0.0, -0.0, 1e-300, 700.5, -709.0, std::numeric_limits<double>::quiet_NaN()};
   for (int k = 0; k < 100'000; ++k) xs.push_back(k % 2 ? x_of(draw) : x_of(draw) / 72000);
-  while (xs.size() % base::kLanes != 0) xs.push_back(1.0);
-  for (std::size_t k = 0; k < xs.size(); k += base::kLanes) {
-    base::Doubles x;
-    std::memcpy(&x, &xs[k], sizeof x);
-    const base::Doubles e = base::fast_expm1(x);
-    for (std::size_t j = 0; j < base::kLanes; ++j) {
-      const double alone = base::fast_expm1(xs[k + j]);
-      if (std::isnan(alone)) {
-        EXPECT_TRUE(std::isnan(e[j])) << xs[k + j];
-      } else {
-        EXPECT_EQ(std::bit_cast<std::uint64_t>(e[j]), std::bit_cast<std::uint64_t>(alone)) << xs[k + j];
-      }
-    }
-  }
+  expect_lanes_are_alone(
+      xs, [](base::Doubles x) { return base::fast_expm1(x); }, [](double x) { return base::fast_expm1(x); });
 }

@@ -125,13 +125,12 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
     y.macaulay = t, y.modified = t * b, y.convexity = 2 * t * t * b * b;
     return out;
   }
-  const double f = coupons_per_year;
   if (exact == 0) {  // the yield alone: in closed form where the flows are a regular stream
     if (const std::optional<StreamSolve> stream = as_stream(flows, coupons_per_year, dirty, from)) {
       double u = kNull;
       stream_roots({&*stream, 1}, {&u, 1});
       if (!is_null(u)) {
-        y.yield = f * std::expm1(-u);
+        y.yield = yield_of(u, coupons_per_year);
         return out;
       }
     }
@@ -143,7 +142,7 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
   if (is_null(root.x)) return out;
   // With b_j = f t_j: sum t CF v^(f t) is the slope in u over f, sum t (t + 1/f) CF v^(f t) the curvature
   // and the slope over f^2.
-  const double per_period = std::expm1(-root.x), v = 1 / (1 + per_period);
+  const double f = coupons_per_year, per_period = std::expm1(-root.x), v = 1 / (1 + per_period);
   y.yield = f * per_period;
   y.macaulay = root.at.slope / (f * dirty);
   y.modified = y.macaulay * v;

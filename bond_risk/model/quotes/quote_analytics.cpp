@@ -57,14 +57,25 @@ struct Solves {
   }
 };
 
-// Solve j of `solves`, a yield's (or a quote yield's) over `flows`, finished
-// from where its polish left it: walking the coupon stream where that
-// proved no root. `exact`: the moments proven at the root (2 for the
-// durations and convexity, 0 for a quote yield).
-Root finish_yield(const Solves& solves, std::size_t j, const RemainingFlows& flows, int exact) {
-  const CouponStream sum(flows.days.size(), flows.w, flows.c100);
-  const auto walk = [&](double u) { return sum.at<kYieldOrder>(u); };
-  return solve(walk, true, solves.target[j], solves.x[j], exact, solves.at[j], solves.polished[j]);
+// The coupon stream's moments at u: a walk over the flows.
+Moments stream_at(const RemainingFlows& flows, double u) {
+  return CouponStream(flows.days.size(), flows.w, flows.c100).at<kYieldOrder>(u);
+}
+
+// Solve j of `solves`, a yield's over `flows`, finished from where its
+// polish left it (with the moments the durations and convexity read proven
+// at the root): walking the coupon stream where that proved no root.
+Root finish_yield(const Solves& solves, std::size_t j, const RemainingFlows& flows) {
+  const auto walk = [&](double u) { return stream_at(flows, u); };
+  return solve(walk, true, solves.target[j], solves.x[j], 2, solves.at[j], solves.polished[j]);
+}
+
+// A quote yield the closed form did not reach (rare): the stream walked
+// from `from`, only the price proven at the root.
+Root walked_quote_yield(const RemainingFlows& flows, double target, double from) {
+  const auto walk = [&](double u) { return stream_at(flows, u); };
+  const Moments first = walk(from);
+  return solve(walk, true, target, from, 0, first, polish(first, from, target, 0));
 }
 
 // A bond's figures when a solve found no root: every one null.
@@ -99,7 +110,7 @@ BondFigures bond_figures(const RemainingFlows& flows, double price, double quote
 void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out) {
   if (bonds.size() > kFiguresBatch || out.size() != bonds.size()) throw std::logic_error("bond_figures: a batch too large");
   // A spread and a quote-yield solve for each quoted bond, the spread's dropped if its yield or a root fails.
-  Solves yields, quote_yields, spreads;
+  Solves yields, spreads;
   std::array<std::size_t, kFiguresBatch> spread_of;
   std::array<StreamSolve, kFiguresBatch> stream;  // the quote yields, in closed form
   std::array<std::size_t, kFiguresBatch> quote_bond;
@@ -134,7 +145,7 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
     const std::size_t b = yields.bond[j];
     const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
-    const Root u = finish_yield(yields, j, in.flows, 2);
+    const Root u = finish_yield(yields, j, in.flows);
     const bool quoted = !is_null(in.quote);
     if (is_null(u.x)) {
       o = failed(AnalyticsFailure::no_yield, 0);
@@ -170,26 +181,15 @@ void bond_figures(std::span<const BondInputs> bonds, std::span<BondFigures> out)
   for (std::size_t k = 0; k < streams; ++k) {
     const std::size_t b = quote_bond[k];
     const BondInputs& in = bonds[b];
-    if (!is_null(stream_root[k])) {
-      out[b].quote_yield = in.flows.coupons_per_year * std::expm1(-stream_root[k]);
-      continue;
-    }
-    // Rare: walked and polished from the same start.
-    const double from = stream[k].start;
-    CouponStream(in.flows.days.size(), in.flows.w, in.flows.c100).at<kYieldOrder>(from, quote_yields.add(b, from, stream[k].target));
-  }
-  quote_yields.polish(0);
-  for (std::size_t j = 0; j < quote_yields.count; ++j) {
-    const std::size_t b = quote_yields.bond[j];
-    const BondInputs& in = bonds[b];
     BondFigures& o = out[b];
-    const Root q = finish_yield(quote_yields, j, in.flows, 0);
-    if (is_null(q.x)) {
+    const double u = is_null(stream_root[k]) ? walked_quote_yield(in.flows, stream[k].target, stream[k].start).x
+                                             : stream_root[k];
+    if (is_null(u)) {
       o = failed(AnalyticsFailure::no_quote_yield, o.yield_steps);
       spreads.dropped[spread_of[b]] = true;
       continue;
     }
-    o.quote_yield = in.flows.coupons_per_year * std::expm1(-q.x);
+    o.quote_yield = yield_of(u, in.flows.coupons_per_year);
   }
 
   // P(x) = market_dirty from 0, where the grid gave P's moments; the flows

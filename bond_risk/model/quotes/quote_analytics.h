@@ -64,6 +64,9 @@ struct BondFigures {
 // 1e-6 for a yield of 5%, well inside the textbook yield's own error).
 double textbook_yield_start(double annual_coupon, double years, double price, int coupons_per_year);
 
+// The yield, compounded f times a year, at u = ln v = -ln(1 + y/f).
+inline double yield_of(double u, int coupons_per_year) { return coupons_per_year * std::expm1(-u); }
+
 // P(x) of docs/model.md: the flows on discount factors `df` (by day from today)
 // moved by a spread x over their continuously compounded zero rates.
 double spread_price(const RemainingFlows& flows, std::span<const double> df, double x);
