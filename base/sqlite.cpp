@@ -127,7 +127,9 @@ Statement& Statement::bind(int param, double value) {
 }
 
 Statement& Statement::bind(int param, std::string_view value) {
-  if (sqlite3_bind_text(stmt_.get(), param, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT) !=
+  // SQLite binds a null pointer as NULL: an empty view (whatever its data) is the empty text.
+  const char* text = value.empty() ? "" : value.data();
+  if (sqlite3_bind_text(stmt_.get(), param, text, static_cast<int>(value.size()), SQLITE_TRANSIENT) !=
       SQLITE_OK) {
     db_->fail("bind");
   }

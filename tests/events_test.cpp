@@ -17,6 +17,7 @@
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/live/apply_change.h"
 #include "bond_risk/live/stages/event_stages.h"
+#include "bond_risk/model/store/published_values.h"
 #include "tests/live_support.h"
 
 using namespace bond_risk;

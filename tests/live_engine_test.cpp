@@ -10,6 +10,7 @@
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/db/result_writer.h"
+#include "bond_risk/model/store/published_values.h"
 #include "tests/live_support.h"
 
 using namespace bond_risk;

@@ -13,7 +13,7 @@
 #include "bond_risk/live/apply_change.h"
 #include "bond_risk/model/risk/ladders.h"
 #include "bond_risk/model/store/published_values.h"
-#include "bond_risk/model/nodes/result_row.h"
+#include "bond_risk/model/nodes/result_rows.h"
 
 namespace test {
 
@@ -204,18 +204,20 @@ void expect_result_tables_fresh(Live& live) {
       const std::int64_t id = st.integer(0);
       const NodeRef* n = fresh->store.by_id.find(id);
       ASSERT_TRUE(n && kind_of(*n) == kind) << kind_name(kind) << " " << id << " has a result row but no input row";
-      const ResultRow row = result_row(fresh->store, fresh->graph, *n);
+      ResultRows one;
+      one.put(fresh->store, fresh->graph, *n);
+      const ResultRow row = one.row(kind, 0);
       EXPECT_EQ(st.text(1), status_name(row.status)) << kind_name(kind) << " " << id;
       EXPECT_EQ(st.text(2), row.reason) << kind_name(kind) << " " << id;
-      for (std::size_t v = 0; v < row.values.count; ++v) {
+      for (std::size_t v = 0; v < row.values.size(); ++v) {
         const int col = static_cast<int>(3 + v);
         if (!publishes_values(kind, row.status)) {
           EXPECT_EQ(st.column_type(col), SQLITE_NULL) << kind_name(kind) << " " << id;
         } else {
           const double stored = st.column_type(col) == SQLITE_NULL ? kNull : st.real(col);
-          EXPECT_TRUE(same_value(stored, row.values.values[v], is_book(kind)))
+          EXPECT_TRUE(same_value(stored, row.values[v], is_book(kind)))
               << kind_name(kind) << " " << id << " " << value_names(kind)[v] << ": " << stored << " against "
-              << row.values.values[v];
+              << row.values[v];
         }
       }
     }

@@ -10,6 +10,7 @@
 
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/live/command_executor.h"
+#include "bond_risk/model/store/published_values.h"
 #include "bond_risk/model/store/reason.h"
 #include "tests/live_support.h"
 

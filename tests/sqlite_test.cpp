@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string_view>
 
 #include "base/sqlite.h"
 #include "tests/test_support.h"
@@ -22,4 +23,16 @@ TEST(Sqlite, ACachedStatementWhoseRunFailedCanBeBoundAndRunAgain) {
   base::Statement count = db.prepare("SELECT count(*) FROM t");
   ASSERT_TRUE(count.step());
   EXPECT_EQ(count.integer(0), 2);
+}
+
+TEST(Sqlite, AnEmptyTextIsBoundAsTextNeverAsNull) {
+  test::TempDir dir;
+  base::Database db(dir.path("s.db"), base::Database::Mode::create);
+  db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, reason TEXT NOT NULL)");
+  base::Statement& insert = db.cached("INSERT INTO t (id, reason) VALUES (?, ?)");
+  insert.bind(1, std::int64_t{1}).bind(2, std::string_view()).run();  // no data pointer at all
+  insert.bind(1, std::int64_t{2}).bind(2, std::string_view("")).run();
+  base::Statement texts = db.prepare("SELECT count(*) FROM t WHERE reason = ''");
+  ASSERT_TRUE(texts.step());
+  EXPECT_EQ(texts.integer(0), 2);
 }

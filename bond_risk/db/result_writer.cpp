@@ -6,6 +6,7 @@
 
 #include "bond_risk/db/schema.h"
 #include "bond_risk/model/store/layout.h"
+#include "bond_risk/model/store/published_values.h"
 
 namespace bond_risk {
 
@@ -45,12 +46,12 @@ void write_row(base::Database& results, const ResultRow& row) {
     return;
   }
   base::Statement& st = insert_statement(results, row.kind);
-  st.bind(1, row.id).bind(2, status_name(row.status)).bind(3, std::string_view(row.reason));
+  st.bind(1, row.id).bind(2, status_name(row.status)).bind(3, row.reason);
   const bool has_values = publishes_values(row.kind, row.status);
   const auto names = value_names(row.kind);
   int param = 4;
-  for (std::size_t k = 0; k < row.values.count; ++k, ++param) {
-    const double v = row.values.values[k];
+  for (std::size_t k = 0; k < row.values.size(); ++k, ++param) {
+    const double v = row.values[k];
     if (!has_values || std::isnan(v)) {
       st.bind_null(param);
     } else if (is_date_value(names[k])) {
@@ -100,8 +101,8 @@ std::unique_ptr<base::Database> open_results(const std::string& path) {
   return results;
 }
 
-void write_rows(base::Database& results, std::span<const ResultRow> rows) {
-  for (const ResultRow& row : rows) write_row(results, row);
+void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which) {
+  for (const std::uint32_t r : which) write_row(results, rows.row(kind, r));
 }
 
 void clear_results(base::Database& results) {
@@ -140,11 +141,14 @@ void write_all_results(base::Database& results, const Store& store, const engine
   base::Transaction tx(results);
   clear_results(results);
   base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
+  ResultRows rows;  // one row at a time, its space reused
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
     for (NodeIndex i : in_id_order(store, static_cast<Kind>(k))) {  // rows in key order: appends to the b-tree
       const NodeRef node = ref(static_cast<Kind>(k), i);
       if (store.state(node).status == Status::removed) continue;
-      write_row(results, result_row(store, graph, node));
+      rows.put(store, graph, node);
+      write_row(results, rows.row(kind_of(node), 0));
+      rows.clear();
       progress.advance();
     }
   }

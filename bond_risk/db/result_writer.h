@@ -13,7 +13,7 @@
 
 #include "base/progress.h"
 #include "base/sqlite.h"
-#include "bond_risk/model/nodes/result_row.h"
+#include "bond_risk/model/nodes/result_rows.h"
 #include "bond_risk/model/store/store.h"
 #include "engine/graph.h"
 
@@ -33,9 +33,10 @@ bool attach_results(base::Database& db);
 // what to do (base::Database::Mode::create).
 std::unique_ptr<base::Database> open_results(const std::string& path);
 
-// Writes `rows` (INSERT OR REPLACE; a removed node's row is deleted) in the
-// caller's transaction.
-void write_rows(base::Database& results, std::span<const ResultRow> rows);
+// Writes the rows `which` (see ResultRows::row) of `kind` of `rows`
+// (INSERT OR REPLACE; a removed node's row is deleted) in the caller's
+// transaction.
+void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which);
 
 // Deletes every result row, in the caller's transaction.
 void clear_results(base::Database& results);

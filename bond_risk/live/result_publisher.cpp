@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "bond_risk/db/result_writer.h"
 
@@ -21,38 +20,25 @@ ResultPublisher::~ResultPublisher() {
   writer_.join();
 }
 
-void ResultPublisher::add_row(const Store& store, const engine::Graph& graph, NodeRef node) {
-  std::vector<std::uint32_t>& slots = front_.slot[node.type];
-  if (slots.size() <= node.index) slots.resize(store.size(kind_of(node)), kNone);
-  std::uint32_t& slot = slots[node.index];
-  if (slot == kNone) {
-    slot = static_cast<std::uint32_t>(front_.rows.size());
-    front_.rows.emplace_back();
-    front_.nodes.push_back(node);
-    assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
-  }
-  front_.rows[slot] = result_row(store, graph, node);
-}
-
 void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes) {
   if (kind == Kind::calendar || kind == Kind::ir_curve) return;  // inputs only: no result table
   const std::lock_guard lock(mutex_);
-  for (NodeIndex i : nodes) add_row(store, graph, ref(kind, i));  // a sealed batch stays sealed: its rows only get newer
+  for (NodeIndex i : nodes) front_.rows.put(store, graph, ref(kind, i));  // a sealed batch stays sealed: its rows only get newer
+  assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
 }
 
 void ResultPublisher::add_all(const Store& store, const engine::Graph& graph) {
   const std::lock_guard lock(mutex_);
-  for (std::size_t k = 0; k < kKindCount; ++k) front_.slot[k].clear();
   front_.rows.clear();
-  front_.nodes.clear();
   front_.replace_all = true;
   front_.sealed = false;
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
     for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
       const NodeRef node = ref(static_cast<Kind>(k), i);
-      if (store.state(node).status != Status::removed) add_row(store, graph, node);
+      if (store.state(node).status != Status::removed) front_.rows.put(store, graph, node);
     }
   }
+  assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
 }
 
 void ResultPublisher::seal(std::int64_t event_seq) {
@@ -200,24 +186,14 @@ void ResultPublisher::alerts_written() {
 }
 
 void ResultPublisher::Pending::clear() {
-  for (NodeRef n : nodes) slot[n.type][n.index] = kNone;
   rows.clear();
-  nodes.clear();
   replace_all = alerts = sealed = false;
 }
 
 void ResultPublisher::requeue(Pending& failed) {
   if (front_.replace_all) return;  // the master's batch replaces every row already
   const bool fresh = front_.empty();
-  for (std::size_t r = 0; r < failed.rows.size(); ++r) {
-    const NodeRef node = failed.nodes[r];
-    std::vector<std::uint32_t>& slots = front_.slot[node.type];
-    if (slots.size() <= node.index) slots.resize(failed.slot[node.type].size(), kNone);
-    if (slots[node.index] != kNone) continue;  // the master has a newer row
-    slots[node.index] = static_cast<std::uint32_t>(front_.rows.size());
-    front_.rows.push_back(std::move(failed.rows[r]));
-    front_.nodes.push_back(node);
-  }
+  front_.rows.put_older(failed.rows);
   assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
   front_.replace_all = failed.replace_all;
   front_.alerts |= failed.alerts;
@@ -227,36 +203,19 @@ void ResultPublisher::requeue(Pending& failed) {
   }
 }
 
-void ResultPublisher::Pending::sort_by_id() {
-  std::vector<std::uint32_t> order(rows.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return rows[a].kind != rows[b].kind ? rows[a].kind < rows[b].kind : rows[a].id < rows[b].id;
-  });
-  std::vector<ResultRow> sorted_rows;
-  std::vector<NodeRef> sorted_nodes;
-  sorted_rows.reserve(rows.size());
-  sorted_nodes.reserve(nodes.size());
-  for (const std::uint32_t r : order) {
-    slot[nodes[r].type][nodes[r].index] = static_cast<std::uint32_t>(sorted_rows.size());
-    sorted_rows.push_back(std::move(rows[r]));
-    sorted_nodes.push_back(nodes[r]);
-  }
-  rows = std::move(sorted_rows);
-  nodes = std::move(sorted_nodes);
-}
-
 // One transaction: the rows in id order within each table, in slices
 // between which the writer yields to a recalculation, the alerts of the
 // events they reflect not copied yet, and the event.
 void ResultPublisher::write(Pending& batch, base::Database& results) {
-  batch.sort_by_id();
   base::Transaction tx(results);
   if (batch.replace_all) clear_results(results);
-  const std::span<const ResultRow> rows = batch.rows;
-  for (std::size_t from = 0; from < rows.size(); from += kWriteSlice) {
-    yield_to_master();
-    write_rows(results, rows.subspan(from, std::min(kWriteSlice, rows.size() - from)));
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const Kind kind = static_cast<Kind>(k);
+    const std::span<const std::uint32_t> rows = batch.rows.in_id_order(kind);
+    for (std::size_t from = 0; from < rows.size(); from += kWriteSlice) {
+      yield_to_master();
+      write_rows(results, batch.rows, kind, rows.subspan(from, std::min(kWriteSlice, rows.size() - from)));
+    }
   }
   copy_alerts(results, batch.event_seq, batch.replace_all);
   set_results_as_of(results, batch.event_seq);

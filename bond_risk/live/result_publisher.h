@@ -48,7 +48,6 @@
 // constructs, calls and destroys it; each member takes the lock.
 #pragma once
 
-#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -61,7 +60,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
-#include "bond_risk/model/nodes/result_row.h"
+#include "bond_risk/model/nodes/result_rows.h"
 #include "bond_risk/model/store/store.h"
 #include "engine/graph.h"
 
@@ -123,20 +122,15 @@ class ResultPublisher {
  private:
   // Rows waiting to be written, one per node (its latest).
   struct Pending {
-    std::vector<ResultRow> rows;
-    std::vector<NodeRef> nodes;                                // of each row
-    std::array<std::vector<std::uint32_t>, kKindCount> slot;  // per node index: its row, or kNone
+    ResultRows rows;
     bool replace_all = false;
     bool alerts = false;  // alerts were committed since the last batch
     bool sealed = false;
     std::int64_t event_seq = -1;
     bool empty() const { return rows.empty() && !replace_all && !alerts; }
-    // Rows in id order within each kind, each node (and slot) kept with its row.
-    void sort_by_id();
-    // Empty again, its slots reset (event_seq is left as it was).
+    // Empty again, its space kept (event_seq is left as it was).
     void clear();
   };
-  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
   static constexpr std::size_t kWriteSlice = 2048;            // rows written between two looks at the master
@@ -149,7 +143,6 @@ class ResultPublisher {
   };
   static std::optional<FileId> file_at(const std::string& path);
 
-  void add_row(const Store& store, const engine::Graph& graph, NodeRef node);
   // With the lock held: whether the writer may take front_.
   bool takeable() const;
   // With the lock held: marks the file lost if the one the writer opened at

@@ -192,20 +192,32 @@ void sum_key_rates(const Store& s, const RepoBook& book, std::span<double> ladde
   });
 }
 
-std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
+namespace {
+
+// Appends curve c's points to `out`, with the values first[k] and second[k]
+// (second empty: 0).
+void append_points(const Store& s, NodeIndex c, std::span<const double> first, std::span<const double> second,
+                   std::vector<KeyRate>& out) {
+  for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
+    out.push_back({s.ids[static_cast<std::size_t>(Kind::ir_curve)][c], s.curves[c].point_idx[k],
+                   s.curves[c].points[k].days_forward, {first[k], second.empty() ? 0.0 : second[k]}});
+  }
+}
+
+}  // namespace
+
+void key_rate_ladder(const Store& s, NodeRef node, std::vector<KeyRate>& out) {
   const Kind kind = kind_of(node);
-  if (!s.with_key_rates || !publishes_values(kind, s.state(node).status)) return {};
+  if (!s.with_key_rates || !publishes_values(kind, s.state(node).status)) return;
+  const NodeIndex i = node.index;
+  if (kind == Kind::bond) {  // its own curve's points, as it holds them
+    append_points(s, s.bonds[i].curve, s.bond_ladder(i), {}, out);
+    return;
+  }
   const std::size_t width = s.key_rate_axis.size;
   std::vector<double> dense(2 * width, 0.0);  // over the axis: the first value's ladder, then the second's
   std::vector<bool> used(s.curves.size(), false);
-  const NodeIndex i = node.index;
   switch (kind) {
-    case Kind::bond: {
-      const NodeIndex c = s.bonds[i].curve;
-      std::copy_n(s.bond_ladder(i).begin(), s.curves[c].points.size(), curve_part(s, dense, c).begin());
-      used[c] = true;
-      break;
-    }
     case Kind::outright_trade:
       if (s.state(node).status == Status::ok) add_key_rates(s, ladder_part(s, s.outright_trades[i]), dense);
       used[s.bonds[s.outright_trades[i].bond].curve] = true;
@@ -220,7 +232,7 @@ std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
     case Kind::repo_book:
       std::copy(s.repo_books[i].kr01.begin(), s.repo_books[i].kr01.end(), dense.begin());
       break;
-    default: return {};
+    default: return;
   }
   if (is_book(kind)) {  // the curves its members are exposed to
     for (NodeIndex c = 0; c < s.curves.size(); ++c) {
@@ -231,15 +243,14 @@ std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
       used[c] = exposed(0) || exposed(width);
     }
   }
-  std::vector<KeyRate> out;
   for (NodeIndex c = 0; c < s.curves.size(); ++c) {
-    if (!used[c]) continue;
-    for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
-      const std::size_t at = s.key_rate_axis.offset[c] + k;
-      out.push_back({s.ids[static_cast<std::size_t>(Kind::ir_curve)][c], s.curves[c].point_idx[k],
-                     s.curves[c].points[k].days_forward, {dense[at], dense[width + at]}});
-    }
+    if (used[c]) append_points(s, c, curve_part(s, dense, c), curve_part(s, dense, c, width), out);
   }
+}
+
+std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {
+  std::vector<KeyRate> out;
+  key_rate_ladder(s, node, out);
   return out;
 }
 

@@ -64,6 +64,8 @@ struct KeyRate {
 // the curves its ladder is not all 0 on), in axis order; empty for other
 // nodes or when the store computes no key rates.
 std::vector<KeyRate> key_rate_ladder(const Store& store, NodeRef node);
+// The same, appended to `out` (which keeps its capacity between calls).
+void key_rate_ladder(const Store& store, NodeRef node, std::vector<KeyRate>& out);
 
 // "kr01" for bonds and outrights, "margin_kr01" and "mtm_pnl_kr01" for repos.
 std::span<const std::string_view> key_rate_names(Kind kind);

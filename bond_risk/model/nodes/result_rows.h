@@ -1,0 +1,90 @@
+// What bonds, trades and books publish, as rows of their result tables: a
+// node's id, status, reason, values and (a bond's or book's) key-rate
+// ladder. A ResultRows is a value the live engine's master fills after a
+// recalculation so that a writer thread can persist it without reading the
+// store.
+//
+// Model: at most one row per node: putting a node again replaces its row
+// (its latest wins). Rows are kept by kind in contiguous columns as wide
+// as the kind publishes (a trade's row is its id, status and three or four
+// values), so copying a big event's rows costs bytes in proportion to what
+// they say; a reason or ladder reuses its row's space when it fits, and
+// clear() keeps every column's capacity for the next batch (fresh pages
+// would cost a fault each to the one copying). Memory is
+// bounded by the nodes put since the last clear, however often each is.
+// Not thread-safe: one owner at a time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bond_risk/model/risk/ladders.h"
+#include "bond_risk/model/store/store.h"
+#include "engine/graph.h"
+
+namespace bond_risk {
+
+// One row, borrowed from the ResultRows it was read from (valid until that
+// set next changes).
+struct ResultRow {
+  std::int64_t id = 0;
+  Kind kind = Kind::bond;
+  Status status = Status::ok;       // removed: the node's row is to be deleted
+  std::span<const double> values;   // in value_names order; stored as NULL when the status publishes none (see publishes_values)
+  std::string_view reason;          // "" when OK
+  std::span<const KeyRate> key_rates;  // a bond's or book's ladder (see stores_key_rates)
+};
+
+class ResultRows {
+ public:
+  // Sets `node`'s row (a bond, trade or book) to what it publishes in
+  // `store` now, replacing any row of it already here.
+  void put(const Store& store, const engine::Graph& graph, NodeRef node);
+  // Adds the rows of `older` whose nodes have no row here (newer rows win).
+  void put_older(const ResultRows& older);
+
+  std::size_t size() const;  // rows of every kind
+  std::size_t size(Kind kind) const { return columns_[static_cast<std::size_t>(kind)].ids.size(); }
+  bool empty() const { return size() == 0; }
+  // Row r (< size(kind)) of `kind`, rows counted in the order first put.
+  ResultRow row(Kind kind, std::size_t r) const;
+  // The rows of `kind` (their r) by increasing id, valid until the set
+  // next changes.
+  std::span<const std::uint32_t> in_id_order(Kind kind);
+  // No row left; capacity kept.
+  void clear();
+
+ private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  // Where a reason or ladder of a row lies: reasons_[at], or ladders_[at, at + size).
+  struct Extra {
+    std::uint32_t at = kNone, size = 0, capacity = 0;
+  };
+  struct Columns {
+    std::vector<std::uint32_t> slot;  // per node index: its row, or kNone
+    std::vector<NodeIndex> nodes;     // per row
+    std::vector<std::int64_t> ids;
+    std::vector<Status> statuses;
+    std::vector<double> values;       // width per row
+    std::vector<Extra> reasons, ladders;
+    std::vector<std::uint32_t> order;  // in_id_order's (reused)
+    std::size_t width = 0;
+  };
+  // Sets the row of node `node` (of a kind with `nodes` nodes) to `row`.
+  void assign(NodeIndex node, std::size_t nodes, const ResultRow& row);
+  // Copies `text` or `ladder` into the space of `extra`, which moves to the
+  // end of its pool when it does not fit.
+  void set_reason(Extra& extra, std::string_view text);
+  void set_ladder(Extra& extra, std::span<const KeyRate> ladder);
+
+  std::array<Columns, kKindCount> columns_;
+  std::vector<std::string> reasons_;  // referred to by rows' Extra
+  std::vector<KeyRate> ladders_;      // likewise
+  std::vector<KeyRate> ladder_;       // one ladder being read (reused)
+};
+
+}  // namespace bond_risk
