@@ -3,7 +3,8 @@
 // set loaded as the engine loads it, each without and with key-rate ladders
 // (a bond's also with quote analytics);
 // the least the books' ladders can cost (book_rows_floor); the marking a
-// move of one curve does before its recalculation; and a whole load, from
+// move of one curve does before its recalculation, and the copy of its
+// result rows after (copy_rows_one_curve); and a whole load, from
 // the database to a graph ready for its first flush (load_and_build).
 // `make bench-kernels` runs them on the 440k set; by hand, pass Google
 // Benchmark's flags after the database:
@@ -11,6 +12,8 @@
 #include <Eigen/Core>
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <numeric>
 #include <string>
@@ -19,6 +22,7 @@
 #include "base/sqlite.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/model/nodes/calculations.h"
+#include "bond_risk/model/nodes/result_rows.h"
 #include "engine/flush.h"
 #include "engine/scheduler.h"
 
@@ -97,6 +101,39 @@ void book_rows_floor(benchmark::State& state, DataSet& data) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
 }
 
+// The master's copy of a curve move's result rows: every node downstream
+// of curve 0 put into a ResultRows (as ResultPublisher::add does, in index
+// order per kind), cleared between iterations with its space kept.
+void copy_rows(benchmark::State& state, DataSet& data) {
+  const engine::NodeRef curve{static_cast<engine::TypeId>(Kind::ir_curve), 0};
+  std::array<std::vector<engine::NodeIndex>, bond_risk::kKindCount> moved;  // downstream of it, by kind
+  std::array<std::vector<bool>, bond_risk::kKindCount> seen;
+  for (std::size_t k = 0; k < bond_risk::kKindCount; ++k) seen[k].resize(data.store.size(static_cast<Kind>(k)));
+  std::vector<engine::NodeRef> walk{curve};
+  while (!walk.empty()) {
+    const engine::NodeRef from = walk.back();
+    walk.pop_back();
+    for (engine::NodeRef n : data.graph.subscribers(from)) {
+      if (seen[n.type][n.index]) continue;
+      seen[n.type][n.index] = true;
+      moved[n.type].push_back(n.index);
+      walk.push_back(n);
+    }
+  }
+  std::size_t rows = 0;
+  for (auto& nodes : moved) std::ranges::sort(nodes), rows += nodes.size();
+  state.counters["rows"] = static_cast<double>(rows);
+  bond_risk::ResultRows out;
+  for (auto _ : state) {
+    out.clear();
+    for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < bond_risk::kKindCount; ++k) {
+      for (engine::NodeIndex i : moved[k]) out.put(data.store, data.graph, engine::NodeRef{static_cast<engine::TypeId>(k), i});
+    }
+    benchmark::DoNotOptimize(out.size());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
+}
+
 // Marking alone: a change of curve 0's input rates marks what is downstream
 // of it (the walk an incremental bump-curve does before its recalculation).
 void mark_curve(benchmark::State& state, DataSet& data) {
@@ -147,6 +184,8 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::RegisterBenchmark("book_rows_floor", [&data](benchmark::State& state) { book_rows_floor(state, data); })
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("copy_rows_one_curve", [&data](benchmark::State& state) { copy_rows(state, data); })
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("mark_one_curve", [&data](benchmark::State& state) { mark_curve(state, data); })
       ->Unit(benchmark::kMicrosecond);

@@ -10,45 +10,53 @@ namespace bond_risk {
 
 void ResultRows::put(const Store& store, const engine::Graph& graph, NodeRef node) {
   const Kind kind = kind_of(node);
+  Columns& c = columns_[static_cast<std::size_t>(kind)];
+  const std::uint32_t r = row_of(c, node.index, store.size(kind), value_names(kind).size());
   const Status status = store.state(node).status;
-  const PublishedValues values = published_values(store, node);
-  const std::string why = status == Status::ok ? std::string() : reason(store, graph, node);
-  ladder_.clear();
-  if (stores_key_rates(kind)) key_rate_ladder(store, node, ladder_);
-  assign(node.index, store.size(kind), {store.id(node), kind, status, values.span(), why, ladder_});
+  c.ids[r] = store.id(node);
+  c.statuses[r] = status;
+  published_values(store, node, std::span(c.values).subspan(r * c.width, c.width));
+  if (status != Status::ok || c.reasons[r].at != kNone) {
+    set_reason(c.reasons[r], status == Status::ok ? std::string() : reason(store, graph, node));
+  }
+  if (stores_key_rates(kind)) {
+    ladder_.clear();
+    key_rate_ladder(store, node, ladder_);
+    set_ladder(c.ladders[r], ladder_);
+  }
 }
 
 void ResultRows::put_older(const ResultRows& older) {
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const Columns& theirs = older.columns_[k];
-    const std::vector<std::uint32_t>& mine = columns_[k].slot;
-    for (std::size_t r = 0; r < theirs.ids.size(); ++r) {
-      const NodeIndex node = theirs.nodes[r];
-      if (node < mine.size() && mine[node] != kNone) continue;
-      assign(node, theirs.slot.size(), older.row(static_cast<Kind>(k), r));
+    Columns& c = columns_[k];
+    for (std::size_t from = 0; from < theirs.ids.size(); ++from) {
+      const NodeIndex node = theirs.nodes[from];
+      if (node < c.slot.size() && c.slot[node] != kNone) continue;  // a newer row
+      const ResultRow row = older.row(static_cast<Kind>(k), from);
+      const std::uint32_t r = row_of(c, node, theirs.slot.size(), row.values.size());
+      c.ids[r] = row.id;
+      c.statuses[r] = row.status;
+      std::ranges::copy(row.values, c.values.begin() + r * c.width);
+      if (!row.reason.empty()) set_reason(c.reasons[r], row.reason);
+      if (!row.key_rates.empty()) set_ladder(c.ladders[r], row.key_rates);
     }
   }
 }
 
-void ResultRows::assign(NodeIndex node, std::size_t nodes, const ResultRow& row) {
-  Columns& c = columns_[static_cast<std::size_t>(row.kind)];
+std::uint32_t ResultRows::row_of(Columns& c, NodeIndex node, std::size_t nodes, std::size_t width) {
   if (c.slot.size() <= node) c.slot.resize(std::max<std::size_t>(nodes, node + 1), kNone);
   std::uint32_t& r = c.slot[node];
-  if (r == kNone) {
-    r = static_cast<std::uint32_t>(c.ids.size());
-    if (r == 0) c.width = row.values.size();
-    c.nodes.push_back(node);
-    c.ids.push_back(row.id);
-    c.statuses.push_back(row.status);
-    c.values.resize(c.values.size() + c.width);
-    c.reasons.emplace_back();
-    c.ladders.emplace_back();
-  }
-  c.ids[r] = row.id;
-  c.statuses[r] = row.status;
-  std::copy_n(row.values.begin(), std::min(c.width, row.values.size()), c.values.begin() + r * c.width);
-  if (!row.reason.empty() || c.reasons[r].at != kNone) set_reason(c.reasons[r], row.reason);
-  if (!row.key_rates.empty() || c.ladders[r].size != 0) set_ladder(c.ladders[r], row.key_rates);
+  if (r != kNone) return r;
+  r = static_cast<std::uint32_t>(c.ids.size());
+  c.width = width;
+  c.nodes.push_back(node);
+  c.ids.emplace_back();
+  c.statuses.emplace_back();
+  c.values.resize(c.values.size() + width);
+  c.reasons.emplace_back();
+  c.ladders.emplace_back();
+  return r;
 }
 
 void ResultRows::set_reason(Extra& extra, std::string_view text) {
@@ -61,6 +69,7 @@ void ResultRows::set_reason(Extra& extra, std::string_view text) {
 }
 
 void ResultRows::set_ladder(Extra& extra, std::span<const KeyRate> ladder) {
+  if (ladder.empty() && extra.size == 0) return;
   if (ladder.size() > extra.capacity) {  // its old space is left unused until clear(): at most one per growth
     extra.at = static_cast<std::uint32_t>(ladders_.size());
     extra.capacity = static_cast<std::uint32_t>(ladder.size());

@@ -72,10 +72,11 @@ class ResultRows {
     std::vector<double> values;       // width per row
     std::vector<Extra> reasons, ladders;
     std::vector<std::uint32_t> order;  // in_id_order's (reused)
-    std::size_t width = 0;
+    std::size_t width = 0;            // values per row: the kind's
   };
-  // Sets the row of node `node` (of a kind with `nodes` nodes) to `row`.
-  void assign(NodeIndex node, std::size_t nodes, const ResultRow& row);
+  // The row of node `node` in `c` (of a kind with `nodes` nodes, each
+  // publishing `width` values), added blank if it has none.
+  std::uint32_t row_of(Columns& c, NodeIndex node, std::size_t nodes, std::size_t width);
   // Copies `text` or `ladder` into the space of `extra`, which moves to the
   // end of its pool when it does not fit.
   void set_reason(Extra& extra, std::string_view text);

@@ -8,12 +8,10 @@
 
 namespace bond_risk {
 
-PublishedValues published_values(const Store& s, NodeRef n) {
-  auto of = [](std::initializer_list<double> v) {
-    PublishedValues p;
-    std::copy(v.begin(), v.end(), p.values.begin());
-    p.count = v.size();
-    return p;
+std::size_t published_values(const Store& s, NodeRef n, std::span<double> out) {
+  auto of = [&](std::initializer_list<double> v) {
+    std::copy(v.begin(), v.end(), out.begin());
+    return v.size();
   };
   switch (kind_of(n)) {
     case Kind::bond: {
@@ -39,8 +37,14 @@ PublishedValues published_values(const Store& s, NodeRef n) {
       const RepoBook& b = s.repo_books[n.index];
       return of({b.total.margin, b.total.mtm_pnl, static_cast<double>(b.excluded)});
     }
-    default: return {};
+    default: return 0;
   }
+}
+
+PublishedValues published_values(const Store& s, NodeRef n) {
+  PublishedValues p;
+  p.count = published_values(s, n, p.values);
+  return p;
 }
 
 std::span<const std::string_view> value_names(Kind kind) {

@@ -16,13 +16,17 @@ namespace bond_risk {
 // then how many members it left out. None for calendars and curves. A
 // value not published (a bond's yield with no rate left to it, a cs01 with
 // no quote) is NaN: null in replies and tables.
+inline constexpr std::size_t kMaxValues = 14;  // a bond's
 struct PublishedValues {
-  std::array<double, 14> values{};
+  std::array<double, kMaxValues> values{};
   std::size_t count = 0;
   std::span<const double> span() const& { return {values.data(), count}; }
   std::span<const double> span() const&& = delete;  // would dangle in a range-for over a temporary
 };
 PublishedValues published_values(const Store& store, NodeRef node);
+// The same written to `out`, which holds at least value_names(kind).size()
+// values; returns how many.
+std::size_t published_values(const Store& store, NodeRef node, std::span<double> out);
 
 // Whether a node of `kind` with `status` publishes its values: OK and
 // EXPIRED nodes do, and STALE books (their sums over the OK members).
