@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace engine {
@@ -29,6 +30,23 @@ class Bitmap {
   bool test(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1; }
   void set(std::size_t i) { words_[i / 64] |= Word{1} << (i % 64); }
   void reset(std::size_t i) { words_[i / 64] &= ~(Word{1} << (i % 64)); }
+
+  // Sets the bits of `indices` (each below size()), a word at a time where
+  // they run in increasing order (as the graph lists nodes); returns how
+  // many of them were not set before (an index listed twice counts once).
+  template <class Index>
+  std::size_t set_all(std::span<const Index> indices) {
+    std::size_t added = 0, k = 0;
+    Word bits = 0;  // of word k, not yet merged
+    for (const Index i : indices) {
+      if (i / 64 != k) {
+        added += merge(k, bits);
+        k = i / 64, bits = 0;
+      }
+      bits |= Word{1} << (i % 64);
+    }
+    return added + merge(k, bits);
+  }
 
   // Whole-set operations, a word at a time.
   void clear() { std::fill(words_.begin(), words_.end(), 0); }
@@ -98,6 +116,14 @@ class Bitmap {
   void for_each_word(std::size_t first, std::size_t last, Fn fn) const {
     if (first >= last) return;
     for (std::size_t k = first / 64; k <= (last - 1) / 64; ++k) fn(k, words_[k] & mask(k, first, last));
+  }
+
+  // Sets `bits` in word k; returns how many were not set.
+  std::size_t merge(std::size_t k, Word bits) {
+    if (bits == 0) return 0;
+    const Word added = bits & ~words_[k];
+    words_[k] |= bits;
+    return static_cast<std::size_t>(std::popcount(added));
   }
 
   void trim() {  // no bit past size() is ever set

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -757,6 +758,33 @@ TEST(EdgeArena, ABulkBuildKnowsTheRunsOrderAndCountsThatEdgesAddedOneByOneGive) 
     EXPECT_EQ(bulk.edges(), one_by_one.edges()) << "trial " << trial;
     EXPECT_EQ(bulk.loose_edges(), one_by_one.loose_edges()) << "trial " << trial;
   }
+}
+
+TEST(Bitmap, SetsAListsBitsAndCountsOnlyThoseNotSetBefore) {
+  std::mt19937 random(9);
+  for (int trial = 0; trial < 50; ++trial) {
+    engine::Bitmap fast, slow;
+    fast.resize(700), slow.resize(700);
+    for (int k = 0; k < 40; ++k) {  // bits set before, one at a time in both
+      const std::size_t i = random() % 700;
+      fast.set(i), slow.set(i);
+    }
+    std::vector<std::uint32_t> indices;  // runs in increasing order, then out of order, with repeats
+    for (std::uint32_t i = random() % 100; i < 700; i += 1 + random() % 5) indices.push_back(i);
+    for (int k = 0; k < 30; ++k) indices.push_back(static_cast<std::uint32_t>(random() % 700));
+    if (trial % 2 == 1) std::shuffle(indices.begin(), indices.end(), random);
+    std::size_t added = 0;
+    for (const std::uint32_t i : indices) {
+      added += !slow.test(i);
+      slow.set(i);
+    }
+    EXPECT_EQ(fast.set_all(std::span<const std::uint32_t>(indices)), added) << "trial " << trial;
+    EXPECT_EQ(fast.words(), slow.words()) << "trial " << trial;
+  }
+  engine::Bitmap empty;
+  empty.resize(10);
+  EXPECT_EQ(empty.set_all(std::span<const std::uint32_t>()), 0u);
+  EXPECT_EQ(empty.count(), 0u);
 }
 
 TEST(Bitmap, CountsAndListsTheBitsOfARange) {

@@ -527,7 +527,11 @@ LiveModel::Recalculation LiveModel::recalculate() {
   }
   for (std::size_t k = 0; k < kKindCount; ++k) {
     r.nodes[k] = recalculated[k].size();
-    r.changed[k].insert(r.changed[k].end(), recalculated[k].begin(), recalculated[k].end());
+    if (r.changed[k].empty()) {
+      r.changed[k] = std::move(recalculated[k]);
+    } else {  // after the removed trades
+      r.changed[k].insert(r.changed[k].end(), recalculated[k].begin(), recalculated[k].end());
+    }
   }
   r.seconds = watch.seconds();
   if (latencies_us_.size() < kLatencyWindow) {

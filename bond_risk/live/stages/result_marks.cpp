@@ -8,17 +8,17 @@ namespace bond_risk {
 
 void ResultMarks::mark(const LiveModel::Recalculation& r, const Store& store) {
   if (r.whole) mark_whole();
+  if (whole_) return;  // every row goes already
   for (std::size_t k = 0; k < kKindCount; ++k) {
+    const std::vector<NodeIndex>& changed = r.changed[k];
+    if (changed.empty()) continue;
     engine::Bitmap& marks = unpublished_[k];
     const std::size_t size = store.size(static_cast<Kind>(k));
     if (marks.size() < size) marks.resize(size);
-    for (NodeIndex i : r.changed[k]) {
-      if (whole_ || marks.test(i)) continue;
-      marks.set(i);
-      ++marked_;
-      marked_from_[k] = std::min<std::size_t>(marked_from_[k], i);
-      marked_to_[k] = std::max<std::size_t>(marked_to_[k], i + 1);
-    }
+    marked_ += marks.set_all(std::span(changed));
+    const auto [lo, hi] = std::ranges::minmax(changed);
+    marked_from_[k] = std::min<std::size_t>(marked_from_[k], lo);
+    marked_to_[k] = std::max<std::size_t>(marked_to_[k], hi + std::size_t{1});
   }
   marked_peak_ = std::max(marked_peak_, marked_);
 }

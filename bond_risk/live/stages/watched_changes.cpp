@@ -22,7 +22,7 @@ void WatchedChanges::settled(const Settled& settled) {
     engine::Bitmap& changed = changed_[k];
     const std::size_t size = model_.store().size(static_cast<Kind>(k));
     if (changed.size() < size) changed.resize(size);
-    for (NodeIndex i : r.changed[k]) changed.set(i);
+    changed.set_all(std::span(r.changed[k]));
   }
 }
 
