@@ -16,13 +16,11 @@ void ResultRows::put(const Store& store, const engine::Graph& graph, NodeRef nod
   c.ids[r] = store.id(node);
   c.statuses[r] = status;
   published_values(store, node, std::span(c.values).subspan(r * c.width, c.width));
-  if (status != Status::ok || c.reasons[r].at != kNone) {
-    set_reason(c.reasons[r], status == Status::ok ? std::string() : reason(store, graph, node));
-  }
+  set_reason(c, r, status == Status::ok ? std::string() : reason(store, graph, node));
   if (stores_key_rates(kind)) {
     ladder_.clear();
     key_rate_ladder(store, node, ladder_);
-    set_ladder(c.ladders[r], ladder_);
+    set_ladder(c, r, ladder_);
   }
 }
 
@@ -38,8 +36,8 @@ void ResultRows::put_older(const ResultRows& older) {
       c.ids[r] = row.id;
       c.statuses[r] = row.status;
       std::ranges::copy(row.values, c.values.begin() + r * c.width);
-      if (!row.reason.empty()) set_reason(c.reasons[r], row.reason);
-      if (!row.key_rates.empty()) set_ladder(c.ladders[r], row.key_rates);
+      set_reason(c, r, row.reason);
+      set_ladder(c, r, row.key_rates);
     }
   }
 }
@@ -54,29 +52,38 @@ std::uint32_t ResultRows::row_of(Columns& c, NodeIndex node, std::size_t nodes, 
   c.ids.emplace_back();
   c.statuses.emplace_back();
   c.values.resize(c.values.size() + width);
-  c.reasons.emplace_back();
-  c.ladders.emplace_back();
+  c.extras.push_back(kNone);
   return r;
 }
 
-void ResultRows::set_reason(Extra& extra, std::string_view text) {
-  if (extra.at == kNone) {
-    extra.at = static_cast<std::uint32_t>(reasons_.size());
-    reasons_.emplace_back();
+ResultRows::Extras& ResultRows::extras_of(Columns& c, std::uint32_t r) {
+  if (c.extras[r] == kNone) {
+    c.extras[r] = static_cast<std::uint32_t>(extras_.size());
+    extras_.emplace_back();
   }
-  reasons_[extra.at].assign(text);
-  extra.size = static_cast<std::uint32_t>(text.size());
+  return extras_[c.extras[r]];
 }
 
-void ResultRows::set_ladder(Extra& extra, std::span<const KeyRate> ladder) {
-  if (ladder.empty() && extra.size == 0) return;
-  if (ladder.size() > extra.capacity) {  // its old space is left unused until clear(): at most one per growth
-    extra.at = static_cast<std::uint32_t>(ladders_.size());
-    extra.capacity = static_cast<std::uint32_t>(ladder.size());
+void ResultRows::set_reason(Columns& c, std::uint32_t r, std::string_view text) {
+  if (text.empty() && (c.extras[r] == kNone || extras_[c.extras[r]].reason == kNone)) return;
+  Extras& extras = extras_of(c, r);
+  if (extras.reason == kNone) {
+    extras.reason = static_cast<std::uint32_t>(reasons_.size());
+    reasons_.emplace_back();
+  }
+  reasons_[extras.reason].assign(text);
+}
+
+void ResultRows::set_ladder(Columns& c, std::uint32_t r, std::span<const KeyRate> ladder) {
+  if (ladder.empty() && c.extras[r] == kNone) return;
+  Extras& extras = extras_of(c, r);
+  if (ladder.size() > extras.capacity) {  // its old space is left unused until clear(): at most one per growth
+    extras.ladder = static_cast<std::uint32_t>(ladders_.size());
+    extras.capacity = static_cast<std::uint32_t>(ladder.size());
     ladders_.resize(ladders_.size() + ladder.size());
   }
-  std::copy(ladder.begin(), ladder.end(), ladders_.begin() + extra.at);
-  extra.size = static_cast<std::uint32_t>(ladder.size());
+  std::ranges::copy(ladder, ladders_.begin() + extras.ladder);
+  extras.size = static_cast<std::uint32_t>(ladder.size());
 }
 
 std::size_t ResultRows::size() const {
@@ -87,14 +94,13 @@ std::size_t ResultRows::size() const {
 
 ResultRow ResultRows::row(Kind kind, std::size_t r) const {
   const Columns& c = columns_[static_cast<std::size_t>(kind)];
-  const Extra& why = c.reasons[r];
-  const Extra& ladder = c.ladders[r];
-  return {c.ids[r],
-          kind,
-          c.statuses[r],
-          std::span(c.values).subspan(r * c.width, c.width),
-          why.at == kNone ? std::string_view() : std::string_view(reasons_[why.at]),
-          ladder.size == 0 ? std::span<const KeyRate>() : std::span(ladders_).subspan(ladder.at, ladder.size)};
+  ResultRow row{c.ids[r], kind, c.statuses[r], std::span(c.values).subspan(r * c.width, c.width), {}, {}};
+  if (c.extras[r] != kNone) {
+    const Extras& extras = extras_[c.extras[r]];
+    if (extras.reason != kNone) row.reason = reasons_[extras.reason];
+    row.key_rates = std::span(ladders_).subspan(extras.ladder, extras.size);
+  }
+  return row;
 }
 
 std::span<const std::uint32_t> ResultRows::in_id_order(Kind kind) {
@@ -108,8 +114,9 @@ std::span<const std::uint32_t> ResultRows::in_id_order(Kind kind) {
 void ResultRows::clear() {
   for (Columns& c : columns_) {
     for (const NodeIndex node : c.nodes) c.slot[node] = kNone;
-    c.nodes.clear(), c.ids.clear(), c.statuses.clear(), c.values.clear(), c.reasons.clear(), c.ladders.clear();
+    c.nodes.clear(), c.ids.clear(), c.statuses.clear(), c.values.clear(), c.extras.clear();
   }
+  extras_.clear();
   reasons_.clear();
   ladders_.clear();
 }

@@ -60,9 +60,10 @@ class ResultRows {
 
  private:
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  // Where a reason or ladder of a row lies: reasons_[at], or ladders_[at, at + size).
-  struct Extra {
-    std::uint32_t at = kNone, size = 0, capacity = 0;
+  // A row's reason and ladder, for the rows that have either (most trades
+  // have neither): reasons_[reason] and ladders_[ladder, ladder + size).
+  struct Extras {
+    std::uint32_t reason = kNone, ladder = 0, size = 0, capacity = 0;
   };
   struct Columns {
     std::vector<std::uint32_t> slot;  // per node index: its row, or kNone
@@ -70,20 +71,23 @@ class ResultRows {
     std::vector<std::int64_t> ids;
     std::vector<Status> statuses;
     std::vector<double> values;       // width per row
-    std::vector<Extra> reasons, ladders;
-    std::vector<std::uint32_t> order;  // in_id_order's (reused)
-    std::size_t width = 0;            // values per row: the kind's
+    std::vector<std::uint32_t> extras;  // per row: its Extras in extras_, or kNone
+    std::vector<std::uint32_t> order;   // in_id_order's (reused)
+    std::size_t width = 0;              // values per row: the kind's
   };
   // The row of node `node` in `c` (of a kind with `nodes` nodes, each
   // publishing `width` values), added blank if it has none.
   std::uint32_t row_of(Columns& c, NodeIndex node, std::size_t nodes, std::size_t width);
-  // Copies `text` or `ladder` into the space of `extra`, which moves to the
-  // end of its pool when it does not fit.
-  void set_reason(Extra& extra, std::string_view text);
-  void set_ladder(Extra& extra, std::span<const KeyRate> ladder);
+  // Row r's Extras, added if it has none.
+  Extras& extras_of(Columns& c, std::uint32_t r);
+  // Copies `text` or `ladder` into the space of row r's, a ladder's moving
+  // to the end of ladders_ when it does not fit.
+  void set_reason(Columns& c, std::uint32_t r, std::string_view text);
+  void set_ladder(Columns& c, std::uint32_t r, std::span<const KeyRate> ladder);
 
   std::array<Columns, kKindCount> columns_;
-  std::vector<std::string> reasons_;  // referred to by rows' Extra
+  std::vector<Extras> extras_;
+  std::vector<std::string> reasons_;  // referred to by Extras
   std::vector<KeyRate> ladders_;      // likewise
   std::vector<KeyRate> ladder_;       // one ladder being read (reused)
 };
