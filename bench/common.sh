@@ -36,3 +36,7 @@ ensure_database() {
 # leaves the next (a warm cache, dirty pages being written back) falls on
 # both alike.
 abba_sides() { if [ $(($1 % 2)) -eq 0 ]; then echo "new old"; else echo "old new"; fi; }
+
+# The text of bench/median.awk (median(list)), to put before an awk program:
+#   awk "$(median_awk)"' { ... median(list) ... }'
+median_awk() { cat "$(dirname "${BASH_SOURCE[0]}")/median.awk"; }

@@ -84,12 +84,7 @@ for r in $(seq "$rounds"); do
   done
 done
 
-awk -v lines="$limits" '
-  function median(list,   n, v, i, j, t) {
-    n = split(list, v, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+awk -v lines="$limits" "$(median_awk)"'
   { for (c = 2; c <= 6; c++) v[$1, c] = v[$1, c] " " $c }
   END {
     split("explain (s, whole process)|limits all (s, whole process)|limits all 1000 (s, whole process)|" lines " set-limit lines pipelined (s, whole process)|limit checks per set-limit (us, in the engine)", name, "|")

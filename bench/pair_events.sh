@@ -44,12 +44,7 @@ done
 # One row per figure: old and new medians over the rounds, and the median of the rounds' new/old.
 files=()
 for r in $(seq "$rounds"); do files+=("$out/old-$r/summary.txt" "$out/new-$r/summary.txt"); done
-awk -v rounds="$rounds" '
-  function median(list,   n, v, i, j, t) {
-    n = split(list, v, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+awk -v rounds="$rounds" "$(median_awk)"'
   function keep(name, value) {
     if (!(name in seen)) { seen[name] = 1; order[++count] = name }
     values[name, side] = values[name, side] " " value

@@ -51,12 +51,7 @@ for r in $(seq "$rounds"); do
   ratios="$ratios $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b / a }')"
   echo "round $r of $rounds: A $a s, B $b s" >&2
 done
-awk -v a="$a_list" -v b="$b_list" -v q="$ratios" -v rounds="$rounds" -v flushes="$flushes" '
-  function median(list,   n, v, i, j, t) {
-    n = split(list, v, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
+awk -v a="$a_list" -v b="$b_list" -v q="$ratios" -v rounds="$rounds" -v flushes="$flushes" "$(median_awk)"'
   BEGIN {
     printf "full flush, median of %d rounds of each run'\''s median of %d: A %.6f s, B %.6f s, B/A %.3f\n",
            rounds, flushes, median(a), median(b), median(q)

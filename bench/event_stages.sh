@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Where a big event's time goes in the engine, two binaries side by side:
+# for each round, OLD and NEW in turn (ABBA) each serve a fresh copy of DB
+# and take EVENTS events one at a time (bump-curve CURVE +1 and -1 in turn,
+# or roll-date a day further each time), with a pause after each so that no event's result
+# writing falls on the next. The engine's own time per stage of a batch of
+# changes (stats' time_us: apply, recalculate, pnl_explain, limit_checks,
+# commit, reply, publish; clock: in process, around each stage on the
+# master thread) is read before and after and divided by the events.
+# Prints per stage the median over the rounds of each binary's ms per
+# event, and the median of the rounds' NEW/OLD. The same binary twice with
+# different settings: bench/bare_engine.sh as one side.
+set -euo pipefail
+shopt -s inherit_errexit  # a failure inside $(...) fails the script
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/common.sh
+. "$here/common.sh"
+
+usage="usage: bench/event_stages.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--kind bump|roll] [--curve NAME] [--threads T]
+  (default: data/bond_risk_440k.db, 3 rounds, 40 events, bump of EUR-BUND, 2 threads)"
+[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+old=$1 new=$2
+shift 2
+db=data/bond_risk_440k.db rounds=3 events=40 kind=bump curve=EUR-BUND threads=2
+while [ $# -gt 0 ]; do
+  case $1 in
+    --db) db=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --events) events=$2; shift 2 ;;
+    --kind) kind=$2; shift 2 ;;
+    --curve) curve=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    *) echo "event_stages.sh: unknown argument '$1'" >&2; echo "$usage" >&2; exit 2 ;;
+  esac
+done
+for bin in "$old" "$new"; do [ -x "$bin" ] || die "$bin is not an executable"; done
+[[ $rounds =~ ^[1-9][0-9]*$ && $events =~ ^[1-9][0-9]*$ && $threads =~ ^[0-9]+$ ]] ||
+  die "--rounds and --events take positive whole numbers, --threads a whole number"
+case $kind in bump|roll) ;; *) die "--kind is bump or roll, not '$kind'" ;; esac
+ensure_database "$old" "$db"
+need awk sqlite3
+
+work=$(mktemp -d)
+trap 'pkill -9 -f "$work/" 2>/dev/null || true; rm -rf "$work"' EXIT
+stages="apply recalculate pnl_explain limit_checks commit reply publish"
+
+# The stats' time_us sums (and batches) as "name value" lines.
+sums() {
+  "$1" send --socket "$2" stats | grep -o '"time_us":{[^}]*}' | sed 's/[{,]/\n/g' | tr -d '"}' | tr ':' ' ' | grep -v time_us
+}
+
+# measure BIN: one engine on a fresh copy; one row of ms per event, a column per stage.
+measure() {
+  local bin=$1 copy=$work/copy.db sock=$work/e.sock pid i today
+  rm -f "$work"/copy.*
+  cp "$db" "$copy"
+  "$bin" run --db "$copy" --socket "$sock" --threads "$threads" > "$work/engine.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1200); do "$bin" send --socket "$sock" stats > /dev/null 2>&1 && break; sleep 0.1; done
+  sums "$bin" "$sock" > "$work/before" || die "the engine did not start; see $work/engine.log"
+  today=$(sqlite3 "$copy" "SELECT today FROM calendar ORDER BY id LIMIT 1")
+  for i in $(seq "$events"); do
+    if [ "$kind" = bump ]; then
+      "$bin" send --socket "$sock" bump-curve "$curve" $((i % 2 ? 1 : -1)) > /dev/null
+    else
+      "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null
+    fi || die "$bin refused an event; see $work/engine.log"
+    sleep 0.25
+  done
+  sums "$bin" "$sock" > "$work/after"
+  "$bin" send --socket "$sock" shutdown > /dev/null || true
+  wait "$pid" || true
+  awk -v stages="$stages" -v events="$events" '
+    FNR == NR { before[$1] = $2; next }
+    { after[$1] = $2 }
+    END {
+      n = split(stages, s, " ")
+      for (i = 1; i <= n; i++) printf "%s%.3f", (i > 1 ? " " : ""), (after[s[i]] - before[s[i]]) / events / 1000
+      printf "\n"
+    }' "$work/before" "$work/after"
+}
+
+for r in $(seq "$rounds"); do
+  for side in $(abba_sides "$r"); do
+    bin=$old
+    [ "$side" = new ] && bin=$new
+    echo "round $r of $rounds: $side ($bin)" >&2
+    row=$(measure "$bin")
+    echo "$side $row" >> "$work/rows"
+  done
+done
+
+echo "ms per $kind event (in process, per stage; medians of $rounds rounds of $events events, $threads threads)"
+awk -v stages="$stages" "$(median_awk)"'
+  { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c; row[$1]++
+    if ($1 == "new") { k = row["new"]; for (c = 2; c <= NF; c++) last_new[k, c] = $c } else { k = row["old"]; for (c = 2; c <= NF; c++) last_old[k, c] = $c } }
+  END {
+    n = split(stages, s, " ")
+    printf "| stage | old | new | new/old |\n| --- | --- | --- | --- |\n"
+    for (c = 2; c <= n + 1; c++) {
+      q = ""
+      for (k = 1; k <= row["new"]; k++) if (last_old[k, c] > 0) q = q " " last_new[k, c] / last_old[k, c]
+      printf "| %s | %.3f | %.3f | %s |\n", s[c - 1], median(v["old", c]), median(v["new", c]), (q == "" ? "-" : sprintf("%.3f", median(q)))
+    }
+  }' "$work/rows"
