@@ -2,8 +2,9 @@
 # Where a big event's time goes in the engine, two binaries side by side:
 # for each round, OLD and NEW in turn (ABBA) each serve a fresh copy of DB
 # and take EVENTS events one at a time (bump-curve CURVE +1 and -1 in turn,
-# or roll-date a day further each time), with a pause after each so that no event's result
-# writing falls on the next. The engine's own time per stage of a batch of
+# or roll-date a day further each time), with a pause of 0.25 s after each
+# so that little of an event's result writing falls on the next (a roll's
+# 440,000 rows may still be being written). The engine's own time per stage of a batch of
 # changes (stats' time_us: apply, recalculate, pnl_explain, limit_checks,
 # commit, reply, publish; clock: in process, around each stage on the
 # master thread) is read before and after and divided by the events.
@@ -67,7 +68,7 @@ measure() {
     fi || die "$bin refused an event; see $work/engine.log"
     sleep 0.25
   done
-  sums "$bin" "$sock" > "$work/after"
+  sums "$bin" "$sock" > "$work/after" || die "$bin gave no stats after the events; see $work/engine.log"
   "$bin" send --socket "$sock" shutdown > /dev/null || true
   wait "$pid" || true
   awk -v stages="$stages" -v events="$events" '

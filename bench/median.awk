@@ -1,4 +1,5 @@
-# The bench scripts' one median, loaded with `awk -f bench/median.awk -f SCRIPT`:
+# The bench scripts' one median, put before an awk program by median_awk
+# (bench/common.sh):
 # median(list) of a space-separated list of numbers (the list may start with
 # a space, as one built by appending " " value does); "" for an empty list.
 function median(list,   n, v, i, j, t) {

@@ -3,16 +3,21 @@
 // published_values and key_rate_ladder read afresh), a node has one row
 // however often it is put, a later row replaces an earlier one whatever
 // the sizes of their reasons and ladders, older rows never replace newer
-// ones, and in_id_order is the rows by id.
+// ones, a ladder that outgrows its space moves without touching its
+// neighbours, and in_id_order is the rows by id. A bond's ladder is also
+// checked against the store's own arrays.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "base/sqlite.h"
 #include "bond_risk/model/nodes/result_rows.h"
 #include "bond_risk/model/store/published_values.h"
+#include "bond_risk/model/store/reason.h"
 #include "bond_risk/synth/generator.h"
 #include "tests/test_support.h"
 
@@ -78,9 +83,49 @@ TEST(ResultRows, EachNodeHasOneRowOfWhatItPublishes) {
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
     const Kind kind = static_cast<Kind>(k);
     ASSERT_EQ(rows.size(kind), s.size(kind)) << kind_name(kind);
-    for (NodeIndex i = 0; i < s.size(kind); ++i) expect_row_is_published(row_of(rows, s, ref(kind, i)), s, ref(kind, i), "");
+    for (NodeIndex i = 0; i < s.size(kind); ++i) {
+      const NodeRef node = ref(kind, i);
+      expect_row_is_published(row_of(rows, s, node), s, node, s.state(node).status == Status::ok ? "" : reason(s, m->graph, node));
+    }
   }
   EXPECT_EQ(rows.size(), s.size() - s.size(Kind::calendar) - s.size(Kind::ir_curve));
+  // A bond's ladder, read from the store's own arrays: its curve's points, each with the bond's kr01.
+  for (NodeIndex i = 0; i < s.size(Kind::bond); ++i) {
+    const ResultRow row = row_of(rows, s, ref(Kind::bond, i));
+    if (s.state(ref(Kind::bond, i)).status != Status::ok) continue;
+    const IrCurve& curve = s.curves[s.bonds[i].curve];
+    ASSERT_EQ(row.key_rates.size(), curve.points.size()) << "bond " << row.id;
+    for (std::size_t k = 0; k < curve.points.size(); ++k) {
+      EXPECT_EQ(row.key_rates[k].ir_curve_id, s.ids[static_cast<std::size_t>(Kind::ir_curve)][s.bonds[i].curve]);
+      EXPECT_EQ(row.key_rates[k].idx, curve.point_idx[k]) << "bond " << row.id << " point " << k;
+      EXPECT_EQ(row.key_rates[k].days_forward, curve.points[k].days_forward) << "bond " << row.id << " point " << k;
+      EXPECT_EQ(row.key_rates[k].kr01[0], s.bond_ladder(i)[k]) << "bond " << row.id << " point " << k;
+      EXPECT_EQ(row.key_rates[k].kr01[1], 0.0) << "bond " << row.id << " point " << k;
+    }
+  }
+}
+
+TEST(ResultRows, ALadderThatOutgrowsItsSpaceMovesAndLeavesItsNeighbourWhole) {
+  test::TempDir dir;
+  const std::string db = generated(dir, 16), shorter = dir.path("shorter.db");
+  std::filesystem::copy_file(db, shorter);
+  {  // two points fewer on every curve: every bond's ladder is two points shorter
+    base::Database d(shorter, base::Database::Mode::read_write);
+    d.exec("DELETE FROM ir_curve_input_rate WHERE idx IN (SELECT idx FROM ir_curve_input_rate "
+           "WHERE ir_curve_id = (SELECT min(ir_curve_id) FROM ir_curve_input_rate) ORDER BY days_forward LIMIT 2 OFFSET 4)");
+  }
+  const auto full = test::calculate(db, 1), short_ = test::calculate(shorter, 1);
+  const NodeRef a = ref(Kind::bond, 0), b = ref(Kind::bond, 1);
+  ASSERT_LT(key_rate_ladder(short_->store, a).size(), key_rate_ladder(full->store, a).size());
+  ResultRows rows;
+  rows.put(short_->store, short_->graph, a);
+  rows.put(short_->store, short_->graph, b);
+  rows.put(full->store, full->graph, a);  // longer than the space it had
+  expect_row_is_published(row_of(rows, full->store, a), full->store, a, "");
+  expect_row_is_published(row_of(rows, short_->store, b), short_->store, b, "");
+  rows.put(short_->store, short_->graph, a);  // back into the larger space
+  expect_row_is_published(row_of(rows, short_->store, a), short_->store, a, "");
+  expect_row_is_published(row_of(rows, short_->store, b), short_->store, b, "");
 }
 
 TEST(ResultRows, ALaterRowReplacesTheEarlierWhateverItsReasonAndLadder) {
@@ -115,16 +160,20 @@ TEST(ResultRows, OlderRowsFillOnlyTheNodesWithoutANewerOne) {
   const auto old_model = test::calculate(db, 1);
   auto new_model = test::calculate(db, 1);
   const NodeRef a = ref(Kind::outright_trade, 0), b = ref(Kind::outright_trade, 1), c = ref(Kind::repo_trade, 2);
+  const NodeRef failed_bond = ref(Kind::bond, 2), book = ref(Kind::repo_book, 0);
   fail(*new_model, b, "newer");
+  fail(*old_model, failed_bond, "older");
   ResultRows newer, older;
   newer.put(new_model->store, new_model->graph, a);
   newer.put(new_model->store, new_model->graph, b);
-  older.put(old_model->store, old_model->graph, b);
-  older.put(old_model->store, old_model->graph, c);
+  for (const NodeRef n : {b, c, failed_bond, book}) older.put(old_model->store, old_model->graph, n);
   newer.put_older(older);
-  EXPECT_EQ(newer.size(), 3u);
+  EXPECT_EQ(newer.size(), 5u);
   expect_row_is_published(row_of(newer, new_model->store, b), new_model->store, b, "newer");
   expect_row_is_published(row_of(newer, old_model->store, c), old_model->store, c, "");
+  expect_row_is_published(row_of(newer, old_model->store, failed_bond), old_model->store, failed_bond, "older");
+  ASSERT_FALSE(key_rate_ladder(old_model->store, book).empty());
+  expect_row_is_published(row_of(newer, old_model->store, book), old_model->store, book, "");
 }
 
 TEST(ResultRows, InIdOrderListsEveryRowOnceByIncreasingId) {

@@ -68,8 +68,8 @@ void ResultRows::set_reason(Columns& c, std::uint32_t r, std::string_view text) 
   if (text.empty() && (c.extras[r] == kNone || extras_[c.extras[r]].reason == kNone)) return;
   Extras& extras = extras_of(c, r);
   if (extras.reason == kNone) {
-    extras.reason = static_cast<std::uint32_t>(reasons_.size());
-    reasons_.emplace_back();
+    extras.reason = static_cast<std::uint32_t>(reasons_used_++);
+    if (reasons_.size() < reasons_used_) reasons_.emplace_back();
   }
   reasons_[extras.reason].assign(text);
 }
@@ -117,7 +117,7 @@ void ResultRows::clear() {
     c.nodes.clear(), c.ids.clear(), c.statuses.clear(), c.values.clear(), c.extras.clear();
   }
   extras_.clear();
-  reasons_.clear();
+  reasons_used_ = 0;  // the strings stay, for the next batch's reasons
   ladders_.clear();
 }
 

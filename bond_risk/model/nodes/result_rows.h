@@ -87,7 +87,8 @@ class ResultRows {
 
   std::array<Columns, kKindCount> columns_;
   std::vector<Extras> extras_;
-  std::vector<std::string> reasons_;  // referred to by Extras
+  std::vector<std::string> reasons_;  // the first reasons_used_ referred to by Extras
+  std::size_t reasons_used_ = 0;
   std::vector<KeyRate> ladders_;      // likewise
   std::vector<KeyRate> ladder_;       // one ladder being read (reused)
 };
