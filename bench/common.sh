@@ -37,6 +37,22 @@ ensure_database() {
 # both alike.
 abba_sides() { if [ $(($1 % 2)) -eq 0 ]; then echo "new old"; else echo "old new"; fi; }
 
+# run_abba ROUNDS OLD_BIN NEW_BIN MEASURE ROWS: ROUNDS rounds of both
+# binaries in abba_sides order, each appending "old|new OUTPUT" of
+# `MEASURE BIN` (one line) to the file ROWS; a failing MEASURE ends the script.
+run_abba() {
+  local rounds=$1 old=$2 new=$3 measure=$4 rows=$5 r side bin row
+  for r in $(seq "$rounds"); do
+    for side in $(abba_sides "$r"); do
+      bin=$old
+      [ "$side" = new ] && bin=$new
+      echo "round $r of $rounds: $side ($bin)" >&2
+      row=$("$measure" "$bin")
+      echo "$side $row" >> "$rows"
+    done
+  done
+}
+
 # The text of bench/median.awk (median(list)), to put before an awk program:
 #   awk "$(median_awk)"' { ... median(list) ... }'
 median_awk() { cat "$(dirname "${BASH_SOURCE[0]}")/median.awk"; }

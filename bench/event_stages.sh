@@ -81,26 +81,18 @@ measure() {
     }' "$work/before" "$work/after"
 }
 
-for r in $(seq "$rounds"); do
-  for side in $(abba_sides "$r"); do
-    bin=$old
-    [ "$side" = new ] && bin=$new
-    echo "round $r of $rounds: $side ($bin)" >&2
-    row=$(measure "$bin")
-    echo "$side $row" >> "$work/rows"
-  done
-done
+run_abba "$rounds" "$old" "$new" measure "$work/rows"
 
 echo "ms per $kind event (in process, per stage; medians of $rounds rounds of $events events, $threads threads)"
 awk -v stages="$stages" "$(median_awk)"'
-  { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c; row[$1]++
-    if ($1 == "new") { k = row["new"]; for (c = 2; c <= NF; c++) last_new[k, c] = $c } else { k = row["old"]; for (c = 2; c <= NF; c++) last_old[k, c] = $c } }
+  { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c }
   END {
     n = split(stages, s, " ")
     printf "| stage | old | new | new/old |\n| --- | --- | --- | --- |\n"
     for (c = 2; c <= n + 1; c++) {
-      q = ""
-      for (k = 1; k <= row["new"]; k++) if (last_old[k, c] > 0) q = q " " last_new[k, c] / last_old[k, c]
+      rounds = split(v["old", c], o, " "); split(v["new", c], w, " ")
+      q = ""  # per round: its new over its old
+      for (k = 1; k <= rounds; k++) if (o[k] > 0) q = q " " w[k] / o[k]
       printf "| %s | %.3f | %.3f | %s |\n", s[c - 1], median(v["old", c]), median(v["new", c]), (q == "" ? "-" : sprintf("%.3f", median(q)))
     }
   }' "$work/rows"

@@ -74,15 +74,7 @@ measure() {
     'BEGIN { printf "%s %s %s %s %.2f\n", e, x, l, s, (a - b) / n }'
 }
 
-for r in $(seq "$rounds"); do
-  for side in $(abba_sides "$r"); do
-    bin=$old
-    [ "$side" = new ] && bin=$new
-    echo "round $r of $rounds: $side ($bin)" >&2
-    row=$(measure "$bin")
-    echo "$side $row" >> "$work/rows"
-  done
-done
+run_abba "$rounds" "$old" "$new" measure "$work/rows"
 
 awk -v lines="$limits" "$(median_awk)"'
   { for (c = 2; c <= 6; c++) v[$1, c] = v[$1, c] " " $c }

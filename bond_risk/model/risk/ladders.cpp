@@ -13,6 +13,16 @@ std::span<double> curve_part(const Store& s, std::span<double> ladder, NodeIndex
   return ladder.subspan(from + s.key_rate_axis.offset[curve], s.curves[curve].points.size());
 }
 
+// Appends curve c's points to `out`, with the values first[k] and second[k]
+// (second empty: 0).
+void append_points(const Store& s, NodeIndex c, std::span<const double> first, std::span<const double> second,
+                   std::vector<KeyRate>& out) {
+  for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
+    out.push_back({s.ids[static_cast<std::size_t>(Kind::ir_curve)][c], s.curves[c].point_idx[k],
+                   s.curves[c].points[k].days_forward, {first[k], second.empty() ? 0.0 : second[k]}});
+  }
+}
+
 // to[k] += scale * from[k] for k < n.
 inline void add_row(double* to, const double* from, std::size_t n, double scale) {
   for (std::size_t k = 0; k < n; ++k) to[k] += scale * from[k];
@@ -191,20 +201,6 @@ void sum_key_rates(const Store& s, const RepoBook& book, std::span<double> ladde
     mtm_pnl.add(t.curve, t.end - s.calendars[t.calendar].today, -t.start_cash / kYearBasis);
   });
 }
-
-namespace {
-
-// Appends curve c's points to `out`, with the values first[k] and second[k]
-// (second empty: 0).
-void append_points(const Store& s, NodeIndex c, std::span<const double> first, std::span<const double> second,
-                   std::vector<KeyRate>& out) {
-  for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
-    out.push_back({s.ids[static_cast<std::size_t>(Kind::ir_curve)][c], s.curves[c].point_idx[k],
-                   s.curves[c].points[k].days_forward, {first[k], second.empty() ? 0.0 : second[k]}});
-  }
-}
-
-}  // namespace
 
 void key_rate_ladder(const Store& s, NodeRef node, std::vector<KeyRate>& out) {
   const Kind kind = kind_of(node);
