@@ -12,7 +12,6 @@
 #include <Eigen/Core>
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <numeric>
@@ -106,22 +105,17 @@ void book_rows_floor(benchmark::State& state, DataSet& data) {
 // order per kind), cleared between iterations with its space kept.
 void copy_rows(benchmark::State& state, DataSet& data) {
   const engine::NodeRef curve{static_cast<engine::TypeId>(Kind::ir_curve), 0};
-  std::array<std::vector<engine::NodeIndex>, bond_risk::kKindCount> moved;  // downstream of it, by kind
-  std::array<std::vector<bool>, bond_risk::kKindCount> seen;
-  for (std::size_t k = 0; k < bond_risk::kKindCount; ++k) seen[k].resize(data.store.size(static_cast<Kind>(k)));
-  std::vector<engine::NodeRef> walk{curve};
-  while (!walk.empty()) {
-    const engine::NodeRef from = walk.back();
-    walk.pop_back();
-    for (engine::NodeRef n : data.graph.subscribers(from)) {
-      if (seen[n.type][n.index]) continue;
-      seen[n.type][n.index] = true;
-      moved[n.type].push_back(n.index);
-      walk.push_back(n);
-    }
+  std::array<std::vector<engine::NodeIndex>, bond_risk::kKindCount> moved;  // what its move recalculates, by kind
+  data.graph.mark_dirty(curve);
+  for (engine::TypeId t = 0; t < data.graph.type_count(); ++t) {
+    const auto dirty = data.graph.dirty(t);  // in index order, as the flush lists them
+    moved[t].assign(dirty.begin(), dirty.end());
   }
+  data.graph.prepare_flush();
+  data.graph.finish_flush();
+  for (engine::TypeId t = 0; t < data.graph.type_count(); ++t) data.graph.clear_dirty(t);
   std::size_t rows = 0;
-  for (auto& nodes : moved) std::ranges::sort(nodes), rows += nodes.size();
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < bond_risk::kKindCount; ++k) rows += moved[k].size();
   state.counters["rows"] = static_cast<double>(rows);
   bond_risk::ResultRows out;
   for (auto _ : state) {

@@ -12,40 +12,56 @@ namespace bond_risk {
 
 namespace {
 
-// The INSERT OR REPLACE statement of a kind's result table.
-base::Statement& insert_statement(base::Database& results, Kind kind) {
-  std::string columns = "id, status, reason", params = "?, ?, ?";
-  for (std::string_view name : value_names(kind)) columns.append(", ").append(name), params += ", ?";
-  return results.cached("INSERT OR REPLACE INTO " + std::string(kind_name(kind)) + "_result (" + columns +
-                        ") VALUES (" + params + ")");
-}
-
 std::string key_rate_table(Kind kind) { return std::string(kind_name(kind)) + "_key_rate"; }
 
-// Replaces a bond's or book's ladder rows.
-void write_key_rates(base::Database& results, const ResultRow& row) {
-  const std::string table = key_rate_table(row.kind);
-  results.cached("DELETE FROM " + table + " WHERE id = ?").bind(1, row.id).run();
-  if (row.key_rates.empty()) return;
+// A kind's statements, looked up once for a run of its rows (not per row).
+struct KindStatements {
+  KindStatements(base::Database& results, Kind kind);
+  base::Statement& insert;  // INSERT OR REPLACE of a row
+  base::Statement& remove;  // DELETE of a row
+  base::Statement* remove_key_rates = nullptr;  // a bond's or book's ladder rows (see stores_key_rates)
+  base::Statement* insert_key_rate = nullptr;
+
+ private:
+  static std::string insert_sql(Kind kind);
+};
+
+KindStatements::KindStatements(base::Database& results, Kind kind)
+    : insert(results.cached(insert_sql(kind))),
+      remove(results.cached("DELETE FROM " + std::string(kind_name(kind)) + "_result WHERE id = ?")) {
+  if (!stores_key_rates(kind)) return;
+  const std::string table = key_rate_table(kind);
   std::string columns = "id, ir_curve_id, idx", params = "?, ?, ?";
-  const auto names = key_rate_names(row.kind);
-  for (std::string_view name : names) columns.append(", ").append(name), params += ", ?";
-  base::Statement& insert = results.cached("INSERT INTO " + table + " (" + columns + ") VALUES (" + params + ")");
+  for (std::string_view name : key_rate_names(kind)) columns.append(", ").append(name), params += ", ?";
+  remove_key_rates = &results.cached("DELETE FROM " + table + " WHERE id = ?");
+  insert_key_rate = &results.cached("INSERT INTO " + table + " (" + columns + ") VALUES (" + params + ")");
+}
+
+// The INSERT OR REPLACE statement of a kind's result table.
+std::string KindStatements::insert_sql(Kind kind) {
+  std::string columns = "id, status, reason", params = "?, ?, ?";
+  for (std::string_view name : value_names(kind)) columns.append(", ").append(name), params += ", ?";
+  return "INSERT OR REPLACE INTO " + std::string(kind_name(kind)) + "_result (" + columns + ") VALUES (" + params + ")";
+}
+
+// Replaces a bond's or book's ladder rows.
+void write_key_rates(const KindStatements& sql, const ResultRow& row) {
+  sql.remove_key_rates->bind(1, row.id).run();
+  const std::size_t values = key_rate_names(row.kind).size();
   for (const KeyRate& kr : row.key_rates) {
-    insert.bind(1, row.id).bind(2, kr.ir_curve_id).bind(3, kr.idx);
-    for (std::size_t v = 0; v < names.size(); ++v) insert.bind(4 + static_cast<int>(v), kr.kr01[v]);
-    insert.run();
+    sql.insert_key_rate->bind(1, row.id).bind(2, kr.ir_curve_id).bind(3, kr.idx);
+    for (std::size_t v = 0; v < values; ++v) sql.insert_key_rate->bind(4 + static_cast<int>(v), kr.kr01[v]);
+    sql.insert_key_rate->run();
   }
 }
 
-void write_row(base::Database& results, const ResultRow& row) {
-  const std::string table = std::string(kind_name(row.kind)) + "_result";
-  if (stores_key_rates(row.kind)) write_key_rates(results, row);
+void write_row(const KindStatements& sql, const ResultRow& row) {
+  if (sql.remove_key_rates) write_key_rates(sql, row);
   if (row.status == Status::removed) {
-    results.cached("DELETE FROM " + table + " WHERE id = ?").bind(1, row.id).run();
+    sql.remove.bind(1, row.id).run();
     return;
   }
-  base::Statement& st = insert_statement(results, row.kind);
+  base::Statement& st = sql.insert;
   st.bind(1, row.id).bind(2, status_name(row.status)).bind(3, row.reason);
   const bool has_values = publishes_values(row.kind, row.status);
   const auto names = value_names(row.kind);
@@ -102,7 +118,8 @@ std::unique_ptr<base::Database> open_results(const std::string& path) {
 }
 
 void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which) {
-  for (const std::uint32_t r : which) write_row(results, rows.row(kind, r));
+  const KindStatements sql(results, kind);
+  for (const std::uint32_t r : which) write_row(sql, rows.row(kind, r));
 }
 
 void clear_results(base::Database& results) {
@@ -143,11 +160,12 @@ void write_all_results(base::Database& results, const Store& store, const engine
   base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
   ResultRows rows;  // one row at a time, its space reused
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    const KindStatements sql(results, static_cast<Kind>(k));
     for (NodeIndex i : in_id_order(store, static_cast<Kind>(k))) {  // rows in key order: appends to the b-tree
       const NodeRef node = ref(static_cast<Kind>(k), i);
       if (store.state(node).status == Status::removed) continue;
       rows.put(store, graph, node);
-      write_row(results, rows.row(kind_of(node), 0));
+      write_row(sql, rows.row(kind_of(node), 0));
       rows.clear();
       progress.advance();
     }
