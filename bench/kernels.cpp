@@ -102,8 +102,10 @@ void book_rows_floor(benchmark::State& state, DataSet& data) {
 
 // The master's copy of a curve move's result rows: every node downstream
 // of curve 0 put into a ResultRows (as ResultPublisher::add does, in index
-// order per kind), cleared between iterations with its space kept.
-void copy_rows(benchmark::State& state, DataSet& data) {
+// order per kind), cleared between iterations with its space kept; by the
+// master alone, or with `workers` more threads sharing the copy.
+void copy_rows(benchmark::State& state, DataSet& data, std::size_t workers) {
+  const std::unique_ptr<engine::Scheduler> pool = engine::make_scheduler(engine::SchedulerOptions{.threads = workers});
   const engine::NodeRef curve{static_cast<engine::TypeId>(Kind::ir_curve), 0};
   std::array<std::vector<engine::NodeIndex>, bond_risk::kKindCount> moved;  // what its move recalculates, by kind
   data.graph.mark_dirty(curve);
@@ -121,7 +123,7 @@ void copy_rows(benchmark::State& state, DataSet& data) {
   for (auto _ : state) {
     out.clear();
     for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < bond_risk::kKindCount; ++k) {
-      for (engine::NodeIndex i : moved[k]) out.put(data.store, data.graph, engine::NodeRef{static_cast<engine::TypeId>(k), i});
+      out.put(data.store, data.graph, static_cast<Kind>(k), moved[k], pool.get());
     }
     benchmark::DoNotOptimize(out.size());
   }
@@ -179,8 +181,12 @@ int main(int argc, char** argv) {
   }
   benchmark::RegisterBenchmark("book_rows_floor", [&data](benchmark::State& state) { book_rows_floor(state, data); })
       ->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("copy_rows_one_curve", [&data](benchmark::State& state) { copy_rows(state, data); })
-      ->Unit(benchmark::kMicrosecond);
+  for (const std::size_t workers : {0, 2}) {
+    const std::string name = "copy_rows_one_curve/workers:" + std::to_string(workers);
+    benchmark::RegisterBenchmark(name.c_str(), [&data, workers](benchmark::State& state) { copy_rows(state, data, workers); })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+  }
   benchmark::RegisterBenchmark("mark_one_curve", [&data](benchmark::State& state) { mark_curve(state, data); })
       ->Unit(benchmark::kMicrosecond);
   const std::string path = argv[1];

@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <numeric>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/sqlite.h"
@@ -19,6 +21,7 @@
 #include "bond_risk/model/store/published_values.h"
 #include "bond_risk/model/store/reason.h"
 #include "bond_risk/synth/generator.h"
+#include "engine/scheduler.h"
 #include "tests/test_support.h"
 
 using namespace bond_risk;
@@ -205,4 +208,63 @@ TEST(ResultRows, ClearLeavesNoRowAndNodesArePutAfresh) {
   rows.put(m->store, m->graph, bond);
   EXPECT_EQ(rows.size(), 1u);
   expect_row_is_published(rows.row(Kind::bond, 0), m->store, bond, "");
+}
+
+namespace {
+
+// Every row of `rows` is what `m` publishes for its node, and each node of
+// the kinds with rows has exactly one.
+void expect_every_row_is_published(ResultRows& rows, const test::Model& m) {
+  const Store& s = m.store;
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    const Kind kind = static_cast<Kind>(k);
+    ASSERT_EQ(rows.size(kind), s.size(kind)) << kind_name(kind);
+    std::unordered_map<std::int64_t, NodeIndex> by_id;
+    for (NodeIndex i = 0; i < s.size(kind); ++i) by_id[s.id(ref(kind, i))] = i;
+    std::vector<bool> seen(s.size(kind), false);
+    for (std::size_t r = 0; r < rows.size(kind); ++r) {
+      const ResultRow row = rows.row(kind, r);
+      ASSERT_TRUE(by_id.contains(row.id)) << kind_name(kind) << " " << row.id;
+      const NodeRef node = ref(kind, by_id[row.id]);
+      ASSERT_FALSE(seen[node.index]) << kind_name(kind) << " " << row.id << " has two rows";
+      seen[node.index] = true;
+      expect_row_is_published(row, s, node, s.state(node).status == Status::ok ? "" : reason(s, m.graph, node));
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ResultRows, RowsCopiedByWorkersAreWhatEachNodePublishes) {
+  test::TempDir dir;
+  const std::string db = dir.path("workers.db");
+  generate(find_preset("50k"), {.seed = 17, .book_size = 500}, db);  // thousands of each kind: many chunks
+  const auto ok = test::calculate(db, 1);
+  auto failed = test::calculate(db, 1);  // the same nodes, some failed below
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < failed->store.size(static_cast<Kind>(k)); i += 97) {
+      fail(*failed, ref(static_cast<Kind>(k), i), i % 2 == 0 ? "short" : "a reason too long for a short-string buffer");
+    }
+  }
+  const std::unique_ptr<engine::Scheduler> workers = engine::make_scheduler({.threads = 2});
+  const auto put_all = [&](ResultRows& rows, const test::Model& m) {
+    for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+      std::vector<NodeIndex> all(m.store.size(static_cast<Kind>(k)));
+      std::iota(all.begin(), all.end(), NodeIndex{0});
+      rows.put(m.store, m.graph, static_cast<Kind>(k), all, workers.get());
+    }
+  };
+  ResultRows rows;
+  // A third of the nodes first, one by one with reasons; then every node by the workers (old rows
+  // replaced, their reasons dropped, new rows added); then every node failed or not again.
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < failed->store.size(static_cast<Kind>(k)); i += 3) rows.put(failed->store, failed->graph, ref(static_cast<Kind>(k), i));
+  }
+  put_all(rows, *ok);
+  expect_every_row_is_published(rows, *ok);
+  put_all(rows, *failed);
+  expect_every_row_is_published(rows, *failed);
+  rows.clear();  // and into space kept from before
+  put_all(rows, *ok);
+  expect_every_row_is_published(rows, *ok);
 }

@@ -336,7 +336,7 @@ void CommandExecutor::sync_external(bool signalled) {
 
 bool CommandExecutor::publish_results(std::size_t budget) {
   const base::Stopwatch clock;
-  const bool more = stages_.marks.publish(publisher_, road_.served(), budget);
+  const bool more = stages_.marks.publish(publisher_, model_.scheduler(), road_.served(), budget);
   phases_.add(Phase::publish, clock.seconds());
   return more;
 }

@@ -20,10 +20,11 @@ ResultPublisher::~ResultPublisher() {
   writer_.join();
 }
 
-void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes) {
+void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes,
+                          engine::Scheduler& workers) {
   if (kind == Kind::calendar || kind == Kind::ir_curve) return;  // inputs only: no result table
   const std::lock_guard lock(mutex_);
-  for (NodeIndex i : nodes) front_.rows.put(store, graph, ref(kind, i));  // a sealed batch stays sealed: its rows only get newer
+  front_.rows.put(store, graph, kind, nodes, &workers);  // a sealed batch stays sealed: its rows only get newer
   assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
 }
 

@@ -75,9 +75,11 @@ class ResultPublisher {
   ResultPublisher(const ResultPublisher&) = delete;
   ResultPublisher& operator=(const ResultPublisher&) = delete;
 
-  // Master thread: adds the current rows of `nodes` of `kind` to the batch
-  // being assembled (a removed trade's row is to be deleted).
-  void add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes);
+  // Master thread: adds the current rows of `nodes` of `kind` (in
+  // increasing order) to the batch being assembled (a removed trade's row
+  // is to be deleted), copied by `workers`' threads when there are many.
+  void add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes,
+           engine::Scheduler& workers);
   // Master thread: every node's row, replacing the tables (start-up, reload).
   void add_all(const Store& store, const engine::Graph& graph);
   // Master thread: the batch holds every row changed up to event

@@ -48,7 +48,8 @@ void ResultMarks::forget() {
   marked_to_.fill(0);
 }
 
-bool ResultMarks::publish(ResultPublisher& publisher, std::int64_t served_event, std::size_t budget) {
+bool ResultMarks::publish(ResultPublisher& publisher, engine::Scheduler& workers, std::int64_t served_event,
+                          std::size_t budget) {
   const LiveModel& model = model_;
   if (publisher.needs_all()) mark_whole();  // the results file was deleted or replaced
   if (!passing_) {
@@ -70,7 +71,7 @@ bool ResultMarks::publish(ResultPublisher& publisher, std::int64_t served_event,
     const std::size_t to = marked_to_[pass_kind_];
     slice_.clear();
     pass_next_ = unpublished_[pass_kind_].take(std::max(pass_next_, marked_from_[pass_kind_]), to, budget, slice_);
-    publisher.add(model.store(), model.graph(), static_cast<Kind>(pass_kind_), slice_);
+    publisher.add(model.store(), model.graph(), static_cast<Kind>(pass_kind_), slice_, workers);
     marked_ -= slice_.size();
     budget -= slice_.size();
     if (pass_next_ < to) break;

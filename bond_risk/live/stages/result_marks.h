@@ -37,10 +37,11 @@ class ResultMarks : public EventStage {
   void mark(const LiveModel::Recalculation& r, const Store& store);
   // Every row is to be published again (a reload, or the results file lost).
   void mark_whole();
-  // Hands at most about `budget` marked rows to `publisher` and seals what
-  // a finished pass covers (up to `served_event` when no mark is left);
-  // true while marks remain. Every row, when the publisher asks for them.
-  bool publish(ResultPublisher& publisher, std::int64_t served_event, std::size_t budget);
+  // Hands at most about `budget` marked rows to `publisher` (copied by
+  // `workers`, the model's) and seals what a finished pass covers (up to
+  // `served_event` when no mark is left); true while marks remain. Every
+  // row, when the publisher asks for them.
+  bool publish(ResultPublisher& publisher, engine::Scheduler& workers, std::int64_t served_event, std::size_t budget);
 
   std::size_t peak() const { return marked_peak_; }  // the most marks set at once since start-up
 

@@ -22,9 +22,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/default_init.h"
 #include "bond_risk/model/risk/ladders.h"
 #include "bond_risk/model/store/store.h"
 #include "engine/graph.h"
+#include "engine/scheduler.h"
 
 namespace bond_risk {
 
@@ -41,9 +43,16 @@ struct ResultRow {
 
 class ResultRows {
  public:
-  // Sets `node`'s row (a bond, trade or book) to what it publishes in
-  // `store` now, replacing any row of it already here.
-  void put(const Store& store, const engine::Graph& graph, NodeRef node);
+  // Sets the rows of `nodes` (bonds, trades or books of `kind`, in any
+  // order) to what they publish in `store` now, replacing any row of them
+  // already here. A big event's rows are added in one growth per column
+  // and, given `workers` and nodes in increasing order, filled in chunks on
+  // its threads (the store is only read meanwhile); else on the caller's.
+  void put(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes,
+           engine::Scheduler* workers = nullptr);
+  void put(const Store& store, const engine::Graph& graph, NodeRef node) {
+    put(store, graph, kind_of(node), {&node.index, 1});
+  }
   // Adds the rows of `older` whose nodes have no row here (newer rows win).
   void put_older(const ResultRows& older);
 
@@ -67,17 +76,26 @@ class ResultRows {
   };
   struct Columns {
     std::vector<std::uint32_t> slot;  // per node index: its row, or kNone
-    std::vector<NodeIndex> nodes;     // per row
-    std::vector<std::int64_t> ids;
-    std::vector<Status> statuses;
-    std::vector<double> values;       // width per row
+    // Per row, written as each row is put (a big event's rows would cost a zeroing pass more).
+    base::UninitVector<NodeIndex> nodes;
+    base::UninitVector<std::int64_t> ids;
+    base::UninitVector<Status> statuses;
+    base::UninitVector<double> values;  // width per row
     std::vector<std::uint32_t> extras;  // per row: its Extras in extras_, or kNone
     std::vector<std::uint32_t> order;   // in_id_order's (reused)
     std::size_t width = 0;              // values per row: the kind's
   };
-  // The row of node `node` in `c` (of a kind with `nodes` nodes, each
-  // publishing `width` values), added blank if it has none.
-  std::uint32_t row_of(Columns& c, NodeIndex node, std::size_t nodes, std::size_t width);
+  // Gives each of `nodes` a row in `c` (of a kind with `count` nodes, each
+  // publishing `width` values): blank rows added at the end for those that
+  // have none, in one growth.
+  void add_rows(Columns& c, std::span<const NodeIndex> nodes, std::size_t count, std::size_t width);
+  // Fills node i's row from `store` (id, status, values, and a bond's
+  // ladder where its space holds it): any thread, one per row. False: the
+  // row's reason or ladder is left to finish_row, on the caller's thread.
+  bool fill_row(const Store& store, Columns& c, Kind kind, NodeIndex i);
+  void finish_row(const Store& store, const engine::Graph& graph, Columns& c, Kind kind, NodeIndex i);
+  // Gives the bonds' rows from row `from` on ladder space for their curves' points.
+  void reserve_bond_ladders(const Store& store, Columns& c, std::size_t from);
   // Row r's Extras, added if it has none.
   Extras& extras_of(Columns& c, std::uint32_t r);
   // Copies `text` or `ladder` into the space of row r's, a ladder's moving
@@ -91,6 +109,7 @@ class ResultRows {
   std::size_t reasons_used_ = 0;
   std::vector<KeyRate> ladders_;      // likewise
   std::vector<KeyRate> ladder_;       // one ladder being read (reused)
+  std::vector<std::vector<NodeIndex>> deferred_;  // per chunk of a parallel put: its rows for finish_row
 };
 
 }  // namespace bond_risk

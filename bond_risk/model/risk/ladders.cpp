@@ -13,14 +13,23 @@ std::span<double> curve_part(const Store& s, std::span<double> ladder, NodeIndex
   return ladder.subspan(from + s.key_rate_axis.offset[curve], s.curves[curve].points.size());
 }
 
-// Appends curve c's points to `out`, with the values first[k] and second[k]
-// (second empty: 0).
+// Writes curve c's points to `out` (at least as long), with the values
+// first[k] and second[k] (second empty: 0).
+void write_points(const Store& s, NodeIndex c, std::span<const double> first, std::span<const double> second,
+                  std::span<KeyRate> out) {
+  const std::int64_t curve_id = s.ids[static_cast<std::size_t>(Kind::ir_curve)][c];
+  const IrCurve& curve = s.curves[c];
+  for (std::size_t k = 0; k < curve.points.size(); ++k) {
+    out[k] = {curve_id, curve.point_idx[k], curve.points[k].days_forward, {first[k], second.empty() ? 0.0 : second[k]}};
+  }
+}
+
+// The same, appended to `out`.
 void append_points(const Store& s, NodeIndex c, std::span<const double> first, std::span<const double> second,
                    std::vector<KeyRate>& out) {
-  for (std::size_t k = 0; k < s.curves[c].points.size(); ++k) {
-    out.push_back({s.ids[static_cast<std::size_t>(Kind::ir_curve)][c], s.curves[c].point_idx[k],
-                   s.curves[c].points[k].days_forward, {first[k], second.empty() ? 0.0 : second[k]}});
-  }
+  const std::size_t at = out.size();
+  out.resize(at + s.curves[c].points.size());
+  write_points(s, c, first, second, std::span(out).subspan(at));
 }
 
 // to[k] += scale * from[k] for k < n.
@@ -207,7 +216,9 @@ void key_rate_ladder(const Store& s, NodeRef node, std::vector<KeyRate>& out) {
   if (!s.with_key_rates || !publishes_values(kind, s.state(node).status)) return;
   const NodeIndex i = node.index;
   if (kind == Kind::bond) {  // its own curve's points, as it holds them
-    append_points(s, s.bonds[i].curve, s.bond_ladder(i), {}, out);
+    const std::size_t at = out.size();
+    out.resize(at + bond_ladder_size(s, i));
+    write_bond_ladder(s, i, std::span(out).subspan(at));
     return;
   }
   const std::size_t width = s.key_rate_axis.size;
@@ -242,6 +253,15 @@ void key_rate_ladder(const Store& s, NodeRef node, std::vector<KeyRate>& out) {
   for (NodeIndex c = 0; c < s.curves.size(); ++c) {
     if (used[c]) append_points(s, c, curve_part(s, dense, c), curve_part(s, dense, c, width), out);
   }
+}
+
+std::size_t bond_ladder_size(const Store& s, NodeIndex bond) {
+  const bool published = s.with_key_rates && publishes_values(Kind::bond, s.state(ref(Kind::bond, bond)).status);
+  return published ? s.curves[s.bonds[bond].curve].points.size() : 0;
+}
+
+void write_bond_ladder(const Store& s, NodeIndex bond, std::span<KeyRate> out) {
+  if (bond_ladder_size(s, bond) > 0) write_points(s, s.bonds[bond].curve, s.bond_ladder(bond), {}, out);
 }
 
 std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {

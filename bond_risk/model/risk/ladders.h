@@ -66,6 +66,10 @@ struct KeyRate {
 std::vector<KeyRate> key_rate_ladder(const Store& store, NodeRef node);
 // The same, appended to `out` (which keeps its capacity between calls).
 void key_rate_ladder(const Store& store, NodeRef node, std::vector<KeyRate>& out);
+// A bond's ladder, as key_rate_ladder gives it, written to the first
+// bond_ladder_size points of `out` (which holds at least that many).
+std::size_t bond_ladder_size(const Store& store, NodeIndex bond);
+void write_bond_ladder(const Store& store, NodeIndex bond, std::span<KeyRate> out);
 
 // "kr01" for bonds and outrights, "margin_kr01" and "mtm_pnl_kr01" for repos.
 std::span<const std::string_view> key_rate_names(Kind kind);
