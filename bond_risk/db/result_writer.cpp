@@ -1,5 +1,7 @@
 #include "bond_risk/db/result_writer.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -14,27 +16,45 @@ namespace {
 
 std::string key_rate_table(Kind kind) { return std::string(kind_name(kind)) + "_key_rate"; }
 
+// A ladder's rows go in by INSERTs of up to this many points each: one
+// statement run per ladder rather than one per point.
+constexpr std::size_t kPointsPerInsert = 16;
+
 // A kind's statements, looked up once for a run of its rows (not per row).
-struct KindStatements {
+class KindStatements {
+ public:
   KindStatements(base::Database& results, Kind kind);
   base::Statement& insert;  // INSERT OR REPLACE of a row
   base::Statement& remove;  // DELETE of a row
   base::Statement* remove_key_rates = nullptr;  // a bond's or book's ladder rows (see stores_key_rates)
-  base::Statement* insert_key_rate = nullptr;
+  // The INSERT of `points` (1 .. kPointsPerInsert) ladder rows at once.
+  base::Statement& insert_key_rates(std::size_t points);
 
  private:
   static std::string insert_sql(Kind kind);
+  base::Database& results_;
+  Kind kind_;
+  std::array<base::Statement*, kPointsPerInsert + 1> insert_key_rates_{};  // by points, built when first used
 };
 
 KindStatements::KindStatements(base::Database& results, Kind kind)
     : insert(results.cached(insert_sql(kind))),
-      remove(results.cached("DELETE FROM " + std::string(kind_name(kind)) + "_result WHERE id = ?")) {
-  if (!stores_key_rates(kind)) return;
-  const std::string table = key_rate_table(kind);
-  std::string columns = "id, ir_curve_id, idx", params = "?, ?, ?";
-  for (std::string_view name : key_rate_names(kind)) columns.append(", ").append(name), params += ", ?";
-  remove_key_rates = &results.cached("DELETE FROM " + table + " WHERE id = ?");
-  insert_key_rate = &results.cached("INSERT INTO " + table + " (" + columns + ") VALUES (" + params + ")");
+      remove(results.cached("DELETE FROM " + std::string(kind_name(kind)) + "_result WHERE id = ?")),
+      results_(results),
+      kind_(kind) {
+  if (stores_key_rates(kind)) remove_key_rates = &results.cached("DELETE FROM " + key_rate_table(kind) + " WHERE id = ?");
+}
+
+base::Statement& KindStatements::insert_key_rates(std::size_t points) {
+  base::Statement*& st = insert_key_rates_.at(points);
+  if (st != nullptr) return *st;
+  std::string columns = "id, ir_curve_id, idx", row = "(?, ?, ?";
+  for (std::string_view name : key_rate_names(kind_)) columns.append(", ").append(name), row += ", ?";
+  row += ")";
+  std::string sql = "INSERT INTO " + key_rate_table(kind_) + " (" + columns + ") VALUES " + row;
+  for (std::size_t k = 1; k < points; ++k) sql.append(", ").append(row);
+  st = &results_.cached(sql);
+  return *st;
 }
 
 // The INSERT OR REPLACE statement of a kind's result table.
@@ -45,17 +65,23 @@ std::string KindStatements::insert_sql(Kind kind) {
 }
 
 // Replaces a bond's or book's ladder rows.
-void write_key_rates(const KindStatements& sql, const ResultRow& row) {
+void write_key_rates(KindStatements& sql, const ResultRow& row) {
   sql.remove_key_rates->bind(1, row.id).run();
   const std::size_t values = key_rate_names(row.kind).size();
-  for (const KeyRate& kr : row.key_rates) {
-    sql.insert_key_rate->bind(1, row.id).bind(2, kr.ir_curve_id).bind(3, kr.idx);
-    for (std::size_t v = 0; v < values; ++v) sql.insert_key_rate->bind(4 + static_cast<int>(v), kr.kr01[v]);
-    sql.insert_key_rate->run();
+  for (std::size_t from = 0; from < row.key_rates.size(); from += kPointsPerInsert) {
+    const std::size_t points = std::min(kPointsPerInsert, row.key_rates.size() - from);
+    base::Statement& st = sql.insert_key_rates(points);
+    int param = 1;
+    for (const KeyRate& kr : row.key_rates.subspan(from, points)) {
+      st.bind(param, row.id).bind(param + 1, kr.ir_curve_id).bind(param + 2, kr.idx);
+      param += 3;
+      for (std::size_t v = 0; v < values; ++v) st.bind(param++, kr.kr01[v]);
+    }
+    st.run();
   }
 }
 
-void write_row(const KindStatements& sql, const ResultRow& row) {
+void write_row(KindStatements& sql, const ResultRow& row) {
   if (sql.remove_key_rates) write_key_rates(sql, row);
   if (row.status == Status::removed) {
     sql.remove.bind(1, row.id).run();
@@ -118,7 +144,7 @@ std::unique_ptr<base::Database> open_results(const std::string& path) {
 }
 
 void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which) {
-  const KindStatements sql(results, kind);
+  KindStatements sql(results, kind);
   for (const std::uint32_t r : which) write_row(sql, rows.row(kind, r));
 }
 
@@ -160,7 +186,7 @@ void write_all_results(base::Database& results, const Store& store, const engine
   base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
   ResultRows rows;  // one row at a time, its space reused
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    const KindStatements sql(results, static_cast<Kind>(k));
+    KindStatements sql(results, static_cast<Kind>(k));
     for (NodeIndex i : in_id_order(store, static_cast<Kind>(k))) {  // rows in key order: appends to the b-tree
       const NodeRef node = ref(static_cast<Kind>(k), i);
       if (store.state(node).status == Status::removed) continue;
