@@ -16,60 +16,76 @@ namespace {
 
 std::string key_rate_table(Kind kind) { return std::string(kind_name(kind)) + "_key_rate"; }
 
-// A ladder's rows go in by INSERTs of up to this many points each: one
-// statement run per ladder rather than one per point.
-constexpr std::size_t kPointsPerInsert = 16;
+// Rows go in by INSERTs of up to this many rows (a ladder's points, or a
+// kind's results) each: one statement run per ladder and per run of rows
+// rather than one per row.
+constexpr std::size_t kRowsPerInsert = 16;
 
 // A kind's statements, looked up once for a run of its rows (not per row).
 class KindStatements {
  public:
   KindStatements(base::Database& results, Kind kind);
-  base::Statement& insert;  // INSERT OR REPLACE of a row
   base::Statement& remove;  // DELETE of a row
   base::Statement* remove_key_rates = nullptr;  // a bond's or book's ladder rows (see stores_key_rates)
-  // The INSERT of `points` (1 .. kPointsPerInsert) ladder rows at once.
-  base::Statement& insert_key_rates(std::size_t points);
+  // INSERT OR REPLACE of `rows` (1 .. kRowsPerInsert) result rows at once.
+  base::Statement& insert_rows(std::size_t rows) { return statement(inserts_, rows, insert_sql); }
+  // INSERT of `points` (1 .. kRowsPerInsert) ladder rows at once.
+  base::Statement& insert_key_rates(std::size_t points) { return statement(key_rate_inserts_, points, key_rate_insert_sql); }
 
  private:
-  static std::string insert_sql(Kind kind);
+  using Statements = std::array<base::Statement*, kRowsPerInsert + 1>;  // by rows, each built when first used
+  using Sql = std::string (*)(Kind kind, std::size_t rows);
+  base::Statement& statement(Statements& built, std::size_t rows, Sql sql);
+  static std::string insert_sql(Kind kind, std::size_t rows);
+  static std::string key_rate_insert_sql(Kind kind, std::size_t points);
   base::Database& results_;
   Kind kind_;
-  std::array<base::Statement*, kPointsPerInsert + 1> insert_key_rates_{};  // by points, built when first used
+  Statements inserts_{}, key_rate_inserts_{};
 };
 
 KindStatements::KindStatements(base::Database& results, Kind kind)
-    : insert(results.cached(insert_sql(kind))),
-      remove(results.cached("DELETE FROM " + std::string(kind_name(kind)) + "_result WHERE id = ?")),
+    : remove(results.cached("DELETE FROM " + std::string(kind_name(kind)) + "_result WHERE id = ?")),
       results_(results),
       kind_(kind) {
   if (stores_key_rates(kind)) remove_key_rates = &results.cached("DELETE FROM " + key_rate_table(kind) + " WHERE id = ?");
 }
 
-base::Statement& KindStatements::insert_key_rates(std::size_t points) {
-  base::Statement*& st = insert_key_rates_.at(points);
-  if (st != nullptr) return *st;
-  std::string columns = "id, ir_curve_id, idx", row = "(?, ?, ?";
-  for (std::string_view name : key_rate_names(kind_)) columns.append(", ").append(name), row += ", ?";
-  row += ")";
-  std::string sql = "INSERT INTO " + key_rate_table(kind_) + " (" + columns + ") VALUES " + row;
-  for (std::size_t k = 1; k < points; ++k) sql.append(", ").append(row);
-  st = &results_.cached(sql);
+base::Statement& KindStatements::statement(Statements& built, std::size_t rows, Sql sql) {
+  base::Statement*& st = built.at(rows);
+  if (st == nullptr) st = &results_.cached(sql(kind_, rows));
   return *st;
 }
 
-// The INSERT OR REPLACE statement of a kind's result table.
-std::string KindStatements::insert_sql(Kind kind) {
-  std::string columns = "id, status, reason", params = "?, ?, ?";
-  for (std::string_view name : value_names(kind)) columns.append(", ").append(name), params += ", ?";
-  return "INSERT OR REPLACE INTO " + std::string(kind_name(kind)) + "_result (" + columns + ") VALUES (" + params + ")";
+// "INSERT ... INTO table (columns) VALUES (?, ..), .." with `rows` rows of `params` parameters.
+std::string multi_row_insert(std::string_view verb, const std::string& table, const std::string& columns,
+                             std::size_t params, std::size_t rows) {
+  std::string row = "(?";
+  for (std::size_t p = 1; p < params; ++p) row += ", ?";
+  row += ")";
+  std::string sql = std::string(verb) + " INTO " + table + " (" + columns + ") VALUES " + row;
+  for (std::size_t r = 1; r < rows; ++r) sql.append(", ").append(row);
+  return sql;
+}
+
+std::string KindStatements::insert_sql(Kind kind, std::size_t rows) {
+  std::string columns = "id, status, reason";
+  for (std::string_view name : value_names(kind)) columns.append(", ").append(name);
+  return multi_row_insert("INSERT OR REPLACE", std::string(kind_name(kind)) + "_result", columns,
+                          3 + value_names(kind).size(), rows);
+}
+
+std::string KindStatements::key_rate_insert_sql(Kind kind, std::size_t points) {
+  std::string columns = "id, ir_curve_id, idx";
+  for (std::string_view name : key_rate_names(kind)) columns.append(", ").append(name);
+  return multi_row_insert("INSERT", key_rate_table(kind), columns, 3 + key_rate_names(kind).size(), points);
 }
 
 // Replaces a bond's or book's ladder rows.
 void write_key_rates(KindStatements& sql, const ResultRow& row) {
   sql.remove_key_rates->bind(1, row.id).run();
   const std::size_t values = key_rate_names(row.kind).size();
-  for (std::size_t from = 0; from < row.key_rates.size(); from += kPointsPerInsert) {
-    const std::size_t points = std::min(kPointsPerInsert, row.key_rates.size() - from);
+  for (std::size_t from = 0; from < row.key_rates.size(); from += kRowsPerInsert) {
+    const std::size_t points = std::min(kRowsPerInsert, row.key_rates.size() - from);
     base::Statement& st = sql.insert_key_rates(points);
     int param = 1;
     for (const KeyRate& kr : row.key_rates.subspan(from, points)) {
@@ -81,17 +97,12 @@ void write_key_rates(KindStatements& sql, const ResultRow& row) {
   }
 }
 
-void write_row(KindStatements& sql, const ResultRow& row) {
-  if (sql.remove_key_rates) write_key_rates(sql, row);
-  if (row.status == Status::removed) {
-    sql.remove.bind(1, row.id).run();
-    return;
-  }
-  base::Statement& st = sql.insert;
-  st.bind(1, row.id).bind(2, status_name(row.status)).bind(3, row.reason);
+// Binds a result row from parameter `param` on; returns the parameter after its last.
+int bind_row(base::Statement& st, int param, const ResultRow& row) {
+  st.bind(param, row.id).bind(param + 1, status_name(row.status)).bind(param + 2, row.reason);
+  param += 3;
   const bool has_values = publishes_values(row.kind, row.status);
   const auto names = value_names(row.kind);
-  int param = 4;
   for (std::size_t k = 0; k < row.values.size(); ++k, ++param) {
     const double v = row.values[k];
     if (!has_values || std::isnan(v)) {
@@ -102,8 +113,37 @@ void write_row(KindStatements& sql, const ResultRow& row) {
       st.bind(param, v);
     }
   }
-  st.run();
+  return param;
 }
+
+// Writes rows, a removed one's deleted at once and the others inserted
+// kRowsPerInsert at a time; finish() writes what is held.
+class RowWriter {
+ public:
+  explicit RowWriter(KindStatements& sql) : sql_(sql) {}
+  void write(const ResultRow& row) {
+    if (sql_.remove_key_rates) write_key_rates(sql_, row);
+    if (row.status == Status::removed) {
+      sql_.remove.bind(1, row.id).run();
+      return;
+    }
+    held_[count_++] = row;
+    if (count_ == kRowsPerInsert) finish();
+  }
+  void finish() {
+    if (count_ == 0) return;
+    base::Statement& st = sql_.insert_rows(count_);
+    int param = 1;
+    for (std::size_t k = 0; k < count_; ++k) param = bind_row(st, param, held_[k]);
+    st.run();
+    count_ = 0;
+  }
+
+ private:
+  KindStatements& sql_;
+  std::array<ResultRow, kRowsPerInsert> held_;  // borrowed: valid until finish()
+  std::size_t count_ = 0;
+};
 
 }  // namespace
 
@@ -145,7 +185,9 @@ std::unique_ptr<base::Database> open_results(const std::string& path) {
 
 void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which) {
   KindStatements sql(results, kind);
-  for (const std::uint32_t r : which) write_row(sql, rows.row(kind, r));
+  RowWriter writer(sql);
+  for (const std::uint32_t r : which) writer.write(rows.row(kind, r));
+  writer.finish();
 }
 
 void clear_results(base::Database& results) {
@@ -184,17 +226,26 @@ void write_all_results(base::Database& results, const Store& store, const engine
   base::Transaction tx(results);
   clear_results(results);
   base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
-  ResultRows rows;  // one row at a time, its space reused
+  ResultRows rows;  // a slice of a kind's nodes at a time, its space reused
+  std::vector<NodeIndex> slice;
+  constexpr std::size_t kSlice = 4096;
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    KindStatements sql(results, static_cast<Kind>(k));
-    for (NodeIndex i : in_id_order(store, static_cast<Kind>(k))) {  // rows in key order: appends to the b-tree
-      const NodeRef node = ref(static_cast<Kind>(k), i);
-      if (store.state(node).status == Status::removed) continue;
-      rows.put(store, graph, node);
-      write_row(sql, rows.row(kind_of(node), 0));
+    const Kind kind = static_cast<Kind>(k);
+    KindStatements sql(results, kind);
+    RowWriter writer(sql);
+    const auto write_slice = [&] {
+      rows.put(store, graph, kind, slice);  // rows in the slice's order
+      for (std::size_t r = 0; r < rows.size(kind); ++r, progress.advance()) writer.write(rows.row(kind, r));
+      writer.finish();
       rows.clear();
-      progress.advance();
+      slice.clear();
+    };
+    for (NodeIndex i : in_id_order(store, kind)) {  // rows in key order: appends to the b-tree
+      if (store.state(ref(kind, i)).status == Status::removed) continue;
+      slice.push_back(i);
+      if (slice.size() == kSlice) write_slice();
     }
+    write_slice();
   }
   set_results_as_of(results, event_seq);
   tx.commit();
