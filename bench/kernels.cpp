@@ -4,7 +4,8 @@
 // (a bond's also with quote analytics);
 // the least the books' ladders can cost (book_rows_floor); the marking a
 // move of one curve does before its recalculation, and the copy of its
-// result rows after (copy_rows_one_curve); and a whole load, from
+// result rows after (copy_rows_one_curve, by the master alone and with 2
+// workers); and a whole load, from
 // the database to a graph ready for its first flush (load_and_build).
 // `make bench-kernels` runs them on the 440k set; by hand, pass Google
 // Benchmark's flags after the database:

@@ -10,9 +10,11 @@
 // values), so copying a big event's rows costs bytes in proportion to what
 // they say; a reason or ladder reuses its row's space when it fits, and
 // clear() keeps every column's capacity for the next batch (fresh pages
-// would cost a fault each to the one copying). Memory is
-// bounded by the nodes put since the last clear, however often each is.
-// Not thread-safe: one owner at a time.
+// would cost a fault each to the one copying). A bond's row is given
+// space for its curve's ladder when it is added. Memory is bounded by the
+// nodes put since the last clear, however often each is.
+// Threading: one owner at a time, which may lend a put's rows to a
+// scheduler's workers (put); each worker then fills rows of its own.
 #pragma once
 
 #include <array>
