@@ -322,3 +322,33 @@ INSERT INTO bond_quote VALUES (90001, 101.25);
   EXPECT_NE(s.bond_figures[gilt].quote_yield, cum);
   test::expect_same_as_fresh(live);
 }
+
+// A curve sums coupon grids only for the calendars of its trad4 bonds (a
+// convention bond values its own flows): on the market set the curves sum
+// none, and a trad4 bond added to one gives that curve its calendar's grid
+// alone. Bumps and rolls then give a fresh flush's figures.
+TEST(MarketConventions, ACurveSumsCouponGridsOnlyForItsTrad4BondsCalendars) {
+  test::Live live("100", 20, 2, R"SQL(
+INSERT INTO bond (id, name, calendar_id, ir_curve_id, start_date, maturity_date, coupons_per_year, coupon, convention, isin)
+VALUES (90003, 'TRAD4', 1, 4, '2020-01-01', '2030-01-01', 2, 0.05, NULL, NULL);
+INSERT INTO bond_quote VALUES (90003, 101.5);
+)SQL", Conventions::market);
+  const Store& s = live.store();
+  const Bond& trad4 = s.bonds[live.node(90003).index];
+  ASSERT_EQ(trad4.convention, kNoConvention);
+  for (NodeIndex c = 0; c < s.curves.size(); ++c) {
+    if (c != trad4.curve) {
+      EXPECT_TRUE(s.curves[c].grids.empty()) << "curve " << c << " sums grids no bond reads";
+      continue;
+    }
+    ASSERT_EQ(s.curves[c].grids.size(), 1u);
+    EXPECT_EQ(s.curves[c].grids[0].calendar, trad4.calendar);
+  }
+  EXPECT_EQ(s.state(live.node(90003)).status, Status::ok);
+  test::expect_same_as_fresh(live);
+  for (const std::string line : {"bump-curve GBP-GILT 1", "roll-date 2026-12-01", "bump-curve USD-UST -2"}) {
+    SCOPED_TRACE(line);
+    ASSERT_EQ(live.run(line)["ok"], true);
+    test::expect_same_as_fresh(live);
+  }
+}

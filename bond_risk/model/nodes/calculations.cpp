@@ -569,12 +569,13 @@ void build_graph(Store& store, engine::Graph& graph) {
   }
 
   auto valid = [&](Kind kind, NodeIndex i) { return store.states[static_cast<std::size_t>(kind)][i].error == 0; };
-  // A curve sums its coupon grids for each calendar of its bonds (model/pricing/coupon_grid.h),
-  // and subscribes to that calendar where its first such bond does.
+  // A curve sums its coupon grids for each calendar of its trad4 bonds (model/pricing/coupon_grid.h;
+  // a convention bond values its own flows), and subscribes to that calendar where its first such bond
+  // does. A bond's convention, curve or calendar changes only with a reload, which builds the graph anew.
   std::vector<unsigned char> opens_grid(store.bonds.size(), 0);
   for (IrCurve& c : store.curves) c.grids.clear();
   for (NodeIndex i = 0; i < store.bonds.size(); ++i) {
-    if (!valid(Kind::bond, i)) continue;
+    if (!valid(Kind::bond, i) || store.bonds[i].convention != kNoConvention) continue;
     const Bond& b = store.bonds[i];
     std::vector<CurveGrid>& grids = store.curves[b.curve].grids;
     if (std::ranges::none_of(grids, [&](const CurveGrid& g) { return g.calendar == b.calendar; })) {
