@@ -55,7 +55,7 @@ struct StoredConvention {
 };
 inline constexpr std::uint32_t kNoConvention = 0xFFFF'FFFF;
 
-// A curve's running sums over the coupon grids of one calendar its bonds
+// A curve's running sums over the coupon grids of one calendar its trad4 bonds
 // use (model/pricing/coupon_grid.h), of its key-rate shares when the store
 // computes key rates, and its moments when it computes quote analytics;
 // empty while the calendar is not OK.
@@ -72,7 +72,7 @@ struct IrCurve {
   CurveArrays arrays;
   KeyRateArrays key_rates;  // when the store computes key rates
   std::uint32_t key_rate_version = 0;  // counts the flushes that rebuilt key_rates
-  std::vector<CurveGrid> grids;        // one per calendar of its bonds (build_graph)
+  std::vector<CurveGrid> grids;        // one per calendar of its trad4 bonds (build_graph)
 
   // Its horizon H, the days its arrays cover: its last input day (once built).
   int horizon() const { return static_cast<int>(arrays.df.size()); }
@@ -86,7 +86,7 @@ struct IrCurve {
 };
 
 // The one of a curve's `grids` for `calendar`'s bonds: build_graph gives
-// every valid bond's curve one for its calendar.
+// every valid trad4 bond's curve one for its calendar.
 inline const CurveGrid& grid_for(std::span<const CurveGrid> grids, NodeIndex calendar) {
   for (const CurveGrid& g : grids) {
     if (g.calendar == calendar) return g;
