@@ -116,9 +116,9 @@ void ResultPublisher::master_busy(bool busy) {
   if (!busy) changed_.notify_all();
 }
 
-void ResultPublisher::yield_to_master() {
+bool ResultPublisher::yield_to_master() {
   std::unique_lock lock(mutex_);
-  changed_.wait_for(lock, kMaxPause, [&] { return !master_busy_ || stopping_; });
+  return !changed_.wait_for(lock, kMaxPause, [&] { return !master_busy_ || stopping_; });
 }
 
 void ResultPublisher::run() {
@@ -210,11 +210,19 @@ void ResultPublisher::requeue(Pending& failed) {
 void ResultPublisher::write(Pending& batch, base::Database& results) {
   base::Transaction tx(results);
   if (batch.replace_all) clear_results(results);
+  // A look at the master every kLookEvery of writing; after a pause that ran out (the master busy
+  // throughout: a flood of events), kAfterPause of writing first, so that the rows still advance.
+  using Clock = std::chrono::steady_clock;
+  Clock::duration writing = kLookEvery;
+  Clock::time_point looked = Clock::now() - writing;  // a look before the first slice
   for (std::size_t k = 0; k < kKindCount; ++k) {
     const Kind kind = static_cast<Kind>(k);
     const std::span<const std::uint32_t> rows = batch.rows.in_id_order(kind);
     for (std::size_t from = 0; from < rows.size(); from += kWriteSlice) {
-      yield_to_master();
+      if (Clock::now() - looked >= writing) {
+        writing = yield_to_master() ? Clock::duration(kAfterPause) : Clock::duration(kLookEvery);
+        looked = Clock::now();
+      }
       write_rows(results, batch.rows, kind, rows.subspan(from, std::min(kWriteSlice, rows.size() - from)));
     }
   }

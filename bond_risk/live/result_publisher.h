@@ -11,14 +11,15 @@
 // engine's start-up writes every row again.
 //
 // The writer yields to recalculations without starving: it writes a batch
-// in slices of kWriteSlice rows, and before each slice, while the master
-// says it is busy with a batch of changes (master_busy), it waits for it to
-// finish, for at most kMaxPause. On a host with few cores, writing a big event's rows would
-// otherwise take a core from the next event's recalculation, and its reply
-// would wait (docs/benchmarks.md, "Results behind the replies"); under a
-// flood of events, or on a host other programs keep busy, it still writes a
-// slice every kMaxPause at least (a lower CPU priority, its first design,
-// starved it there). It takes the lock to swap batches, to put back a
+// in slices of kWriteSlice rows and looks at the master every kLookEvery of
+// writing: while the master says it is busy with a batch of changes
+// (master_busy), it waits for it to finish, for at most kMaxPause. On a
+// host with few cores, writing a big event's rows would otherwise take a
+// core from the next event's recalculation, and its reply would wait
+// (docs/benchmarks.md, "Results behind the replies"); under a flood of
+// events, or on a host other programs keep busy, a pause that runs out is
+// followed by kAfterPause of writing, so the rows still advance (a lower
+// CPU priority, its first design, starved it there). It takes the lock to swap batches, to put back a
 // failed one, to account for one and to wait, never while it writes or
 // empties one.
 //
@@ -135,7 +136,9 @@ class ResultPublisher {
   };
 
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
-  static constexpr std::size_t kWriteSlice = 2048;            // rows written between two looks at the master
+  static constexpr std::size_t kWriteSlice = 256;            // rows written between two looks at the clock
+  static constexpr std::chrono::microseconds kLookEvery{1000};  // writing between two looks at the master
+  static constexpr std::chrono::microseconds kAfterPause{5000};  // the same after a pause that ran out
   static constexpr std::chrono::milliseconds kMaxPause{20};  // the longest the writer waits for it
 
   // A file's identity: device and inode.
@@ -159,8 +162,9 @@ class ResultPublisher {
   // front_ replaces every row).
   void requeue(Pending& failed);
   void write(Pending& batch, base::Database& results);
-  // Waits while the master is busy with a batch of changes, for at most kMaxPause.
-  void yield_to_master();
+  // Waits while the master is busy with a batch of changes, for at most
+  // kMaxPause; true when the pause ran out (the master busy throughout).
+  bool yield_to_master();
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // work for the writer, or work done
