@@ -183,10 +183,17 @@ std::unique_ptr<base::Database> open_results(const std::string& path) {
   return results;
 }
 
-void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which) {
+void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which,
+                const std::function<void()>& between) {
+  if (which.empty()) return;  // no statement prepared
   KindStatements sql(results, kind);
   RowWriter writer(sql);
-  for (const std::uint32_t r : which) writer.write(rows.row(kind, r));
+  for (std::size_t from = 0; from < which.size(); from += kWriteSlice) {
+    if (between) between();
+    for (const std::uint32_t r : which.subspan(from, std::min(kWriteSlice, which.size() - from))) {
+      writer.write(rows.row(kind, r));
+    }
+  }
   writer.finish();
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,8 +36,11 @@ std::unique_ptr<base::Database> open_results(const std::string& path);
 
 // Writes the rows `which` (see ResultRows::row) of `kind` of `rows`
 // (INSERT OR REPLACE; a removed node's row is deleted) in the caller's
-// transaction.
-void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which);
+// transaction, calling `between` (if any) before each kWriteSlice of them:
+// where a writer that shares the cores may pause.
+inline constexpr std::size_t kWriteSlice = 256;
+void write_rows(base::Database& results, const ResultRows& rows, Kind kind, std::span<const std::uint32_t> which,
+                const std::function<void()>& between = {});
 
 // Deletes every result row, in the caller's transaction.
 void clear_results(base::Database& results);

@@ -168,7 +168,7 @@ CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchrono
     tx.commit();
     stages_.alerts.committed();
   }
-  publisher_.add_all(model_.store(), model_.graph());
+  publisher_.add_all(model_.store(), model_.graph(), &model_.scheduler());
   publisher_.seal(road_.served());
 }
 

@@ -28,16 +28,19 @@ void ResultPublisher::add(const Store& store, const engine::Graph& graph, Kind k
   assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
 }
 
-void ResultPublisher::add_all(const Store& store, const engine::Graph& graph) {
+void ResultPublisher::add_all(const Store& store, const engine::Graph& graph, engine::Scheduler* workers) {
   const std::lock_guard lock(mutex_);
   front_.rows.clear();
   front_.replace_all = true;
   front_.sealed = false;
+  std::vector<NodeIndex> nodes;  // a kind's, less the removed
   for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    for (NodeIndex i = 0; i < store.size(static_cast<Kind>(k)); ++i) {
-      const NodeRef node = ref(static_cast<Kind>(k), i);
-      if (store.state(node).status != Status::removed) front_.rows.put(store, graph, node);
+    const Kind kind = static_cast<Kind>(k);
+    nodes.clear();
+    for (NodeIndex i = 0; i < store.size(kind); ++i) {
+      if (store.state(ref(kind, i)).status != Status::removed) nodes.push_back(i);
     }
+    front_.rows.put(store, graph, kind, nodes, workers);
   }
   assembled_peak_ = std::max(assembled_peak_, front_.rows.size());
 }
@@ -215,16 +218,14 @@ void ResultPublisher::write(Pending& batch, base::Database& results) {
   using Clock = std::chrono::steady_clock;
   Clock::duration writing = kLookEvery;
   Clock::time_point looked = Clock::now() - writing;  // a look before the first slice
-  for (std::size_t k = 0; k < kKindCount; ++k) {
+  const auto look = [&] {
+    if (Clock::now() - looked < writing) return;
+    writing = yield_to_master() ? Clock::duration(kAfterPause) : Clock::duration(kLookEvery);
+    looked = Clock::now();
+  };
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {  // the kinds with result tables
     const Kind kind = static_cast<Kind>(k);
-    const std::span<const std::uint32_t> rows = batch.rows.in_id_order(kind);
-    for (std::size_t from = 0; from < rows.size(); from += kWriteSlice) {
-      if (Clock::now() - looked >= writing) {
-        writing = yield_to_master() ? Clock::duration(kAfterPause) : Clock::duration(kLookEvery);
-        looked = Clock::now();
-      }
-      write_rows(results, batch.rows, kind, rows.subspan(from, std::min(kWriteSlice, rows.size() - from)));
-    }
+    write_rows(results, batch.rows, kind, batch.rows.in_id_order(kind), look);
   }
   copy_alerts(results, batch.event_seq, batch.replace_all);
   set_results_as_of(results, batch.event_seq);

@@ -11,7 +11,7 @@
 // engine's start-up writes every row again.
 //
 // The writer yields to recalculations without starving: it writes a batch
-// in slices of kWriteSlice rows and looks at the master every kLookEvery of
+// in slices of kWriteSlice rows (db/result_writer.h) and looks at the master every kLookEvery of
 // writing: while the master says it is busy with a batch of changes
 // (master_busy), it waits for it to finish, for at most kMaxPause. On a
 // host with few cores, writing a big event's rows would otherwise take a
@@ -81,8 +81,9 @@ class ResultPublisher {
   // is to be deleted), copied by `workers`' threads when there are many.
   void add(const Store& store, const engine::Graph& graph, Kind kind, std::span<const NodeIndex> nodes,
            engine::Scheduler& workers);
-  // Master thread: every node's row, replacing the tables (start-up, reload).
-  void add_all(const Store& store, const engine::Graph& graph);
+  // Master thread: every node's row, replacing the tables (start-up,
+  // reload), copied by `workers`' threads if given.
+  void add_all(const Store& store, const engine::Graph& graph, engine::Scheduler* workers = nullptr);
   // Master thread: the batch holds every row changed up to event
   // `event_seq`; the writer may take it.
   void seal(std::int64_t event_seq);
@@ -136,7 +137,6 @@ class ResultPublisher {
   };
 
   static constexpr std::chrono::milliseconds kFirstRetry{100}, kLastRetry{5000};
-  static constexpr std::size_t kWriteSlice = 256;            // rows written between two looks at the clock
   static constexpr std::chrono::microseconds kLookEvery{1000};  // writing between two looks at the master
   static constexpr std::chrono::microseconds kAfterPause{5000};  // the same after a pause that ran out
   static constexpr std::chrono::milliseconds kMaxPause{20};  // the longest the writer waits for it

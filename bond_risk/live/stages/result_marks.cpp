@@ -62,7 +62,7 @@ bool ResultMarks::publish(ResultPublisher& publisher, engine::Scheduler& workers
     pass_event_ = served_event;
   }
   if (whole_) {
-    publisher.add_all(model.store(), model.graph());
+    publisher.add_all(model.store(), model.graph(), &workers);
     budget -= std::min(budget, model.store().size());
     whole_ = false;
     pass_kind_ = kKindCount;

@@ -54,7 +54,7 @@ bool ResultRows::fill_row(const Store& store, Columns& c, Kind kind, NodeIndex i
   const std::size_t n = bond_ladder_size(store, i);
   if (extras == nullptr) return n == 0;
   if (n > extras->capacity) return false;
-  write_bond_ladder(store, i, std::span(ladders_).subspan(extras->ladder, n));
+  if (n > 0) write_bond_ladder(store, i, std::span(ladders_).subspan(extras->ladder, n));
   extras->size = static_cast<std::uint32_t>(n);
   return true;
 }

@@ -216,9 +216,7 @@ void key_rate_ladder(const Store& s, NodeRef node, std::vector<KeyRate>& out) {
   if (!s.with_key_rates || !publishes_values(kind, s.state(node).status)) return;
   const NodeIndex i = node.index;
   if (kind == Kind::bond) {  // its own curve's points, as it holds them
-    const std::size_t at = out.size();
-    out.resize(at + bond_ladder_size(s, i));
-    write_bond_ladder(s, i, std::span(out).subspan(at));
+    append_points(s, s.bonds[i].curve, s.bond_ladder(i), {}, out);
     return;
   }
   const std::size_t width = s.key_rate_axis.size;
@@ -261,7 +259,7 @@ std::size_t bond_ladder_size(const Store& s, NodeIndex bond) {
 }
 
 void write_bond_ladder(const Store& s, NodeIndex bond, std::span<KeyRate> out) {
-  if (bond_ladder_size(s, bond) > 0) write_points(s, s.bonds[bond].curve, s.bond_ladder(bond), {}, out);
+  write_points(s, s.bonds[bond].curve, s.bond_ladder(bond), {}, out);
 }
 
 std::vector<KeyRate> key_rate_ladder(const Store& s, NodeRef node) {

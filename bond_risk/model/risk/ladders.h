@@ -66,8 +66,8 @@ struct KeyRate {
 std::vector<KeyRate> key_rate_ladder(const Store& store, NodeRef node);
 // The same, appended to `out` (which keeps its capacity between calls).
 void key_rate_ladder(const Store& store, NodeRef node, std::vector<KeyRate>& out);
-// A bond's ladder, as key_rate_ladder gives it, written to the first
-// bond_ladder_size points of `out` (which holds at least that many).
+// A bond's ladder, as key_rate_ladder gives it: its length, and, when that
+// is not 0, the ladder written to the first that many points of `out`.
 std::size_t bond_ladder_size(const Store& store, NodeIndex bond);
 void write_bond_ladder(const Store& store, NodeIndex bond, std::span<KeyRate> out);
 
