@@ -41,21 +41,31 @@ void add_scaled(std::span<double> to, std::span<const double> from, double scale
   add_row(to.data(), from.data(), to.size(), scale);
 }
 
-// Calls add(trade) for each OK member of `book`, fetching the bond ladders
-// of members a few places ahead (random rows of Store::bond_kr01).
+// Calls add(trade, curve, ladder) for each OK member of `book`, with its
+// bond's ladder and the curve that lies on, fetching those of members a few
+// places ahead (random rows of Store::bond_kr01 and ladder_curves). The
+// store's arrays are read through pointers taken once: add's stores would
+// otherwise make the compiler reload them for every member.
 template <class Trade, class Add>
 void for_ok_members(const Store& s, std::span<const NodeIndex> members, Kind kind, const std::vector<Trade>& trades, Add add) {
-  const std::vector<NodeState>& states = s.states[static_cast<std::size_t>(kind)];
+  const NodeState* states = s.states[static_cast<std::size_t>(kind)].data();
+  const Trade* trade = trades.data();
+  const NodeIndex* curves = s.ladder_curves.data();
+  const double* ladders = s.bond_kr01.data();
+  const std::size_t stride = s.key_rate_axis.stride;
   constexpr std::size_t kAhead = 8;
   const std::size_t n = members.size();
   for (std::size_t k = 0; k < n; ++k) {
     if (k + kAhead < n) {
-      const NodeIndex b = trades[members[k + kAhead]].bond;
-      __builtin_prefetch(&s.bonds[b]);
-      __builtin_prefetch(s.bond_ladder(b).data());
-      __builtin_prefetch(s.bond_ladder(b).data() + 8);
+      const NodeIndex b = trade[members[k + kAhead]].bond;
+      __builtin_prefetch(curves + b);
+      __builtin_prefetch(ladders + stride * b);
+      __builtin_prefetch(ladders + stride * b + 8);
     }
-    if (states[members[k]].status == Status::ok) add(trades[members[k]]);
+    const NodeIndex m = members[k];
+    if (states[m].status != Status::ok) continue;
+    const Trade& t = trade[m];
+    add(t, curves[t.bond], ladders + stride * t.bond);
   }
 }
 
@@ -116,13 +126,13 @@ class DiscountSums {
       flush();
       curve_ = curve;
       n_ = s_.curves[curve].points.size();
+      partial_ = s_.curves[curve].key_rates.partial.data();
     }
-    const KeyRateArrays& arrays = s_.curves[curve].key_rates;
     if (n_ > kMost) {
-      add_discount_sum_key_rates(arrays, n_, days, cash, curve_part(s_, ladder_, curve, from_));
+      add_discount_sum_key_rates(s_.curves[curve].key_rates, n_, days, cash, curve_part(s_, ladder_, curve, from_));
       return;
     }
-    const DiscountSumPart& p = arrays.partial[static_cast<std::size_t>(days)];
+    const DiscountSumPart& p = partial_[days];
     cash_[p.segment] += cash;
     lo_[p.segment] += cash * p.lo;
     hi_[p.segment] += cash * p.hi;
@@ -149,6 +159,7 @@ class DiscountSums {
   std::size_t from_;
   NodeIndex curve_ = ~NodeIndex{0};
   std::size_t n_ = 0;
+  const DiscountSumPart* partial_ = nullptr;  // curve_'s
   std::array<double, kMost> cash_{}, lo_{}, hi_{};
 };
 
@@ -196,17 +207,18 @@ void add_key_rates(const Store& s, const LadderPart& p, std::span<double> ladder
 void sum_key_rates(const Store& s, const OutrightBook& book, std::span<double> ladder) {
   std::ranges::fill(ladder, 0.0);
   RowSum sum(s, ladder);
-  for_ok_members(s, book.members, Kind::outright_trade, s.outright_trades, [&](const OutrightTrade& t) {
-    sum.add(s.bonds[t.bond].curve, s.bond_ladder(t.bond).data(), static_cast<double>(t.quantity) * t.dir);
-  });
+  for_ok_members(s, book.members, Kind::outright_trade, s.outright_trades,
+                 [&](const OutrightTrade& t, NodeIndex curve, const double* row) {
+                   sum.add(curve, row, static_cast<double>(t.quantity) * t.dir);
+                 });
 }
 
 void sum_key_rates(const Store& s, const RepoBook& book, std::span<double> ladder) {
   std::ranges::fill(ladder, 0.0);
   RowSum margin(s, ladder);
   DiscountSums mtm_pnl(s, ladder, s.key_rate_axis.size);
-  for_ok_members(s, book.members, Kind::repo_trade, s.repo_trades, [&](const RepoTrade& t) {
-    margin.add(s.bonds[t.bond].curve, s.bond_ladder(t.bond).data(), -static_cast<double>(t.notional));
+  for_ok_members(s, book.members, Kind::repo_trade, s.repo_trades, [&](const RepoTrade& t, NodeIndex curve, const double* row) {
+    margin.add(curve, row, -static_cast<double>(t.notional));
     mtm_pnl.add(t.curve, t.end - s.calendars[t.calendar].today, -t.start_cash / kYearBasis);
   });
 }

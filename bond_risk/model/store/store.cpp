@@ -116,6 +116,9 @@ void Store::check() const {
       fail("the name '" + name + "' and node_names disagree");
     }
   }
+  if (!ladder_curves.empty() && !std::ranges::equal(ladder_curves, bonds, {}, {}, &Bond::curve)) {
+    fail("ladder_curves and the bonds' curves disagree");
+  }
   const auto by_id_order = [](const RiskLimit& a, const RiskLimit& b) { return a.id < b.id; };
   if (!std::is_sorted(limits.begin(), limits.end(), by_id_order)) fail("the limits are not in id order");
 }
@@ -126,6 +129,8 @@ void Store::size_key_rates() {
   key_rate_axis = key_rate_axis_for(counts);
   bond_kr01.assign(std::size_t{key_rate_axis.stride} * bonds.size(), 0.0);
   bond_ladder_version.assign(bonds.size(), 0);
+  ladder_curves.clear();
+  for (const Bond& b : bonds) ladder_curves.push_back(b.curve);
   for (OutrightBook& b : outright_books) b.kr01.assign(key_rate_axis.size, 0.0);
   for (RepoBook& b : repo_books) b.kr01.assign(2 * std::size_t{key_rate_axis.size}, 0.0);
 }

@@ -183,6 +183,10 @@ struct Store {
   bool with_quote_analytics = true;
   KeyRateAxis key_rate_axis;
   std::vector<double> bond_kr01;  // a bond's ladder at key_rate_axis.stride * its index
+  // The curve each bond's ladder lies on (bonds[i].curve, fixed from the
+  // load on), a column of its own: a book summing its ladder reads it for
+  // every member, at random, where a Bond is 56 bytes.
+  std::vector<NodeIndex> ladder_curves;
   std::vector<std::uint32_t> bond_ladder_version;  // per bond: the flushes that wrote its ladder
   // Parts trades' books hold, kept when a trade's static data changed
   // since the last flush (hold_ladder_part), by NodeRef as type << 32 | index.
