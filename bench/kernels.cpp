@@ -2,7 +2,8 @@
 // type's batch calculation over all of its nodes, in index order, on a data
 // set loaded as the engine loads it, each without and with key-rate ladders
 // (a bond's also with quote analytics);
-// the least the books' ladders can cost (book_rows_floor); the marking a
+// the least the books' ladders can cost (book_rows_floor); a flush of one
+// curve by one worker and by two (flush_one_curve); the marking a
 // move of one curve does before its recalculation, and the copy of its
 // result rows after (copy_rows_one_curve, by the master alone and with 2
 // workers); and a whole load, from
@@ -131,6 +132,24 @@ void copy_rows(benchmark::State& state, DataSet& data, std::size_t workers) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
 }
 
+// A flush of curve 0 alone, everything on (its daily and key-rate arrays,
+// its grids' sums and moments), on a graph of that one node, by `workers`
+// threads: the steps of a split node (engine/graph.h, Split) shared among them.
+void flush_one_curve(benchmark::State& state, DataSet& data, std::size_t workers) {
+  data.store.with_key_rates = true;
+  data.store.with_quote_analytics = true;
+  const auto curves = static_cast<engine::TypeId>(Kind::ir_curve);
+  engine::Graph one;
+  one.add_type("ir_curve", 1, data.graph.calculation(curves),
+               {.cost = data.graph.cost(curves), .split = data.graph.split(curves)});
+  one.add_nodes(0, 1);
+  const std::unique_ptr<engine::Scheduler> pool = engine::make_scheduler(engine::SchedulerOptions{.threads = workers});
+  for (auto _ : state) {
+    one.mark_dirty({0, 0});
+    engine::flush(one, *pool, 4096);
+  }
+}
+
 // Marking alone: a change of curve 0's input rates marks what is downstream
 // of it (the walk an incremental bump-curve does before its recalculation).
 void mark_curve(benchmark::State& state, DataSet& data) {
@@ -185,6 +204,12 @@ int main(int argc, char** argv) {
   for (const std::size_t workers : {0, 2}) {
     const std::string name = "copy_rows_one_curve/workers:" + std::to_string(workers);
     benchmark::RegisterBenchmark(name.c_str(), [&data, workers](benchmark::State& state) { copy_rows(state, data, workers); })
+        ->Unit(benchmark::kMicrosecond)
+        ->UseRealTime();
+  }
+  for (const std::size_t workers : {1, 2}) {
+    const std::string name = "flush_one_curve/workers:" + std::to_string(workers);
+    benchmark::RegisterBenchmark(name.c_str(), [&data, workers](benchmark::State& state) { flush_one_curve(state, data, workers); })
         ->Unit(benchmark::kMicrosecond)
         ->UseRealTime();
   }

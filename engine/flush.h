@@ -13,9 +13,9 @@ namespace engine {
 struct TierStats {
   unsigned tier = 0;
   std::size_t nodes = 0;      // nodes calculated
-  std::size_t chunks = 0;     // jobs handed to the scheduler; 0 when the master calculated the tier itself
+  std::size_t chunks = 0;     // jobs handed to the scheduler (chunks and parts, every step's); 0 when the master calculated the tier itself
   std::size_t workers = 0;    // worker threads that took part
-  double wait_seconds = 0;    // the master's wait at the tier's barrier
+  double wait_seconds = 0;    // the master's wait at the tier's barriers (one per step)
   double seconds = 0;
 };
 
@@ -34,8 +34,10 @@ struct FlushStats {
 // last chunk is done. Chunks are made smaller, down to an eighth of that, as
 // long as a type has fewer than kChunksPerThread of them per thread that can
 // run at once (Scheduler::parallelism), so that many cores share a tier
-// evenly. Results do not depend on the scheduler
-// or the grain.
+// evenly. A split type's nodes (graph.h, Split) go to the scheduler in
+// parts instead, a step at a time; below a grain the master calculates
+// them whole. A batch of one job (one chunk, or a step of one part) the
+// master runs itself. Results do not depend on the scheduler or the grain.
 inline constexpr std::size_t kChunksPerThread = 4;
 FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain);
 

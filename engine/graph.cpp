@@ -40,6 +40,9 @@ TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, TypeOption
   if (static_cast<bool>(options.save_value) != (options.value_bytes > 0)) {
     throw std::logic_error("node type " + name + ": value_bytes and save_value go together");
   }
+  if (options.split.steps > 0 && (!options.split.parts || !options.split.run)) {
+    throw std::logic_error("node type " + name + ": a split needs its parts and run functions");
+  }
   options.cost = std::max<std::size_t>(options.cost, 1);
   Type& t = types_.emplace_back();
   t.name = std::move(name);
@@ -602,6 +605,8 @@ std::size_t Graph::dirty_count() const {
 unsigned Graph::tier(TypeId type) const { return at(type).tier; }
 std::size_t Graph::cost(TypeId type) const { return at(type).options.cost; }
 const Graph::BatchFn& Graph::calculation(TypeId type) const { return at(type).calc; }
+
+const Split& Graph::split(TypeId type) const { return at(type).options.split; }
 
 unsigned Graph::max_tier() const {
   unsigned m = 0;

@@ -91,6 +91,25 @@ namespace engine {
 // Writes the value node `index` publishes (value_bytes long) to `out`.
 using SaveFn = std::function<void(NodeIndex index, std::byte* out)>;
 
+// A node too heavy for one thread (a curve's daily arrays) may be
+// calculated in parts the workers share: in `steps` steps, step s of a node
+// in parts(node, s) parts, each run by run(node, s, part) on any thread. A
+// flush that hands the node's tier to a scheduler runs step 0's parts of
+// every dirty node of the type (beside the tier's other chunks), then step
+// 1's once all of those have finished, and so on; parts() is asked on the
+// master once the earlier steps have run, so it may read what they wrote.
+// The parts of one step must write disjoint data. How a node is cut must
+// depend on its data alone, never on the threads, and the type's batch
+// calculation (which a tier the master calculates itself uses) must give
+// the bits the steps give, so that results are the same for every NUM_THREADS.
+using PartsFn = std::function<std::size_t(NodeIndex node, std::size_t step)>;
+using PartFn = std::function<void(NodeIndex node, std::size_t step, std::size_t part)>;
+struct Split {
+  std::size_t steps = 0;  // 0: nodes are calculated whole, in chunks
+  PartsFn parts;
+  PartFn run;
+};
+
 struct TypeOptions {
   // The work of one node relative to the cheapest type: a flush's chunks
   // hold about grain / cost nodes, so that a few heavy nodes still spread
@@ -103,6 +122,8 @@ struct TypeOptions {
   // a node's published value, which must be trivially copyable.
   std::size_t value_bytes = 0;
   SaveFn save_value = nullptr;
+  // Set (steps > 0): a flush by the scheduler calculates the type's nodes in parts.
+  Split split{};
 };
 
 class Graph {
@@ -204,6 +225,7 @@ class Graph {
   unsigned tier(TypeId type) const;
   unsigned max_tier() const;
   const BatchFn& calculation(TypeId type) const;
+  const Split& split(TypeId type) const;
 
  private:
   friend struct GraphTestAccess;  // tests/engine_test.cpp: corrupts a graph to see check() fail

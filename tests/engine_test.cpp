@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <ctime>
@@ -240,6 +241,109 @@ TEST(Flush, ATierWithLessThanOneGrainOfWorkStaysOnTheMaster) {
   EXPECT_EQ(stats.tiers[1].workers, 0u);
   EXPECT_EQ(stats.tiers[2].chunks, 0u);
   EXPECT_EQ(toy.total, 21.0);
+}
+
+// A split type (tier 1, three steps) beside a whole one, both read by a
+// tier-2 node: node i fills x[i] = i + 1 (step 0), y[i][d] = x[i] * (d + 1)
+// for its kDays days in parts of kDaysPerPart (step 1, as many parts as
+// x[i] says: asked after step 0), then its running sum of y in one part
+// and its largest y in another (step 2). Each part checks that what its
+// step reads is all written.
+struct SplitToy {
+  static constexpr std::size_t kNodes = 3, kDaysPerPart = 7;
+  engine::Graph graph;
+  std::array<double, kNodes> x{};
+  std::array<std::vector<double>, kNodes> y, running;
+  std::array<double, kNodes> largest{};
+  std::atomic<int> out_of_order{0}, whole_calls{0};
+  double seen_by_reader = 0;
+
+  static std::size_t days(NodeIndex i) { return 10 * (i + 1) + 3; }
+  std::size_t parts(NodeIndex i, std::size_t step) const {
+    if (step == 0) return 1;
+    if (step == 1) return (static_cast<std::size_t>(x[i]) * 10 + 3 + kDaysPerPart - 1) / kDaysPerPart;
+    return 2;
+  }
+  void run(NodeIndex i, std::size_t step, std::size_t part) {
+    if (step == 0) {
+      x[i] = i + 1.0;
+      y[i].assign(days(i), -1.0);
+      running[i].assign(days(i), -1.0);
+    } else if (step == 1) {
+      if (x[i] != i + 1.0) ++out_of_order;
+      for (std::size_t d = part * kDaysPerPart; d < std::min(days(i), (part + 1) * kDaysPerPart); ++d) y[i][d] = x[i] * (d + 1);
+    } else {
+      if (std::ranges::count(y[i], -1.0) != 0) ++out_of_order;
+      double sum = 0, most = 0;
+      for (std::size_t d = 0; d < days(i); ++d) {
+        if (part == 0) running[i][d] = sum += y[i][d];
+        if (part == 1) most = std::max(most, y[i][d]);
+      }
+      if (part == 1) largest[i] = most;
+    }
+  }
+
+  SplitToy() {
+    const auto split = graph.add_type("split", 1,
+                                      [this](std::span<const NodeIndex> nodes) {
+                                        ++whole_calls;
+                                        for (NodeIndex i : nodes) {
+                                          for (std::size_t step = 0; step < 3; ++step) {
+                                            for (std::size_t p = 0; p < parts(i, step); ++p) run(i, step, p);
+                                          }
+                                        }
+                                      },
+                                      {.cost = 100,
+                                       .split = {.steps = 3,
+                                                 .parts = [this](NodeIndex i, std::size_t step) { return parts(i, step); },
+                                                 .run = [this](NodeIndex i, std::size_t step, std::size_t part) { run(i, step, part); }}});
+    const auto plain = graph.add_type("plain", 1, [](std::span<const NodeIndex>) {});
+    const auto reader = graph.add_type("reader", 2, [this](std::span<const NodeIndex>) {
+      seen_by_reader = 0;
+      for (std::size_t i = 0; i < kNodes; ++i) seen_by_reader += running[i].empty() ? -1e9 : running[i].back() + largest[i];
+    });
+    graph.add_nodes(split, kNodes);
+    graph.add_nodes(plain, 2);
+    graph.add_nodes(reader, 1);
+    for (NodeIndex i = 0; i < kNodes; ++i) graph.subscribe({reader, 0}, {split, i});
+    graph.subscribe({reader, 0}, {plain, 0});
+  }
+};
+
+TEST(Flush, ASplitNodeRunsItsStepsInOrderInPartsAnyThreadMayTakeAndGivesWhatItsWholeCalculationGives) {
+  // Node i's y[d] = (i + 1)(d + 1) over n = 10(i + 1) + 3 days: its running sum ends at (i + 1) n (n + 1) / 2,
+  // its largest is (i + 1) n.
+  double expected = 0;
+  for (NodeIndex i = 0; i < SplitToy::kNodes; ++i) {
+    const double n = static_cast<double>(SplitToy::days(i));
+    expected += (i + 1) * n * (n + 1) / 2 + (i + 1) * n;
+  }
+  for (std::size_t threads : {0, 1, 2, 7}) {
+    for (const engine::SchedulerOptions& options : all_schedulers(threads)) {
+      const auto scheduler = engine::make_scheduler(options);
+      for (std::size_t grain : {1, 100000}) {  // in parts; below a grain, whole on the master
+        SplitToy toy;
+        const engine::FlushStats stats = engine::flush(toy.graph, *scheduler, grain);
+        const std::string where = describe(options) + ", grain " + std::to_string(grain);
+        EXPECT_EQ(toy.out_of_order.load(), 0) << where;
+        EXPECT_EQ(toy.whole_calls.load(), grain == 1 ? 0 : 1) << where;
+        EXPECT_EQ(toy.seen_by_reader, expected) << where;
+        for (NodeIndex i = 0; i < SplitToy::kNodes; ++i) {
+          for (std::size_t d = 0; d < SplitToy::days(i); ++d) ASSERT_EQ(toy.y[i][d], (i + 1.0) * (d + 1)) << where;
+        }
+        // Step 0's three parts with the plain type's chunks, then step 1's 2 + 4 + 5 parts, then step 2's 6.
+        if (grain == 1 && threads > 0) {
+          EXPECT_EQ(stats.tiers[0].chunks, 3u + 2u + 11u + 6u) << where;
+        }
+      }
+    }
+  }
+}
+
+TEST(Graph, ASplitTypeNeedsItsPartsAndRunFunctions) {
+  engine::Graph graph;
+  EXPECT_THROW(graph.add_type("split", 1, [](std::span<const NodeIndex>) {}, {.split = {.steps = 2, .parts = {}, .run = {}}}),
+               std::logic_error);
 }
 
 TEST(WorkerPool, RunsEveryJobExactlyOnceAndWaitsForAll) {

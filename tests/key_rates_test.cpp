@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "base/sqlite.h"
@@ -15,6 +18,7 @@
 #include "bond_risk/model/nodes/calculations.h"
 #include "bond_risk/model/pricing/key_rates.h"
 #include "bond_risk/model/pricing/status.h"
+#include "bond_risk/model/quotes/grid_moments.h"
 #include "tests/quantlib_support.h"
 #include "tests/test_support.h"
 
@@ -238,4 +242,82 @@ TEST(Ladders, ABatchRunStoresLaddersThatSumToPv01AndPlotDrawsABook) {
   const test::CliResult empty = test::run_cli("plot ladder " + a_book + " --db " + db + " --out " + png);
   EXPECT_EQ(empty.exit_code, 1);
   EXPECT_NE(empty.err.find("KEY_RATES=0"), std::string::npos) << empty.err;
+}
+
+// A curve shared among threads (its node's parts, model/nodes/calculations.cpp)
+// computes its days in ranges that start at multiples of kAlignedDays and its
+// grid sums in parts of the grids: every array must have the bits of one range
+// over all days and one part over all grids, for horizons that do and do not
+// fill a whole vector, with points off the range boundaries.
+TEST(KeyRates, DaysInRangesAndGridsInPartsGiveTheBitsOfTheWholeCurve) {
+  for (const int horizon : {kNumForwardDays, kNumForwardDays + 1, 10'003, kMaxForwardDays}) {
+    SCOPED_TRACE("horizon " + std::to_string(horizon));
+    std::vector<CurvePoint> points = sample_points();
+    points.back().days_forward = 6000;
+    points.push_back({horizon, 0.0531});
+    CurveArrays whole;
+    build_curve(points, whole);
+    KeyRateArrays whole_rates;
+    build_key_rates(points, whole, whole_rates);
+    for (const int per_part : {kAlignedDays, 16 * kAlignedDays, 5 * kAlignedDays}) {
+      CurveArrays parts;
+      size_curve(points, parts);
+      KeyRateArrays rates;
+      size_key_rates(points, horizon, rates);
+      for (int from = 0; from < horizon; from += per_part) {  // last range first: order must not matter
+        const int first = ((horizon - 1) / per_part) * per_part - from;
+        discount_days(parts, first, std::min(first + per_part, horizon));
+        bump_days(parts, first, std::min(first + per_part, horizon));
+        key_rate_shares(points, parts, first, std::min(first + per_part, horizon), rates);
+      }
+      sum_discount_factors(parts);
+      sum_key_rate_shares(points, rates);
+      for (const auto& [got, want] : {std::pair{&parts.df, &whole.df}, {&parts.df_up, &whole.df_up},
+                                      {&parts.df_dn, &whole.df_dn}, {&parts.cum_df, &whole.cum_df}, {&parts.r, &whole.r}}) {
+        ASSERT_EQ(got->size(), want->size());
+        EXPECT_EQ(std::memcmp(got->data(), want->data(), sizeof(double) * static_cast<std::size_t>(got->size())), 0)
+            << per_part << " days a part";
+      }
+      ASSERT_EQ(rates.days.size(), whole_rates.days.size());
+      EXPECT_EQ(std::memcmp(rates.days.data(), whole_rates.days.data(), rates.days.size() * sizeof(KeyRateShares)), 0);
+      EXPECT_EQ(rates.segment, whole_rates.segment);
+      ASSERT_EQ(rates.partial.size(), whole_rates.partial.size());
+      for (std::size_t i = 0; i < rates.partial.size(); ++i) {  // field by field: a DiscountSumPart has padding
+        const DiscountSumPart &got = rates.partial[i], &want = whole_rates.partial[i];
+        ASSERT_TRUE(std::memcmp(&got.lo, &want.lo, sizeof got.lo) == 0 && std::memcmp(&got.hi, &want.hi, sizeof got.hi) == 0 &&
+                    got.segment == want.segment)
+            << "day " << i;
+      }
+      EXPECT_EQ(rates.segment_base, whole_rates.segment_base);
+    }
+    CouponGridDays grids;
+    lay_out_coupon_grids(d("2025-01-31"), horizon, grids);
+    std::vector<CouponSums> sums;
+    sum_coupon_grids(grids, whole, true, sums);
+    GridKeyRates grid_rates;
+    sum_grid_key_rates(grids, points, whole_rates, grid_rates);
+    std::vector<MomentSums> moments;
+    sum_grid_moments(grids, whole, moments);
+    for (const std::size_t count : {1, 4, 7}) {
+      std::vector<CouponSums> part_sums(grid_rows(grids));
+      std::vector<MomentSums> part_moments(grid_rows(grids));
+      GridKeyRates part_rates;
+      size_grid_key_rates(grids, points, part_rates);
+      std::size_t covered = 0;
+      for (std::size_t k = 0; k < count; ++k) {
+        const GridSpan span = grid_part(grids, k, count);
+        EXPECT_EQ(span.first, covered) << "part " << k << " of " << count << " starts where the last ended";
+        covered = span.last;
+        sum_coupon_grids(grids, whole, true, span, std::span(part_sums));
+        sum_grid_key_rates(grids, points, whole_rates, span, part_rates);
+        sum_grid_moments(grids, whole, span, std::span(part_moments));
+      }
+      EXPECT_EQ(covered, grids.begin.size() - 1) << count << " parts cover every grid";
+      ASSERT_EQ(part_sums.size(), sums.size());
+      EXPECT_EQ(std::memcmp(part_sums.data(), sums.data(), sums.size() * sizeof(CouponSums)), 0) << count << " parts";
+      EXPECT_EQ(std::memcmp(part_rates.sums.data(), grid_rates.sums.data(), grid_rates.sums.size() * sizeof(KeyRateShares)), 0);
+      EXPECT_EQ(part_rates.segment_start, grid_rates.segment_start);
+      EXPECT_EQ(std::memcmp(part_moments.data(), moments.data(), moments.size() * sizeof(MomentSums)), 0);
+    }
+  }
 }

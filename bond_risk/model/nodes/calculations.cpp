@@ -98,24 +98,90 @@ struct Calculator {
     });
   }
 
-  void curves(Indices nodes) const {
-    for_each_node(nodes, [&](NodeIndex i) {
+  // A curve is calculated in kCurveSteps steps of parts (engine::Split) that
+  // the workers share: (0) its status, and its arrays and its grids' rows
+  // sized (a grid of a calendar that is not OK emptied), with its rates; (1)
+  // its discount factors and key-rate shares, kCurveDaysPerPart days a part;
+  // (2) its running sums: cum_df, the key rates' discounted sums, then each
+  // grid's coupon sums, key-rate sums and moments, each in kGridParts parts
+  // of the grids.
+  static constexpr std::size_t kCurveSteps = 3;
+  static constexpr int kCurveDaysPerPart = 16 * kAlignedDays;
+  static constexpr std::size_t kGridParts = 4;
+
+  // The sums each of a curve's grids takes: coupon sums, and key-rate sums and moments when computed.
+  enum class GridSum { coupons, key_rates, moments };
+  std::size_t grid_sums(std::array<GridSum, 3>& out) const {
+    std::size_t n = 0;
+    out[n++] = GridSum::coupons;
+    if (s.with_key_rates) out[n++] = GridSum::key_rates;
+    if (s.with_quote_analytics) out[n++] = GridSum::moments;
+    return n;
+  }
+
+  std::size_t curve_parts(NodeIndex i, std::size_t step) const {
+    if (step == 0) return 1;
+    if (status_of(Kind::ir_curve, i) != Status::ok) return 0;
+    const IrCurve& c = s.curves[i];
+    if (step == 1) return static_cast<std::size_t>((c.horizon() + kCurveDaysPerPart - 1) / kCurveDaysPerPart);
+    std::array<GridSum, 3> sums;
+    return 2 + c.grids.size() * grid_sums(sums) * kGridParts;
+  }
+
+  void curve_part(NodeIndex i, std::size_t step, std::size_t part) const {
+    IrCurve& c = s.curves[i];
+    const auto calendar_ok = [&](const CurveGrid& g) { return status_of(Kind::calendar, g.calendar) == Status::ok; };
+    if (step == 0) {
       NodeState& st = own(Kind::ir_curve, i);
-      IrCurve& c = s.curves[i];
       ++c.key_rate_version;
       st.status = from_inputs(st, kNoInputs);
       if (st.status != Status::ok) return;
-      build_curve(c.points, c.arrays);
-      if (s.with_key_rates) build_key_rates(c.points, c.arrays, c.key_rates);
+      size_curve(c.points, c.arrays);
+      if (s.with_key_rates) size_key_rates(c.points, c.horizon(), c.key_rates);
       for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
-        if (status_of(Kind::calendar, g.calendar) != Status::ok) {
+        if (!calendar_ok(g)) {
           g = {g.calendar, {}, {}, {}};
           continue;
         }
         const CouponGridDays& days = s.calendars[g.calendar].grid_days;
-        sum_coupon_grids(days, c.arrays, true, g.sums);
-        if (s.with_key_rates) sum_grid_key_rates(days, c.points, c.key_rates, g.key_rates);
-        if (s.with_quote_analytics) sum_grid_moments(days, c.arrays, g.moments);
+        g.sums.resize(grid_rows(days));
+        if (s.with_key_rates) size_grid_key_rates(days, c.points, g.key_rates);
+        if (s.with_quote_analytics) g.moments.resize(grid_rows(days));
+      }
+      return;
+    }
+    if (step == 1) {
+      const int from = static_cast<int>(part) * kCurveDaysPerPart;
+      const int to = std::min(from + kCurveDaysPerPart, c.horizon());
+      discount_days(c.arrays, from, to);
+      bump_days(c.arrays, from, to);
+      if (s.with_key_rates) key_rate_shares(c.points, c.arrays, from, to, c.key_rates);
+      return;
+    }
+    if (part == 0) return sum_discount_factors(c.arrays);
+    if (part == 1) {
+      if (s.with_key_rates) sum_key_rate_shares(c.points, c.key_rates);
+      return;
+    }
+    std::array<GridSum, 3> sums;
+    const std::size_t per_grid = grid_sums(sums) * kGridParts;
+    CurveGrid& g = c.grids[(part - 2) / per_grid];
+    if (!calendar_ok(g)) return;
+    const CouponGridDays& days = s.calendars[g.calendar].grid_days;
+    const std::size_t k = (part - 2) % per_grid;
+    const GridSpan span = grid_part(days, k % kGridParts, kGridParts);
+    switch (sums[k / kGridParts]) {
+      case GridSum::coupons: return sum_coupon_grids(days, c.arrays, true, span, std::span(g.sums));
+      case GridSum::key_rates: return sum_grid_key_rates(days, c.points, c.key_rates, span, g.key_rates);
+      case GridSum::moments: return sum_grid_moments(days, c.arrays, span, std::span(g.moments));
+    }
+  }
+
+  // Curves whole, their steps in turn on this thread (the bits of the parts).
+  void curves(Indices nodes) const {
+    for_each_node(nodes, [&](NodeIndex i) {
+      for (std::size_t step = 0; step < kCurveSteps; ++step) {
+        for (std::size_t part = 0, parts = curve_parts(i, step); part < parts; ++part) curve_part(i, step, part);
       }
     });
   }
@@ -555,7 +621,11 @@ void build_graph(Store& store, engine::Graph& graph) {
   };
   const TypeSpec specs[] = {
       {Kind::calendar, 1, &Calculator::calendars, {.cost = 1}},
-      {Kind::ir_curve, 2, &Calculator::curves, {.cost = kNumForwardDays}},
+      {Kind::ir_curve, 2, &Calculator::curves,
+       {.cost = kNumForwardDays,
+        .split = {.steps = Calculator::kCurveSteps,
+                  .parts = [calc](NodeIndex i, std::size_t step) { return calc.curve_parts(i, step); },
+                  .run = [calc](NodeIndex i, std::size_t step, std::size_t part) { calc.curve_part(i, step, part); }}}},
       {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}},
       {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
       {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ranges>
 #include <stdexcept>
 #include <string>
 
@@ -91,15 +92,32 @@ void lay_out_coupon_grids(Date today, int horizon, CouponGridDays& out) {
   out.begin[kGrids] = static_cast<std::uint32_t>(out.days.size());
 }
 
-void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
-                      std::vector<CouponSums>& sums) {
-  sum_over_grids(grids, static_cast<int>(curve.df.size()), sums, [&](CouponSums& sum, std::uint16_t i) {
+GridSpan grid_part(const CouponGridDays& grids, std::size_t part, std::size_t parts) {
+  const std::size_t count = grids.begin.size() - 1, rows = grid_rows(grids);
+  // The first grid whose rows start at or after the k-th part's share of them (grid g's start at begin[g] + g).
+  const auto cut = [&](std::size_t k) {
+    const auto starts = std::views::iota(std::size_t{0}, count);
+    const auto first = std::ranges::partition_point(starts, [&](std::size_t g) { return grids.begin[g] + g < rows * k / parts; });
+    return static_cast<std::size_t>(first - starts.begin());
+  };
+  return {cut(part), part + 1 == parts ? count : cut(part + 1)};
+}
+
+void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped, GridSpan span,
+                      std::span<CouponSums> sums) {
+  sum_over_grids(grids, static_cast<int>(curve.df.size()), span, sums, [&](CouponSums& sum, std::uint16_t i) {
     sum.df += curve.df[i];
     if (bumped) {
       sum.df_up += curve.df_up[i];
       sum.df_dn += curve.df_dn[i];
     }
   });
+}
+
+void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
+                      std::vector<CouponSums>& sums) {
+  sums.resize(grid_rows(grids));
+  sum_coupon_grids(grids, curve, bumped, all_grids(grids), std::span(sums));
 }
 
 }  // namespace bond_risk

@@ -42,18 +42,31 @@ struct CouponGridDays {
 };
 void lay_out_coupon_grids(Date today, int horizon, CouponGridDays& out);
 
-// Running sums over every grid's dates: rows[begin[g] + g + j] holds grid
-// g's first j dates (j = 0 .. its number of dates) summed in date order
-// from Row{}, add(row, day) adding one date (days from today) to a row;
-// dates from `horizon` on (past a curve shorter than its calendar's grids)
-// add nothing: no bond on the curve pays there. The one layout of the
-// curves' sums over the grids.
+// The rows of a curve's running sums over `grids` (sum_over_grids): one
+// per date of every grid, and one more per grid.
+inline std::size_t grid_rows(const CouponGridDays& grids) { return grids.days.size() + grids.begin.size() - 1; }
+
+// Grids [first, last): a part of a curve's sums that one thread fills
+// while others fill the rest, into rows sized by grid_rows.
+struct GridSpan {
+  std::size_t first = 0, last = 0;
+};
+inline GridSpan all_grids(const CouponGridDays& grids) { return {0, grids.begin.size() - 1}; }
+// Part `part` of `parts` (0 <= part < parts), cut where the parts' rows are
+// about equal in number: the same cut for the same grids, whatever the threads.
+GridSpan grid_part(const CouponGridDays& grids, std::size_t part, std::size_t parts);
+
+// Running sums over the dates of the grids of `span`: rows[begin[g] + g +
+// j] holds grid g's first j dates (j = 0 .. its number of dates) summed in
+// date order from Row{}, add(row, day) adding one date (days from today)
+// to a row; dates from `horizon` on (past a curve shorter than its
+// calendar's grids) add nothing: no bond on the curve pays there. The one
+// layout of the curves' sums over the grids; the vector form sizes `rows`
+// and fills every grid's.
 template <class Row, class Add>
-void sum_over_grids(const CouponGridDays& grids, int horizon, std::vector<Row>& rows, Add add) {
-  const std::size_t count = grids.begin.size() - 1;
-  rows.resize(grids.days.size() + count);
-  Row* out = rows.data();
-  for (std::size_t g = 0; g < count; ++g) {
+void sum_over_grids(const CouponGridDays& grids, int horizon, GridSpan span, std::span<Row> rows, Add add) {
+  Row* out = rows.data() + grids.begin[span.first] + span.first;
+  for (std::size_t g = span.first; g < span.last; ++g) {
     Row sum{};
     *out++ = sum;
     std::uint32_t k = grids.begin[g];
@@ -64,12 +77,20 @@ void sum_over_grids(const CouponGridDays& grids, int horizon, std::vector<Row>& 
     for (; k < grids.begin[g + 1]; ++k) *out++ = sum;
   }
 }
+template <class Row, class Add>
+void sum_over_grids(const CouponGridDays& grids, int horizon, std::vector<Row>& rows, Add add) {
+  rows.resize(grid_rows(grids));
+  sum_over_grids(grids, horizon, all_grids(grids), std::span(rows), add);
+}
 
 // sums[begin[g] + g + j] = the discount factors of grid g's first j dates,
 // summed in date order (j = 0 .. its number of dates): on `curve`, and on
 // its bumped copies when `bumped` (df_up, df_dn stay 0 otherwise).
 void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
                       std::vector<CouponSums>& sums);
+// The same for the grids of `span`, into sums sized by grid_rows.
+void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped, GridSpan span,
+                      std::span<CouponSums> sums);
 
 // The coupons counted of a bond paying on `place`'s grid whose schedule has
 // `coupons` dates (coupon_count): the grid's dates first .. last,

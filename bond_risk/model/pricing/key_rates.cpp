@@ -19,54 +19,80 @@ Eigen::ArrayXd sinh_small(const Eigen::ArrayXd& x) {
 }  // namespace
 
 void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out) {
-  static_assert(kBump * kMaxForwardDays / kYearBasis < 6.1e-3, "sinh_small's series is exact only for small moves");
   const int n = static_cast<int>(curve.df.size());
-  Eigen::ArrayXd lo(n), hi(n);
-  for (std::size_t k = 0; k + 1 < points.size(); ++k) {
-    const int from = points[k].days_forward;
-    const int len = points[k + 1].days_forward - from;
-    const Eigen::ArrayXd steps = Eigen::ArrayXd::LinSpaced(len, 0, len - 1);  // i - p_k
-    const Eigen::ArrayXd t = (from + steps) / kYearBasis;
-    const auto df = curve.df.segment(from, len);
-    lo.segment(from, len) = df * sinh_small(kBump * (len - steps) / len * t);
-    hi.segment(from, len) = df * sinh_small(kBump * steps / len * t);
-  }
+  size_key_rates(points, n, out);
+  key_rate_shares(points, curve, 0, n, out);
+  sum_key_rate_shares(points, out);
+}
+
+void size_key_rates(std::span<const CurvePoint> points, int days, KeyRateArrays& out) {
+  const auto n = static_cast<std::size_t>(days);
   out.days.resize(n);
-  for (int i = 0; i < n; ++i) out.days[static_cast<std::size_t>(i)] = {lo[i], hi[i]};
+  out.segment.resize(n);
+  out.segment_base.resize(points.size() * (points.size() - 1));
+  out.partial.resize(n + 1);
+}
+
+void key_rate_shares(std::span<const CurvePoint> points, const CurveArrays& curve, int from, int to,
+                     KeyRateArrays& out) {
+  static_assert(kBump * kMaxForwardDays / kYearBasis < 6.1e-3, "sinh_small's series is exact only for small moves");
+  for (std::size_t k = 0; k + 1 < points.size(); ++k) {
+    // Segment k's days [p, q) within [from, to), i - p of them before each (whole numbers, exact).
+    const int p = points[k].days_forward, q = points[k + 1].days_forward, len = q - p;
+    const int a = std::max(from, p), b = std::min(to, q);
+    if (a >= b) continue;
+    const Eigen::ArrayXd steps = Eigen::ArrayXd::LinSpaced(b - a, a - p, b - 1 - p);
+    const Eigen::ArrayXd t = (p + steps) / kYearBasis;
+    const auto df = curve.df.segment(a, b - a);
+    const Eigen::ArrayXd lo = df * sinh_small(kBump * (len - steps) / len * t);
+    const Eigen::ArrayXd hi = df * sinh_small(kBump * steps / len * t);
+    for (int i = a; i < b; ++i) {
+      out.days[static_cast<std::size_t>(i)] = {lo[i - a], hi[i - a]};
+      out.segment[static_cast<std::size_t>(i)] = static_cast<std::uint16_t>(k);
+    }
+  }
+}
+
+void sum_key_rate_shares(std::span<const CurvePoint> points, KeyRateArrays& out) {
   // Day i takes its two shares away from the discounted sums after it
   // (kr01 = -df sinh): from the running ladder, and from its segment's
   // partial sums, which start again at each point.
-  const std::size_t width = points.size();
+  const std::size_t width = points.size(), n = out.days.size();
   std::vector<double> running(width, 0.0);
-  out.segment.resize(n);
-  out.segment_base.resize(width * (width - 1));
-  out.partial.resize(n + 1);
   std::size_t k = 0;
   DiscountSumPart part;
   std::copy(running.begin(), running.end(), out.segment_base.begin());
-  for (int i = 0; i < n; ++i) {
-    if (i >= points[k + 1].days_forward) {
-      ++k;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (out.segment[i] != k) {
+      k = out.segment[i];
       std::copy(running.begin(), running.end(), out.segment_base.begin() + static_cast<std::ptrdiff_t>(width * k));
       part = {0, 0, static_cast<std::uint32_t>(k)};
     }
-    out.segment[static_cast<std::size_t>(i)] = static_cast<std::uint16_t>(k);
-    out.partial[static_cast<std::size_t>(i)] = part;
-    part.lo -= lo[i];
-    part.hi -= hi[i];
-    running[k] -= lo[i];
-    running[k + 1] -= hi[i];
+    out.partial[i] = part;
+    part.lo -= out.days[i].lo;
+    part.hi -= out.days[i].hi;
+    running[k] -= out.days[i].lo;
+    running[k + 1] -= out.days[i].hi;
   }
   out.partial[n] = part;
 }
 
 void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
                         GridKeyRates& out) {
-  const std::size_t n = points.size(), count = grids.first_period.size();
-  out.sums.resize(grids.days.size() + count);
-  out.segment_start.resize(count * n);
-  KeyRateShares* sum = out.sums.data();
-  for (std::size_t g = 0; g < count; ++g) {
+  size_grid_key_rates(grids, points, out);
+  sum_grid_key_rates(grids, points, curve, all_grids(grids), out);
+}
+
+void size_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, GridKeyRates& out) {
+  out.sums.resize(grid_rows(grids));
+  out.segment_start.resize(grids.first_period.size() * points.size());
+}
+
+void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
+                        GridSpan span, GridKeyRates& out) {
+  const std::size_t n = points.size();
+  KeyRateShares* sum = out.sums.data() + grids.begin[span.first] + span.first;
+  for (std::size_t g = span.first; g < span.last; ++g) {
     KeyRateShares running;
     *sum++ = running;
     std::size_t k = 0;

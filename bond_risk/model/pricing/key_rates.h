@@ -60,6 +60,15 @@ struct KeyRateArrays {
 // Fills `out` for valid points (check_curve_points returned "") and the
 // arrays build_curve made from them.
 void build_key_rates(std::span<const CurvePoint> points, const CurveArrays& curve, KeyRateArrays& out);
+// The same in pieces, for a curve whose days are shared among threads:
+// size_key_rates sizes `out` for `days` days; key_rate_shares fills the
+// shares and segments of days [from, to) from curve.df (disjoint ranges may
+// run at once); sum_key_rate_shares then the discounted sums' ladders from
+// all of them.
+void size_key_rates(std::span<const CurvePoint> points, int days, KeyRateArrays& out);
+void key_rate_shares(std::span<const CurvePoint> points, const CurveArrays& curve, int from, int to,
+                     KeyRateArrays& out);
+void sum_key_rate_shares(std::span<const CurvePoint> points, KeyRateArrays& out);
 
 // A curve's key-rate shares summed along the coupon grids of one calendar:
 // sums[row + j] (rows as in coupon_grid.h) holds the lo and hi shares of a
@@ -71,6 +80,10 @@ struct GridKeyRates {
 };
 void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
                         GridKeyRates& out);
+// The same for the grids of `span`, into `out` sized by size_grid_key_rates.
+void size_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, GridKeyRates& out);
+void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,
+                        GridSpan span, GridKeyRates& out);
 
 // ladder[0 .. points) set to the kr01 per 100 nominal of a bond paying
 // `c100` per coupon on its grid (as coupon_sums counts them) and 100 at

@@ -52,14 +52,20 @@ const Days& days() {
 }  // namespace
 
 void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
-  build_discount_factors(points, out);
-  // exp(-(r +- kBump) t) as exp(-r t) exp(-+kBump t): one exp a day, not three.
-  const Eigen::Index n = out.df.size();
-  out.df_up = out.df * days().up.head(n);
-  out.df_dn = out.df * days().down.head(n);
+  size_curve(points, out);
+  const int n = static_cast<int>(out.df.size());
+  discount_days(out, 0, n);
+  bump_days(out, 0, n);
+  sum_discount_factors(out);
 }
 
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out) {
+  size_curve(points, out);
+  discount_days(out, 0, static_cast<int>(out.df.size()));
+  sum_discount_factors(out);
+}
+
+void size_curve(std::span<const CurvePoint> points, CurveArrays& out) {
   const int n = points.back().days_forward;
   out.r.resize(n);
   for (std::size_t k = 0; k + 1 < points.size(); ++k) {
@@ -69,10 +75,26 @@ void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out
     const Eigen::ArrayXd steps = Eigen::ArrayXd::LinSpaced(len, 0, len - 1);
     out.r.segment(from, len) = points[k].value + slope_num * steps / len;
   }
-  out.df = (-out.r * days().t.head(n)).exp();
+  out.df.resize(n);
+  out.df_up.resize(n);
+  out.df_dn.resize(n);
   out.cum_df.resize(n + 1);
+}
+
+void discount_days(CurveArrays& out, int from, int to) {
+  out.df.segment(from, to - from) = (-out.r.segment(from, to - from) * days().t.segment(from, to - from)).exp();
+}
+
+void bump_days(CurveArrays& out, int from, int to) {
+  // exp(-(r +- kBump) t) as exp(-r t) exp(-+kBump t): one exp a day, not three.
+  out.df_up.segment(from, to - from) = out.df.segment(from, to - from) * days().up.segment(from, to - from);
+  out.df_dn.segment(from, to - from) = out.df.segment(from, to - from) * days().down.segment(from, to - from);
+}
+
+void sum_discount_factors(CurveArrays& out) {
+  const Eigen::Index n = out.df.size();
   out.cum_df[0] = 0;
-  for (int i = 0; i < n; ++i) out.cum_df[i + 1] = out.cum_df[i] + out.df[i];
+  for (Eigen::Index i = 0; i < n; ++i) out.cum_df[i + 1] = out.cum_df[i] + out.df[i];
 }
 
 std::uint32_t coupon_count(Date start, Date maturity, int coupons_per_year) {

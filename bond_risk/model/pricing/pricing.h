@@ -40,6 +40,18 @@ void build_curve(std::span<const CurvePoint> points, CurveArrays& out);
 // scenario needs no bumped copies); the same bits as build_curve's.
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out);
 
+// build_curve in pieces, for a curve whose days are shared among threads:
+// size_curve sizes every array for the points' horizon and fills r;
+// discount_days then fills df, and bump_days df_up and df_dn from it, on
+// days [from, to) (disjoint ranges may run at once, and ranges starting at
+// multiples of kAlignedDays give the bits of one range over all days: the
+// same vector lanes); sum_discount_factors fills cum_df from all of df.
+inline constexpr int kAlignedDays = 64;
+void size_curve(std::span<const CurvePoint> points, CurveArrays& out);
+void discount_days(CurveArrays& out, int from, int to);
+void bump_days(CurveArrays& out, int from, int to);
+void sum_discount_factors(CurveArrays& out);
+
 // How many coupon dates a bond's schedule has: maturity, maturity - m
 // months, ... while after `start` (m = 12 / coupons_per_year; each date
 // computed from maturity by add_months). Requires start < maturity.

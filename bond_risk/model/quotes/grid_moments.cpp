@@ -5,13 +5,19 @@
 
 namespace bond_risk {
 
-void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows) {
-  sum_over_grids(grids, static_cast<int>(curve.df.size()), rows, [&](MomentSums& sum, std::uint16_t day) {
+void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, GridSpan span,
+                      std::span<MomentSums> rows) {
+  sum_over_grids(grids, static_cast<int>(curve.df.size()), span, rows, [&](MomentSums& sum, std::uint16_t day) {
     const double t = day * kYearsPerDay, df = curve.df[day];
     double term = df;  // df (-t)^i
     for (int i = 0; i <= kSpreadOrder; ++i) sum.s[i] += term, term *= -t;
     sum.s[MomentSums::kRate] += df * t * curve.r[day];
   });
+}
+
+void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows) {
+  rows.resize(grid_rows(grids));
+  sum_grid_moments(grids, curve, all_grids(grids), std::span(rows));
 }
 
 double on_curve(const RemainingFlows& flows, std::span<const MomentSums> rows, const CurveArrays& curve,

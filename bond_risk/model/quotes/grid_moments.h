@@ -38,6 +38,9 @@ struct alignas(64) MomentSums {
 // rows[begin[g] + g + j] = the sums over grid g's first j dates (j = 0 ..
 // its number of dates), on `curve` (the layout of sum_coupon_grids).
 void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows);
+// The same for the grids of `span`, into rows sized by grid_rows.
+void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, GridSpan span,
+                      std::span<MomentSums> rows);
 
 // A bond's, from the rows summed on `curve` for the grids its flows lie
 // on: P's moments at 0 into `at_zero`; returned, the flows' zero rates
