@@ -45,8 +45,9 @@ class Scheduler {
 
 enum class SchedulerKind { pthreads, tbb };
 
-// How an idle pthreads worker waits for work (and the master for a batch's end,
-// unless the workers leave it a CPU of its own: then it spins).
+// How an idle pthreads worker waits for work (the master spins for a batch's
+// end for `spin` first under every policy, and to the end when the workers
+// leave it a CPU of its own: see worker_pool.h).
 enum class WaitPolicy {
   block,   // park on a condition variable at once, unless another batch follows (then as hybrid)
   busy,    // spin with a pause instruction, yielding the CPU now and then

@@ -107,16 +107,15 @@ BatchStats WorkerPool::run_batch(std::size_t count, const std::function<void(std
 }
 
 void WorkerPool::wait_for_batch_end() {
-  // A master with a CPU to spare spins until the batch ends, whatever the policy: that CPU
-  // would idle anyway, and parking would cost a wake-up per tier.
-  if (master_cpu_spare_ || policy_ != WaitPolicy::block) {
-    const auto deadline = std::chrono::steady_clock::now() + spin_;
-    for (unsigned spins = 1; remaining_.load(std::memory_order_acquire) != 0; ++spins) {
-      cpu_relax();
-      if (spins % kPausesPerYield == 0) {
-        if (!master_cpu_spare_ && policy_ == WaitPolicy::hybrid && std::chrono::steady_clock::now() >= deadline) break;
-        sched_yield();
-      }
+  // The master spins for a while before it parks, whatever the policy: most batches of a flush end
+  // within microseconds, and a parked master's wake-up (the workers spinning for its next batch on every
+  // CPU) costs more than they take. With a CPU to spare it spins until the end: that CPU would idle anyway.
+  const auto deadline = std::chrono::steady_clock::now() + spin_;
+  for (unsigned spins = 1; remaining_.load(std::memory_order_acquire) != 0; ++spins) {
+    cpu_relax();
+    if (spins % kPausesPerYield == 0) {
+      if (!master_cpu_spare_ && policy_ != WaitPolicy::busy && std::chrono::steady_clock::now() >= deadline) break;
+      sched_yield();
     }
   }
   std::unique_lock lock(mutex_);

@@ -10,9 +10,11 @@
 // condition variable, spinning, or spinning for a while and then parked;
 // under block, a batch another follows (a flush's next tier) is waited for
 // as under hybrid, so that a flush wakes its workers once, not per tier.
-// The master waits for a batch's end the same way, except that when the
-// workers leave one of the process's CPUs free it spins until the end.
-// Nothing ever sleeps for a fixed time.
+// The master spins for a batch's end for up to `spin` before it parks, under
+// every policy (until the end under busy, or when the workers leave one of
+// the process's CPUs free): a parked master's wake-up, with the workers
+// spinning for its next batch on every CPU, costs more than most of a
+// flush's batches take. Nothing ever sleeps for a fixed time.
 // Owns its worker threads (stopped and joined on destruction); `job` is
 // borrowed for one run(). The master constructs it, calls run() and destroys
 // it: master_cpu pins that thread while the pool lives.
