@@ -102,30 +102,21 @@ struct Calculator {
   // the workers share: (0) its status, and its arrays and its grids' rows
   // sized (a grid of a calendar that is not OK emptied), with its rates; (1)
   // its discount factors and key-rate shares, kCurveDaysPerPart days a part;
-  // (2) its running sums: cum_df, the key rates' discounted sums, then each
-  // grid's coupon sums, key-rate sums and moments, each in kGridParts parts
-  // of the grids.
+  // (2) its running sums: each grid's moments, cum_df, the key rates'
+  // discounted sums, each grid's key-rate sums, each grid's coupon sums, the
+  // grids' in kGridParts parts each. The workers take a step's parts in
+  // that order, the longest first, so that they finish together.
   static constexpr std::size_t kCurveSteps = 3;
   static constexpr int kCurveDaysPerPart = 16 * kAlignedDays;
   static constexpr std::size_t kGridParts = 4;
-
-  // The sums each of a curve's grids takes: coupon sums, and key-rate sums and moments when computed.
-  enum class GridSum { coupons, key_rates, moments };
-  std::size_t grid_sums(std::array<GridSum, 3>& out) const {
-    std::size_t n = 0;
-    out[n++] = GridSum::coupons;
-    if (s.with_key_rates) out[n++] = GridSum::key_rates;
-    if (s.with_quote_analytics) out[n++] = GridSum::moments;
-    return n;
-  }
 
   std::size_t curve_parts(NodeIndex i, std::size_t step) const {
     if (step == 0) return 1;
     if (status_of(Kind::ir_curve, i) != Status::ok) return 0;
     const IrCurve& c = s.curves[i];
     if (step == 1) return static_cast<std::size_t>((c.horizon() + kCurveDaysPerPart - 1) / kCurveDaysPerPart);
-    std::array<GridSum, 3> sums;
-    return 2 + c.grids.size() * grid_sums(sums) * kGridParts;
+    const std::size_t per_sum = c.grids.size() * kGridParts;
+    return per_sum * (1 + (s.with_key_rates ? 1 : 0) + (s.with_quote_analytics ? 1 : 0)) + 2;
   }
 
   void curve_part(NodeIndex i, std::size_t step, std::size_t part) const {
@@ -158,23 +149,39 @@ struct Calculator {
       if (s.with_key_rates) key_rate_shares(c.points, c.arrays, from, to, c.key_rates);
       return;
     }
+    // Part `q` of one of the grids' sums: its grid, and which part of that grid's grids.
+    const std::size_t per_sum = c.grids.size() * kGridParts;
+    const auto grid_sum = [&](std::size_t q, auto sum) {
+      CurveGrid& g = c.grids[q / kGridParts];
+      if (!calendar_ok(g)) return;
+      const CouponGridDays& days = s.calendars[g.calendar].grid_days;
+      sum(g, days, grid_part(days, q % kGridParts, kGridParts));
+    };
+    if (s.with_quote_analytics) {
+      if (part < per_sum) {
+        return grid_sum(part, [&](CurveGrid& g, const CouponGridDays& days, GridSpan span) {
+          sum_grid_moments(days, c.arrays, span, std::span(g.moments));
+        });
+      }
+      part -= per_sum;
+    }
     if (part == 0) return sum_discount_factors(c.arrays);
     if (part == 1) {
       if (s.with_key_rates) sum_key_rate_shares(c.points, c.key_rates);
       return;
     }
-    std::array<GridSum, 3> sums;
-    const std::size_t per_grid = grid_sums(sums) * kGridParts;
-    CurveGrid& g = c.grids[(part - 2) / per_grid];
-    if (!calendar_ok(g)) return;
-    const CouponGridDays& days = s.calendars[g.calendar].grid_days;
-    const std::size_t k = (part - 2) % per_grid;
-    const GridSpan span = grid_part(days, k % kGridParts, kGridParts);
-    switch (sums[k / kGridParts]) {
-      case GridSum::coupons: return sum_coupon_grids(days, c.arrays, true, span, std::span(g.sums));
-      case GridSum::key_rates: return sum_grid_key_rates(days, c.points, c.key_rates, span, g.key_rates);
-      case GridSum::moments: return sum_grid_moments(days, c.arrays, span, std::span(g.moments));
+    part -= 2;
+    if (s.with_key_rates) {
+      if (part < per_sum) {
+        return grid_sum(part, [&](CurveGrid& g, const CouponGridDays& days, GridSpan span) {
+          sum_grid_key_rates(days, c.points, c.key_rates, span, g.key_rates);
+        });
+      }
+      part -= per_sum;
     }
+    grid_sum(part, [&](CurveGrid& g, const CouponGridDays& days, GridSpan span) {
+      sum_coupon_grids(days, c.arrays, true, span, std::span(g.sums));
+    });
   }
 
   // Curves whole, their steps in turn on this thread (the bits of the parts).
