@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bond_risk/model/conventions/convention_figures.h"
+#include "bond_risk/model/nodes/curve_parts.h"
 #include "bond_risk/model/store/end_date.h"
 #include "bond_risk/model/risk/ladders.h"
 
@@ -98,97 +99,11 @@ struct Calculator {
     });
   }
 
-  // A curve is calculated in kCurveSteps steps of parts (engine::Split) that
-  // the workers share: (0) its status, and its arrays and its grids' rows
-  // sized (a grid of a calendar that is not OK emptied), with its rates; (1)
-  // its discount factors and key-rate shares, kCurveDaysPerPart days a part;
-  // (2) its running sums: each grid's moments, cum_df, the key rates'
-  // discounted sums, each grid's key-rate sums, each grid's coupon sums, the
-  // grids' in kGridParts parts each. The workers take a step's parts in
-  // that order, the longest first, so that they finish together.
-  static constexpr std::size_t kCurveSteps = 3;
-  static constexpr int kCurveDaysPerPart = 16 * kAlignedDays;
-  static constexpr std::size_t kGridParts = 4;
-
-  std::size_t curve_parts(NodeIndex i, std::size_t step) const {
-    if (step == 0) return 1;
-    if (status_of(Kind::ir_curve, i) != Status::ok) return 0;
-    const IrCurve& c = s.curves[i];
-    if (step == 1) return static_cast<std::size_t>((c.horizon() + kCurveDaysPerPart - 1) / kCurveDaysPerPart);
-    const std::size_t per_sum = c.grids.size() * kGridParts;
-    return per_sum * (1 + (s.with_key_rates ? 1 : 0) + (s.with_quote_analytics ? 1 : 0)) + 2;
-  }
-
-  void curve_part(NodeIndex i, std::size_t step, std::size_t part) const {
-    IrCurve& c = s.curves[i];
-    const auto calendar_ok = [&](const CurveGrid& g) { return status_of(Kind::calendar, g.calendar) == Status::ok; };
-    if (step == 0) {
-      NodeState& st = own(Kind::ir_curve, i);
-      ++c.key_rate_version;
-      st.status = from_inputs(st, kNoInputs);
-      if (st.status != Status::ok) return;
-      size_curve(c.points, c.arrays);
-      if (s.with_key_rates) size_key_rates(c.points, c.horizon(), c.key_rates);
-      for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
-        if (!calendar_ok(g)) {
-          g = {g.calendar, {}, {}, {}};
-          continue;
-        }
-        const CouponGridDays& days = s.calendars[g.calendar].grid_days;
-        g.sums.resize(grid_rows(days));
-        if (s.with_key_rates) size_grid_key_rates(days, c.points, g.key_rates);
-        if (s.with_quote_analytics) g.moments.resize(grid_rows(days));
-      }
-      return;
-    }
-    if (step == 1) {
-      const int from = static_cast<int>(part) * kCurveDaysPerPart;
-      const int to = std::min(from + kCurveDaysPerPart, c.horizon());
-      discount_days(c.arrays, from, to);
-      bump_days(c.arrays, from, to);
-      if (s.with_key_rates) key_rate_shares(c.points, c.arrays, from, to, c.key_rates);
-      return;
-    }
-    // Part `q` of one of the grids' sums: its grid, and which part of that grid's grids.
-    const std::size_t per_sum = c.grids.size() * kGridParts;
-    const auto grid_sum = [&](std::size_t q, auto sum) {
-      CurveGrid& g = c.grids[q / kGridParts];
-      if (!calendar_ok(g)) return;
-      const CouponGridDays& days = s.calendars[g.calendar].grid_days;
-      sum(g, days, grid_part(days, q % kGridParts, kGridParts));
-    };
-    if (s.with_quote_analytics) {
-      if (part < per_sum) {
-        return grid_sum(part, [&](CurveGrid& g, const CouponGridDays& days, GridSpan span) {
-          sum_grid_moments(days, c.arrays, span, std::span(g.moments));
-        });
-      }
-      part -= per_sum;
-    }
-    if (part == 0) return sum_discount_factors(c.arrays);
-    if (part == 1) {
-      if (s.with_key_rates) sum_key_rate_shares(c.points, c.key_rates);
-      return;
-    }
-    part -= 2;
-    if (s.with_key_rates) {
-      if (part < per_sum) {
-        return grid_sum(part, [&](CurveGrid& g, const CouponGridDays& days, GridSpan span) {
-          sum_grid_key_rates(days, c.points, c.key_rates, span, g.key_rates);
-        });
-      }
-      part -= per_sum;
-    }
-    grid_sum(part, [&](CurveGrid& g, const CouponGridDays& days, GridSpan span) {
-      sum_coupon_grids(days, c.arrays, true, span, std::span(g.sums));
-    });
-  }
-
   // Curves whole, their steps in turn on this thread (the bits of the parts).
   void curves(Indices nodes) const {
     for_each_node(nodes, [&](NodeIndex i) {
       for (std::size_t step = 0; step < kCurveSteps; ++step) {
-        for (std::size_t part = 0, parts = curve_parts(i, step); part < parts; ++part) curve_part(i, step, part);
+        for (std::size_t part = 0, parts = curve_parts(s, i, step); part < parts; ++part) curve_part(s, i, step, part);
       }
     });
   }
@@ -630,9 +545,9 @@ void build_graph(Store& store, engine::Graph& graph) {
       {Kind::calendar, 1, &Calculator::calendars, {.cost = 1}},
       {Kind::ir_curve, 2, &Calculator::curves,
        {.cost = kNumForwardDays,
-        .split = {.steps = Calculator::kCurveSteps,
-                  .parts = [calc](NodeIndex i, std::size_t step) { return calc.curve_parts(i, step); },
-                  .run = [calc](NodeIndex i, std::size_t step, std::size_t part) { calc.curve_part(i, step, part); }}}},
+        .split = {.steps = kCurveSteps,
+                  .parts = [&store](NodeIndex i, std::size_t step) { return curve_parts(store, i, step); },
+                  .run = [&store](NodeIndex i, std::size_t step, std::size_t part) { curve_part(store, i, step, part); }}}},
       {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}},
       {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
       {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
