@@ -45,22 +45,6 @@ struct Calculator {
   Store& s;
   const engine::Graph& g;
 
-  // The status a node takes from its own static data and its inputs, before
-  // any date checks: FAILED, STALE, EXPIRED (an input expired) or OK.
-  // `inputs()` gives the inputs' statuses; it is only called when the
-  // node's references are valid.
-  template <class Inputs>
-  static Status from_inputs(const NodeState& own, Inputs inputs) {
-    if (own.error != 0) return Status::failed;
-    bool expired = false;
-    for (const Status st : inputs()) {
-      if (is_broken(st)) return Status::stale;
-      expired |= st == Status::expired;
-    }
-    return expired ? Status::expired : Status::ok;
-  }
-  static constexpr auto kNoInputs = [] { return std::array<Status, 0>{}; };
-
   // What a trade kernel reads of the tiers below, as pointers taken once
   // per chunk: its stores to statuses and values would otherwise make the
   // compiler reload each vector's pointer from the store for every trade

@@ -32,7 +32,7 @@ void curve_part(Store& s, NodeIndex i, std::size_t step, std::size_t part) {
   if (step == 0) {
     NodeState& st = s.states[static_cast<std::size_t>(Kind::ir_curve)][i];
     ++c.key_rate_version;
-    st.status = st.error != 0 ? Status::failed : Status::ok;
+    st.status = from_inputs(st, kNoInputs);
     if (st.status != Status::ok) return;
     size_curve(c.points, c.arrays);
     if (s.with_key_rates) size_key_rates(c.points, c.horizon(), c.key_rates);

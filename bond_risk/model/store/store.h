@@ -40,6 +40,22 @@ struct NodeState {
   std::uint32_t error : 24 = 0;  // index into Store::errors of why its static data is invalid; 0 = valid
 };
 
+// The status a node takes from its own static data and its inputs, before
+// any date checks: FAILED, STALE, EXPIRED (an input expired) or OK.
+// `inputs()` gives the inputs' statuses; it is only called when the
+// node's references are valid.
+template <class Inputs>
+Status from_inputs(const NodeState& own, Inputs inputs) {
+  if (own.error != 0) return Status::failed;
+  bool expired = false;
+  for (const Status st : inputs()) {
+    if (is_broken(st)) return Status::stale;
+    expired |= st == Status::expired;
+  }
+  return expired ? Status::expired : Status::ok;
+}
+inline constexpr auto kNoInputs = [] { return std::array<Status, 0>{}; };
+
 struct Calendar {
   Date today = 0;
   std::uint32_t version = 0;  // counts the flushes that recalculated it (see model/risk/ladders.h)
