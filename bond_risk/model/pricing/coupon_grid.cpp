@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ranges>
 #include <stdexcept>
 #include <string>
 
@@ -96,9 +95,12 @@ GridSpan grid_part(const CouponGridDays& grids, std::size_t part, std::size_t pa
   const std::size_t count = grids.begin.size() - 1, rows = grid_rows(grids);
   // The first grid whose rows start at or after the k-th part's share of them (grid g's start at begin[g] + g).
   const auto cut = [&](std::size_t k) {
-    const auto starts = std::views::iota(std::size_t{0}, count);
-    const auto first = std::ranges::partition_point(starts, [&](std::size_t g) { return grids.begin[g] + g < rows * k / parts; });
-    return static_cast<std::size_t>(first - starts.begin());
+    std::size_t low = 0, high = count;
+    while (low < high) {
+      const std::size_t g = low + (high - low) / 2;
+      if (grids.begin[g] + g < rows * k / parts) low = g + 1; else high = g;
+    }
+    return low;
   };
   return {cut(part), part + 1 == parts ? count : cut(part + 1)};
 }
