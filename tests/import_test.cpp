@@ -3,6 +3,8 @@
 // change.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <fstream>
 #include <sstream>
 
 #include "base/csv.h"
@@ -59,6 +61,33 @@ TEST(Import, ABondListGoesInWholeAndARunningEngineValuesIt) {
   EXPECT_EQ(s.conventions[s.bonds[bund.index].convention].name, "BUND");
   EXPECT_FALSE(is_null(s.bond_figures[bund.index].quote_yield));
   EXPECT_EQ(s.state(live.node(result.last_id)).status, Status::expired);
+  test::expect_same_as_fresh(live);
+}
+
+// The README's example list (data/example_bonds.csv: gilts, Treasuries and
+// Bunds to 2057, each row from a source named in the README) goes into a
+// market database whole, and every bond of it is valued OK, settling on
+// its convention's day, as a fresh load values it.
+TEST(Import, TheExampleListImportsWholeAndEveryBondIsValued) {
+  test::Live live("100", 20, 2, "", Conventions::market);
+  std::ifstream csv(test::source_dir() + "/data/example_bonds.csv");
+  ASSERT_TRUE(csv) << "data/example_bonds.csv is missing";
+  base::Database other(live.path, base::Database::Mode::read_write);
+  const BondImport result = import_bonds(other, csv);
+  ASSERT_TRUE(result.imported()) << (result.rejected.empty() ? "" : result.rejected.front());
+  EXPECT_EQ(result.lines, 8u);
+  ASSERT_EQ(live.run("reload")["ok"], true);
+  const Store& s = live.store();
+  for (std::int64_t id = result.first_id; id <= result.last_id; ++id) {
+    const NodeRef bond = live.node(id);
+    ASSERT_EQ(s.state(bond).status, Status::ok) << "bond " << id;
+    const Bond& b = s.bonds[bond.index];
+    const Calendar& calendar = s.calendars[b.calendar];
+    const Convention& convention = *s.conventions[b.convention].parsed.convention;
+    EXPECT_EQ(s.bond_figures[bond.index].settlement_date,
+              calendar.business_days.advance(calendar.today, convention.settlement_days));
+    EXPECT_TRUE(std::isfinite(s.bond_figures[bond.index].yield)) << "bond " << id;
+  }
   test::expect_same_as_fresh(live);
 }
 
