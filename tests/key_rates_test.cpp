@@ -261,7 +261,7 @@ TEST(KeyRates, DaysInRangesAndGridsInPartsGiveTheBitsOfTheWholeCurve) {
     build_key_rates(points, whole, whole_rates);
     for (const int per_part : {kAlignedDays, 16 * kAlignedDays, 5 * kAlignedDays}) {
       CurveArrays parts;
-      size_curve(points, parts);
+      size_curve(points, true, parts);
       KeyRateArrays rates;
       size_key_rates(points, horizon, rates);
       for (int from = 0; from < horizon; from += per_part) {  // last range first: order must not matter

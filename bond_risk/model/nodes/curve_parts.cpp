@@ -23,7 +23,8 @@ std::size_t curve_parts(const Store& s, NodeIndex i, std::size_t step) {
   const IrCurve& c = s.curves[i];
   if (step == 1) return static_cast<std::size_t>((c.horizon() + kCurveDaysPerPart - 1) / kCurveDaysPerPart);
   const std::size_t per_sum = c.grids.size() * kGridParts;
-  return per_sum * (1 + (s.with_key_rates ? 1 : 0) + (s.with_quote_analytics ? 1 : 0)) + 2;
+  const std::size_t key_rates = s.with_key_rates ? 1 : 0, moments = s.with_quote_analytics ? 1 : 0;
+  return per_sum * (1 + key_rates + moments) + 1 + key_rates;
 }
 
 void curve_part(Store& s, NodeIndex i, std::size_t step, std::size_t part) {
@@ -34,7 +35,7 @@ void curve_part(Store& s, NodeIndex i, std::size_t step, std::size_t part) {
     ++c.key_rate_version;
     st.status = from_inputs(st, kNoInputs);
     if (st.status != Status::ok) return;
-    size_curve(c.points, c.arrays);
+    size_curve(c.points, true, c.arrays);
     if (s.with_key_rates) size_key_rates(c.points, c.horizon(), c.key_rates);
     for (CurveGrid& g : c.grids) {  // its own status does not depend on its calendars'
       if (!calendar_ok(g)) {
@@ -73,12 +74,10 @@ void curve_part(Store& s, NodeIndex i, std::size_t step, std::size_t part) {
     part -= per_sum;
   }
   if (part == 0) return sum_discount_factors(c.arrays);
-  if (part == 1) {
-    if (s.with_key_rates) sum_key_rate_shares(c.points, c.key_rates);
-    return;
-  }
-  part -= 2;
+  part -= 1;
   if (s.with_key_rates) {
+    if (part == 0) return sum_key_rate_shares(c.points, c.key_rates);
+    part -= 1;
     if (part < per_sum) {
       return grid_sum(part, [&](CurveGrid& g, const CouponGridDays& days, GridSpan span) {
         sum_grid_key_rates(days, c.points, c.key_rates, span, g.key_rates);

@@ -52,7 +52,7 @@ const Days& days() {
 }  // namespace
 
 void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
-  size_curve(points, out);
+  size_curve(points, true, out);
   const int n = static_cast<int>(out.df.size());
   discount_days(out, 0, n);
   bump_days(out, 0, n);
@@ -60,12 +60,12 @@ void build_curve(std::span<const CurvePoint> points, CurveArrays& out) {
 }
 
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out) {
-  size_curve(points, out);
+  size_curve(points, false, out);
   discount_days(out, 0, static_cast<int>(out.df.size()));
   sum_discount_factors(out);
 }
 
-void size_curve(std::span<const CurvePoint> points, CurveArrays& out) {
+void size_curve(std::span<const CurvePoint> points, bool bumped, CurveArrays& out) {
   const int n = points.back().days_forward;
   out.r.resize(n);
   for (std::size_t k = 0; k + 1 < points.size(); ++k) {
@@ -76,8 +76,8 @@ void size_curve(std::span<const CurvePoint> points, CurveArrays& out) {
     out.r.segment(from, len) = points[k].value + slope_num * steps / len;
   }
   out.df.resize(n);
-  out.df_up.resize(n);
-  out.df_dn.resize(n);
+  out.df_up.resize(bumped ? n : 0);
+  out.df_dn.resize(bumped ? n : 0);
   out.cum_df.resize(n + 1);
 }
 

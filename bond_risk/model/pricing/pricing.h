@@ -41,13 +41,14 @@ void build_curve(std::span<const CurvePoint> points, CurveArrays& out);
 void build_discount_factors(std::span<const CurvePoint> points, CurveArrays& out);
 
 // build_curve in pieces, for a curve whose days are shared among threads:
-// size_curve sizes every array for the points' horizon and fills r;
+// size_curve sizes r, df, cum_df and (when `bumped`) df_up and df_dn for
+// the points' horizon and fills r;
 // discount_days then fills df, and bump_days df_up and df_dn from it, on
 // days [from, to) (disjoint ranges may run at once, and ranges starting at
 // multiples of kAlignedDays give the bits of one range over all days: the
 // same vector lanes); sum_discount_factors fills cum_df from all of df.
 inline constexpr int kAlignedDays = 64;
-void size_curve(std::span<const CurvePoint> points, CurveArrays& out);
+void size_curve(std::span<const CurvePoint> points, bool bumped, CurveArrays& out);
 void discount_days(CurveArrays& out, int from, int to);
 void bump_days(CurveArrays& out, int from, int to);
 void sum_discount_factors(CurveArrays& out);
