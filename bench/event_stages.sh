@@ -7,7 +7,8 @@
 # 440,000 rows may still be being written). The engine's own time per stage of a batch of
 # changes (stats' time_us: apply, recalculate, pnl_explain, limit_checks,
 # commit, reply, publish; clock: in process, around each stage on the
-# master thread) is read before and after and divided by the events.
+# master thread) is read before and after and divided by the events, and
+# so is the recalculation's time per tier (stats' recalculate_tiers_us).
 # Prints per stage the median over the rounds of each binary's ms per
 # event, and the median of the rounds' NEW/OLD. The same binary twice with
 # different settings: bench/bare_engine.sh as one side.
@@ -44,10 +45,17 @@ need awk sqlite3
 work=$(mktemp -d)
 trap 'pkill -9 -f "$work/" 2>/dev/null || true; rm -rf "$work"' EXIT
 stages="apply recalculate pnl_explain limit_checks commit reply publish"
+# Within recalculate, per tier (stats' recalculate_tiers_us; a roll's calendar tier too).
+stages="$stages tier:calendar tier:ir_curve tier:bond tier:outright_trade+repo_trade tier:outright_book+repo_book"
 
-# The stats' time_us sums (and batches) as "name value" lines.
+# The stats' time_us sums (and batches), and its recalculate_tiers_us
+# prefixed "tier:", as "name value" lines.
 sums() {
-  "$1" send --socket "$2" stats | grep -o '"time_us":{[^}]*}' | sed 's/[{,]/\n/g' | tr -d '"}' | tr ':' ' ' | grep -v time_us
+  local stats
+  stats=$("$1" send --socket "$2" stats)
+  grep -o '"time_us":{[^}]*}' <<< "$stats" | sed 's/[{,]/\n/g' | tr -d '"}' | tr ':' ' ' | grep -v time_us
+  grep -o '"recalculate_tiers_us":{[^}]*}' <<< "$stats" | sed 's/[{,]/\n/g' | tr -d '"}' | tr ':' ' ' |
+    grep -v recalculate_tiers_us | sed 's/^/tier:/' || true  # none before the first recalculation
 }
 
 # measure BIN: one engine on a fresh copy; one row of ms per event, a column per stage.

@@ -81,6 +81,17 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
     EXPECT_EQ(h["cumulative"][i], below) << "le " << le;
   }
   EXPECT_GE(stats["commit_seconds"]["observations"], 8) << "a durable commit per batch of events";
+  // The recalculations' time per tier: every tier these events reached,
+  // named by its types, within the recalculate phase that contains them.
+  const base::Json& tiers = stats["recalculate_tiers_us"];
+  double tiers_us = 0;
+  for (const char* tier : {"calendar", "ir_curve", "bond", "outright_trade+repo_trade", "outright_book+repo_book"}) {
+    ASSERT_TRUE(tiers.contains(tier)) << tier;
+    EXPECT_GT(tiers[tier].get<double>(), 0) << tier;
+    tiers_us += tiers[tier].get<double>();
+  }
+  EXPECT_EQ(tiers.size(), 5u);
+  EXPECT_LE(tiers_us, stats["time_us"]["recalculate"].get<double>());
 }
 
 TEST(Events, ARollOfOneCalendarRepricesItsBondsOnTheCurvesItSharesWithAnother) {

@@ -129,8 +129,9 @@ struct CommandExecutor::Batch {
 
   base::Json operator()(const Stats&) const {
     const LiveModel& m = ex.model_;
+    const std::vector<std::pair<std::string, double>> tiers = m.tier_seconds();
     return protocol::stats_json({m.store(), m.events(), m.latencies_us(), m.latency_histogram(), ex.answered_,
-                                 ex.phases_, ex.road_.served(), ex.publisher_.written_as_of(),
+                                 ex.phases_, tiers, ex.road_.served(), ex.publisher_.written_as_of(),
                                  ex.publisher_.recovering(), ex.stages_.marks.peak(), ex.publisher_.assembled_peak(),
                                  ex.stages_.watches.lines(), ex.degraded_, ex.publisher_.last_error()});
   }

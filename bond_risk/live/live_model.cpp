@@ -487,6 +487,21 @@ engine::FlushStats LiveModel::flush() {
   return stats;
 }
 
+std::vector<std::pair<std::string, double>> LiveModel::tier_seconds() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (unsigned tier = 0; tier < tier_seconds_.size(); ++tier) {
+    if (tier_seconds_[tier] == 0) continue;
+    std::string types;
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+      if (graph_.tier(static_cast<engine::TypeId>(k)) != tier) continue;
+      if (!types.empty()) types += '+';
+      types += kind_name(static_cast<Kind>(k));
+    }
+    out.emplace_back(std::move(types), tier_seconds_[tier]);
+  }
+  return out;
+}
+
 LiveModel::Recalculation LiveModel::recalculate() {
   Recalculation r;
   for (NodeRef t : removed_) r.changed[t.type].push_back(t.index);
@@ -501,7 +516,10 @@ LiveModel::Recalculation LiveModel::recalculate() {
       const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
       recalculated[k].insert(recalculated[k].end(), dirty.begin(), dirty.end());
     }
-    flush();
+    for (const engine::TierStats& t : flush().tiers) {
+      if (tier_seconds_.size() <= t.tier) tier_seconds_.resize(t.tier + 1);
+      tier_seconds_[t.tier] += t.seconds;
+    }
   };
   if (quoted_.empty()) {
     flush_dirty();

@@ -22,7 +22,9 @@
 #include <array>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -116,6 +118,10 @@ class LiveModel {
   std::size_t recalculations() const { return recalculations_; }  // since start: a state version
   // Every recalculation's seconds since start, for Prometheus (/metrics).
   const base::Histogram& latency_histogram() const { return latency_histogram_; }
+  // Seconds the recalculations' flushes spent in each tier since start-up
+  // (not the start-up flush): the tier's types' names joined by '+', and
+  // its seconds; tiers that never ran are left out.
+  std::vector<std::pair<std::string, double>> tier_seconds() const;
 
  private:
   struct Prepare;  // validates each kind of change (live_model.cpp)
@@ -134,6 +140,7 @@ class LiveModel {
   std::vector<double> latencies_us_;  // a ring of kLatencyWindow once full
   std::size_t recalculations_ = 0;
   base::Histogram latency_histogram_;
+  std::vector<double> tier_seconds_;  // [tier], summed by recalculate()
   std::vector<NodeRef> removed_;  // trades removed since the last recalculation
   std::vector<std::int64_t> limits_changed_;  // limits added or removed since then, by id
   // Bonds quoted since the last recalculation, held by the graph

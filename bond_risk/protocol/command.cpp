@@ -69,7 +69,7 @@ constexpr CommandInfo kCommands[] = {
      false},
     {CommandId::stats, "stats", "",
      "counts per type and status, commands answered, recalculation latency percentiles, microseconds per phase "
-     "(time_us), the engine's memory (memory_kb) and the update lines built for watchers (watch_lines)",
+     "(time_us) and of recalculation per tier (recalculate_tiers_us), the engine's memory (memory_kb) and the update lines built for watchers (watch_lines)",
      false},
     {CommandId::last_events, "last-events", "[SINCE]",
      "the last events after sequence number SINCE (at most 100): time, command, nodes recalculated and the "

@@ -148,6 +148,7 @@ inline constexpr char vm_rss[] = "vm_rss";
 inline constexpr char results_error[] = "results_error";
 inline constexpr char commands[] = "commands";  // answered, by command name
 inline constexpr char time_us[] = "time_us";    // per phase (protocol/stats_reply.h), summed since start-up
+inline constexpr char recalculate_tiers_us[] = "recalculate_tiers_us";  // the recalculations' time per tier, likewise
 inline constexpr char batches[] = "batches";
 // stats: each recalculation's and each durable commit's seconds since
 // start-up, as a histogram: {"le":[bounds],"cumulative":[counts],"sum","observations"}.

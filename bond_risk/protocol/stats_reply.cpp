@@ -22,6 +22,8 @@ base::Json stats_json(const EngineStats& s) {
   }
   base::Json time_us = {{member::batches, s.phases.batches}};
   for (std::size_t i = 0; i < kPhaseNames.size(); ++i) time_us[std::string(kPhaseNames[i])] = s.phases.seconds[i] * 1e6;
+  base::Json tiers_us = base::Json::object();
+  for (const auto& [types, seconds] : s.tier_seconds) tiers_us[types] = seconds * 1e6;
   const base::ProcessMemory memory = base::process_memory();
   base::Json stats = {{member::counts, status_counts_json(s.store)},
                       {member::events, s.events},
@@ -30,6 +32,7 @@ base::Json stats_json(const EngineStats& s) {
                       {member::recalc_seconds, histogram_json(s.latency)},
                       {member::commit_seconds, histogram_json(s.phases.commits)},
                       {member::time_us, time_us},
+                      {member::recalculate_tiers_us, tiers_us},
                       {member::memory_kb, {{member::vm_peak, memory.vm_peak_kb}, {member::vm_rss, memory.vm_rss_kb}}}};
   stats[member::event] = s.event;
   stats[member::results_as_of] = s.results_as_of;

@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/histogram.h"
 #include "base/json.h"
@@ -51,6 +52,7 @@ struct EngineStats {
   const base::Histogram& latency;           // every recalculation's seconds
   const std::array<std::size_t, kCommandCount>& answered;  // by CommandId
   const PhaseTimes& phases;
+  std::span<const std::pair<std::string, double>> tier_seconds;  // the recalculations' per tier (LiveModel::tier_seconds)
   std::int64_t event = 0, results_as_of = 0;  // served, and held by the results database
   std::string results_recovering;  // why the writer is rewriting the results ("" when not)
   std::size_t marked_peak = 0, assembled_peak = 0;  // waiting for the writer, at most since start-up
@@ -61,7 +63,8 @@ struct EngineStats {
 
 // Counts per kind and status, changes applied, commands answered per name,
 // recalculation latency percentiles, microseconds per phase ("time_us",
-// summed since start-up), the recalculations' and commits' histograms, the
+// summed since start-up) and of the recalculations per tier
+// ("recalculate_tiers_us", keyed by the tier's types joined by '+'), the recalculations' and commits' histograms, the
 // event served and the results' state, what waits for the writer, the
 // update lines built, and the process's memory ("memory_kb": vm_peak,
 // vm_rss); "degraded" and "results_error" when there is one.
