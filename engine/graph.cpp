@@ -608,6 +608,16 @@ const Graph::BatchFn& Graph::calculation(TypeId type) const { return at(type).ca
 
 const Split& Graph::split(TypeId type) const { return at(type).options.split; }
 
+std::string Graph::tier_types(unsigned tier, std::string_view separator) const {
+  std::string out;
+  for (const Type& t : types_) {
+    if (t.tier != tier) continue;
+    if (!out.empty()) out += separator;
+    out += t.name;
+  }
+  return out;
+}
+
 unsigned Graph::max_tier() const {
   unsigned m = 0;
   for (const Type& t : types_) m = std::max(m, t.tier);

@@ -78,6 +78,7 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -224,6 +225,8 @@ class Graph {
   std::size_t type_count() const { return types_.size(); }
   unsigned tier(TypeId type) const;
   unsigned max_tier() const;
+  // The names of the types of `tier`, in type order, joined by `separator`.
+  std::string tier_types(unsigned tier, std::string_view separator) const;
   const BatchFn& calculation(TypeId type) const;
   const Split& split(TypeId type) const;
 

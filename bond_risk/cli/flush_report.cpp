@@ -40,11 +40,7 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, con
   }
   out << ", grain " << r.grain << ".\n";
   for (const engine::TierStats& t : r.flush.tiers) {
-    std::string types;
-    for (std::size_t k = 0; k < kKindCount; ++k) {
-      if (graph.tier(static_cast<engine::TypeId>(k)) == t.tier) types += (types.empty() ? "" : ", ") + std::string(kind_name(static_cast<Kind>(k)));
-    }
-    out << "Tier " << t.tier << " (" << types << ") ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.\n";
+    out << "Tier " << t.tier << " (" << graph.tier_types(t.tier, ", ") << ") ran " << t.nodes << " objects in " << fixed(t.seconds) << " seconds.\n";
     if (!detail) continue;
     if (t.chunks == 0) {
       out << "  tier " << t.tier << ": calculated by the master (less than one grain of work)\n";

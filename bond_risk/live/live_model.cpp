@@ -490,14 +490,7 @@ engine::FlushStats LiveModel::flush() {
 std::vector<std::pair<std::string, double>> LiveModel::tier_seconds() const {
   std::vector<std::pair<std::string, double>> out;
   for (unsigned tier = 0; tier < tier_seconds_.size(); ++tier) {
-    if (tier_seconds_[tier] == 0) continue;
-    std::string types;
-    for (std::size_t k = 0; k < kKindCount; ++k) {
-      if (graph_.tier(static_cast<engine::TypeId>(k)) != tier) continue;
-      if (!types.empty()) types += '+';
-      types += kind_name(static_cast<Kind>(k));
-    }
-    out.emplace_back(std::move(types), tier_seconds_[tier]);
+    if (tier_seconds_[tier] != 0) out.emplace_back(graph_.tier_types(tier, "+"), tier_seconds_[tier]);
   }
   return out;
 }

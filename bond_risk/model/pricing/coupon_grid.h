@@ -61,8 +61,7 @@ GridSpan grid_part(const CouponGridDays& grids, std::size_t part, std::size_t pa
 // date order from Row{}, add(row, day) adding one date (days from today)
 // to a row; dates from `horizon` on (past a curve shorter than its
 // calendar's grids) add nothing: no bond on the curve pays there. The one
-// layout of the curves' sums over the grids; the vector form sizes `rows`
-// and fills every grid's.
+// layout of the curves' sums over the grids.
 template <class Row, class Add>
 void sum_over_grids(const CouponGridDays& grids, int horizon, GridSpan span, std::span<Row> rows, Add add) {
   Row* out = rows.data() + grids.begin[span.first] + span.first;
@@ -76,11 +75,6 @@ void sum_over_grids(const CouponGridDays& grids, int horizon, GridSpan span, std
     }
     for (; k < grids.begin[g + 1]; ++k) *out++ = sum;
   }
-}
-template <class Row, class Add>
-void sum_over_grids(const CouponGridDays& grids, int horizon, std::vector<Row>& rows, Add add) {
-  rows.resize(grid_rows(grids));
-  sum_over_grids(grids, horizon, all_grids(grids), std::span(rows), add);
 }
 
 // sums[begin[g] + g + j] = the discount factors of grid g's first j dates,
