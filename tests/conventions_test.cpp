@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bond_risk/model/conventions/convention_figures.h"
+#include "bond_risk/model/conventions/coupon_schedules.h"
 #include "bond_risk/synth/holiday_rules.h"
 #include "tests/quantlib_conventions.h"
 #include "tests/quantlib_support.h"
@@ -64,6 +65,7 @@ std::vector<Case> cases() {
   sweep(c, kGilt, "ex-dividend period", "2007-12-07", "2027-12-07", 2, 0.0425, "2026-11-20", "2026-12-10");
   sweep(c, kGilt, "coupon on Christmas Day", "2013-12-25", "2033-12-25", 2, 0.03, "2026-12-15", "2027-01-04");
   sweep(c, kGilt, "50 years, short first coupon", "2026-02-10", "2076-10-22", 2, 0.0475, "2026-04-08", "2026-04-24");
+  sweep(c, kGilt, "dated 126 years before maturity", "1950-10-22", "2076-10-22", 2, 0.035, "2026-04-20", "2026-04-24");
   sweep(c, kTreasury, "coupon on a Sunday before a holiday", "2025-02-15", "2035-02-15", 2, 0.025, "2026-02-10",
         "2026-02-19");
   sweep(c, kTreasury, "month-end coupons over Thanksgiving", "2024-05-31", "2031-05-31", 2, 0.04125, "2026-11-24",
@@ -256,4 +258,66 @@ TEST(Conventions, BusinessDaysMoveAsTheRuleDayByDay) {
   EXPECT_EQ(far.advance(date("2026-12-24"), 1), date("2026-12-28"));
   EXPECT_FALSE(far.is_business_day(date("9999-12-24")));
   EXPECT_TRUE(far.is_business_day(date("5000-01-01")) == (weekday(date("5000-01-01")) % 6 != 0));
+}
+
+// A bond's number of coupon periods, by the closed form, against stepping
+// back from maturity one period at a time while the period ends after the
+// start (month ends, leap days, a start on the schedule and off it).
+TEST(Conventions, ABondsCouponPeriodsAreCountedAsTheScheduleSteps) {
+  std::size_t checked = 0;
+  for (const int f : {1, 2, 4}) {
+    for (const char* maturity : {"2041-02-28", "2040-02-29", "2036-08-31", "2030-03-30", "2027-12-07"}) {
+      const Date m = date(maturity);
+      const MonthSteps back(m);
+      for (Date start = m - 3 * 366; start < m; start += 5) {
+        std::size_t stepped = 0;
+        while (back(-static_cast<int>(stepped) * (12 / f)) > start) ++stepped;
+        ASSERT_EQ(coupon_date_count({start, m, f, 0.03}), stepped) << maturity << " from " << format_date(start);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 3000u);
+  // Dated 126 years before maturity: the last 62 years' periods only.
+  EXPECT_EQ(coupon_date_count({date("1950-10-22"), date("2076-10-22"), 2, 0.035}), 124u);
+  EXPECT_EQ(coupon_date_count({date("2026-10-22"), date("2026-10-22"), 2, 0.035}), 0u);
+  EXPECT_EQ(coupon_date_count({date("2020-10-22"), date("2026-10-22"), 3, 0.035}), 0u);
+}
+
+// A kept schedule is a bond's coupon dates as built afresh, and stays so
+// until it is marked stale: a holiday on a coupon date (Monday 7 December
+// 2026) moves that payment to the next day only once it is.
+TEST(Conventions, AKeptScheduleIsBuiltAgainOnlyWhenMarkedStale) {
+  const BondTerms terms{date("2007-12-07"), date("2027-12-07"), 2, 0.0425};
+  const Convention& gilt = kGilt.convention;
+  std::vector<Date> listed = holidays(HolidayRules::england_and_wales, 2000, 2090);
+  const BusinessDays before(listed);
+  listed.push_back(date("2026-12-07"));
+  const BusinessDays after(listed);
+  const auto fresh = [&](const BusinessDays& days) {
+    std::vector<CouponDate> out(coupon_date_count(terms));
+    coupon_dates(terms, gilt, days, out);
+    return out;
+  };
+  const auto same = [](const CouponDates& kept, const std::vector<CouponDate>& built) {
+    if (kept.periods.size() != built.size()) return false;
+    for (std::size_t k = 0; k < built.size(); ++k) {
+      const CouponDate &a = kept.periods[k], &b = built[k];
+      if (a.end != b.end || a.pay != b.pay || a.ex != b.ex) return false;
+    }
+    return true;
+  };
+  const std::size_t counts[] = {0, coupon_date_count(terms)};  // a trad4 bond's empty slot, then the gilt's
+  CouponSchedules kept;
+  kept.lay_out(counts);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_TRUE(same(kept.dates(1, terms, gilt, before), fresh(before)));
+  EXPECT_TRUE(same(kept.dates(1, terms, gilt, after), fresh(before)));  // not stale: as built
+  kept.mark_stale(1);
+  const CouponDates moved = kept.dates(1, terms, gilt, after);
+  EXPECT_TRUE(same(moved, fresh(after)));
+  const CouponDate& december = moved.periods[moved.periods.size() - 3];
+  EXPECT_EQ(format_date(december.end), "2026-12-07");
+  EXPECT_EQ(format_date(december.pay), "2026-12-08");
+  EXPECT_EQ(moved.first_start, terms.start);
 }

@@ -157,6 +157,7 @@ class Loader {
     snapshot.release();
     group_by_dependency(s());
     s().size_key_rates();
+    s().lay_out_coupon_schedules();
     return std::move(out_);
   }
 

@@ -458,6 +458,7 @@ void LiveModel::mark_convention_bonds(Uses uses) {
     if (b.convention != kNoConvention && uses(b)) {
       marked.push_back(ref(Kind::bond, i));
       store_.quote_yield_memos[i] = {};  // its flows may have moved with its settlement as it was
+      store_.coupon_schedules.mark_stale(i);
     }
   }
   graph_.mark_dirty(marked);

@@ -7,36 +7,78 @@
 
 namespace bond_risk {
 
-void convention_flows(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
+namespace {
+
+// The periods k = 0, 1, .. back from maturity end maturity - k * step months;
+// those ending after the start are the bond's. Their number, uncapped.
+std::size_t all_periods(const BondTerms& terms) {
+  if (terms.maturity <= terms.start || (terms.coupons_per_year != 1 && terms.coupons_per_year != 2 && terms.coupons_per_year != 4)) {
+    return 0;
+  }
+  const int step = 12 / terms.coupons_per_year;
+  const int last = (month_number(terms.maturity) - month_number(terms.start)) / step;  // the furthest back in a later month or the start's
+  return static_cast<std::size_t>(MonthSteps(terms.maturity)(-last * step) > terms.start ? last + 1 : last);
+}
+
+}  // namespace
+
+std::size_t coupon_date_count(const BondTerms& terms) {
+  const std::size_t n = all_periods(terms);  // 0 unless coupons_per_year is 1, 2 or 4
+  return n == 0 ? 0 : std::min(n, static_cast<std::size_t>(kCouponYears * terms.coupons_per_year));
+}
+
+CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days,
+                         std::span<CouponDate> out) {
+  const int step = 12 / terms.coupons_per_year;
+  const std::size_t n = coupon_date_count(terms);
+  const MonthSteps from_maturity(terms.maturity);
+  // Period k is out[n - 1 - k]; each period's start is the next one back's end.
+  for (std::size_t k = 0; k < n; ++k) {
+    const Date end = from_maturity(-static_cast<int>(k) * step);
+    const Date pay = days.adjust(end, convention.payment);
+    const Date ex = convention.ex_dividend_days == 0 ? kNeverEx : days.advance(pay, -convention.ex_dividend_days);
+    out[n - 1 - k] = {end, pay, ex};
+  }
+  CouponDates dates{0, 0, out.first(n)};
+  if (n == 0) return dates;
+  const Date quasi_start = from_maturity(-static_cast<int>(n) * step);
+  if (n < all_periods(terms)) {  // periods before these are beyond any curve: not the bond's first
+    dates.first_start = dates.first_ref_start = quasi_start;
+  } else {  // the bond's first period: short, against the regular period ending where it ends, when it starts off the schedule
+    dates.first_start = terms.start;
+    dates.first_ref_start = terms.start != quasi_start ? add_months(out[0].end, -step) : terms.start;
+  }
+  return dates;
+}
+
+void convention_flows(const BondTerms& terms, const Convention& convention, const CouponDates& dates, Date after,
                       ConventionFlows& out) {
   const int step = 12 / terms.coupons_per_year;
   out.count = 0;
   out.rate = terms.coupon;
-  out.redemption_pay = days.adjust(terms.maturity, convention.payment);
-  // Backward from maturity; a payment moves less than a year from its date, so earlier ones are all paid.
-  // Each period's start is the next one's end: one date computed a period.
-  Date end = terms.maturity;
-  const MonthSteps from_maturity(terms.maturity);
-  for (int k = 0; end > terms.start && end >= after - 366; ++k) {
-    const Date quasi_start = from_maturity(-(k + 1) * step);
-    const bool first = quasi_start <= terms.start;
-    const Date start = first ? terms.start : quasi_start;
-    // A regular period measures against itself; a short first one against the regular period ending with it.
-    const Date ref_start = first && start != quasi_start ? add_months(end, -step) : start;
-    const Date pay = days.adjust(end, convention.payment);
-    if (pay > after) {
+  out.redemption_pay = dates.periods.empty() ? terms.maturity : dates.periods.back().pay;
+  if (dates.first_start != terms.start && !dates.periods.empty() && dates.periods.front().pay > after) {
+    throw std::logic_error("convention_flows: a day more than 60 years before maturity");
+  }
+  Date start = dates.first_start, ref_start = dates.first_ref_start;
+  for (const CouponDate& d : dates.periods) {
+    if (d.pay > after) {
       if (out.count == ConventionFlows::kCapacity) throw std::logic_error("convention_flows: more coupons than a curve holds");
-      const Date ex = convention.ex_dividend_days == 0 ? kNeverEx : days.advance(pay, -convention.ex_dividend_days);
       // ACT/ACT-ICMA of a whole period against itself is its months over 12 (QuantLib rounds 12 days / 365 to
       // the months, which for 1, 3, 6 and 12 months is the step), exactly: the division is not done.
       const double fraction = convention.day_count == DayCount::act_act_icma && start == ref_start
                                   ? step / 12.0
-                                  : year_fraction(convention.day_count, start, end, ref_start, end);
-      out.coupon[out.count++] = {start, end, ref_start, end, pay, ex, fraction, 100 * terms.coupon * fraction};
+                                  : year_fraction(convention.day_count, start, d.end, ref_start, d.end);
+      out.coupon[out.count++] = {start, d.end, ref_start, d.end, d.pay, d.ex, fraction, 100 * terms.coupon * fraction};
     }
-    end = quasi_start;
+    start = ref_start = d.end;
   }
-  std::reverse(out.coupon.begin(), out.coupon.begin() + static_cast<std::ptrdiff_t>(out.count));
+}
+
+void convention_flows(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
+                      ConventionFlows& out) {
+  std::array<CouponDate, kMaxCouponDates> dates;
+  convention_flows(terms, convention, coupon_dates(terms, convention, days, dates), after, out);
 }
 
 }  // namespace bond_risk

@@ -5,13 +5,20 @@
 // period then the regular one ending where it ends); each coupon paid on its
 // accrual end adjusted by the payment rule, ex-dividend from the day
 // ex_dividend_days business days before that; the redemption paid with the
-// last coupon. Only the flows still to be paid after a given day are kept:
-// they fit a fixed array, so building them allocates nothing.
+// last coupon.
+//
+// In two steps: a bond's coupon dates (accrual ends, payments, ex dates),
+// which depend on its terms, its calendar and its convention alone, so a
+// running engine keeps them from one recalculation to the next
+// (model/conventions/coupon_schedules.h); then, from those, the flows
+// still to be paid after a given day, in a fixed array, so building them
+// allocates nothing.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <span>
 
 #include "bond_risk/model/conventions/business_days.h"
 #include "bond_risk/model/conventions/convention.h"
@@ -50,10 +57,41 @@ struct ConventionFlows {
   const CouponFlow* end() const { return coupon.data() + count; }
 };
 
-// The coupons of `terms` paid after `after` (all of them when none is
-// before it), in `convention`'s day count, payment rule and ex-dividend
-// days on `days`. Requires maturity - after < 60 years (a curve's longest
-// horizon) and a calendar that moves no payment by more than a year.
+// One coupon period's dates.
+struct CouponDate {
+  Date end;  // its accrual end, unadjusted
+  Date pay;  // end adjusted by the payment rule
+  Date ex;   // ex_dividend_days business days before pay; kNeverEx without ex-dividend days
+};
+
+// A bond's coupon dates: its periods in date order, the last ending at its
+// maturity, as far back as any flow a curve can reach (kCouponYears before
+// maturity), and where the first of them accrues from.
+inline constexpr int kCouponYears = 62;  // a curve's longest horizon (60 years), a payment moved up to a year, and one period
+inline constexpr std::size_t kMaxCouponDates = kCouponYears * 4;
+struct CouponDates {
+  Date first_start = 0, first_ref_start = 0;  // the first period's accrual start and reference period's start
+  std::span<const CouponDate> periods;
+};
+
+// How many periods coupon_dates() writes for `terms` (at most
+// kMaxCouponDates; 0 when the maturity is not after the start).
+std::size_t coupon_date_count(const BondTerms& terms);
+
+// The coupon dates of `terms` under `convention`'s payment rule and
+// ex-dividend days on `days`, into out[0 .. coupon_date_count(terms)).
+// Requires a calendar that moves no payment by more than a year.
+CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days,
+                         std::span<CouponDate> out);
+
+// The coupons on `dates` (of `terms`, under `convention`) paid after
+// `after`, in `convention`'s day count. Requires maturity - after < 60
+// years (a curve's longest horizon).
+void convention_flows(const BondTerms& terms, const Convention& convention, const CouponDates& dates, Date after,
+                      ConventionFlows& out);
+
+// The same, the coupon dates found first (off the hot path: tests, the
+// generator, a scenario set's base).
 void convention_flows(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
                       ConventionFlows& out);
 

@@ -183,8 +183,9 @@ struct Calculator {
       return;
     }
     const IrCurve& curve = s.curves[b.curve];
+    const BondTerms terms{b.start, b.maturity, b.coupons_per_year, b.coupon};
     ConventionFlows flows;
-    convention_flows({b.start, b.maturity, b.coupons_per_year, b.coupon}, convention, calendar.business_days,
+    convention_flows(terms, convention, s.coupon_schedules.dates(i, terms, convention, calendar.business_days),
                      calendar.today, flows);
     // Without quote analytics, only what trades and books use: the holder's value.
     ConventionFigures figures;

@@ -89,6 +89,7 @@ void Store::check() const {
   const std::size_t data[kKindCount] = {calendars.size(),      curves.size(),      bonds.size(),     outright_trades.size(),
                                         repo_trades.size(),    outright_books.size(), repo_books.size()};
   if (bond_values.size() != bonds.size() || bond_figures.size() != bonds.size() || quote_yield_memos.size() != bonds.size() ||
+      coupon_schedules.size() != bonds.size() ||
       outright_values.size() != outright_trades.size() || repo_values.size() != repo_trades.size()) {
     fail("a kind's published values and its nodes differ in number");
   }
@@ -121,6 +122,15 @@ void Store::check() const {
   }
   const auto by_id_order = [](const RiskLimit& a, const RiskLimit& b) { return a.id < b.id; };
   if (!std::is_sorted(limits.begin(), limits.end(), by_id_order)) fail("the limits are not in id order");
+}
+
+void Store::lay_out_coupon_schedules() {
+  std::vector<std::size_t> counts(bonds.size());
+  for (std::size_t i = 0; i < bonds.size(); ++i) {
+    const Bond& b = bonds[i];
+    if (b.convention != kNoConvention) counts[i] = coupon_date_count({b.start, b.maturity, b.coupons_per_year, b.coupon});
+  }
+  coupon_schedules.lay_out(counts);
 }
 
 void Store::size_key_rates() {

@@ -1,0 +1,51 @@
+// Convention bonds' coupon dates (model/conventions/convention_flows.h),
+// kept from one recalculation to the next.
+//
+// Model. A bond's coupon dates are a function of its terms, its calendar's
+// holidays and its convention's payment rule and ex-dividend days alone:
+// neither a curve's move nor a new day changes them, and a bond's terms
+// change only with a reload, which lays every slot out afresh. So each bond
+// has a slot sized for its terms, built by the bond's own calculation the
+// first time it is asked for after the slot was laid out or marked stale
+// (its calendar's holidays or its convention changed). A slot's dates are
+// the same whenever they are built: results do not depend on when.
+//
+// Threading: the calculation of bond i alone reads and writes slot i
+// (dates()); lay_out() and mark_stale() are the master's, between flushes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bond_risk/model/conventions/convention_flows.h"
+
+namespace bond_risk {
+
+class CouponSchedules {
+ public:
+  // One slot per bond, of the size coupon_date_count gives its terms (0:
+  // a bond without a convention), every one stale.
+  void lay_out(std::span<const std::size_t> counts);
+  std::size_t size() const { return first_.size(); }
+
+  // Slot `bond` is to be built again at its next dates().
+  void mark_stale(std::size_t bond) { stale_[bond] = 1; }
+
+  // Bond `bond`'s coupon dates, built first if its slot is stale; valid
+  // until its slot is marked stale or laid out again. Its slot must have
+  // been laid out for `terms`.
+  CouponDates dates(std::size_t bond, const BondTerms& terms, const Convention& convention, const BusinessDays& days);
+
+ private:
+  std::vector<std::size_t> begin_;  // per bond, then one past the last: where its slot starts in periods_
+  std::vector<CouponDate> periods_;
+  struct FirstStart {
+    Date start, ref_start;
+  };
+  std::vector<FirstStart> first_;  // per bond: where its first period accrues from
+  std::vector<std::uint8_t> stale_;
+};
+
+}  // namespace bond_risk
