@@ -260,9 +260,10 @@ TEST(Conventions, BusinessDaysMoveAsTheRuleDayByDay) {
   EXPECT_TRUE(far.is_business_day(date("5000-01-01")) == (weekday(date("5000-01-01")) % 6 != 0));
 }
 
-// A bond's number of coupon periods, by the closed form, against stepping
-// back from maturity one period at a time while the period ends after the
-// start (month ends, leap days, a start on the schedule and off it).
+// A bond's number of coupon periods a buyer after some day may be paid
+// on, by the closed form, against stepping back from maturity one period
+// at a time while the period ends after the start and less than a year
+// before that day (month ends, leap days, a start on the schedule and off it).
 TEST(Conventions, ABondsCouponPeriodsAreCountedAsTheScheduleSteps) {
   std::size_t checked = 0;
   for (const int f : {1, 2, 4}) {
@@ -270,54 +271,64 @@ TEST(Conventions, ABondsCouponPeriodsAreCountedAsTheScheduleSteps) {
       const Date m = date(maturity);
       const MonthSteps back(m);
       for (Date start = m - 3 * 366; start < m; start += 5) {
-        std::size_t stepped = 0;
-        while (back(-static_cast<int>(stepped) * (12 / f)) > start) ++stepped;
-        ASSERT_EQ(coupon_date_count({start, m, f, 0.03}), stepped) << maturity << " from " << format_date(start);
-        ++checked;
+        for (const Date after : {start - 400, start + 200, start + 900}) {
+          std::size_t stepped = 0;
+          while (back(-static_cast<int>(stepped) * (12 / f)) > std::max(start, after - 367)) ++stepped;
+          ASSERT_EQ(coupon_date_count({start, m, f, 0.03}, after), stepped) << maturity << " from " << format_date(start);
+          ++checked;
+        }
       }
     }
   }
-  EXPECT_GT(checked, 3000u);
-  // Dated 126 years before maturity: the last 62 years' periods only.
-  EXPECT_EQ(coupon_date_count({date("1950-10-22"), date("2076-10-22"), 2, 0.035}), 124u);
-  EXPECT_EQ(coupon_date_count({date("2026-10-22"), date("2026-10-22"), 2, 0.035}), 0u);
-  EXPECT_EQ(coupon_date_count({date("2020-10-22"), date("2026-10-22"), 3, 0.035}), 0u);
+  EXPECT_GT(checked, 9000u);
+  // Dated 126 years before maturity, on 20 April 2026: 22 April 2025 to 22 October 2076.
+  EXPECT_EQ(coupon_date_count({date("1950-10-22"), date("2076-10-22"), 2, 0.035}, date("2026-04-20")), 104u);
+  // Beyond any curve: the last 62 years' quarters.
+  EXPECT_EQ(coupon_date_count({date("2020-01-01"), date("2200-01-01"), 4, 0.035}, date("2026-04-20")), kMaxCouponDates);
+  EXPECT_EQ(coupon_date_count({date("2026-10-22"), date("2026-10-22"), 2, 0.035}, date("2026-04-20")), 0u);
+  EXPECT_EQ(coupon_date_count({date("2020-10-22"), date("2026-10-22"), 3, 0.035}, date("2026-04-20")), 0u);
 }
 
-// A kept schedule is a bond's coupon dates as built afresh, and stays so
-// until it is marked stale: a holiday on a coupon date (Monday 7 December
-// 2026) moves that payment to the next day only once it is.
+// A kept schedule is a bond's coupon dates as built afresh for the day its
+// slot was laid out for, and stays so until it is marked stale: a holiday
+// on a coupon date (Monday 7 December 2026) moves that payment to the next
+// day only once it is. A day before the slot's is not served.
 TEST(Conventions, AKeptScheduleIsBuiltAgainOnlyWhenMarkedStale) {
   const BondTerms terms{date("2007-12-07"), date("2027-12-07"), 2, 0.0425};
+  const Date today = date("2026-11-20");
   const Convention& gilt = kGilt.convention;
   std::vector<Date> listed = holidays(HolidayRules::england_and_wales, 2000, 2090);
   const BusinessDays before(listed);
   listed.push_back(date("2026-12-07"));
   const BusinessDays after(listed);
   const auto fresh = [&](const BusinessDays& days) {
-    std::vector<CouponDate> out(coupon_date_count(terms));
-    coupon_dates(terms, gilt, days, out);
+    std::vector<CouponDate> out(coupon_date_count(terms, today));
+    coupon_dates(terms, gilt, days, today, out);
     return out;
   };
-  const auto same = [](const CouponDates& kept, const std::vector<CouponDate>& built) {
-    if (kept.periods.size() != built.size()) return false;
+  const auto same = [](const std::optional<CouponDates>& kept, const std::vector<CouponDate>& built) {
+    if (!kept || kept->periods.size() != built.size()) return false;
     for (std::size_t k = 0; k < built.size(); ++k) {
-      const CouponDate &a = kept.periods[k], &b = built[k];
+      const CouponDate &a = kept->periods[k], &b = built[k];
       if (a.end != b.end || a.pay != b.pay || a.ex != b.ex) return false;
     }
     return true;
   };
-  const std::size_t counts[] = {0, coupon_date_count(terms)};  // a trad4 bond's empty slot, then the gilt's
+  // A trad4 bond's empty slot, then the gilt's.
+  const std::size_t counts[] = {0, coupon_date_count(terms, today)};
+  const Date from[] = {0, today};
   CouponSchedules kept;
-  kept.lay_out(counts);
+  kept.lay_out(counts, from);
   ASSERT_EQ(kept.size(), 2u);
-  EXPECT_TRUE(same(kept.dates(1, terms, gilt, before), fresh(before)));
-  EXPECT_TRUE(same(kept.dates(1, terms, gilt, after), fresh(before)));  // not stale: as built
+  EXPECT_TRUE(same(kept.dates(1, terms, gilt, before, today), fresh(before)));
+  EXPECT_TRUE(same(kept.dates(1, terms, gilt, after, today + 30), fresh(before)));  // not stale: as built
   kept.mark_stale(1);
-  const CouponDates moved = kept.dates(1, terms, gilt, after);
+  const std::optional<CouponDates> moved = kept.dates(1, terms, gilt, after, today);
   EXPECT_TRUE(same(moved, fresh(after)));
-  const CouponDate& december = moved.periods[moved.periods.size() - 3];
+  ASSERT_GE(moved->periods.size(), 3u);
+  const CouponDate& december = moved->periods[moved->periods.size() - 3];
   EXPECT_EQ(format_date(december.end), "2026-12-07");
   EXPECT_EQ(format_date(december.pay), "2026-12-08");
-  EXPECT_EQ(moved.first_start, terms.start);
+  EXPECT_EQ(format_date(moved->first_start), "2025-06-07");  // the period before the year back from today
+  EXPECT_FALSE(kept.dates(1, terms, gilt, after, today - 400));
 }

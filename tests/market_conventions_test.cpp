@@ -234,7 +234,10 @@ INSERT INTO bond_quote VALUES (90001, 101.25), (90002, 99.5);
                            Step{"2025-12-04", "2025-12-05", true}, Step{"2025-12-05", "2025-12-08", false},
                            Step{"2025-12-08", "2025-12-09", false},
                            Step{"2025-12-24", "2025-12-29", false}, Step{"2025-12-25", "2025-12-29", false},
-                           Step{"2026-01-02", "2026-01-05", false}}) {
+                           Step{"2026-01-02", "2026-01-05", false},
+                           // Back before the year the kept coupon dates reach (the gilt pays Friday 7 June
+                           // 2024, ex from Thursday 30 May, the 27th a bank holiday), and forward again.
+                           Step{"2024-06-03", "2024-06-04", true}, Step{"2025-12-08", "2025-12-09", false}}) {
     SCOPED_TRACE(step.today);
     ASSERT_EQ(live.run(std::string("roll-date ") + step.today)["ok"], true);
     EXPECT_EQ(s.state(live.node(90001)).status, Status::ok);

@@ -10,27 +10,33 @@ namespace bond_risk {
 namespace {
 
 // The periods k = 0, 1, .. back from maturity end maturity - k * step months;
-// those ending after the start are the bond's. Their number, uncapped.
-std::size_t all_periods(const BondTerms& terms) {
-  if (terms.maturity <= terms.start || (terms.coupons_per_year != 1 && terms.coupons_per_year != 2 && terms.coupons_per_year != 4)) {
+// those ending after the start are the bond's. How many of them end after
+// `floor` (>= the start), uncapped.
+std::size_t periods_ending_after(const BondTerms& terms, Date floor) {
+  if (terms.maturity <= floor || (terms.coupons_per_year != 1 && terms.coupons_per_year != 2 && terms.coupons_per_year != 4)) {
     return 0;
   }
   const int step = 12 / terms.coupons_per_year;
-  const int last = (month_number(terms.maturity) - month_number(terms.start)) / step;  // the furthest back in a later month or the start's
-  return static_cast<std::size_t>(MonthSteps(terms.maturity)(-last * step) > terms.start ? last + 1 : last);
+  const int last = (month_number(terms.maturity) - month_number(floor)) / step;  // the furthest back in a later month or floor's
+  return static_cast<std::size_t>(MonthSteps(terms.maturity)(-last * step) > floor ? last + 1 : last);
 }
+
+// Where the periods a flow after `after` may come from begin: a payment
+// moves less than a year from its date, so periods ending a year or more
+// before it are paid.
+Date window_floor(const BondTerms& terms, Date after) { return std::max(terms.start, after - 367); }
 
 }  // namespace
 
-std::size_t coupon_date_count(const BondTerms& terms) {
-  const std::size_t n = all_periods(terms);  // 0 unless coupons_per_year is 1, 2 or 4
-  return n == 0 ? 0 : std::min(n, static_cast<std::size_t>(kCouponYears * terms.coupons_per_year));
+std::size_t coupon_date_count(const BondTerms& terms, Date after) {
+  const std::size_t n = periods_ending_after(terms, window_floor(terms, after));  // 0 unless coupons_per_year is 1, 2 or 4
+  return std::min(n, kMaxCouponDates);
 }
 
-CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days,
+CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
                          std::span<CouponDate> out) {
   const int step = 12 / terms.coupons_per_year;
-  const std::size_t n = coupon_date_count(terms);
+  const std::size_t n = coupon_date_count(terms, after);
   const MonthSteps from_maturity(terms.maturity);
   // Period k is out[n - 1 - k]; each period's start is the next one back's end.
   for (std::size_t k = 0; k < n; ++k) {
@@ -39,10 +45,10 @@ CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, c
     const Date ex = convention.ex_dividend_days == 0 ? kNeverEx : days.advance(pay, -convention.ex_dividend_days);
     out[n - 1 - k] = {end, pay, ex};
   }
-  CouponDates dates{0, 0, out.first(n)};
+  CouponDates dates{after, 0, 0, out.first(n)};
   if (n == 0) return dates;
   const Date quasi_start = from_maturity(-static_cast<int>(n) * step);
-  if (n < all_periods(terms)) {  // periods before these are beyond any curve: not the bond's first
+  if (quasi_start > terms.start) {  // periods before these were paid (or are beyond any curve): not the bond's first
     dates.first_start = dates.first_ref_start = quasi_start;
   } else {  // the bond's first period: short, against the regular period ending where it ends, when it starts off the schedule
     dates.first_start = terms.start;
@@ -57,8 +63,8 @@ void convention_flows(const BondTerms& terms, const Convention& convention, cons
   out.count = 0;
   out.rate = terms.coupon;
   out.redemption_pay = dates.periods.empty() ? terms.maturity : dates.periods.back().pay;
-  if (dates.first_start != terms.start && !dates.periods.empty() && dates.periods.front().pay > after) {
-    throw std::logic_error("convention_flows: a day more than 60 years before maturity");
+  if (after < dates.from && dates.first_start != terms.start) {
+    throw std::logic_error("convention_flows: coupon dates built for a later day");
   }
   Date start = dates.first_start, ref_start = dates.first_ref_start;
   for (const CouponDate& d : dates.periods) {
@@ -78,7 +84,7 @@ void convention_flows(const BondTerms& terms, const Convention& convention, cons
 void convention_flows(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
                       ConventionFlows& out) {
   std::array<CouponDate, kMaxCouponDates> dates;
-  convention_flows(terms, convention, coupon_dates(terms, convention, days, dates), after, out);
+  convention_flows(terms, convention, coupon_dates(terms, convention, days, after, dates), after, out);
 }
 
 }  // namespace bond_risk

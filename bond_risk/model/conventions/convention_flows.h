@@ -64,29 +64,32 @@ struct CouponDate {
   Date ex;   // ex_dividend_days business days before pay; kNeverEx without ex-dividend days
 };
 
-// A bond's coupon dates: its periods in date order, the last ending at its
-// maturity, as far back as any flow a curve can reach (kCouponYears before
-// maturity), and where the first of them accrues from.
-inline constexpr int kCouponYears = 62;  // a curve's longest horizon (60 years), a payment moved up to a year, and one period
-inline constexpr std::size_t kMaxCouponDates = kCouponYears * 4;
+// Some of a bond's coupon dates: its periods in date order, the last
+// ending at its maturity, back to those a buyer after some day may still
+// be paid (ending less than a year before it), and where the first of
+// them accrues from.
+inline constexpr std::size_t kMaxCouponDates = 62 * 4;  // quarterly over a curve's 60 years, a year before and a period
 struct CouponDates {
+  Date from = 0;  // the day they were built for: they serve it and any later day
   Date first_start = 0, first_ref_start = 0;  // the first period's accrual start and reference period's start
   std::span<const CouponDate> periods;
 };
 
-// How many periods coupon_dates() writes for `terms` (at most
-// kMaxCouponDates; 0 when the maturity is not after the start).
-std::size_t coupon_date_count(const BondTerms& terms);
+// How many periods coupon_dates() writes for `terms` and `after`: at most
+// kMaxCouponDates (a bond maturing beyond any curve gets its last ones);
+// 0 when none ends after the start or coupons_per_year is not 1, 2 or 4.
+std::size_t coupon_date_count(const BondTerms& terms, Date after);
 
-// The coupon dates of `terms` under `convention`'s payment rule and
-// ex-dividend days on `days`, into out[0 .. coupon_date_count(terms)).
+// The coupon dates of `terms` a buyer after `after` may be paid on, under
+// `convention`'s payment rule and ex-dividend days on `days`, into out[0
+// .. coupon_date_count(terms, after)). They serve any later day too.
 // Requires a calendar that moves no payment by more than a year.
-CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days,
+CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
                          std::span<CouponDate> out);
 
-// The coupons on `dates` (of `terms`, under `convention`) paid after
-// `after`, in `convention`'s day count. Requires maturity - after < 60
-// years (a curve's longest horizon).
+// The coupons on `dates` (of `terms`, under `convention`, built for
+// `after` or an earlier day, or back to the bond's first period) paid after `after`, in `convention`'s day
+// count. Requires maturity - after < 60 years (a curve's longest horizon).
 void convention_flows(const BondTerms& terms, const Convention& convention, const CouponDates& dates, Date after,
                       ConventionFlows& out);
 

@@ -7,8 +7,12 @@
 // change only with a reload, which lays every slot out afresh. So each bond
 // has a slot sized for its terms, built by the bond's own calculation the
 // first time it is asked for after the slot was laid out or marked stale
-// (its calendar's holidays or its convention changed). A slot's dates are
-// the same whenever they are built: results do not depend on when.
+// (its calendar's holidays or its convention changed). A slot holds the
+// dates a buyer may be paid on from the day it was laid out for (a year
+// back from it, coupon_dates) to maturity, which serve that day and every
+// later one: a bond asked for an earlier day (a date rolled back) is
+// told to build its own. A slot's dates are the same whenever they are
+// built: results do not depend on when.
 //
 // Threading: the calculation of bond i alone reads and writes slot i
 // (dates()); lay_out() and mark_stale() are the master's, between flushes.
@@ -16,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -25,26 +30,26 @@ namespace bond_risk {
 
 class CouponSchedules {
  public:
-  // One slot per bond, of the size coupon_date_count gives its terms (0:
-  // a bond without a convention), every one stale.
-  void lay_out(std::span<const std::size_t> counts);
-  std::size_t size() const { return first_.size(); }
+  // One slot per bond, for the day from[i] and of the size
+  // coupon_date_count(its terms, from[i]) (0: a bond without a
+  // convention), every one stale.
+  void lay_out(std::span<const std::size_t> counts, std::span<const Date> from);
+  std::size_t size() const { return built_.size(); }
 
   // Slot `bond` is to be built again at its next dates().
   void mark_stale(std::size_t bond) { stale_[bond] = 1; }
 
-  // Bond `bond`'s coupon dates, built first if its slot is stale; valid
-  // until its slot is marked stale or laid out again. Its slot must have
-  // been laid out for `terms`.
-  CouponDates dates(std::size_t bond, const BondTerms& terms, const Convention& convention, const BusinessDays& days);
+  // Bond `bond`'s coupon dates for `after`, built first if its slot is
+  // stale; valid until its slot is marked stale or laid out again. None
+  // when its slot does not serve `after`. Its slot must have been laid out
+  // for `terms`.
+  std::optional<CouponDates> dates(std::size_t bond, const BondTerms& terms, const Convention& convention,
+                                   const BusinessDays& days, Date after);
 
  private:
   std::vector<std::size_t> begin_;  // per bond, then one past the last: where its slot starts in periods_
   std::vector<CouponDate> periods_;
-  struct FirstStart {
-    Date start, ref_start;
-  };
-  std::vector<FirstStart> first_;  // per bond: where its first period accrues from
+  std::vector<CouponDates> built_;  // per bond: its day and where its first period accrues from (periods unset)
   std::vector<std::uint8_t> stale_;
 };
 

@@ -185,8 +185,13 @@ struct Calculator {
     const IrCurve& curve = s.curves[b.curve];
     const BondTerms terms{b.start, b.maturity, b.coupons_per_year, b.coupon};
     ConventionFlows flows;
-    convention_flows(terms, convention, s.coupon_schedules.dates(i, terms, convention, calendar.business_days),
-                     calendar.today, flows);
+    // Its kept coupon dates; its own, built here, on a day before its slot's (a date rolled back).
+    if (const std::optional<CouponDates> kept =
+            s.coupon_schedules.dates(i, terms, convention, calendar.business_days, calendar.today)) {
+      convention_flows(terms, convention, *kept, calendar.today, flows);
+    } else {
+      convention_flows(terms, convention, calendar.business_days, calendar.today, flows);
+    }
     // Without quote analytics, only what trades and books use: the holder's value.
     ConventionFigures figures;
     Date settlement = calendar.today;

@@ -126,11 +126,14 @@ void Store::check() const {
 
 void Store::lay_out_coupon_schedules() {
   std::vector<std::size_t> counts(bonds.size());
+  std::vector<Date> from(bonds.size());
   for (std::size_t i = 0; i < bonds.size(); ++i) {
     const Bond& b = bonds[i];
-    if (b.convention != kNoConvention) counts[i] = coupon_date_count({b.start, b.maturity, b.coupons_per_year, b.coupon});
+    if (b.convention == kNoConvention || b.calendar >= calendars.size()) continue;
+    from[i] = calendars[b.calendar].today;
+    counts[i] = coupon_date_count({b.start, b.maturity, b.coupons_per_year, b.coupon}, from[i]);
   }
-  coupon_schedules.lay_out(counts);
+  coupon_schedules.lay_out(counts, from);
 }
 
 void Store::size_key_rates() {

@@ -183,7 +183,7 @@ struct Store {
   std::vector<BondValue> bond_values;  // published, one per bond
   std::vector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
   std::vector<QuoteYieldMemo> quote_yield_memos;  // one per bond, written by the worker that calculates it
-  CouponSchedules coupon_schedules;  // a slot per bond, a convention bond's laid out for its terms (lay_out_coupon_schedules)
+  CouponSchedules coupon_schedules;  // a slot per bond, a convention bond's laid out for its terms and today (lay_out_coupon_schedules)
   std::vector<OutrightTrade> outright_trades;
   std::vector<OutrightValue> outright_values;
   std::vector<RepoTrade> repo_trades;
@@ -267,7 +267,8 @@ struct Store {
   // Lays out key_rate_axis for the curves' point counts and sizes the
   // bonds' and books' ladders; once the nodes are loaded.
   void size_key_rates();
-  // Lays out coupon_schedules for the bonds' terms, once they are loaded and in place.
+  // Lays out coupon_schedules for the bonds' terms and their calendars'
+  // today, once they are loaded and in place.
   void lay_out_coupon_schedules();
   std::span<double> bond_ladder(NodeIndex bond) {
     return {bond_kr01.data() + std::size_t{key_rate_axis.stride} * bond, key_rate_axis.stride};
