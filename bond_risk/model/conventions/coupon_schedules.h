@@ -34,10 +34,10 @@ class CouponSchedules {
   // coupon_date_count(its terms, from[i]) (0: a bond without a
   // convention), every one stale.
   void lay_out(std::span<const std::size_t> counts, std::span<const Date> from);
-  std::size_t size() const { return built_.size(); }
+  std::size_t size() const { return slots_.size(); }
 
   // Slot `bond` is to be built again at its next dates().
-  void mark_stale(std::size_t bond) { stale_[bond] = 1; }
+  void mark_stale(std::size_t bond) { slots_[bond].stale = 1; }
 
   // Bond `bond`'s coupon dates for `after`, built first if its slot is
   // stale; valid until its slot is marked stale or laid out again. None
@@ -47,10 +47,14 @@ class CouponSchedules {
                                    const BusinessDays& days, Date after);
 
  private:
-  std::vector<std::size_t> begin_;  // per bond, then one past the last: where its slot starts in periods_
+  // Per bond: its slot's day, and where the first of its periods accrues from once built.
+  struct Slot {
+    Date from, first_start, first_ref_start;
+    std::uint8_t stale;
+  };
+  std::vector<std::uint32_t> begin_;  // per bond, then one past the last: where its slot starts in periods_
   std::vector<CouponDate> periods_;
-  std::vector<CouponDates> built_;  // per bond: its day and where its first period accrues from (periods unset)
-  std::vector<std::uint8_t> stale_;
+  std::vector<Slot> slots_;
 };
 
 }  // namespace bond_risk
