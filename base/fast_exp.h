@@ -70,7 +70,7 @@ inline constexpr std::array<double, kTableSize> kTwoToFractionRest = two_to_frac
 // The bits of the table entry each lane's index names, and its rest.
 inline std::uint64_t table_bits(std::uint64_t index) { return kTwoToFractionBits[index]; }
 inline Uint64s table_bits(Uint64s index) {
-  Uint64s bits;
+  Uint64s bits{};  // every lane set below (GCC -O1 cannot tell)
   for (std::size_t k = 0; k < kLanes; ++k) bits[k] = kTwoToFractionBits[index[k]];
   return bits;
 }
