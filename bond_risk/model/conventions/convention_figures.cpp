@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 
 #include "bond_risk/model/conventions/day_count.h"
 #include "bond_risk/model/quotes/exp_sum.h"
@@ -97,6 +98,53 @@ std::optional<StreamSolve> as_stream(const BuyersFlows& flows, int coupons_per_y
   return StreamSolve{static_cast<double>(coupons - 1), b(1), flows.flow[1].amount, target, start, first.amount, b(0), 100};
 }
 
+// Whether a yield is to be solved at all: a rate enters and the price is
+// above what no rate discounts (else it is null).
+bool has_yield(const BuyersFlows& flows, double dirty) {
+  double at_zero = 0;
+  for (std::size_t j = 0; j < flows.count; ++j) at_zero += flows.flow[j].years > 0 ? 0 : flows.flow[j].amount;
+  return !no_rate_enters(flows) && dirty > at_zero && std::isfinite(dirty);
+}
+
+// A yield's figures from its root u and the yield sum's slope and
+// curvature in u there (QuantLib's CashFlows::duration and convexity with
+// the bond's compounding). With b_j = f t_j: sum t CF v^(f t) is the slope
+// over f, sum t (t + 1/f) CF v^(f t) the curvature and the slope over f^2.
+YieldFigures at_root(double u, const Sums& at, double dirty, int coupons_per_year) {
+  YieldFigures y;
+  const double f = coupons_per_year, per_period = std::expm1(-u), v = 1 / (1 + per_period);
+  y.yield = f * per_period;
+  y.macaulay = at.slope / (f * dirty);
+  y.modified = y.macaulay * v;
+  y.convexity = (at.curvature + at.slope) * (v * v) / (f * f * dirty);
+  return y;
+}
+
+// A stream's sum and its first two derivatives in u (model/quotes/stream_roots.h):
+// its coupons and redemption walked as a geometric sequence (CouponStream),
+// its first flow apart.
+Sums stream_sums(const StreamSolve& s, double u) {
+  Moments m{};
+  m.m.fill(0.0);
+  if (s.n > 0) {
+    if (s.redemption != 100) throw std::logic_error("stream_sums: a stream whose redemption is not 100");
+    CouponStream(static_cast<std::size_t>(s.n), s.w, s.c).at<2>(u, m);
+  }
+  const double first = s.first * std::exp(s.first_b * u);
+  return {m.m[0] + first, m.m[1] + first * s.first_b, m.m[2] + first * s.first_b * s.first_b, kNull};
+}
+
+// P(x)'s cs01 at a spread z proven at once from its moments at 0:
+// (P(s + h) - P(s - h)) / 2 = sum a e^(bs) sinh(bh), whose series h P' + h^3 P^(3) / 6 + h^5 P^(5) / 120
+// is within (bh)^6 / 5040 of it (60 years x 1bp: 1e-17 relative), without the cancellation of two
+// prices. P^(5)(s) from the moments at 0 the root was proven from, as P' and P^(3) were.
+double cs01_at_once(const Moments& at_zero, const Root& z) {
+  double fifth = 0, term = 1;
+  for (int k = 0; 5 + k <= at_zero.order; ++k) fifth += at_zero.m[5 + k] * term, term *= z.x / (k + 1);
+  const double h = kBump, h3 = h * h * h;
+  return h * z.at.slope + h3 * z.at.third / 6 + h3 * h * h * fifth / 120;
+}
+
 // A yield's figures and the walks its solve took (0: none ran).
 struct YieldRoot {
   YieldFigures figures;
@@ -115,9 +163,7 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
                         double dirty, double from, int exact) {
   YieldRoot out;
   YieldFigures& y = out.figures;
-  double at_zero = 0;  // what is paid at time 0: no rate discounts it
-  for (std::size_t j = 0; j < flows.count; ++j) at_zero += flows.flow[j].years > 0 ? 0 : flows.flow[j].amount;
-  if (no_rate_enters(flows) || !(dirty > at_zero) || !std::isfinite(dirty)) return out;
+  if (!has_yield(flows, dirty)) return out;
   if (c.yield_compounding == YieldCompounding::simple_in_last_period && flows.coupon_dates == 1) {
     const double t = flows.flow[0].years;  // one date: every flow's time
     y.yield = (flows.received / dirty - 1) / t;
@@ -140,13 +186,7 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
   const Root root = solve(walk, true, dirty, from, exact, first, polish(first, from, dirty, exact));
   out.steps = root.steps;
   if (is_null(root.x)) return out;
-  // With b_j = f t_j: sum t CF v^(f t) is the slope in u over f, sum t (t + 1/f) CF v^(f t) the curvature
-  // and the slope over f^2.
-  const double f = coupons_per_year, per_period = std::expm1(-root.x), v = 1 / (1 + per_period);
-  y.yield = f * per_period;
-  y.macaulay = root.at.slope / (f * dirty);
-  y.modified = y.macaulay * v;
-  y.convexity = (root.at.curvature + root.at.slope) * (v * v) / (f * f * dirty);
+  y = at_root(root.x, root.at, dirty, coupons_per_year);
   return out;
 }
 
@@ -213,9 +253,13 @@ BondValue convention_value(const ConventionFlows& flows, Date today, double quot
   return out;
 }
 
-ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
-                                     int coupons_per_year, Date today, Date settlement, double quote,
-                                     const CurveArrays& curve, double quote_yield) {
+namespace {
+
+// convention_figures, or, given `start` and where the flows are a regular
+// stream, everything but the yields' solves, which it says in *start.
+ConventionFigures figures_of(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
+                             Date today, Date settlement, double quote, const CurveArrays& curve, double quote_yield,
+                             ConventionStart* start) {
   ConventionFigures out;
   out.value = convention_value(flows, today, quote, curve);
   const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
@@ -245,6 +289,27 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   const TimedFlow& last = buyers.flow[buyers.count - 1];
   const double years = (last.pay_day - settle_day) * kYearsPerDay;
   const double zero = years > 0 ? std::log(curve.df[settle_day] / curve.df[last.pay_day]) / years : kNull;
+  const auto quote_start = [&] {
+    return textbook_yield_start(100 * flows.rate, last.years, quote + o.accrued, coupons_per_year);
+  };
+  if (start != nullptr && has_yield(buyers, o.dirty_price) &&
+      !(convention.yield_compounding == YieldCompounding::simple_in_last_period && buyers.coupon_dates == 1)) {
+    const std::optional<StreamSolve> yield =
+        as_stream(buyers, coupons_per_year, o.dirty_price, u_of_rate(zero, coupons_per_year));
+    if (yield) {
+      const bool quote_solve = out.value.quoted && is_null(quote_yield);
+      StreamSolve quoted = *yield;  // the same flows: as_stream's at the quote
+      if (quote_solve) quoted.target = quote + o.accrued, quoted.start = quote_start();
+      if (out.value.quoted) o.market_dirty = quote + o.accrued;
+      start->figures = out;
+      start->solve = {*yield, quoted};
+      start->solves = quote_solve ? 2 : 1;
+      start->at_zero = at_zero;
+      start->quote_yield = quote_yield;
+      start->coupons_per_year = coupons_per_year;
+      return out;
+    }
+  }
   const ExpSum in_u = yield_sum(buyers, coupons_per_year);
   const YieldRoot model = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.dirty_price,
                                                    u_of_rate(zero, coupons_per_year), 2);
@@ -260,8 +325,7 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   o.market_dirty = quote + o.accrued;
   if (no_rate) return out;
   if (is_null(quote_yield)) {
-    const double from = textbook_yield_start(100 * flows.rate, last.years, o.market_dirty, coupons_per_year);
-    quote_yield = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.market_dirty, from, 0)
+    quote_yield = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.market_dirty, quote_start(), 0)
                       .figures.yield;
   }
   o.quote_yield = quote_yield;
@@ -278,18 +342,89 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
   o.spread_steps = static_cast<std::uint8_t>(z.steps);
   o.z_spread = z.x;
   if (z.steps == 1) {
-    // (P(s + h) - P(s - h)) / 2 = sum a e^(bs) sinh(bh): its series h P' + h^3 P^(3) / 6 + h^5 P^(5) / 120
-    // is within (bh)^6 / 5040 of it (60 years x 1bp: 1e-17 relative), without the cancellation of two
-    // prices. P^(5)(s) from the moments at 0 the root was proven from, as P' and P^(3) were.
-    double fifth = 0, term = 1;
-    for (int k = 0; 5 + k <= at_zero.order; ++k) fifth += at_zero.m[5 + k] * term, term *= z.x / (k + 1);
-    const double h = kBump, h3 = h * h * h;
-    o.cs01 = h * z.at.slope + h3 * z.at.third / 6 + h3 * h * h * fifth / 120;
+    o.cs01 = cs01_at_once(at_zero, z);
   } else {
     o.cs01 = (spread.at<0>(z.x + kBump).m[0] - spread.at<0>(z.x - kBump).m[0]) / 2;
   }
   out.value.cs01 = o.cs01;
   return out;
+}
+
+}  // namespace
+
+ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
+                                     int coupons_per_year, Date today, Date settlement, double quote,
+                                     const CurveArrays& curve, double quote_yield) {
+  return figures_of(flows, convention, coupons_per_year, today, settlement, quote, curve, quote_yield, nullptr);
+}
+
+ConventionStart start_convention_figures(const ConventionFlows& flows, const Convention& convention,
+                                         int coupons_per_year, Date today, Date settlement, double quote,
+                                         const CurveArrays& curve, double quote_yield) {
+  ConventionStart start;
+  const ConventionFigures figures =
+      figures_of(flows, convention, coupons_per_year, today, settlement, quote, curve, quote_yield, &start);
+  if (start.solves == 0) start.figures = figures;
+  return start;
+}
+
+void finish_convention_figures(std::span<const ConventionStart> starts, std::span<std::optional<ConventionFigures>> out) {
+  if (starts.size() > kConventionBatch || out.size() != starts.size()) {
+    throw std::logic_error("finish_convention_figures: more starts than a batch, or spans of different sizes");
+  }
+  // The yields' solves, side by side.
+  std::array<StreamSolve, 2 * kConventionBatch> solves;
+  std::array<double, 2 * kConventionBatch> roots;
+  std::size_t n = 0;
+  for (const ConventionStart& start : starts) {
+    for (std::size_t j = 0; j < start.solves; ++j) solves[n++] = start.solve[j];
+  }
+  stream_roots(std::span(solves).first(n), std::span(roots).first(n));
+  // The figures from the roots; the z-spreads' polishes gathered.
+  std::array<Moments, kConventionBatch> at;
+  std::array<double, kConventionBatch> zero{}, target;
+  std::array<std::size_t, kConventionBatch> spread_of;
+  std::size_t spreads = 0;
+  n = 0;
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const ConventionStart& start = starts[k];
+    const std::span<const double> root = std::span(roots).subspan(n, start.solves);
+    n += start.solves;
+    out[k].reset();
+    if (start.solves == 0) {
+      out[k] = start.figures;
+      continue;
+    }
+    if (is_null(root[0])) continue;
+    ConventionFigures& f = out[k].emplace(start.figures);
+    BondFigures& o = f.figures;
+    const StreamSolve& yield = start.solve[0];
+    const YieldFigures y = at_root(root[0], stream_sums(yield, root[0]), yield.target, start.coupons_per_year);
+    o.yield_steps = 1;
+    o.yield = y.yield, o.macaulay_duration = y.macaulay, o.modified_duration = y.modified, o.convexity = y.convexity;
+    if (!f.value.quoted) continue;
+    o.quote_yield = start.solves == 2 ? (is_null(root[1]) ? kNull : yield_of(root[1], start.coupons_per_year))
+                                      : start.quote_yield;
+    if (is_null(o.quote_yield)) {
+      out[k].reset();
+      continue;
+    }
+    at[spreads] = start.at_zero, target[spreads] = o.market_dirty, spread_of[spreads++] = k;
+  }
+  std::array<Polished, kConventionBatch> polished;
+  polish_each(std::span(at).first(spreads), std::span(zero).first(spreads), std::span(target).first(spreads), 1,
+              std::span(polished).first(spreads));
+  for (std::size_t j = 0; j < spreads; ++j) {
+    std::optional<ConventionFigures>& f = out[spread_of[j]];
+    if (!polished[j].root) {
+      f.reset();
+      continue;
+    }
+    const Root z{polished[j].root->x, 1, polished[j].root->at};
+    f->figures.spread_steps = 1;
+    f->figures.z_spread = z.x;
+    f->figures.cs01 = f->value.cs01 = cs01_at_once(at[j], z);
+  }
 }
 
 }  // namespace bond_risk

@@ -17,15 +17,23 @@
 // over its continuously compounded zero rate, both sides at settlement.
 // Both are sums of exponentials, solved as the trad4 bond's are
 // (model/quotes/exp_sum.h): a root's price within 1e-12 of its target,
-// proven from one walk's moments where the start is near.
+// proven from one walk's moments where the start is near; where a buyer's
+// flows are a regular stream, the yields in closed form
+// (model/quotes/stream_roots.h), many bonds' side by side.
 //
 // Pure functions on plain values, any thread; nothing allocated.
 #pragma once
 
+#include <array>
+#include <optional>
+#include <span>
+
 #include "bond_risk/model/conventions/convention_flows.h"
 #include "bond_risk/model/pricing/key_rates.h"
 #include "bond_risk/model/pricing/pricing.h"
+#include "bond_risk/model/quotes/exp_sum.h"
 #include "bond_risk/model/quotes/quote_analytics.h"
+#include "bond_risk/model/quotes/stream_roots.h"
 
 namespace bond_risk {
 
@@ -75,5 +83,33 @@ void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRat
 ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
                                      int coupons_per_year, Date today, Date settlement, double quote,
                                      const CurveArrays& curve, double quote_yield = kNull);
+
+// The same for many bonds, their yields solved side by side: where a
+// buyer's flows are a regular stream (whole ICMA periods after the first),
+// start_convention_figures computes every figure but the yield, the quote
+// yield and the z-spread and says their solves;
+// finish_convention_figures runs a batch's together (stream_roots and
+// polish_each, whose lanes share no arithmetic) and completes the
+// figures, the yield's durations and convexity from the stream's sum at
+// its root. A root the closed form does not reach, or a spread its first
+// evaluation does not prove, leaves them to convention_figures (nullopt). The yield
+// may differ from convention_figures' in its last bits: both reprice the
+// price within 1e-12 (exp_sum.h).
+struct ConventionStart {
+  ConventionFigures figures;  // complete unless `solves` > 0
+  std::array<StreamSolve, 2> solve;  // the yield's, then the quote yield's
+  std::size_t solves = 0;            // 0: complete; 1: the yield's (the quote yield known, or no quote); 2: both
+  Moments at_zero;                   // P's moments at 0: the z-spread's start
+  double quote_yield = kNull;        // the quote yield already known
+  int coupons_per_year = 0;
+};
+ConventionStart start_convention_figures(const ConventionFlows& flows, const Convention& convention,
+                                         int coupons_per_year, Date today, Date settlement, double quote,
+                                         const CurveArrays& curve, double quote_yield = kNull);
+// Each start's figures: their yields' solves run side by side
+// (stream_roots), and their z-spreads' first evaluations (polish_each);
+// nullopt where convention_figures is to calculate the bond alone.
+inline constexpr std::size_t kConventionBatch = 8;  // two solves each at most: one group of stream_roots' lanes
+void finish_convention_figures(std::span<const ConventionStart> starts, std::span<std::optional<ConventionFigures>> out);
 
 }  // namespace bond_risk

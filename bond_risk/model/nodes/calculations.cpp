@@ -101,6 +101,7 @@ struct Calculator {
 
   void bonds(Indices nodes) const {
     FiguresQueue queue;
+    ConventionQueue conventions;
     // Inlined into both of for_each_node's loops: a call per bond, its
     // coupon sums returned through the stack, cost a tenth of the kernel.
     for_each_node(nodes, [&](NodeIndex i) __attribute__((always_inline)) {
@@ -116,7 +117,7 @@ struct Calculator {
         if (s.with_key_rates) ++s.bond_ladder_version[i];
         return;
       }
-      if (b.convention != kNoConvention) return convention_bond(b, i, st, value);
+      if (b.convention != kNoConvention) return convention_bond(b, i, st, value, conventions);
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b, s.curves[b.curve].horizon()), today);
       if (st.status == Status::ok) {
@@ -151,6 +152,7 @@ struct Calculator {
       }
     });
     figures_of(queue);
+    conventions_of(conventions);
   }
 
   // A bond's key-rate ladder, written by `fill`, whose version moves only
@@ -169,9 +171,32 @@ struct Calculator {
     if (!compared || !std::ranges::equal(ladder, std::span(before).first(ladder.size()))) ++s.bond_ladder_version[i];
   }
 
+  // Convention bonds whose yields wait to be solved together (finish_convention_figures).
+  struct ConventionQueue {
+    std::array<ConventionStart, kConventionBatch> start;
+    std::array<NodeIndex, kConventionBatch> bonds;
+    std::array<Date, kConventionBatch> settlement;
+    std::size_t count = 0;
+  };
+
+  // A convention bond's flows after today: from its kept coupon dates, or
+  // its own, built here, on a day before its slot's (a date rolled back).
+  void flows_of(const Bond& b, NodeIndex i, ConventionFlows& flows) const {
+    const Calendar& calendar = s.calendars[b.calendar];
+    const Convention& convention = *s.conventions[b.convention].parsed.convention;
+    const BondTerms terms{b.start, b.maturity, b.coupons_per_year, b.coupon};
+    if (const std::optional<CouponDates> kept =
+            s.coupon_schedules.dates(i, terms, convention, calendar.business_days, calendar.today)) {
+      convention_flows(terms, convention, *kept, calendar.today, flows);
+    } else {
+      convention_flows(terms, convention, calendar.business_days, calendar.today, flows);
+    }
+  }
+
   // A bond with a market convention (model/conventions/convention_figures.h):
-  // its flows built and valued one by one, not on the coupon grids.
-  void convention_bond(const Bond& b, NodeIndex i, NodeState& st, BondValue& value) const {
+  // its flows built and valued one by one, not on the coupon grids; its
+  // yields, where they are a regular stream's, solved with the queue's.
+  void convention_bond(const Bond& b, NodeIndex i, NodeState& st, BondValue& value, ConventionQueue& queue) const {
     const Calendar& calendar = s.calendars[b.calendar];
     const Convention& convention = *s.conventions[b.convention].parsed.convention;
     st.status = end_status(end_date(b, calendar, convention, s.curves[b.curve].horizon()), calendar.today);
@@ -183,33 +208,57 @@ struct Calculator {
       return;
     }
     const IrCurve& curve = s.curves[b.curve];
-    const BondTerms terms{b.start, b.maturity, b.coupons_per_year, b.coupon};
     ConventionFlows flows;
-    // Its kept coupon dates; its own, built here, on a day before its slot's (a date rolled back).
-    if (const std::optional<CouponDates> kept =
-            s.coupon_schedules.dates(i, terms, convention, calendar.business_days, calendar.today)) {
-      convention_flows(terms, convention, *kept, calendar.today, flows);
-    } else {
-      convention_flows(terms, convention, calendar.business_days, calendar.today, flows);
-    }
-    // Without quote analytics, only what trades and books use: the holder's value.
-    ConventionFigures figures;
-    Date settlement = calendar.today;
-    if (s.with_quote_analytics) {
-      settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
-      figures = convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote,
-                                   curve.arrays, known_quote_yield(i, settlement));
-    } else {
-      figures.value = convention_value(flows, calendar.today, b.quote, curve.arrays);
-    }
-    value = figures.value;
+    flows_of(b, i, flows);
     if (s.with_key_rates) {
       ladder_of(i, [&](std::span<double> ladder) {
         convention_key_rates(flows, calendar.today, curve.key_rates, curve.points.size(), ladder);
       });
     }
+    if (!s.with_quote_analytics) {  // only what trades and books use: the holder's value
+      value = convention_value(flows, calendar.today, b.quote, curve.arrays);
+      keep_finite(st, value);
+      return;
+    }
+    const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
+    ConventionStart& start = queue.start[queue.count];
+    start = start_convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote,
+                                     curve.arrays, known_quote_yield(i, settlement));
+    if (start.solves == 0) return publish_convention(i, settlement, start.figures);
+    queue.bonds[queue.count] = i;
+    queue.settlement[queue.count++] = settlement;
+    if (queue.count == kConventionBatch) conventions_of(queue);
+  }
+
+  // The queued bonds' yields solved side by side, and their figures
+  // completed; a bond the closed forms leave unfinished is calculated
+  // alone (convention_figures).
+  void conventions_of(ConventionQueue& queue) const {
+    std::array<std::optional<ConventionFigures>, kConventionBatch> figures;
+    finish_convention_figures(std::span(queue.start).first(queue.count), std::span(figures).first(queue.count));
+    for (std::size_t k = 0; k < queue.count; ++k) {
+      const NodeIndex i = queue.bonds[k];
+      if (!figures[k]) {
+        const Bond& b = s.bonds[i];
+        ConventionFlows flows;
+        flows_of(b, i, flows);
+        figures[k] = convention_figures(flows, *s.conventions[b.convention].parsed.convention, b.coupons_per_year,
+                                        s.calendars[b.calendar].today, queue.settlement[k], b.quote,
+                                        s.curves[b.curve].arrays, known_quote_yield(i, queue.settlement[k]));
+      }
+      publish_convention(i, queue.settlement[k], *figures[k]);
+    }
+    queue.count = 0;
+  }
+
+  // A convention bond's value and figures, settling on `settlement`; a
+  // solve that found no root fails it.
+  void publish_convention(NodeIndex i, Date settlement, const ConventionFigures& figures) const {
+    NodeState& st = own(Kind::bond, i);
+    BondValue& value = s.bond_values[i];
+    value = figures.value;
     keep_finite(st, value);
-    if (st.status != Status::ok || !s.with_quote_analytics) return;
+    if (st.status != Status::ok) return;
     s.bond_figures[i] = figures.figures;
     keep_quote_yield(i, settlement);
     if (figures.figures.failure == AnalyticsFailure::none) return;
