@@ -367,7 +367,7 @@ struct Calculator {
     // The inputs of nodes k .. k + kLanes - 1 (past the last node, after pad: zeros).
     RepoInputsOf<base::Doubles> lanes(std::size_t k) const {
       auto at = [k](const Column& column) {
-        base::Doubles v;
+        base::Doubles v{};  // set whole by the copy (GCC -O1 cannot tell)
         std::memcpy(&v, &column[k], sizeof v);
         return v;
       };

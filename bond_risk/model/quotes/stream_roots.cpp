@@ -120,7 +120,7 @@ void stream_roots(std::span<const StreamSolve> solves, std::span<double> roots) 
   for (std::size_t j = 0; j < solves.size(); j += kGroup) {
     // Spare lanes repeat the group's first solve.
     const auto gather = [&](std::size_t g, double StreamSolve::*field) {
-      Doubles v;
+      Doubles v{};  // every lane set below (GCC -O1 cannot tell)
       for (std::size_t k = 0; k < kLanes; ++k) {
         const std::size_t at = j + g * kLanes + k;
         v[k] = solves[at < solves.size() ? at : j].*field;
