@@ -228,14 +228,27 @@ double dirty_at_spread(const ConventionFlows& flows, const Convention& conventio
 void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
                           std::span<double> ladder) {
   std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points), 0.0);
+  // The flows come in date order, so their segments never go back: the two
+  // entries a segment moves stay in registers until the next segment (the
+  // same subtractions in the same order as entry by entry in memory, which
+  // made each flow wait for the last one's store).
+  std::size_t k = 0;
+  double at_k = 0, at_next = 0;  // ladder[k], ladder[k + 1]
   const auto add = [&](double amount, Date pay) {
     const auto d = static_cast<std::size_t>(pay - today);
-    const std::size_t k = curve.segment[d];
-    ladder[k] -= amount * curve.days[d].lo;
-    ladder[k + 1] -= amount * curve.days[d].hi;
+    const std::size_t segment = curve.segment[d];
+    if (segment != k) {
+      ladder[k] = at_k, ladder[k + 1] = at_next;
+      at_k = segment == k + 1 ? at_next : ladder[segment];
+      at_next = ladder[segment + 1];
+      k = segment;
+    }
+    at_k -= amount * curve.days[d].lo;
+    at_next -= amount * curve.days[d].hi;
   };
   for (const CouponFlow& f : flows) add(f.amount, f.pay);
   if (flows.redemption_pay > today) add(100.0, flows.redemption_pay);
+  ladder[k] = at_k, ladder[k + 1] = at_next;  // a curve has two points at least
 }
 
 BondValue convention_value(const ConventionFlows& flows, Date today, double quote, const CurveArrays& curve) {
