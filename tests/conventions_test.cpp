@@ -146,13 +146,13 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
       for (std::size_t i = 0; i < std::size(figures); ++i) {
         EXPECT_LE(relative(figures[i][0], figures[i][1]), 1e-10) << names[i] << " " << figures[i][0] << " vs " << figures[i][1];
         rel = std::max(rel, figures[i][1] == 0 ? std::abs(figures[i][0]) : relative(figures[i][0], figures[i][1]));
-    }
-    const double yields[][2] = {{f.yield, ql.yield}, {f.quote_yield, ql.quote_yield}, {f.z_spread, ql.z_spread}};
-    const char* yield_names[] = {"yield", "quote_yield", "z_spread"};
-    for (std::size_t i = 0; i < std::size(yields); ++i) {
-      EXPECT_LE(std::abs(yields[i][0] - yields[i][1]), 1e-10) << yield_names[i] << " " << yields[i][0] << " vs " << yields[i][1];
-      abs = std::max(abs, std::abs(yields[i][0] - yields[i][1]));
-    }
+      }
+      const double yields[][2] = {{f.yield, ql.yield}, {f.quote_yield, ql.quote_yield}, {f.z_spread, ql.z_spread}};
+      const char* yield_names[] = {"yield", "quote_yield", "z_spread"};
+      for (std::size_t i = 0; i < std::size(yields); ++i) {
+        EXPECT_LE(std::abs(yields[i][0] - yields[i][1]), 1e-10) << yield_names[i] << " " << yields[i][0] << " vs " << yields[i][1];
+        abs = std::max(abs, std::abs(yields[i][0] - yields[i][1]));
+      }
     }
     const BondFigures& f = alone.figures;
     ++rows;
@@ -339,7 +339,7 @@ TEST(Conventions, ABondsCouponPeriodsAreCountedAsTheScheduleSteps) {
 // A kept schedule is a bond's coupon dates as built afresh for the day its
 // slot was laid out for, and stays so until it is marked stale: a holiday
 // on a coupon date (Monday 7 December 2026) moves that payment to the next
-// day only once it is. A day before the slot's is not served.
+// day only once it is. A day more than a few months before the slot's is not served.
 TEST(Conventions, AKeptScheduleIsBuiltAgainOnlyWhenMarkedStale) {
   const BondTerms terms{date("2007-12-07"), date("2027-12-07"), 2, 0.0425};
   const Date today = date("2026-11-20");
@@ -361,12 +361,17 @@ TEST(Conventions, AKeptScheduleIsBuiltAgainOnlyWhenMarkedStale) {
     }
     return true;
   };
-  // A trad4 bond's empty slot, then the gilt's.
-  const std::size_t counts[] = {0, coupon_date_count(terms, today)};
-  const Date from[] = {0, today};
+  // A trad4 bond's empty slot, the gilt's, and one of a gilt that matured in 2020.
+  const BondTerms matured{date("2000-01-01"), date("2020-01-01"), 2, 0.05};
+  const std::size_t counts[] = {0, coupon_date_count(terms, today), coupon_date_count(matured, today)};
+  const Date from[] = {0, today, today};
   CouponSchedules kept;
   kept.lay_out(counts, from);
-  ASSERT_EQ(kept.size(), 2u);
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(counts[2], 0u);
+  ASSERT_TRUE(kept.dates(2, matured, gilt, before, today));
+  EXPECT_TRUE(kept.dates(2, matured, gilt, before, today)->periods.empty());
+  EXPECT_FALSE(kept.dates(2, matured, gilt, before, date("2019-06-01"))) << "coupons still to come then";
   EXPECT_TRUE(same(kept.dates(1, terms, gilt, before, today), fresh(before)));
   EXPECT_TRUE(same(kept.dates(1, terms, gilt, after, today + 30), fresh(before)));  // not stale: as built
   kept.mark_stale(1);
@@ -377,5 +382,7 @@ TEST(Conventions, AKeptScheduleIsBuiltAgainOnlyWhenMarkedStale) {
   EXPECT_EQ(format_date(december.end), "2026-12-07");
   EXPECT_EQ(format_date(december.pay), "2026-12-08");
   EXPECT_EQ(format_date(moved->first_start), "2025-06-07");  // the period before the year back from today
+  // A day a little before the slot's is served (the periods reach a year and more back from it); 400 days, not.
+  EXPECT_TRUE(same(kept.dates(1, terms, gilt, after, today - 30), fresh(after)));
   EXPECT_FALSE(kept.dates(1, terms, gilt, after, today - 400));
 }

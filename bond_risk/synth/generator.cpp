@@ -263,7 +263,7 @@ class Writer {
     const Convention& convention = conventions_[market];
     const BusinessDays& days = business_days_[market];
     ConventionFlows flows;
-    convention_flows({b.start, b.maturity, b.coupons_per_year, b.coupon}, convention, days, today_, flows);
+    convention_flows(b, convention, days, today_, flows);
     const Date settlement = days.advance(today_, convention.settlement_days);
     return dirty_at_spread(flows, convention, today_, settlement, curve, spread) -
            convention_accrued(flows, convention, settlement);

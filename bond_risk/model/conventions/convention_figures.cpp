@@ -125,7 +125,6 @@ YieldFigures at_root(double u, const Sums& at, double dirty, int coupons_per_yea
 // its first flow apart.
 Sums stream_sums(const StreamSolve& s, double u) {
   Moments m{};
-  m.m.fill(0.0);
   if (s.n > 0) {
     if (s.redemption != 100) throw std::logic_error("stream_sums: a stream whose redemption is not 100");
     CouponStream(static_cast<std::size_t>(s.n), s.w, s.c).at<2>(u, m);
@@ -309,8 +308,9 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
       !(convention.yield_compounding == YieldCompounding::simple_in_last_period && buyers.coupon_dates == 1)) {
     const std::optional<StreamSolve> yield =
         as_stream(buyers, coupons_per_year, o.dirty_price, u_of_rate(zero, coupons_per_year));
-    if (yield) {
-      const bool quote_solve = out.value.quoted && is_null(quote_yield);
+    const bool quote_solve = out.value.quoted && is_null(quote_yield);
+    // A quote no yield reprices is left to the walk, which says so (no_quote_yield).
+    if (yield && (!quote_solve || has_yield(buyers, quote + o.accrued))) {
       StreamSolve quoted = *yield;  // the same flows: as_stream's at the quote
       if (quote_solve) quoted.target = quote + o.accrued, quoted.start = quote_start();
       if (out.value.quoted) o.market_dirty = quote + o.accrued;

@@ -84,17 +84,21 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
                                      int coupons_per_year, Date today, Date settlement, double quote,
                                      const CurveArrays& curve, double quote_yield = kNull);
 
-// The same for many bonds, their yields solved side by side: where a
-// buyer's flows are a regular stream (whole ICMA periods after the first),
-// start_convention_figures computes every figure but the yield, the quote
-// yield and the z-spread and says their solves;
-// finish_convention_figures runs a batch's together (stream_roots and
-// polish_each, whose lanes share no arithmetic) and completes the
-// figures, the yield's durations and convexity from the stream's sum at
-// its root. A root the closed form does not reach, or a spread its first
-// evaluation does not prove, leaves them to convention_figures (nullopt). The yield
-// may differ from convention_figures' in its last bits: both reprice the
-// price within 1e-12 (exp_sum.h).
+// The same for many bonds, their yields solved side by side. Where a
+// buyer's flows are a regular stream (whole ICMA periods after the first)
+// and both yields have a root to find, start_convention_figures computes
+// every figure but the yield, durations, convexity, quote yield, z-spread
+// and cs01, and says the yields' solves; finish_convention_figures runs a
+// batch's together (stream_roots and polish_each, whose lanes share no
+// arithmetic) and completes the figures. The yield is then the closed
+// form's root (yield_steps 1), which reprices the price within 1e-12 as
+// the walk's does but may differ from it in the last bits; the durations
+// and convexity come from the stream's sum and its derivatives at that
+// root (within about 5e-12 relative of the walk's). A bond whose root the
+// closed form does not reach, whose quote yield it does not reach, or
+// whose spread its first evaluation does not prove is left to
+// convention_figures (nullopt). Any thread; nothing allocated.
+// ConventionStart is opaque but for `solves` (0: `figures` complete).
 struct ConventionStart {
   ConventionFigures figures;  // complete unless `solves` > 0
   std::array<StreamSolve, 2> solve;  // the yield's, then the quote yield's
@@ -106,10 +110,10 @@ struct ConventionStart {
 ConventionStart start_convention_figures(const ConventionFlows& flows, const Convention& convention,
                                          int coupons_per_year, Date today, Date settlement, double quote,
                                          const CurveArrays& curve, double quote_yield = kNull);
-// Each start's figures: their yields' solves run side by side
-// (stream_roots), and their z-spreads' first evaluations (polish_each);
-// nullopt where convention_figures is to calculate the bond alone.
-inline constexpr std::size_t kConventionBatch = 8;  // two solves each at most: one group of stream_roots' lanes
+// Each start's figures (out[k] for starts[k]), or nullopt where
+// convention_figures is to calculate the bond alone. At most
+// kConventionBatch starts (std::logic_error otherwise); out as many.
+inline constexpr std::size_t kConventionBatch = 8;  // two solves each: 16, stream_roots' group of 4 vectors of 4 lanes
 void finish_convention_figures(std::span<const ConventionStart> starts, std::span<std::optional<ConventionFigures>> out);
 
 }  // namespace bond_risk

@@ -35,8 +35,11 @@ std::size_t coupon_date_count(const BondTerms& terms, Date after) {
 
 CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
                          std::span<CouponDate> out) {
-  const int step = 12 / terms.coupons_per_year;
   const std::size_t n = coupon_date_count(terms, after);
+  // None: they reach back to maturity, which serves no day before it that could be paid a coupon (serves()).
+  if (n == 0) return {terms.maturity, terms.maturity, {}};
+  if (out.size() < n) throw std::logic_error("coupon_dates: fewer places than coupon_date_count's");
+  const int step = 12 / terms.coupons_per_year;
   const MonthSteps from_maturity(terms.maturity);
   // Period k is out[n - 1 - k]; each period's start is the next one back's end.
   for (std::size_t k = 0; k < n; ++k) {
@@ -45,8 +48,7 @@ CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, c
     const Date ex = convention.ex_dividend_days == 0 ? kNeverEx : days.advance(pay, -convention.ex_dividend_days);
     out[n - 1 - k] = {end, pay, ex};
   }
-  CouponDates dates{after, 0, 0, out.first(n)};
-  if (n == 0) return dates;
+  CouponDates dates{0, 0, out.first(n)};
   const Date quasi_start = from_maturity(-static_cast<int>(n) * step);
   if (quasi_start > terms.start) {  // periods before these were paid (or are beyond any curve): not the bond's first
     dates.first_start = dates.first_ref_start = quasi_start;
@@ -63,13 +65,12 @@ void convention_flows(const BondTerms& terms, const Convention& convention, cons
   out.count = 0;
   out.rate = terms.coupon;
   out.redemption_pay = dates.periods.empty() ? terms.maturity : dates.periods.back().pay;
-  if (after < dates.from && dates.first_start != terms.start) {
-    throw std::logic_error("convention_flows: coupon dates built for a later day");
+  if (!serves(dates, terms, after)) {
+    throw std::logic_error("convention_flows: coupon dates that do not reach back to every flow still to be paid");
   }
   Date start = dates.first_start, ref_start = dates.first_ref_start;
   for (const CouponDate& d : dates.periods) {
     if (d.pay > after) {
-      if (out.count == ConventionFlows::kCapacity) throw std::logic_error("convention_flows: more coupons than a curve holds");
       // ACT/ACT-ICMA of a whole period against itself is its months over 12 (QuantLib rounds 12 days / 365 to
       // the months, which for 1, 3, 6 and 12 months is the step), exactly: the division is not done.
       const double fraction = convention.day_count == DayCount::act_act_icma && start == ref_start

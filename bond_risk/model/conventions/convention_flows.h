@@ -70,26 +70,36 @@ struct CouponDate {
 // them accrues from.
 inline constexpr std::size_t kMaxCouponDates = 62 * 4;  // quarterly over a curve's 60 years, a year before and a period
 struct CouponDates {
-  Date from = 0;  // the day they were built for: they serve it and any later day
   Date first_start = 0, first_ref_start = 0;  // the first period's accrual start and reference period's start
   std::span<const CouponDate> periods;
 };
+static_assert(kMaxCouponDates <= ConventionFlows::kCapacity);
+
+// Whether `dates` (of `terms`) hold every period a buyer after `after` may
+// be paid on: they reach back to the bond's first period, or to a period
+// ending a year before `after` (a payment moves less than a year).
+inline bool serves(const CouponDates& dates, const BondTerms& terms, Date after) {
+  return dates.first_start == terms.start || dates.first_start <= after - 367;
+}
 
 // How many periods coupon_dates() writes for `terms` and `after`: at most
 // kMaxCouponDates (a bond maturing beyond any curve gets its last ones);
-// 0 when none ends after the start or coupons_per_year is not 1, 2 or 4.
+// 0 when none ends after the start and within a year before `after`, or
+// coupons_per_year is not 1, 2 or 4.
 std::size_t coupon_date_count(const BondTerms& terms, Date after);
 
 // The coupon dates of `terms` a buyer after `after` may be paid on, under
 // `convention`'s payment rule and ex-dividend days on `days`, into out[0
-// .. coupon_date_count(terms, after)). They serve any later day too.
-// Requires a calendar that moves no payment by more than a year.
+// .. coupon_date_count(terms, after)) (throws std::logic_error when `out`
+// is shorter). They serve `after` and any later day (serves()). Requires
+// a calendar that moves no payment by more than a year.
 CouponDates coupon_dates(const BondTerms& terms, const Convention& convention, const BusinessDays& days, Date after,
                          std::span<CouponDate> out);
 
-// The coupons on `dates` (of `terms`, under `convention`, built for
-// `after` or an earlier day, or back to the bond's first period) paid after `after`, in `convention`'s day
-// count. Requires maturity - after < 60 years (a curve's longest horizon).
+// The coupons on `dates` (of `terms`, under `convention`) paid after
+// `after`, in `convention`'s day count; std::logic_error unless the dates
+// serve `after`. Requires maturity - after < 60 years (a curve's longest
+// horizon).
 void convention_flows(const BondTerms& terms, const Convention& convention, const CouponDates& dates, Date after,
                       ConventionFlows& out);
 

@@ -29,8 +29,9 @@ std::optional<CouponDates> CouponSchedules::dates(std::size_t bond, const BondTe
     const CouponDates built = coupon_dates(terms, convention, days, slot.from, periods);
     slot = {slot.from, built.first_start, built.first_ref_start, 0};
   }
-  if (after < slot.from && slot.first_start != terms.start) return std::nullopt;
-  return CouponDates{slot.from, slot.first_start, slot.first_ref_start, periods};
+  const CouponDates kept{slot.first_start, slot.first_ref_start, periods};
+  if (!serves(kept, terms, after)) return std::nullopt;
+  return kept;
 }
 
 }  // namespace bond_risk

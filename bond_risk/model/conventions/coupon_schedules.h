@@ -9,10 +9,10 @@
 // first time it is asked for after the slot was laid out or marked stale
 // (its calendar's holidays or its convention changed). A slot holds the
 // dates a buyer may be paid on from the day it was laid out for (a year
-// back from it, coupon_dates) to maturity, which serve that day and every
-// later one: a bond asked for an earlier day (a date rolled back) is
-// told to build its own. A slot's dates are the same whenever they are
-// built: results do not depend on when.
+// back from it, coupon_dates) to maturity, which serve that day, every
+// later one and a few before (serves()): a bond asked for a day they do
+// not serve (a date rolled back) is told to build its own. A slot's dates
+// are the same whenever they are built: results do not depend on when.
 //
 // Threading: the calculation of bond i alone reads and writes slot i
 // (dates()); lay_out() and mark_stale() are the master's, between flushes.
@@ -40,9 +40,9 @@ class CouponSchedules {
   void mark_stale(std::size_t bond) { slots_[bond].stale = 1; }
 
   // Bond `bond`'s coupon dates for `after`, built first if its slot is
-  // stale; valid until its slot is marked stale or laid out again. None
-  // when its slot does not serve `after`. Its slot must have been laid out
-  // for `terms`.
+  // stale; a view of the slot, valid until it is marked stale or laid out
+  // again. None when they do not serve `after`. Throws std::logic_error
+  // when its slot was not laid out for `terms`.
   std::optional<CouponDates> dates(std::size_t bond, const BondTerms& terms, const Convention& convention,
                                    const BusinessDays& days, Date after);
 

@@ -184,7 +184,7 @@ struct Calculator {
   void flows_of(const Bond& b, NodeIndex i, ConventionFlows& flows) const {
     const Calendar& calendar = s.calendars[b.calendar];
     const Convention& convention = *s.conventions[b.convention].parsed.convention;
-    const BondTerms terms{b.start, b.maturity, b.coupons_per_year, b.coupon};
+    const BondTerms terms = terms_of(b);
     if (const std::optional<CouponDates> kept =
             s.coupon_schedules.dates(i, terms, convention, calendar.business_days, calendar.today)) {
       convention_flows(terms, convention, *kept, calendar.today, flows);

@@ -51,8 +51,8 @@ ScenarioBase::ScenarioBase(const Store& s)
     if (bond.convention == kNoConvention || !ok(Kind::bond, b)) continue;
     const Calendar& calendar = s.calendars[bond.calendar];
     ConventionFlows flows;
-    convention_flows({bond.start, bond.maturity, bond.coupons_per_year, bond.coupon},
-                     *s.conventions[bond.convention].parsed.convention, calendar.business_days, calendar.today, flows);
+    convention_flows(terms_of(bond), *s.conventions[bond.convention].parsed.convention, calendar.business_days,
+                     calendar.today, flows);
     for (const CouponFlow& f : flows) convention_flows_.push_back({f.pay - calendar.today, f.amount});
     if (flows.redemption_pay > calendar.today) convention_flows_.push_back({flows.redemption_pay - calendar.today, 100.0});
   }

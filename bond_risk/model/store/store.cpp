@@ -131,7 +131,7 @@ void Store::lay_out_coupon_schedules() {
     const Bond& b = bonds[i];
     if (b.convention == kNoConvention || b.calendar >= calendars.size()) continue;
     from[i] = calendars[b.calendar].today;
-    counts[i] = coupon_date_count({b.start, b.maturity, b.coupons_per_year, b.coupon}, from[i]);
+    counts[i] = coupon_date_count(terms_of(b), from[i]);
   }
   coupon_schedules.lay_out(counts, from);
 }

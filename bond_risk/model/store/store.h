@@ -123,6 +123,9 @@ struct Bond {
   std::uint32_t convention = kNoConvention;  // index into Store::conventions; none: the trad4 model
 };
 
+// What a convention bond's coupon dates and flows are built from.
+inline BondTerms terms_of(const Bond& b) { return {b.start, b.maturity, b.coupons_per_year, b.coupon}; }
+
 struct OutrightTrade {
   NodeIndex bond = 0;
   int dir = 1;
@@ -183,7 +186,9 @@ struct Store {
   std::vector<BondValue> bond_values;  // published, one per bond
   std::vector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
   std::vector<QuoteYieldMemo> quote_yield_memos;  // one per bond, written by the worker that calculates it
-  CouponSchedules coupon_schedules;  // a slot per bond, a convention bond's laid out for its terms and today (lay_out_coupon_schedules)
+  // A slot per bond, a convention bond's laid out for its terms and today
+  // (lay_out_coupon_schedules); a slot written, during flushes, by the worker that calculates its bond.
+  CouponSchedules coupon_schedules;
   std::vector<OutrightTrade> outright_trades;
   std::vector<OutrightValue> outright_values;
   std::vector<RepoTrade> repo_trades;
