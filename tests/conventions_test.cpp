@@ -19,6 +19,7 @@
 #include "bond_risk/synth/holiday_rules.h"
 #include "tests/quantlib_conventions.h"
 #include "tests/quantlib_support.h"
+#include "tests/test_support.h"
 
 using namespace bond_risk;
 
@@ -81,6 +82,15 @@ std::vector<Case> cases() {
   return c;
 }
 
+BondTerms terms(const Case& k) { return {k.start, k.maturity, k.coupons_per_year, k.coupon}; }
+
+// The three calendars' business days over the years the cases reach.
+std::map<HolidayRules, BusinessDays> business_days() {
+  std::map<HolidayRules, BusinessDays> out;
+  for (HolidayRules rules : kHolidayRules) out.emplace(rules, BusinessDays(holidays(rules, 2000, 2090)));
+  return out;
+}
+
 // The test curve: rates rising from 2% to 4.4% over 60 years, a dip at two years.
 std::vector<CurvePoint> curve_points() {
   return {{0, 0.02}, {365, 0.024}, {730, 0.0215}, {1826, 0.03}, {3652, 0.036}, {7305, 0.041}, {21915, 0.044}};
@@ -108,8 +118,7 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
   const std::vector<CurvePoint> points = curve_points();
   const std::vector<double> df = test::discount_factors(points), up = shifted(points, kBump), dn = shifted(points, -kBump);
   const CurveArrays curve = curve_arrays(df, up, dn);
-  std::map<HolidayRules, BusinessDays> calendars;
-  for (HolidayRules rules : kHolidayRules) calendars.emplace(rules, BusinessDays(holidays(rules, 2000, 2090)));
+  const std::map<HolidayRules, BusinessDays> calendars = business_days();
   const bool show = std::getenv("BOND_RISK_SHOW_ORACLE") != nullptr;
   std::map<std::string, std::pair<double, double>> worst;  // per market: relative figures, yields (absolute)
   std::size_t rows = 0, ex_rows = 0, simple_rows = 0, batched_rows = 0;
@@ -118,7 +127,7 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
     const Convention& c = k.market->convention;
     const BusinessDays& days = calendars.at(k.market->calendar);
     ConventionFlows flows;
-    convention_flows({k.start, k.maturity, k.coupons_per_year, k.coupon}, c, days, k.today, flows);
+    convention_flows(terms(k), c, days, k.today, flows);
     const Date settlement = days.advance(k.today, c.settlement_days);
     // A quote a little under the model's clean price, so the spread is positive.
     const ConventionFigures model = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, kNull, curve);
@@ -130,7 +139,7 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
     finish_convention_figures({&start, 1}, {&batched, 1});
     batched_rows += start.solves > 0 && batched ? 1 : 0;
     const test::ConventionOracle ql = test::quantlib_convention_figures(
-        {k.market->calendar, c, {k.start, k.maturity, k.coupons_per_year, k.coupon}, k.today}, quote, df, up, dn);
+        {k.market->calendar, c, terms(k), k.today}, quote, df, up, dn);
     for (const ConventionFigures& ours : {alone, batched.value_or(alone)}) {
       ASSERT_EQ(format_date(static_cast<Date>(ours.figures.settlement_date)), format_date(ql.settlement));
       ASSERT_EQ(ours.figures.failure, AnalyticsFailure::none);
@@ -179,12 +188,8 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
 // (KeyRates.BondLaddersAgreeWithQuantLibBumpAndReprice).
 TEST(Conventions, KeyRateLaddersAreQuantLibsBumpAndReprice) {
   const std::vector<CurvePoint> points = curve_points();
-  CurveArrays curve;
-  build_curve(points, curve);
-  KeyRateArrays key_rates;
-  build_key_rates(points, curve, key_rates);
-  std::map<HolidayRules, BusinessDays> calendars;
-  for (HolidayRules rules : kHolidayRules) calendars.emplace(rules, BusinessDays(holidays(rules, 2000, 2090)));
+  const auto [curve, key_rates] = test::key_rate_curve(points);
+  const std::map<HolidayRules, BusinessDays> calendars = business_days();
   const std::vector<Case> all = cases();
   std::size_t checked = 0;
   for (std::size_t i = 0; i < all.size(); i += 3) {
@@ -192,12 +197,12 @@ TEST(Conventions, KeyRateLaddersAreQuantLibsBumpAndReprice) {
     SCOPED_TRACE(std::string(k.market->name) + ", " + k.what + ", today " + format_date(k.today));
     const Convention& c = k.market->convention;
     ConventionFlows flows;
-    convention_flows({k.start, k.maturity, k.coupons_per_year, k.coupon}, c, calendars.at(k.market->calendar), k.today,
+    convention_flows(terms(k), c, calendars.at(k.market->calendar), k.today,
                      flows);
     std::vector<double> ladder(points.size());
     convention_key_rates(flows, k.today, key_rates, points.size(), ladder);
     const BondValue value = convention_value(flows, k.today, kNull, curve);
-    const test::ConventionBond bond{k.market->calendar, c, {k.start, k.maturity, k.coupons_per_year, k.coupon}, k.today};
+    const test::ConventionBond bond{k.market->calendar, c, terms(k), k.today};
     const auto price = [&](std::size_t point, double shift) {
       const std::vector<double> df = test::bumped_discount_factors(points, point, shift);
       return test::quantlib_convention_figures(bond, 100.0, df, df, df).price;

@@ -47,10 +47,7 @@ Date d(const char* text) { return parse_date(text).value(); }
 
 TEST(KeyRates, BondLaddersAgreeWithQuantLibBumpAndReprice) {
   const std::vector<CurvePoint> points = sample_points();
-  CurveArrays curve;
-  build_curve(points, curve);
-  KeyRateArrays key_rates;
-  build_key_rates(points, curve, key_rates);
+  const auto [curve, key_rates] = test::key_rate_curve(points);
   const Date today = d("2025-01-01");
   // Frequencies 1, 2, 4; maturities from weeks to 19.9 years, one on a
   // curve point, month ends, a coupon due today, a first period shorter than a period, a start after today.
@@ -80,10 +77,7 @@ TEST(KeyRates, BondLaddersAgreeWithQuantLibBumpAndReprice) {
 
 TEST(KeyRates, BucketsSumToPv01UpToTheCurvatureOfSinh) {
   const std::vector<CurvePoint> points = sample_points();
-  CurveArrays curve;
-  build_curve(points, curve);
-  KeyRateArrays key_rates;
-  build_key_rates(points, curve, key_rates);
+  const auto [curve, key_rates] = test::key_rate_curve(points);
   const Date today = d("2025-01-01");
   for (const char* maturity : {"2025-03-01", "2029-06-30", "2044-12-01"}) {
     const std::vector<double> ladder = test::ladder_on_grid(d("2024-01-01"), d(maturity), 2, 0.04, today, points, key_rates);
@@ -102,10 +96,7 @@ TEST(KeyRates, BucketsSumToPv01UpToTheCurvatureOfSinh) {
 
 TEST(KeyRates, DiscountSumLadderIsTheRevaluedSumWithEachPointBumped) {
   const std::vector<CurvePoint> points = sample_points();
-  CurveArrays curve;
-  build_curve(points, curve);
-  KeyRateArrays key_rates;
-  build_key_rates(points, curve, key_rates);
+  const auto [curve, key_rates] = test::key_rate_curve(points);
   for (int days : {0, 1, 29, 30, 31, 200, 365, 4000, kNumForwardDays}) {
     std::vector<double> ladder(points.size(), 0.0);
     add_discount_sum_key_rates(key_rates, points.size(), days, 1.0, ladder);

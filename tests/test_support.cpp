@@ -266,4 +266,11 @@ std::vector<std::string> query_rows(const std::string& path, const std::string& 
   return out;
 }
 
+KeyRateCurve key_rate_curve(const std::vector<bond_risk::CurvePoint>& points) {
+  KeyRateCurve out;
+  bond_risk::build_curve(points, out.curve);
+  bond_risk::build_key_rates(points, out.curve, out.key_rates);
+  return out;
+}
+
 }  // namespace test

@@ -155,6 +155,13 @@ std::vector<std::string> query_rows(const std::string& path, const std::string& 
 // The source tree (from $BOND_RISK_SRC, set by make test).
 std::string source_dir();
 
+// A curve's daily arrays and key-rate arrays, built whole from valid points.
+struct KeyRateCurve {
+  bond_risk::CurveArrays curve;
+  bond_risk::KeyRateArrays key_rates;
+};
+KeyRateCurve key_rate_curve(const std::vector<bond_risk::CurvePoint>& points);
+
 // A calendar (id 1, today 2025-01-01) and two curves: 2 flat at 3% and 3 flat at 5%.
 extern const char* const kBaseSql;
 

@@ -98,13 +98,21 @@ std::optional<StreamSolve> as_stream(const BuyersFlows& flows, int coupons_per_y
   return StreamSolve{static_cast<double>(coupons - 1), b(1), flows.flow[1].amount, target, start, first.amount, b(0), 100};
 }
 
-// Whether a yield is to be solved at all: a rate enters and the price is
-// above what no rate discounts (else it is null).
-bool has_yield(const BuyersFlows& flows, double dirty) {
-  double at_zero = 0;
-  for (std::size_t j = 0; j < flows.count; ++j) at_zero += flows.flow[j].years > 0 ? 0 : flows.flow[j].amount;
-  return !no_rate_enters(flows) && dirty > at_zero && std::isfinite(dirty);
+// What no rate discounts in a buyer's flows: whether a rate enters at all,
+// and what is paid at time 0.
+struct Undiscounted {
+  bool rate_enters;
+  double paid_now;
+};
+Undiscounted undiscounted(const BuyersFlows& flows) {
+  double paid_now = 0;
+  for (std::size_t j = 0; j < flows.count; ++j) paid_now += flows.flow[j].years > 0 ? 0 : flows.flow[j].amount;
+  return {!no_rate_enters(flows), paid_now};
 }
+
+// Whether a yield at `dirty` is to be solved at all: a rate enters and the
+// price is above what no rate discounts (else it is null).
+bool has_yield(const Undiscounted& u, double dirty) { return u.rate_enters && dirty > u.paid_now && std::isfinite(dirty); }
 
 // A yield's figures from its root u and the yield sum's slope and
 // curvature in u there (QuantLib's CashFlows::duration and convexity with
@@ -162,7 +170,7 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
                         double dirty, double from, int exact) {
   YieldRoot out;
   YieldFigures& y = out.figures;
-  if (!has_yield(flows, dirty)) return out;
+  if (!has_yield(undiscounted(flows), dirty)) return out;
   if (c.yield_compounding == YieldCompounding::simple_in_last_period && flows.coupon_dates == 1) {
     const double t = flows.flow[0].years;  // one date: every flow's time
     y.yield = (flows.received / dirty - 1) / t;
@@ -304,13 +312,14 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
   const auto quote_start = [&] {
     return textbook_yield_start(100 * flows.rate, last.years, quote + o.accrued, coupons_per_year);
   };
-  if (start != nullptr && has_yield(buyers, o.dirty_price) &&
+  const Undiscounted now = undiscounted(buyers);
+  if (start != nullptr && has_yield(now, o.dirty_price) &&
       !(convention.yield_compounding == YieldCompounding::simple_in_last_period && buyers.coupon_dates == 1)) {
     const std::optional<StreamSolve> yield =
         as_stream(buyers, coupons_per_year, o.dirty_price, u_of_rate(zero, coupons_per_year));
     const bool quote_solve = out.value.quoted && is_null(quote_yield);
     // A quote no yield reprices is left to the walk, which says so (no_quote_yield).
-    if (yield && (!quote_solve || has_yield(buyers, quote + o.accrued))) {
+    if (yield && (!quote_solve || has_yield(now, quote + o.accrued))) {
       StreamSolve quoted = *yield;  // the same flows: as_stream's at the quote
       if (quote_solve) quoted.target = quote + o.accrued, quoted.start = quote_start();
       if (out.value.quoted) o.market_dirty = quote + o.accrued;
@@ -326,7 +335,7 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
   const ExpSum in_u = yield_sum(buyers, coupons_per_year);
   const YieldRoot model = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.dirty_price,
                                                    u_of_rate(zero, coupons_per_year), 2);
-  const bool no_rate = no_rate_enters(buyers);
+  const bool no_rate = !now.rate_enters;
   if (is_null(model.figures.yield) && !no_rate) {
     fail(AnalyticsFailure::no_yield);
     return out;
