@@ -19,8 +19,12 @@ struct Job {
 
 }  // namespace
 
-FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
+FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain, Pass pass) {
   if (grain == 0) throw std::invalid_argument("flush: grain must be at least 1");
+  if (graph.flushing() != (pass == Pass::rest)) {
+    throw std::logic_error(pass == Pass::rest ? "flush: the rest of a flush whose first pass did not run"
+                                              : "flush: a flush begun before the last one's rest ran");
+  }
   FlushStats stats;
   const base::ProcessCounters before = base::ProcessCounters::now();
   const base::Stopwatch total;
@@ -31,11 +35,11 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     if (job.is_part) {
       graph.split(job.type).run(job.nodes.front(), job.step, job.part);
     } else {
-      graph.calculation(job.type)(job.nodes);
+      graph.calculation(job.type, pass)(job.nodes);
     }
   };
 
-  graph.prepare_flush();
+  if (pass != Pass::rest) graph.prepare_flush();
   for (unsigned tier = 1; tier <= graph.max_tier(); ++tier) {
     const base::Stopwatch watch;
     jobs.clear();
@@ -43,7 +47,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
     TierStats t{.tier = tier};
     std::size_t work = 0, steps = 1;
     for (TypeId type = 0; type < graph.type_count(); ++type) {
-      if (graph.tier(type) != tier) continue;
+      if (graph.tier(type) != tier || (pass == Pass::rest && !graph.calculation(type, pass))) continue;
       const std::span<const NodeIndex> dirty = graph.dirty(type);
       t.nodes += dirty.size();
       work += dirty.size() * graph.cost(type);
@@ -62,7 +66,16 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
         jobs.push_back({type, dirty.subspan(at, std::min(size, dirty.size() - at))});
       }
     }
-    if (t.nodes == 0) continue;
+    const auto clear_tier = [&] {
+      if (pass == Pass::first) return;  // the rest runs over the same marks
+      for (TypeId type = 0; type < graph.type_count(); ++type) {
+        if (graph.tier(type) == tier) graph.clear_dirty(type);
+      }
+    };
+    if (t.nodes == 0) {
+      clear_tier();
+      continue;
+    }
     if (work < grain) {
       // Less than one grain of work: waking a worker would cost more than it saves.
       for (TypeId type : split) jobs.push_back({type, graph.dirty(type)});
@@ -90,14 +103,12 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain) {
         t.wait_seconds += batch.wait_seconds;
       }
     }
-    for (TypeId type = 0; type < graph.type_count(); ++type) {
-      if (graph.tier(type) == tier) graph.clear_dirty(type);
-    }
+    clear_tier();
     t.seconds = watch.seconds();
     stats.nodes += t.nodes;
     stats.tiers.push_back(t);
   }
-  graph.finish_flush();
+  if (pass != Pass::first) graph.finish_flush();
   stats.seconds = total.seconds();
   stats.counters = base::ProcessCounters::now() - before;
   return stats;

@@ -38,7 +38,13 @@ struct FlushStats {
 // parts instead, a step at a time; below a grain the master calculates
 // them whole. A batch of one job (one chunk, or a step of one part) the
 // master runs itself. Results do not depend on the scheduler or the grain.
+//
+// `pass` (graph.h): Pass::first runs each tier's first passes and leaves
+// the graph dirty and flushing (its changed inputs and previous values
+// kept); nothing may be marked until Pass::rest, over the same nodes, runs
+// the rest and leaves the graph clean. The stats of each count the types
+// each calculates.
 inline constexpr std::size_t kChunksPerThread = 4;
-FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain);
+FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain, Pass pass = Pass::whole);
 
 }  // namespace engine

@@ -43,6 +43,9 @@ TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, TypeOption
   if (options.split.steps > 0 && (!options.split.parts || !options.split.run)) {
     throw std::logic_error("node type " + name + ": a split needs its parts and run functions");
   }
+  if (static_cast<bool>(options.first) != static_cast<bool>(options.rest) || (options.first && options.split.steps > 0)) {
+    throw std::logic_error("node type " + name + ": first and rest go together, and not with a split");
+  }
   options.cost = std::max<std::size_t>(options.cost, 1);
   Type& t = types_.emplace_back();
   t.name = std::move(name);
@@ -605,6 +608,16 @@ std::size_t Graph::dirty_count() const {
 unsigned Graph::tier(TypeId type) const { return at(type).tier; }
 std::size_t Graph::cost(TypeId type) const { return at(type).options.cost; }
 const Graph::BatchFn& Graph::calculation(TypeId type) const { return at(type).calc; }
+
+const Graph::BatchFn& Graph::calculation(TypeId type, Pass pass) const {
+  const Type& t = at(type);
+  switch (pass) {
+    case Pass::first: return t.options.first ? t.options.first : t.calc;
+    case Pass::rest: return t.options.rest;
+    case Pass::whole: break;
+  }
+  return t.calc;
+}
 
 const Split& Graph::split(TypeId type) const { return at(type).options.split; }
 

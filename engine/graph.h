@@ -92,6 +92,15 @@ namespace engine {
 // Writes the value node `index` publishes (value_bytes long) to `out`.
 using SaveFn = std::function<void(NodeIndex index, std::byte* out)>;
 
+// Calculates the given nodes of one type. Must read only nodes it
+// subscribes to and write only the nodes it is given.
+using BatchFn = std::function<void(std::span<const NodeIndex>)>;
+
+// Which part of its nodes' calculations a flush runs (flush.h): all of
+// it, or a first pass over every tier and then the rest over every tier,
+// so that a caller may answer between the two.
+enum class Pass { whole, first, rest };
+
 // A node too heavy for one thread (a curve's daily arrays) may be
 // calculated in parts the workers share: in `steps` steps, step s of a node
 // in parts(node, s) parts, each run by run(node, s, part) on any thread. A
@@ -125,13 +134,17 @@ struct TypeOptions {
   SaveFn save_value = nullptr;
   // Set (steps > 0): a flush by the scheduler calculates the type's nodes in parts.
   Split split{};
+  // Set (both or neither): the calculation in two passes. `first` computes
+  // what the first passes of the tiers above read, `rest` the remainder;
+  // a node's first, then its rest once every tier's first has run, leave
+  // the bits its whole calculation leaves. A type without them is
+  // calculated whole in a first pass and not at all in the rest.
+  BatchFn first = nullptr, rest = nullptr;
 };
 
 class Graph {
  public:
-  // Calculates the given nodes of one type. Must read only nodes it
-  // subscribes to and write only the nodes it is given.
-  using BatchFn = std::function<void(std::span<const NodeIndex>)>;
+  using BatchFn = engine::BatchFn;
 
   // Adds a node type of `tier` (>= 1); returns its id (0, 1, 2, ... in the
   // order of the calls).
@@ -228,6 +241,11 @@ class Graph {
   // The names of the types of `tier`, in type order, joined by `separator`.
   std::string tier_types(unsigned tier, std::string_view separator) const;
   const BatchFn& calculation(TypeId type) const;
+  // What `pass` runs of the type: its calculation (whole), its first pass
+  // (else its calculation), or its rest (else an empty function).
+  const BatchFn& calculation(TypeId type, Pass pass) const;
+  // Between prepare_flush() and finish_flush(): a flush, or its first pass, runs.
+  bool flushing() const { return flushing_; }
   const Split& split(TypeId type) const;
 
  private:

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <span>
@@ -17,6 +18,7 @@
 #include "bond_risk/db/change_log.h"
 #include "bond_risk/live/apply_change.h"
 #include "bond_risk/live/stages/event_stages.h"
+#include "bond_risk/model/risk/ladders.h"
 #include "bond_risk/model/store/published_values.h"
 #include "tests/live_support.h"
 
@@ -227,6 +229,143 @@ TEST(Events, AThousandRandomEventsEndEqualToAFreshFlush) {
   }
   EXPECT_LT(refused, 500);
   expect_same_as_fresh(live);
+}
+
+namespace {
+
+// Every node's status, published values and ladder in `a` and `b` have the same bits, books' too.
+void expect_same_bits(const Store& a, const Store& b, const std::string& after) {
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < a.ids[k].size(); ++i) {
+      const NodeRef n = ref(static_cast<Kind>(k), i);
+      const std::string what = after + ": " + std::string(kind_name(kind_of(n))) + " " + std::to_string(a.id(n));
+      ASSERT_EQ(a.state(n).status, b.state(n).status) << what;
+      const PublishedValues x = published_values(a, n), y = published_values(b, n);
+      ASSERT_EQ(x.count, y.count) << what;
+      for (std::size_t v = 0; v < x.count; ++v) {
+        EXPECT_EQ(std::memcmp(&x.values[v], &y.values[v], sizeof(double)), 0)
+            << what << " " << value_names(kind_of(n))[v] << ": " << x.values[v] << " against " << y.values[v];
+      }
+      const std::vector<KeyRate> p = key_rate_ladder(a, n), q = key_rate_ladder(b, n);
+      ASSERT_EQ(p.size(), q.size()) << what;
+      for (std::size_t j = 0; j < p.size(); ++j) EXPECT_EQ(p[j].kr01, q[j].kr01) << what << " key rate " << j;
+    }
+  }
+}
+
+// The values a first pass publishes (engine::Pass) have the bits of a whole recalculation's.
+void expect_same_values(const Store& a, const Store& b, const std::string& after) {
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < a.ids[k].size(); ++i) {
+      ASSERT_EQ(a.state(ref(static_cast<Kind>(k), i)).status, b.state(ref(static_cast<Kind>(k), i)).status)
+          << after << ": " << kind_name(static_cast<Kind>(k)) << " index " << i;
+    }
+  }
+  const auto same = [](const auto& x, const auto& y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  for (NodeIndex i = 0; i < a.bonds.size(); ++i) {
+    EXPECT_TRUE(same(a.bond_values[i].price, b.bond_values[i].price) && same(a.bond_values[i].pv01, b.bond_values[i].pv01))
+        << after << ": bond index " << i;
+  }
+  for (NodeIndex i = 0; i < a.outright_trades.size(); ++i) {
+    const OutrightValue &x = a.outright_values[i], &y = b.outright_values[i];
+    EXPECT_TRUE(same(x.pv, y.pv) && same(x.pv01, y.pv01) && same(x.pnl, y.pnl)) << after << ": outright index " << i;
+  }
+  for (NodeIndex i = 0; i < a.repo_trades.size(); ++i) {
+    EXPECT_TRUE(same(a.repo_values[i], b.repo_values[i])) << after << ": repo index " << i;
+  }
+  for (NodeIndex i = 0; i < a.outright_books.size(); ++i) {
+    const OutrightValue &x = a.outright_books[i].total, &y = b.outright_books[i].total;
+    EXPECT_TRUE(same(x.pv, y.pv) && same(x.pv01, y.pv01) && same(x.pnl, y.pnl)) << after << ": outright book index " << i;
+  }
+  for (NodeIndex i = 0; i < a.repo_books.size(); ++i) {
+    EXPECT_TRUE(same(a.repo_books[i].total, b.repo_books[i].total)) << after << ": repo book index " << i;
+  }
+}
+
+}  // namespace
+
+// A big event may be recalculated in two passes, so that the engine can
+// answer with the values first (LiveModel::recalculate(true)): the first
+// publishes every value a whole recalculation does, and the rest (ladders,
+// quote analytics, cs01) leaves every published bit as one whole
+// recalculation does, books' sums too. A bond whose quote no spread
+// reprices is valued by the first pass and failed by the rest, with its
+// trades and books, as a whole pass fails them; its books' sums, having
+// added its trades and taken them away again, are then the whole pass's to
+// rounding.
+TEST(Events, ValuesFirstThenTheRestGiveTheBitsOfAWholeRecalculation) {
+  Live whole("100", 20, 2), passes("100", 20, 3);
+  const Store& s = whole.store();
+  const NodeIndex bond = s.outright_trades.front().bond;
+  const std::string bond_id = std::to_string(s.id(ref(Kind::bond, bond)));
+  const std::string curve = std::to_string(s.id(ref(Kind::ir_curve, s.bonds[bond].curve)));
+  const std::string trade = std::to_string(s.id(ref(Kind::outright_trade, 0)));
+  // Applies `line` to both models, recalculated whole and in two passes.
+  const auto apply = [&](const std::string& line) {
+    for (Live* live : {&whole, &passes}) {
+      base::Transaction tx(*live->db);
+      const DatabaseRows rows(*live->db);
+      apply_change(*live->model, change(line), *live->db, rows);
+      tx.commit();
+    }
+    whole.model->recalculate();
+    passes.model->recalculate(true);
+    EXPECT_EQ(passes.model->completing(), line.rfind("set-price", 0) != 0) << line << ": a quote's recalculation runs whole";
+  };
+  for (const std::string& line : std::vector<std::string>{"bump-curve GBP-GILT 3", "roll-date 2025-11-24", "amend-trade " + trade + " quantity=77",
+                                  "set-price " + bond_id + " 99.5", "bump-curve EUR-BUND -2", "roll-date 2025-12-01"}) {
+    apply(line);
+    if (passes.model->completing()) expect_same_values(whole.store(), passes.store(), line + " (first pass)");
+    passes.model->complete();
+    EXPECT_FALSE(passes.model->completing());
+    expect_same_bits(whole.store(), passes.store(), line);
+  }
+
+  apply("set-price " + bond_id + " 1e308");  // whole: the bond fails
+  ASSERT_EQ(whole.store().state(ref(Kind::bond, bond)).status, Status::failed);
+  apply("bump-curve " + curve + " 3");
+  EXPECT_EQ(passes.store().state(ref(Kind::bond, bond)).status, Status::ok) << "the first pass values the bond";
+  passes.model->complete();
+  EXPECT_EQ(passes.store().state(ref(Kind::bond, bond)).status, Status::failed) << "the rest fails it";
+  const Store &a = whole.store(), &b = passes.store();
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    for (NodeIndex i = 0; i < a.ids[k].size(); ++i) {
+      const NodeRef n = ref(static_cast<Kind>(k), i);
+      ASSERT_EQ(a.state(n).status, b.state(n).status) << kind_name(kind_of(n)) << " " << a.id(n);
+      const PublishedValues x = published_values(a, n), y = published_values(b, n);
+      for (std::size_t v = 0; v < x.count; ++v) {
+        if (is_book(kind_of(n))) {
+          EXPECT_NEAR(x.values[v], y.values[v], 1e-12 * std::max(1.0, std::abs(x.values[v]))) << a.id(n);
+        } else {
+          EXPECT_EQ(std::memcmp(&x.values[v], &y.values[v], sizeof(double)), 0) << kind_name(kind_of(n)) << " " << a.id(n);
+        }
+      }
+    }
+  }
+  EXPECT_NO_THROW(passes.model->graph().check());
+  expect_same_as_fresh(passes);
+}
+
+// A batch of curve moves and rolls is answered once their values are
+// recalculated (its reply names what it recalculated); the rest of the
+// recalculation follows before the executor reads anything else, so a read
+// in the next batch sees every figure as a fresh flush has it.
+TEST(Events, ABumpIsAnsweredWithItsValuesAndTheNextReadSeesEveryFigure) {
+  Live live("100", 20, 2);
+  const std::int64_t bond = first_id(live.store(), Kind::bond);
+  for (const std::string line : {"bump-curve GBP-GILT 4", "roll-date 2025-11-25"}) {
+    const std::vector<Reply> replies = live.executor->execute(std::vector{line});
+    EXPECT_NE(replies.front().line.find("\"recalculated\""), std::string::npos) << replies.front().line;
+    EXPECT_TRUE(live.model->completing()) << line << ": answered before its ladders and quote analytics";
+    const base::Json got = live.run("get " + std::to_string(bond));
+    EXPECT_FALSE(live.model->completing());
+    const BondFigures& figures = live.store().bond_figures[live.node(bond).index];
+    EXPECT_EQ(got["z_spread"].get<double>(), figures.z_spread) << got.dump();
+    expect_same_as_fresh(live);
+  }
+  // A trade's reply shows its books' cs01: its batch is recalculated whole.
+  live.executor->execute(std::vector<std::string>{"amend-trade " + std::to_string(first_id(live.store(), Kind::outright_trade)) + " quantity=5"});
+  EXPECT_FALSE(live.model->completing());
 }
 
 TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {

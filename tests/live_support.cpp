@@ -53,10 +53,15 @@ Reopened::Reopened(const std::string& path)
       model((db.exec(kSchemaSql), load(db).store), engine::SchedulerOptions{.threads = 1}, 64),
       executor((model.flush_all(), model), db) {}
 
-base::Json Reopened::run(const std::string& line) { return base::Json::parse(executor.execute({&line, 1}).front().line); }
+base::Json Reopened::run(const std::string& line) {
+  const base::Json reply = base::Json::parse(executor.execute({&line, 1}).front().line);
+  executor.complete();  // as the server does once the reply is on its way
+  return reply;
+}
 
 void Reopened::batch(const std::vector<std::string>& lines) {
   for (const Reply& reply : executor.execute(lines)) EXPECT_TRUE(reply.line.starts_with("{\"ok\":true")) << reply.line;
+  executor.complete();
 }
 
 LiveModel::Recalculation apply_other_program(Live& live, ChangeLog& log, const std::string& sql) {

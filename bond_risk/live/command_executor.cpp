@@ -1,5 +1,6 @@
 #include "bond_risk/live/command_executor.h"
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <utility>
@@ -59,8 +60,13 @@ struct CommandExecutor::Batch {
   std::vector<std::pair<std::size_t, Applied>> awaiting;  // changes not yet recalculated
 
   // Recalculates the changes awaiting it, and completes their replies.
-  void settle() {
-    const LiveModel::Recalculation* r = ex.road_.settle();
+  // `values_first`: the values alone when no reply shows more of them (a
+  // trade's shows its books' cs01): the rest waits for complete().
+  void settle(bool values_first = false) {
+    values_first = values_first && std::ranges::none_of(awaiting, [](const auto& a) {
+      return std::holds_alternative<TradeRow>(a.second.write);
+    });
+    const LiveModel::Recalculation* r = ex.road_.settle(values_first);
     if (!r) return;
     const base::Stopwatch clock;
     const base::Json recalculation = protocol::recalculation_json(r->nodes, r->seconds);
@@ -181,10 +187,40 @@ void CommandExecutor::resolve_limits() {
   const double checked = clock.seconds();
   phases_.add(Phase::limits, checked);
   stages_.alerts.record(road_.served(), AlertCause::external);
+  stages_.alerts.write(db_);
   phases_.add(Phase::alerts, clock.seconds() - checked);
 }
 
+void CommandExecutor::complete() {
+  if (!road_.completing()) return;
+  road_.complete();
+  if (!road_.writes()) return;
+  try {
+    ChangeLog::Transaction tx(changes_);
+    const ResultPublisher::Busy busy(publisher_);
+    road_.write(db_);
+    const base::Stopwatch clock;
+    tx.commit();
+    phases_.add(Phase::commit, clock.seconds());
+    phases_.commits.add(clock.seconds());
+    road_.committed();
+  } catch (const std::runtime_error& e) {
+    // The events are durable, their alerts and explain rows not: the stages
+    // read back what the database holds, as after a batch read back (the
+    // limits are checked again from their recorded states, the explain
+    // books what moved since its day's rows as external).
+    degraded_ = e.what();
+    road_.refused(true, road_.served());
+  }
+}
+
+std::vector<std::string> CommandExecutor::take_alerts() {
+  complete();
+  return stages_.alerts.take_alerts();
+}
+
 std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) {
+  complete();
   Batch batch{*this, {}, std::vector<std::string>(lines.size()), std::vector<base::Json>(lines.size()),
               std::vector<Reply>(lines.size()), {}};
   bool writes = false;
@@ -245,7 +281,7 @@ std::vector<Reply> CommandExecutor::execute(std::span<const std::string> lines) 
         batch.errors[i] = e.message;
       }
     }
-    batch.settle();
+    batch.settle(true);
     if (tx) {
       road_.write(db_);
       clock.restart();
@@ -299,6 +335,7 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
 }
 
 void CommandExecutor::sync_external(bool signalled) {
+  complete();
   try {
     const bool committed = changes_.external_commit();
     if (!(committed || signalled || sync_failed_)) return;
@@ -336,6 +373,7 @@ void CommandExecutor::sync_external(bool signalled) {
 }
 
 bool CommandExecutor::publish_results(std::size_t budget) {
+  complete();
   const base::Stopwatch clock;
   const bool more = stages_.marks.publish(publisher_, model_.scheduler(), road_.served(), budget);
   phases_.add(Phase::publish, clock.seconds());

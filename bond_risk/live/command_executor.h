@@ -7,7 +7,12 @@
 // unless the engine was started with less),
 // each with an event_log row; the nodes they affect are recalculated in
 // process, and the transaction commits before any reply is built, so an
-// acknowledged change is durable. Results are persisted behind the
+// acknowledged change is durable. A batch whose last changes are no trade's
+// (a curve move, a date roll) is answered once their values are
+// recalculated: their ladders, quote analytics and cs01, the limits' checks
+// and the alerts follow in complete(), which the server calls once the
+// replies are on their way and every other call makes first, so no read
+// ever sees a figure behind the values. Results are persisted behind the
 // acknowledgement by a ResultPublisher. A read sees every change before it
 // on its connection (read your writes) and writes nothing: the queries
 // answer it (live/queries.h; stats with the status the executor gives).
@@ -80,6 +85,11 @@ class CommandExecutor {
   // the server calls once the replies are on their way.
   std::vector<Reply> execute(std::span<const std::string> lines);
 
+  // The rest of the last batch's recalculation, if its values came first:
+  // every figure published, the limits checked, and their alerts (and what
+  // the P&L explain kept of it) committed in a transaction of their own.
+  void complete();
+
   // Hands the rows recalculated since then to the result writer, at most
   // about `budget` of them (the server publishes in slices between batches
   // and at each poll, so that a big event's rows never hold up the next
@@ -101,14 +111,17 @@ class CommandExecutor {
   // The risk limits' alerts committed since the last call, oldest first,
   // as lines for the connections that watch limits:
   // {"alert":{...limit_replies.h...},"event":N}.
-  std::vector<std::string> take_alerts() { return stages_.alerts.take_alerts(); }
+  std::vector<std::string> take_alerts();
 
   // Whether a shutdown command was executed.
   bool shutdown_requested() const { return shutdown_; }
 
   // Throws std::logic_error naming a broken invariant of the model or a
   // stage (EventStages::check).
-  void check() const { road_.check(); }
+  void check() {
+    complete();
+    road_.check();
+  }
 
   // The last event (event_log.seq) the served values reflect.
   std::int64_t served_event() const { return road_.served(); }

@@ -212,6 +212,7 @@ class Server {
       enqueue(batch[i].session, replies[i].watch.empty() ? replies[i].line : watch(batch[i].session, replies[i]));
       if (s.held && runs_apart(batch[i].line)) release(batch[i].session);  // answered at once (an error, a kept reply)
     }
+    executor_.complete();  // the replies are on their way: the rest of their recalculation
     push_alerts();
     notify_watchers();
     publish_slice();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include "bond_risk/model/nodes/calculations.h"
@@ -403,6 +404,7 @@ LiveModel::Prepared LiveModel::prepare(const Change& change, const StoredRows& r
 }
 
 Applied LiveModel::commit(Prepared prepared, const StoredRows& rows) {
+  if (completing_) throw std::logic_error("commit: the last recalculation's rest has not run (complete())");
   Applied applied = std::visit(Commit{*this, prepared.write, rows}, prepared.step);
   if (!std::holds_alternative<RowsWritten>(applied.write)) ++events_;
   return applied;
@@ -472,6 +474,7 @@ void LiveModel::reload(Store store) {
   removed_.clear();
   limits_changed_.clear();  // whole: every limit is checked
   quoted_.clear();  // the new graph's nodes are all dirty
+  completing_ = false;  // a rest awaiting: the new graph calculates every node
   reloaded_ = true;
 }
 
@@ -482,10 +485,51 @@ engine::FlushStats LiveModel::flush_all() {
   return flush();
 }
 
-engine::FlushStats LiveModel::flush() {
-  const engine::FlushStats stats = engine::flush(graph_, *scheduler_, grain_);
-  store_.held_parts.clear();  // the flush took them away (see hold_ladder_part)
+engine::FlushStats LiveModel::flush(engine::Pass pass) {
+  const engine::FlushStats stats = engine::flush(graph_, *scheduler_, grain_, pass);
+  if (pass != engine::Pass::first) store_.held_parts.clear();  // the flush took them away (see hold_ladder_part)
   return stats;
+}
+
+void LiveModel::count_tiers(const engine::FlushStats& stats) {
+  for (const engine::TierStats& t : stats.tiers) {
+    if (tier_seconds_.size() <= t.tier) tier_seconds_.resize(t.tier + 1);
+    tier_seconds_[t.tier] += t.seconds;
+  }
+}
+
+void LiveModel::record_latency(double seconds) {
+  if (latencies_us_.size() < kLatencyWindow) {
+    latencies_us_.push_back(seconds * 1e6);
+  } else {
+    latencies_us_[recalculations_ % kLatencyWindow] = seconds * 1e6;
+  }
+  latency_histogram_.add(seconds);
+  ++recalculations_;
+}
+
+LiveModel::Recalculation LiveModel::complete() {
+  Recalculation again;
+  if (!completing_) return again;
+  completing_ = false;
+  const base::Stopwatch watch;
+  count_tiers(flush(engine::Pass::rest));
+  std::vector<NodeRef> failed;
+  for (NodeIndex i : first_bonds_) {
+    if (store_.bond_figures[i].failure != AnalyticsFailure::none) failed.push_back(ref(Kind::bond, i));
+  }
+  if (!failed.empty()) {
+    graph_.mark_dirty(failed);
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+      const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
+      again.changed[k].assign(dirty.begin(), dirty.end());
+      again.nodes[k] = dirty.size();
+    }
+    count_tiers(flush());
+  }
+  again.seconds = watch.seconds();
+  record_latency(first_seconds_ + again.seconds);
+  return again;
 }
 
 std::vector<std::pair<std::string, double>> LiveModel::tier_seconds() const {
@@ -496,7 +540,8 @@ std::vector<std::pair<std::string, double>> LiveModel::tier_seconds() const {
   return out;
 }
 
-LiveModel::Recalculation LiveModel::recalculate() {
+LiveModel::Recalculation LiveModel::recalculate(bool values_first) {
+  if (completing_) throw std::logic_error("recalculate: the last recalculation's rest has not run (complete())");
   Recalculation r;
   for (NodeRef t : removed_) r.changed[t.type].push_back(t.index);
   removed_.clear();
@@ -510,12 +555,18 @@ LiveModel::Recalculation LiveModel::recalculate() {
       const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
       recalculated[k].insert(recalculated[k].end(), dirty.begin(), dirty.end());
     }
-    for (const engine::TierStats& t : flush().tiers) {
-      if (tier_seconds_.size() <= t.tier) tier_seconds_.resize(t.tier + 1);
-      tier_seconds_[t.tier] += t.seconds;
-    }
+    count_tiers(flush());
   };
-  if (quoted_.empty()) {
+  if (values_first && quoted_.empty()) {
+    const auto bonds = graph_.dirty(static_cast<engine::TypeId>(Kind::bond));
+    first_bonds_.assign(bonds.begin(), bonds.end());
+    for (std::size_t k = 0; k < kKindCount; ++k) {
+      const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
+      recalculated[k].assign(dirty.begin(), dirty.end());
+    }
+    count_tiers(flush(engine::Pass::first));
+    completing_ = true;
+  } else if (quoted_.empty()) {
     flush_dirty();
   } else {
     std::vector<NodeIndex>& bonds = recalculated[static_cast<std::size_t>(Kind::bond)];
@@ -546,13 +597,11 @@ LiveModel::Recalculation LiveModel::recalculate() {
     }
   }
   r.seconds = watch.seconds();
-  if (latencies_us_.size() < kLatencyWindow) {
-    latencies_us_.push_back(r.seconds * 1e6);
+  if (completing_) {
+    first_seconds_ = r.seconds;
   } else {
-    latencies_us_[recalculations_ % kLatencyWindow] = r.seconds * 1e6;
+    record_latency(r.seconds);
   }
-  latency_histogram_.add(r.seconds);
-  ++recalculations_;
   return r;
 }
 

@@ -91,8 +91,19 @@ class LiveModel {
   // Prepare and commit with no change to the model between them.
   Applied commit(Prepared prepared, const StoredRows& rows);
 
-  // Recalculates every dirty node.
-  Recalculation recalculate();
+  // Recalculates every dirty node. `values_first`: only their first passes
+  // (engine::Pass: prices and values, not the ladders, the quote analytics
+  // and cs01), so that a caller may answer with the values; complete()
+  // must then run before anything else is asked of the model. A
+  // recalculation of quotes runs whole.
+  Recalculation recalculate(bool values_first = false);
+  // The rest of a recalculation begun with values_first, if one awaits: a
+  // bond its quote analytics fail (its first pass valued it, and its trades
+  // and books with it) is then recalculated again, with everything on it.
+  // The two passes' seconds are one latency of latencies_us().
+  // Returns what it recalculated again (no nodes when nothing failed).
+  Recalculation complete();
+  bool completing() const { return completing_; }
 
   // Calculates every node, solving every figure afresh: the start-up flush.
   engine::FlushStats flush_all();
@@ -129,8 +140,12 @@ class LiveModel {
 
   NodeRef find_kind(std::string_view key, Kind kind, const StoredRows& rows) const;
   NodeRef find_trade(std::string_view key, const StoredRows& rows) const;
-  // engine::flush, then drops the ladder parts held for it (model/risk/ladders.h).
-  engine::FlushStats flush();
+  // engine::flush, then, unless it leaves the rest to run, drops the
+  // ladder parts held for it (model/risk/ladders.h).
+  engine::FlushStats flush(engine::Pass pass = engine::Pass::whole);
+  // Adds a recalculation's flush to tier_seconds().
+  void count_tiers(const engine::FlushStats& stats);
+  void record_latency(double seconds);
 
   Store store_;
   engine::Graph graph_;
@@ -147,6 +162,9 @@ class LiveModel {
   // (mark_dirty_through), each with its status before its first quote.
   std::vector<std::pair<NodeIndex, Status>> quoted_;
   bool reloaded_ = false;  // since the last recalculation: every node is recalculated
+  bool completing_ = false;  // a recalculation's rest awaits complete()
+  double first_seconds_ = 0;  // its first pass's
+  std::vector<NodeIndex> first_bonds_;  // the bonds its first pass valued
   // Re-reads node `id` of `kind` from `rows` (a trade they booked is added);
   // false when only reading the whole store can apply it.
   bool reread(Kind kind, std::int64_t id, const StoredRows& rows);

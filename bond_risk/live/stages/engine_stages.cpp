@@ -6,7 +6,7 @@ EngineStages add_engine_stages(EventStages& stages, const LiveModel& model, cons
                                ResultPublisher* publisher) {
   PnlExplainer& explainer = stages.add<PnlExplainer>(model, rows, db, stages.served());
   LimitStage& limits = stages.add<LimitStage>(model, explainer, db);
-  AlertStage& alerts = stages.add<AlertStage>(model, limits, db, publisher);
+  AlertStage& alerts = stages.add<AlertStage>(model, limits, publisher);
   EventFeed& feed = stages.add<EventFeed>(db);
   ResultMarks& marks = stages.add<ResultMarks>(model);
   WatchedChanges& watches = stages.add<WatchedChanges>(model, explainer);

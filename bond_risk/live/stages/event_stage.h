@@ -4,10 +4,16 @@
 // first); it is applied to the model (and, by the executor, persisted and
 // logged as an event) between each stage's before() and after(); when the
 // group it joined is recalculated every stage sees the recalculation
-// (settled()). Before the transaction commits each stage writes the rows it
-// kept (write()); after, it makes what it holds visible (committed()); when
-// the database refuses the batch it forgets it (refused()). Changes other
-// programs committed take the same road as a group of their own.
+// (settled()), and again once every figure of it is published
+// (completed()). Before the transaction commits each stage writes the rows
+// it kept (write()); after, it makes what it holds visible (committed());
+// when the database refuses the batch it forgets it (refused()). Changes
+// other programs committed take the same road as a group of their own.
+//
+// A recalculation settled values first (LiveModel::recalculate) is
+// completed after the batch's commit and replies, before anything else is
+// asked of the engine: what stages keep in completed() is then written in
+// a transaction of its own. Any other is completed at once.
 //
 // Each stage is one feature's bookkeeping (the P&L explain, the limits'
 // checks and alerts, the event feed, the result marks, the watchers'
@@ -38,6 +44,10 @@ struct Settled {
   const LiveModel::Recalculation& recalculation;
   std::int64_t served = 0;  // the last event it reflects
   bool external = false;    // the events were other programs' changes
+  // In completed(): what the recalculation's rest recalculated again, with
+  // everything on it, having moved since settled() (a bond its quote
+  // analytics failed, and its trades and books: LiveModel::complete).
+  const LiveModel::Recalculation* again = nullptr;
 };
 
 class EventStage {
@@ -54,8 +64,12 @@ class EventStage {
   virtual void before(const Event&) {}
   virtual void after(const Event&) {}
   virtual void settled(const Settled&) {}
+  // The same recalculation, its ladders, quote analytics and cs01 published.
+  virtual void completed(const Settled&) {}
   // In the batch's transaction, before it commits.
   virtual void write(base::Database&) {}
+  // Whether write() has rows to write.
+  virtual bool writes() const { return false; }
   virtual void committed() {}
   // The transaction was rolled back; `read_back`: the model was read again
   // from the database, every node's index may have moved.

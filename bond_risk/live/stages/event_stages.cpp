@@ -1,5 +1,6 @@
 #include "bond_risk/live/stages/event_stages.h"
 
+#include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <utility>
@@ -36,18 +37,40 @@ const LiveModel::Recalculation& EventStages::external(const Change& rows, const 
   return *settle();
 }
 
-const LiveModel::Recalculation* EventStages::settle() {
+const LiveModel::Recalculation* EventStages::settle(bool values_first) {
   if (!awaiting_) return nullptr;
   awaiting_ = false;
   const base::Stopwatch clock;
-  last_ = model_.recalculate();
+  last_ = model_.recalculate(values_first);
   phases_.add(Phase::recalculate, clock.seconds());
-  const Settled settled{last_, served_, std::exchange(external_, false)};
+  settled_external_ = std::exchange(external_, false);
+  const Settled settled{last_, served_, settled_external_};
   each([&](EventStage& s) { s.settled(settled); });
+  if (!model_.completing()) {
+    again_ = {};
+    const Settled done{last_, served_, settled_external_, &again_};
+    each([&](EventStage& s) { s.completed(done); });
+#ifndef NDEBUG
+    check();
+#endif
+  }
+  return &last_;
+}
+
+void EventStages::complete() {
+  if (!model_.completing()) return;
+  const base::Stopwatch clock;
+  again_ = model_.complete();
+  phases_.add(Phase::recalculate, clock.seconds());
+  const Settled done{last_, served_, settled_external_, &again_};
+  each([&](EventStage& s) { s.completed(done); });
 #ifndef NDEBUG
   check();
 #endif
-  return &last_;
+}
+
+bool EventStages::writes() const {
+  return std::ranges::any_of(stages_, [](const auto& stage) { return stage->writes(); });
 }
 
 void EventStages::check() const {

@@ -54,10 +54,19 @@ class EventStages {
   // takes a change, but recalculated alone and at once: what awaits is
   // recalculated first. Returns their recalculation.
   const LiveModel::Recalculation& external(const Change& rows, const std::function<Logged()>& apply);
-  // Recalculates the events awaiting, if any, and every stage sees it;
-  // returns it, or null when none awaited (valid until the next call).
-  const LiveModel::Recalculation* settle();
+  // Recalculates the events awaiting, if any, and every stage sees it
+  // (settled(), then completed()); returns it, or null when none awaited
+  // (valid until the next call). `values_first`: the model's values only
+  // (LiveModel::recalculate), and the stages' completed() waits for
+  // complete(), which must come before anything else is asked of the road.
+  const LiveModel::Recalculation* settle(bool values_first = false);
+  // The rest of a recalculation settled values first, if one awaits, and
+  // then every stage's completed(); their rows are the caller's to write.
+  void complete();
+  bool completing() const { return model_.completing(); }
   bool awaiting() const { return awaiting_; }
+  // Whether a stage has rows to write.
+  bool writes() const;
 
   void begin();
   void write(base::Database& db);
@@ -93,7 +102,8 @@ class EventStages {
   bool awaiting_ = false;  // applied events not yet recalculated
   bool apart_ = false;     // the last change asked of joins() may not join them
   bool external_ = false;  // the events awaiting are other programs' changes
-  LiveModel::Recalculation last_;
+  bool settled_external_ = false;  // last_ was other programs' changes
+  LiveModel::Recalculation last_, again_;
 };
 
 }  // namespace bond_risk

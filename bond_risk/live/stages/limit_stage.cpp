@@ -11,7 +11,7 @@ void LimitStage::after(const Event& event) {
   if (event.applied && std::holds_alternative<DayStart>(event.applied->write)) all_ = true;
 }
 
-void LimitStage::settled(const Settled& settled) {
+void LimitStage::completed(const Settled& settled) {
   if (all_) return check_all();
   const LiveModel::Recalculation& r = settled.recalculation;
   found_.clear();

@@ -22,7 +22,7 @@ class LimitStage : public EventStage {
 
   Phase phase() const override { return Phase::limits; }
   void after(const Event& event) override;       // a new day: every limit is checked
-  void settled(const Settled& settled) override;
+  void completed(const Settled& settled) override;  // every figure published: the limits checked
   void refused(bool read_back) override;         // read back: the states as recorded again
   void check() const override { checks_.check_invariants(); }
 

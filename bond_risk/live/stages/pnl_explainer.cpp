@@ -130,6 +130,13 @@ void PnlExplainer::after(const Event& event) {
 
 void PnlExplainer::settled(const Settled& settled) {
   attribute(settled.recalculation, settled.external ? 0 : settled.served);
+}
+
+void PnlExplainer::completed(const Settled& settled) {
+  const LiveModel::Recalculation& again = *settled.again;
+  const bool books_moved = !again.changed[static_cast<std::size_t>(Kind::outright_book)].empty() ||
+                           !again.changed[static_cast<std::size_t>(Kind::repo_book)].empty();
+  if (books_moved) attribute(again, settled.external ? 0 : settled.served);  // a bond the rest failed: the same causes'
   group_.clear();
 }
 

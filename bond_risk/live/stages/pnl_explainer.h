@@ -42,7 +42,9 @@ class PnlExplainer : public EventStage {
   void before(const Event& event) override;     // a curve group begins: the curves' values now
   void after(const Event& event) override;      // a new day begins; a curve group's prediction
   void settled(const Settled& settled) override;  // each book's move, to its cause
+  void completed(const Settled& settled) override;  // and what the rest moved again, to the same
   void write(base::Database& db) override;      // the day's rows kept since the last write
+  bool writes() const override { return !kept_.empty(); }
   void refused(bool read_back) override;        // read back: the day as the database holds it
 
   const PnlDay& day() const { return *day_; }

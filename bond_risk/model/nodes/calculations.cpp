@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -44,6 +45,13 @@ void for_each_node(Indices nodes, F f) {
 struct Calculator {
   Store& s;
   const engine::Graph& g;
+  // What the graph runs this calculator for (engine::Pass): a bond's first
+  // pass is its value, its rest its ladder and quote analytics; an outright
+  // trade's rest its cs01; a book's rest its cs01 and ladder.
+  engine::Pass pass = engine::Pass::whole;
+
+  bool ladders() const { return s.with_key_rates && pass != engine::Pass::first; }
+  bool analytics() const { return s.with_quote_analytics && pass != engine::Pass::first; }
 
   // What a trade kernel reads of the tiers below, as pointers taken once
   // per chunk: its stores to statuses and values would otherwise make the
@@ -109,12 +117,12 @@ struct Calculator {
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
       value = {};
-      if (s.with_quote_analytics) s.bond_figures[i] = {};  // off: never written, null since the load
+      if (analytics()) s.bond_figures[i] = {};  // off: never written, null since the load
       st.status = from_inputs(
           st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
       if (b.quote_error != 0) st.status = Status::failed;  // its own bad data outranks STALE and EXPIRED
       if (st.status != Status::ok) {  // publishes no ladder either
-        if (s.with_key_rates) ++s.bond_ladder_version[i];
+        if (ladders()) ++s.bond_ladder_version[i];
         return;
       }
       if (b.convention != kNoConvention) return convention_bond(b, i, st, value, conventions);
@@ -127,14 +135,14 @@ struct Calculator {
         const CouponSums coupons = coupon_sums(grid_days, grid.sums, b.place, b.coupons);
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
         value.quoted = !is_null(b.quote);
-        if (s.with_key_rates) {
+        if (ladders()) {
           ladder_of(i, [&](std::span<double> ladder) {
             bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons,
                            100.0 * b.coupon / b.coupons_per_year, b.maturity - today, curve.key_rates, ladder);
           });
         }
         keep_finite(st, value);
-        if (st.status == Status::ok && s.with_quote_analytics) {
+        if (st.status == Status::ok && analytics()) {
           BondInputs& in = queue.inputs[queue.count];
           in = {remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon),
                 value.price, b.quote, &curve.arrays, grid.moments, known_quote_yield(i, today)};
@@ -146,7 +154,7 @@ struct Calculator {
           queue.bonds[queue.count++] = i;
           if (queue.count == kFiguresBatch) figures_of(queue);
         }
-      } else if (s.with_key_rates) {
+      } else if (ladders()) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
         ++s.bond_ladder_version[i];
       }
@@ -201,7 +209,7 @@ struct Calculator {
     const Convention& convention = *s.conventions[b.convention].parsed.convention;
     st.status = end_status(end_date(b, calendar, convention, s.curves[b.curve].horizon()), calendar.today);
     if (st.status != Status::ok) {
-      if (s.with_key_rates) {
+      if (ladders()) {
         std::ranges::fill(s.bond_ladder(i), 0.0);
         ++s.bond_ladder_version[i];
       }
@@ -210,12 +218,12 @@ struct Calculator {
     const IrCurve& curve = s.curves[b.curve];
     ConventionFlows flows;
     flows_of(b, i, flows);
-    if (s.with_key_rates) {
+    if (ladders()) {
       ladder_of(i, [&](std::span<double> ladder) {
         convention_key_rates(flows, calendar.today, curve.key_rates, curve.points.size(), ladder);
       });
     }
-    if (!s.with_quote_analytics) {  // only what trades and books use: the holder's value
+    if (!analytics()) {  // only what trades and books use: the holder's value
       value = convention_value(flows, calendar.today, b.quote, curve.arrays);
       keep_finite(st, value);
       return;
@@ -321,6 +329,17 @@ struct Calculator {
     const std::span<const OutrightTrade> trades = s.outright_trades;
     NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
     OutrightValue* values = s.outright_values.data();
+    if (pass == engine::Pass::rest) {
+      // The cs01 of its bond's, now solved. Finite: a bond's cs01 is below
+      // its price (a spread moves no flow by more than its time, at most 60
+      // years, times a basis point), so it is wherever the pv is.
+      for_each_node(nodes, [&](NodeIndex i) {
+        const OutrightTrade& t = trades[i];
+        if (states[i].status != Status::ok || below.bond_states[t.bond].status != Status::ok) return;
+        values[i].cs01 = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]).cs01;
+      });
+      return;
+    }
     for_each_node(nodes, [&](NodeIndex i) {
       const OutrightTrade& t = trades[i];
       prefetch_bond_value(trades, below.bond_values, i);
@@ -419,14 +438,29 @@ struct Calculator {
   // Brings a book up to date: from its members' changes when the graph has
   // them (a few members changed; see engine/graph.h), otherwise by summing
   // all members afresh, and at least every kFullSumEvery updates so that
-  // rounding never drifts from a fresh sum. Its ladder follows the same
-  // way, and is summed afresh when a changed member's previous part read a
-  // ladder this flush rewrote (see model/risk/ladders.h).
+  // rounding never drifts from a fresh sum. Its cs01 and ladder (the rest
+  // of a flush in two passes) follow the same way, the ladder summed afresh
+  // when a changed member's previous part read a ladder this flush rewrote
+  // (see model/risk/ladders.h). Each sum adds what one pass would, in the
+  // same order: the same bits whole or in two passes.
   template <class Value, class Trade>
   void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
                    const std::vector<Trade>& trades) const {
-    constexpr std::uint32_t kFullSumEvery = 1000;
     const auto changed = g.changed_inputs(ref(kind, i));
+    if (pass != engine::Pass::rest) update_book_values(book, member_kind, values, changed);
+    if (pass != engine::Pass::first) update_book_rest(book, member_kind, values, trades, changed);
+    NodeState& st = own(kind, i);
+    st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
+    if (!all_finite(book.total)) st.status = Status::failed;  // see keep_finite
+  }
+
+  using Changed = std::optional<std::span<const NodeRef>>;
+
+  // A book's values but cs01; book.since_full_sum is 0 after a fresh sum.
+  template <class Value>
+  void update_book_values(Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
+                          const Changed& changed) const {
+    constexpr std::uint32_t kFullSumEvery = 1000;
     // Never from a total that overflowed: an infinity less the member that
     // made it is still one, where a fresh sum may be finite again.
     bool from_changes = changed && book.since_full_sum < kFullSumEvery && all_finite(book.total);
@@ -434,37 +468,59 @@ struct Calculator {
       from_changes = g.previous<Previous<Value>>((*changed)[k]).has_value();
     }
     if (from_changes) {
-      bool ladder_from_changes = true;
       for (NodeRef m : *changed) {
         const Previous<Value> before = *g.previous<Previous<Value>>(m);
         add_member(book, before.status, before.value, -1.0);
         add_member(book, status_of(member_kind, m.index), values[m.index], 1.0);
-        ladder_from_changes = ladder_from_changes && (before.status != Status::ok || still_current(s, before.part));
-      }
-      if (s.with_key_rates && ladder_from_changes) {
-        for (NodeRef m : *changed) {
-          const Previous<Value> before = *g.previous<Previous<Value>>(m);
-          if (before.status == Status::ok) add_key_rates(s, before.part, book.kr01, -1.0);
-          if (status_of(member_kind, m.index) == Status::ok) add_key_rates(s, ladder_part(s, trades[m.index]), book.kr01);
-        }
-      } else {
-        sum_ladder(book);
       }
       ++book.since_full_sum;
     } else {
       sum_members(book, s.states[static_cast<std::size_t>(member_kind)], values);
-      sum_ladder(book);
     }
-    NodeState& st = own(kind, i);
-    st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
-    if (!all_finite(book.total)) st.status = Status::failed;  // see keep_finite
   }
 
-  // A book summed afresh, add_member's sums in a loop whose sums stay in
-  // registers (the book's own could alias the values it reads).
+  // A book's cs01 and ladder, from the changes where its values were.
+  template <class Value, class Trade>
+  void update_book_rest(Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
+                        const std::vector<Trade>& trades, const Changed& changed) const {
+    const std::vector<NodeState>& states = s.states[static_cast<std::size_t>(member_kind)];
+    if (book.since_full_sum == 0) {
+      if constexpr (std::is_same_v<Value, OutrightValue>) {
+        double cs01 = 0;
+        for (NodeIndex m : book.members) {
+          if (states[m].status == Status::ok) cs01 += cs01_of(values[m], 1.0);
+        }
+        book.total.cs01 = cs01;
+      }
+      sum_ladder(book);
+      return;
+    }
+    bool ladder_from_changes = true;
+    for (NodeRef m : *changed) {
+      const Previous<Value> before = *g.previous<Previous<Value>>(m);
+      if constexpr (std::is_same_v<Value, OutrightValue>) {
+        if (before.status == Status::ok) book.total.cs01 += cs01_of(before.value, -1.0);
+        if (states[m.index].status == Status::ok) book.total.cs01 += cs01_of(values[m.index], 1.0);
+      }
+      ladder_from_changes = ladder_from_changes && (before.status != Status::ok || still_current(s, before.part));
+    }
+    if (s.with_key_rates && ladder_from_changes) {
+      for (NodeRef m : *changed) {
+        const Previous<Value> before = *g.previous<Previous<Value>>(m);
+        if (before.status == Status::ok) add_key_rates(s, before.part, book.kr01, -1.0);
+        if (states[m.index].status == Status::ok) add_key_rates(s, ladder_part(s, trades[m.index]), book.kr01);
+      }
+    } else {
+      sum_ladder(book);
+    }
+  }
+
+  // A book summed afresh but its cs01, add_member's sums in a loop whose
+  // sums stay in registers (the book's own could alias the values it reads).
   template <class Value>
   static void sum_members(Book<Value>& book, const std::vector<NodeState>& states, const std::vector<Value>& values) {
     Value total{};
+    if constexpr (std::is_same_v<Value, OutrightValue>) total.cs01 = book.total.cs01;  // the rest's
     std::uint32_t excluded = 0, broken = 0, unquoted = 0;
     for (NodeIndex m : book.members) {
       const Status status = states[m].status;
@@ -496,12 +552,15 @@ struct Calculator {
     if (is_broken(status)) book.broken += one;
   }
 
-  // An outright book's cs01 sums its quoted members'; it counts the others.
+  // An outright book's values but cs01 (the rest's: cs01_of); it counts its unquoted members.
   static void accumulate(OutrightValue& sum, const OutrightValue& v, double sign) {
     sum.pv += sign * v.pv;
     sum.pv01 += sign * v.pv01;
     sum.pnl += sign * v.pnl;
-    sum.cs01 += is_null(v.cs01) ? 0.0 : sign * v.cs01;  // a select, not a branch: 1 in 5 is unquoted
+  }
+  // What a member adds to its book's cs01: its own, or 0 when unquoted.
+  static double cs01_of(const OutrightValue& v, double sign) {
+    return is_null(v.cs01) ? 0.0 : sign * v.cs01;  // a select, not a branch: 1 in 5 is unquoted
   }
   static std::uint32_t unquoted_member(const OutrightValue& v) { return v.quoted ? 0 : 1; }
   static std::uint32_t unquoted_member(const RepoValue&) { return 0; }
@@ -551,6 +610,7 @@ bool values_finite(const Store& s, const RepoTrade& t) {
 
 void build_graph(Store& store, engine::Graph& graph) {
   const Calculator calc{store, graph};
+  const Calculator first{store, graph, engine::Pass::first}, rest{store, graph, engine::Pass::rest};
   // Work per node relative to an outright trade (see engine::Graph::add_type),
   // as measured on the 440k set: a curve fills daily arrays (~7000x), a bond
   // reads its coupon grid (~1x; ~2x with its ladder, a pass over the
@@ -582,6 +642,7 @@ void build_graph(Store& store, engine::Graph& graph) {
     unsigned tier;
     void (Calculator::*fn)(Indices) const;
     engine::TypeOptions options;
+    bool two_passes = false;  // engine::Pass: the calculator's first pass, then its rest
   };
   const TypeSpec specs[] = {
       {Kind::calendar, 1, &Calculator::calendars, {.cost = 1}},
@@ -590,15 +651,19 @@ void build_graph(Store& store, engine::Graph& graph) {
         .split = {.steps = kCurveSteps,
                   .parts = [&store](NodeIndex i, std::size_t step) { return curve_parts(store, i, step); },
                   .run = [&store](NodeIndex i, std::size_t step, std::size_t part) { curve_part(store, i, step, part); }}}},
-      {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}},
-      {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values)},
+      {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}, true},
+      {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values), true},
       {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
-      {Kind::outright_book, 5, &Calculator::outright_books, book_options},
-      {Kind::repo_book, 5, &Calculator::repo_books, book_options},
+      {Kind::outright_book, 5, &Calculator::outright_books, book_options, true},
+      {Kind::repo_book, 5, &Calculator::repo_books, book_options, true},
   };
-  for (const TypeSpec& spec : specs) {
-    graph.add_type(std::string(kind_name(spec.kind)), spec.tier, [calc, fn = spec.fn](Indices n) { (calc.*fn)(n); },
-                   spec.options);
+  for (TypeSpec spec : specs) {
+    const auto run = [fn = spec.fn](const Calculator& c) { return [c, fn](Indices n) { (c.*fn)(n); }; };
+    if (spec.two_passes) {
+      spec.options.first = run(first);
+      spec.options.rest = run(rest);
+    }
+    graph.add_type(std::string(kind_name(spec.kind)), spec.tier, run(calc), spec.options);
     graph.add_nodes(static_cast<engine::TypeId>(spec.kind), store.size(spec.kind));
   }
 
