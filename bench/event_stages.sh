@@ -5,7 +5,7 @@
 # or roll-date a day further each time), with a pause of 0.25 s after each
 # so that little of an event's result writing falls on the next (a roll's
 # 440,000 rows may still be being written). The engine's own time per stage of a batch of
-# changes (stats' time_us: apply, recalculate, pnl_explain, limit_checks,
+# changes (stats' time_us: apply, recalculate (to the reply), recalculate_rest (after it), pnl_explain, limit_checks,
 # commit, reply, publish; clock: in process, around each stage on the
 # master thread) is read before and after and divided by the events, and
 # so is the recalculation's time per tier (stats' recalculate_tiers_us).
@@ -44,7 +44,7 @@ need awk sqlite3
 
 work=$(mktemp -d)
 trap 'pkill -9 -f "$work/" 2>/dev/null || true; rm -rf "$work"' EXIT
-stages="apply recalculate pnl_explain limit_checks commit reply publish"
+stages="apply recalculate recalculate_rest pnl_explain limit_checks commit reply publish"
 # Within recalculate, per tier (stats' recalculate_tiers_us; a roll's calendar tier too).
 stages="$stages tier:calendar tier:ir_curve tier:bond tier:outright_trade+repo_trade tier:outright_book+repo_book"
 

@@ -15,6 +15,7 @@ struct Job {
   std::span<const NodeIndex> nodes;  // a part's: its one node
   std::size_t step = 0, part = 0;
   bool is_part = false;
+  Pass pass = Pass::whole;  // a part's: which of its type's passes (Graph::type_pass)
 };
 
 }  // namespace
@@ -33,7 +34,7 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain, Pass pas
   const std::function<void(std::size_t)> run_job = [&](std::size_t i) {
     const Job& job = jobs[i];
     if (job.is_part) {
-      graph.split(job.type).run(job.nodes.front(), job.step, job.part);
+      graph.split(job.type).run(job.nodes.front(), job.step, job.part, job.pass);
     } else {
       graph.calculation(job.type, pass)(job.nodes);
     }
@@ -50,14 +51,15 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain, Pass pas
       if (graph.tier(type) != tier || (pass == Pass::rest && !graph.calculation(type, pass))) continue;
       const std::span<const NodeIndex> dirty = graph.dirty(type);
       t.nodes += dirty.size();
-      work += dirty.size() * graph.cost(type);
+      const std::size_t cost = graph.cost(type, pass);
+      work += dirty.size() * cost;
       if (graph.split(type).steps > 0) {
         if (!dirty.empty()) split.push_back(type);
         steps = std::max(steps, graph.split(type).steps);
         continue;
       }
       const std::size_t threads = scheduler.parallelism();  // more chunks than these can take only add hand-offs
-      std::size_t size = std::max<std::size_t>(1, grain / graph.cost(type));
+      std::size_t size = std::max<std::size_t>(1, grain / cost);
       if (threads > 1 && size >= 8) {
         const std::size_t even = (dirty.size() + kChunksPerThread * threads - 1) / (kChunksPerThread * threads);
         size = std::max(size / 8, std::min(size, even));
@@ -87,9 +89,12 @@ FlushStats flush(Graph& graph, Scheduler& scheduler, std::size_t grain, Pass pas
           const Split& s = graph.split(type);
           if (step >= s.steps) continue;
           const std::span<const NodeIndex> dirty = graph.dirty(type);
+          const Pass type_pass = graph.type_pass(type, pass);
           for (std::size_t k = 0; k < dirty.size(); ++k) {
-            const std::size_t parts = s.parts(dirty[k], step);
-            for (std::size_t part = 0; part < parts; ++part) jobs.push_back({type, dirty.subspan(k, 1), step, part, true});
+            const std::size_t parts = s.parts(dirty[k], step, type_pass);
+            for (std::size_t part = 0; part < parts; ++part) {
+              jobs.push_back({type, dirty.subspan(k, 1), step, part, true, type_pass});
+            }
           }
         }
         if (jobs.empty()) continue;

@@ -43,8 +43,8 @@ TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, TypeOption
   if (options.split.steps > 0 && (!options.split.parts || !options.split.run)) {
     throw std::logic_error("node type " + name + ": a split needs its parts and run functions");
   }
-  if (static_cast<bool>(options.first) != static_cast<bool>(options.rest) || (options.first && options.split.steps > 0)) {
-    throw std::logic_error("node type " + name + ": first and rest go together, and not with a split");
+  if (static_cast<bool>(options.first) != static_cast<bool>(options.rest)) {
+    throw std::logic_error("node type " + name + ": first and rest go together");
   }
   options.cost = std::max<std::size_t>(options.cost, 1);
   Type& t = types_.emplace_back();
@@ -607,7 +607,14 @@ std::size_t Graph::dirty_count() const {
 
 unsigned Graph::tier(TypeId type) const { return at(type).tier; }
 std::size_t Graph::cost(TypeId type) const { return at(type).options.cost; }
+
+std::size_t Graph::cost(TypeId type, Pass pass) const {
+  const TypeOptions& o = at(type).options;
+  return pass == Pass::first && o.first && o.first_cost > 0 ? o.first_cost : o.cost;
+}
 const Graph::BatchFn& Graph::calculation(TypeId type) const { return at(type).calc; }
+
+Pass Graph::type_pass(TypeId type, Pass pass) const { return at(type).options.first ? pass : Pass::whole; }
 
 const Graph::BatchFn& Graph::calculation(TypeId type, Pass pass) const {
   const Type& t = at(type);

@@ -112,8 +112,10 @@ enum class Pass { whole, first, rest };
 // depend on its data alone, never on the threads, and the type's batch
 // calculation (which a tier the master calculates itself uses) must give
 // the bits the steps give, so that results are the same for every NUM_THREADS.
-using PartsFn = std::function<std::size_t(NodeIndex node, std::size_t step)>;
-using PartFn = std::function<void(NodeIndex node, std::size_t step, std::size_t part)>;
+// Both are given the pass the type runs (TypeOptions::first and rest: in
+// each pass, its own parts; Pass::whole for a type without them).
+using PartsFn = std::function<std::size_t(NodeIndex node, std::size_t step, Pass pass)>;
+using PartFn = std::function<void(NodeIndex node, std::size_t step, std::size_t part, Pass pass)>;
 struct Split {
   std::size_t steps = 0;  // 0: nodes are calculated whole, in chunks
   PartsFn parts;
@@ -138,8 +140,11 @@ struct TypeOptions {
   // what the first passes of the tiers above read, `rest` the remainder;
   // a node's first, then its rest once every tier's first has run, leave
   // the bits its whole calculation leaves. A type without them is
-  // calculated whole in a first pass and not at all in the rest.
+  // calculated whole in a first pass and not at all in the rest. A split
+  // type's parts say what each pass runs (Split).
+  // `first_cost`: the first pass's work, as `cost` (0: cost).
   BatchFn first = nullptr, rest = nullptr;
+  std::size_t first_cost = 0;
 };
 
 class Graph {
@@ -151,6 +156,8 @@ class Graph {
   TypeId add_type(std::string name, unsigned tier, BatchFn calc, TypeOptions options = {});
 
   std::size_t cost(TypeId type) const;
+  // Its cost in `pass`: the first pass's first_cost, when it has one.
+  std::size_t cost(TypeId type, Pass pass) const;
 
   // Adds `count` nodes to `type` (new nodes are dirty); returns the index of
   // the first one.
@@ -244,6 +251,9 @@ class Graph {
   // What `pass` runs of the type: its calculation (whole), its first pass
   // (else its calculation), or its rest (else an empty function).
   const BatchFn& calculation(TypeId type, Pass pass) const;
+  // Which of its passes the type runs in a flush's `pass`: Pass::whole in a
+  // first pass when it has none (and in a rest, whose calculation() is then empty).
+  Pass type_pass(TypeId type, Pass pass) const;
   // Between prepare_flush() and finish_flush(): a flush, or its first pass, runs.
   bool flushing() const { return flushing_; }
   const Split& split(TypeId type) const;

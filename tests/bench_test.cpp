@@ -228,7 +228,7 @@ TEST(Benchmark, EventRunWritesEveryTableThePlotsAndTheReport) {
 
   // Capacity: six workloads per synchronous setting, the engine's phases within the client's wall time.
   const auto capacity = rows_of(out + "/capacity.csv",
-                                "label,workload,commands,seconds,per_s,batches_per_1000,parse_us,apply_us,recalculate_us,"
+                                "label,workload,commands,seconds,per_s,batches_per_1000,parse_us,apply_us,recalculate_us,recalculate_rest_us,"
                                 "pnl_explain_us,limit_checks_us,limit_alerts_us,read_us,commit_us,reply_us,publish_us,engine_us,"
                                 "wall_us");
   ASSERT_EQ(capacity.size(), 18u);

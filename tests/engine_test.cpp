@@ -295,8 +295,10 @@ struct SplitToy {
                                       },
                                       {.cost = 100,
                                        .split = {.steps = 3,
-                                                 .parts = [this](NodeIndex i, std::size_t step) { return parts(i, step); },
-                                                 .run = [this](NodeIndex i, std::size_t step, std::size_t part) { run(i, step, part); }}});
+                                                 .parts = [this](NodeIndex i, std::size_t step, engine::Pass) { return parts(i, step); },
+                                                 .run = [this](NodeIndex i, std::size_t step, std::size_t part, engine::Pass) {
+                                                   run(i, step, part);
+                                                 }}});
     const auto plain = graph.add_type("plain", 1, [](std::span<const NodeIndex>) {});
     const auto reader = graph.add_type("reader", 2, [this](std::span<const NodeIndex>) {
       seen_by_reader = 0;
@@ -479,6 +481,67 @@ TEST(WorkerPool, WithNoWorkersTheCallingThreadRunsTheJobsInOrder) {
   std::vector<std::size_t> order;
   pool.run(5, [&](std::size_t i) { order.push_back(i); });
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+// A flush in two passes (engine::Pass): the first runs each type's first
+// pass (a type without one whole) tier by tier and leaves the graph dirty
+// and flushing, its changed inputs and previous values kept; the rest runs
+// only the types' rests, over the same nodes, and leaves it clean. A flush
+// out of that order is refused, as is a type with only one of the two.
+TEST(Flush, AFirstPassThenTheRestRunOverTheSameNodesWithTheChangedInputsKeptBetween) {
+  engine::Graph graph;
+  std::vector<double> input{1, 2, 3, 4}, source = input;  // source i publishes input i
+  double sum = 0, moved = 0, top = 0;
+  int firsts = 0, rests = 0, tops = 0;
+  graph.add_type("source", 1, [&](std::span<const NodeIndex> n) {
+                   for (NodeIndex i : n) source[i] = input[i];
+                 },
+                 {.value_bytes = sizeof(double), .save_value = [&](NodeIndex i, std::byte* out) {
+                    std::memcpy(out, &source[i], sizeof(double));
+                  }});
+  const auto whole = [&](std::span<const NodeIndex>) { sum = source[0] + source[1] + source[2] + source[3]; };
+  graph.add_type("sum", 2, whole,
+                 {.incremental = true,
+                  .first = [&](std::span<const NodeIndex> n) { ++firsts, whole(n); },
+                  .rest = [&](std::span<const NodeIndex>) {
+                    ++rests;
+                    moved = 0;
+                    const auto changed = graph.changed_inputs({1, 0});
+                    if (!changed) return;
+                    for (NodeRef in : *changed) moved += source[in.index] - graph.previous<double>(in).value_or(0.0);
+                  }});
+  graph.add_type("top", 3, [&](std::span<const NodeIndex>) { ++tops, top = 2 * sum; });
+  graph.add_nodes(0, 4);
+  graph.add_nodes(1, 1);
+  graph.add_nodes(2, 1);
+  for (NodeIndex i = 0; i < 4; ++i) graph.subscribe({1, 0}, {0, i});
+  graph.subscribe({2, 0}, {1, 0});
+  engine::WorkerPool pool(engine::SchedulerOptions{.threads = 2});
+  engine::flush(graph, pool, 1);
+  ASSERT_EQ(top, 20.0);
+  EXPECT_THROW(engine::flush(graph, pool, 1, engine::Pass::rest), std::logic_error) << "a rest with no first pass";
+
+  input[2] = 13;
+  graph.mark_dirty(NodeRef{0, 2});
+  const engine::FlushStats first = engine::flush(graph, pool, 1, engine::Pass::first);
+  EXPECT_EQ(first.nodes, 3u);
+  EXPECT_EQ(source[2], 13.0);
+  EXPECT_EQ(firsts, 1);
+  EXPECT_EQ(rests, 0);
+  EXPECT_EQ(top, 40.0) << "the tiers above read the first pass";
+  EXPECT_TRUE(graph.flushing());
+  EXPECT_EQ(graph.dirty_count(), 3u) << "the rest runs over the same marks";
+  EXPECT_THROW(engine::flush(graph, pool, 1), std::logic_error) << "a flush before the rest";
+  const engine::FlushStats rest = engine::flush(graph, pool, 1, engine::Pass::rest);
+  EXPECT_EQ(rest.nodes, 1u) << "only the types with a rest";
+  EXPECT_EQ(rests, 1);
+  EXPECT_EQ(tops, 2) << "a type with no rest is not calculated again";
+  EXPECT_EQ(moved, 10.0) << "the rest reads the changed inputs and their previous values";
+  EXPECT_FALSE(graph.flushing());
+  EXPECT_EQ(graph.dirty_count(), 0u);
+  EXPECT_NO_THROW(graph.check());
+
+  EXPECT_THROW(graph.add_type("half", 2, whole, {.first = whole}), std::logic_error);
 }
 
 TEST(Flush, RejectsAZeroGrain) {

@@ -84,7 +84,8 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
   }
   EXPECT_GE(stats["commit_seconds"]["observations"], 8) << "a durable commit per batch of events";
   // The recalculations' time per tier: every tier these events reached,
-  // named by its types, within the recalculate phase that contains them.
+  // named by its types, within the recalculate phases that contain them
+  // (before the reply, and the rest of a curve move's or a roll's after it).
   const base::Json& tiers = stats["recalculate_tiers_us"];
   double tiers_us = 0;
   for (const char* tier : {"calendar", "ir_curve", "bond", "outright_trade+repo_trade", "outright_book+repo_book"}) {
@@ -93,7 +94,7 @@ TEST(Events, EveryCommandChangesWhatItSaysAndMatchesAFreshFlush) {
     tiers_us += tiers[tier].get<double>();
   }
   EXPECT_EQ(tiers.size(), 5u);
-  EXPECT_LE(tiers_us, stats["time_us"]["recalculate"].get<double>());
+  EXPECT_LE(tiers_us, stats["time_us"]["recalculate"].get<double>() + stats["time_us"]["recalculate_rest"].get<double>());
 }
 
 TEST(Events, ARollOfOneCalendarRepricesItsBondsOnTheCurvesItSharesWithAnother) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +42,8 @@ const base::CommandSpec kSpec = {
     "amendments, 1bp bumps of one curve, date rolls (each also timed without the marking apply does),\n"
     "and full flushes as the yardstick. End to end through\n"
     "the socket (from writing the line to reading its reply, which leaves after the durable commit):\n"
-    "amendments, bumps, date rolls and whole-curve ticks one at a time; ticks paced at 200 a second\n"
+    "amendments, bumps, date rolls and whole-curve ticks one at a time (bumps and rolls also each sent to\n"
+    "a quiet engine: once the last one's results are written and a pause has passed); ticks paced at 200 a second\n"
     "and as fast as they are taken; pipelined amendments (group commit). Alerts: 100 books' day_pnl limits,\n"
     "each crossed by a 1bp bump and cured by the bump back, from each bump's reply to a second connection\n"
     "watching the limits having read its 100th alert.\n"
@@ -54,6 +56,7 @@ const base::CommandSpec kSpec = {
         {"bumps", "N", "bumps, date rolls and single whole-curve ticks per series (default 40)"},
         {"ticks", "N", "whole-curve ticks in each pipelined series (default 1000)"},
         {"alert-bumps", "N", "bumps in the alerts series (default 50; 0: none)"},
+        {"pause", "MS", "milliseconds a quiet engine rests before each bump and roll (default 50)"},
         {"limits-per-book", "N", "replace the copy's risk limits with a generated set of N per book (default: keep them)"},
         {"out", "DIR", "output directory (default bench/out/events)"},
         kConfOption,
@@ -221,6 +224,7 @@ int bench_events_command(std::span<char* const> args) {
   }
   const auto alert_bumps =
       static_cast<std::size_t>(base::parse_integer(a.get("alert-bumps", "50"), 0, 100'000, "--alert-bumps"));
+  const std::chrono::milliseconds pause(base::parse_integer(a.get("pause", "50"), 0, 60'000, "--pause"));
 
   std::vector<Series> series;
   std::vector<std::string> notes;
@@ -284,6 +288,8 @@ int bench_events_command(std::span<char* const> args) {
     timed("amend_end_to_end", "amendment", amend_b);
     timed("bump_end_to_end", "1bp bump", bump);
     timed("roll_end_to_end", "date roll", roll);
+    series.push_back(client.quiet_round_trips("bump_quiet_end_to_end", lines_of(bump), pause));
+    series.push_back(client.quiet_round_trips("roll_quiet_end_to_end", lines_of(roll), pause));
     const std::vector<std::string> tick_lines = lines_of(tick);
     series.push_back(client.round_trips("set_curve_end_to_end", {tick_lines.begin(), tick_lines.begin() + n}));
     OpenLoop paced = client.open_loop("ticks_200_per_s_end_to_end", tick_lines, 200);

@@ -15,6 +15,8 @@
 #include "base/unix_socket.h"
 #include "bond_risk/live/stages/engine_stages.h"
 #include "bond_risk/live/stages/event_stages.h"
+#include "bond_risk/protocol/command.h"
+#include "bond_risk/protocol/members.h"
 #include "bond_risk/protocol/messages.h"
 #include "base/timing.h"
 
@@ -108,6 +110,27 @@ Series EngineClient::round_trips(const std::string& name, const std::vector<std:
     const base::Stopwatch w;
     expect_ok(line, ask(line));
     s.micros.push_back(w.seconds() * 1e6);
+  }
+  return s;
+}
+
+Series EngineClient::quiet_round_trips(const std::string& name, const std::vector<std::string>& lines,
+                                       std::chrono::milliseconds pause) {
+  const std::string stats(command_info(CommandId::stats).name);
+  Series s{name, {}};
+  for (const std::string& line : lines) {
+    const base::Stopwatch w;
+    const std::string reply = ask(line);
+    s.micros.push_back(w.seconds() * 1e6);
+    expect_ok(line, reply);
+    const std::int64_t event = base::Json::parse(reply).at(protocol::member::event).get<std::int64_t>();
+    for (int polls = 0;; ++polls) {
+      const base::Json state = base::Json::parse(ask(stats));
+      if (state.at(protocol::member::results_as_of).get<std::int64_t>() >= event) break;
+      if (polls > 6000) throw std::runtime_error("the engine's results did not reach event " + std::to_string(event) + " within a minute");
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(pause);
   }
   return s;
 }

@@ -5,6 +5,7 @@
 // which leaves only after the durable commit).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -60,6 +61,12 @@ class EngineClient {
   explicit EngineClient(const std::string& socket);  // waits up to a minute for the engine to listen
   // Each line sent alone, its reply awaited; throws if one is refused.
   Series round_trips(const std::string& name, const std::vector<std::string>& lines);
+  // The same, each change sent to a quiet engine: once the results of the
+  // one before are written (stats' results_as_of has reached its event)
+  // and `pause` has passed, so that no event's rest, publication or result
+  // writing falls on the next one's clock.
+  Series quiet_round_trips(const std::string& name, const std::vector<std::string>& lines,
+                           std::chrono::milliseconds pause);
   // One line's reply (an error reply is returned, not thrown).
   std::string ask(const std::string& line);
   // The lines on a fixed schedule, open loop: line i is due at

@@ -193,11 +193,11 @@ void CommandExecutor::resolve_limits() {
 
 void CommandExecutor::complete() {
   if (!road_.completing()) return;
+  const ResultPublisher::Busy busy(publisher_);  // the writer waits, as for the batch's own recalculation
   road_.complete();
   if (!road_.writes()) return;
   try {
     ChangeLog::Transaction tx(changes_);
-    const ResultPublisher::Busy busy(publisher_);
     road_.write(db_);
     const base::Stopwatch clock;
     tx.commit();

@@ -30,9 +30,12 @@
 
 namespace bond_risk {
 
-enum class Phase { parse, apply, recalculate, explain, limits, alerts, read, commit, reply, publish };
-inline constexpr std::array<std::string_view, 10> kPhaseNames = {
-    "parse", "apply", "recalculate", "pnl_explain", "limit_checks", "limit_alerts", "read", "commit", "reply", "publish"};
+// recalculate_rest: what follows the replies of a recalculation answered
+// with its values first (live/command_executor.h).
+enum class Phase { parse, apply, recalculate, rest, explain, limits, alerts, read, commit, reply, publish };
+inline constexpr std::array<std::string_view, 11> kPhaseNames = {
+    "parse",        "apply",        "recalculate", "recalculate_rest", "pnl_explain", "limit_checks",
+    "limit_alerts", "read",         "commit",      "reply",            "publish"};
 
 struct PhaseTimes {
   std::array<double, kPhaseNames.size()> seconds{};

@@ -61,7 +61,7 @@ void EventStages::complete() {
   if (!model_.completing()) return;
   const base::Stopwatch clock;
   again_ = model_.complete();
-  phases_.add(Phase::recalculate, clock.seconds());
+  phases_.add(Phase::rest, clock.seconds());
   const Settled done{last_, served_, settled_external_, &again_};
   each([&](EventStage& s) { s.completed(done); });
 #ifndef NDEBUG

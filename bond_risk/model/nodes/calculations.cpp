@@ -45,9 +45,11 @@ void for_each_node(Indices nodes, F f) {
 struct Calculator {
   Store& s;
   const engine::Graph& g;
-  // What the graph runs this calculator for (engine::Pass): a bond's first
-  // pass is its value, its rest its ladder and quote analytics; an outright
-  // trade's rest its cs01; a book's rest its cs01 and ladder.
+  // What the graph runs this calculator for (engine::Pass): a curve's first
+  // pass is what values are read off (model/nodes/curve_parts.h), a bond's
+  // its value; their rests the key rates, the moments, the bond's ladder and
+  // quote analytics; an outright trade's rest is its cs01, a book's its
+  // cs01 and ladder.
   engine::Pass pass = engine::Pass::whole;
 
   bool ladders() const { return s.with_key_rates && pass != engine::Pass::first; }
@@ -95,7 +97,9 @@ struct Calculator {
   void curves(Indices nodes) const {
     for_each_node(nodes, [&](NodeIndex i) {
       for (std::size_t step = 0; step < kCurveSteps; ++step) {
-        for (std::size_t part = 0, parts = curve_parts(s, i, step); part < parts; ++part) curve_part(s, i, step, part);
+        for (std::size_t part = 0, parts = curve_parts(s, i, step, pass); part < parts; ++part) {
+          curve_part(s, i, step, part, pass);
+        }
       }
     });
   }
@@ -649,8 +653,13 @@ void build_graph(Store& store, engine::Graph& graph) {
       {Kind::ir_curve, 2, &Calculator::curves,
        {.cost = kNumForwardDays,
         .split = {.steps = kCurveSteps,
-                  .parts = [&store](NodeIndex i, std::size_t step) { return curve_parts(store, i, step); },
-                  .run = [&store](NodeIndex i, std::size_t step, std::size_t part) { curve_part(store, i, step, part); }}}},
+                  .parts = [&store](NodeIndex i, std::size_t step, engine::Pass pass) {
+                    return curve_parts(store, i, step, pass);
+                  },
+                  .run = [&store](NodeIndex i, std::size_t step, std::size_t part, engine::Pass pass) {
+                    curve_part(store, i, step, part, pass);
+                  }}},
+       true},
       {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}, true},
       {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values), true},
       {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
@@ -662,6 +671,7 @@ void build_graph(Store& store, engine::Graph& graph) {
     if (spec.two_passes) {
       spec.options.first = run(first);
       spec.options.rest = run(rest);
+      if (spec.kind == Kind::bond) spec.options.first_cost = 1;  // a value off its coupon grid (or its flows)
     }
     graph.add_type(std::string(kind_name(spec.kind)), spec.tier, run(calc), spec.options);
     graph.add_nodes(static_cast<engine::TypeId>(spec.kind), store.size(spec.kind));
