@@ -1,6 +1,7 @@
 #include "bond_risk/live/command_executor.h"
 
 #include <algorithm>
+#include <exception>
 #include <iostream>
 #include <optional>
 #include <utility>
@@ -29,6 +30,30 @@ base::Database& prepared(base::Database& db, Synchronous synchronous) {
   upgrade_input_schema(db);
   return db;
 }
+
+// `db`'s synchronous setting lowered to NORMAL for a scope (no fsync at
+// its commits in WAL mode: they survive the engine's crash, not a power
+// loss), from `usual` when that is FULL.
+class NoFsync {
+ public:
+  NoFsync(base::Database& db, Synchronous usual) : db_(db), lowered_(usual == Synchronous::full) {
+    if (lowered_) set(Synchronous::normal);
+  }
+  ~NoFsync() {
+    try {
+      if (lowered_) set(Synchronous::full);
+    } catch (const std::exception& e) {  // a pragma of an open connection does not fail; say so if it ever does
+      std::cerr << "bond_risk: warning: cannot set synchronous=FULL again: " << e.what() << "\n";
+    }
+  }
+  NoFsync(const NoFsync&) = delete;
+  NoFsync& operator=(const NoFsync&) = delete;
+
+ private:
+  void set(Synchronous s) { db_.exec("PRAGMA synchronous = " + std::string(synchronous_name(s))); }
+  base::Database& db_;
+  bool lowered_;
+};
 
 // Whether `key` is the word that watches the limits' alerts rather than a
 // node: `watch limits`.
@@ -165,6 +190,7 @@ DeferredAnswer answer(const Deferred& deferred, std::stop_token stop) {
 CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous)
     : model_(model),
       db_(db),
+      synchronous_(synchronous),
       changes_(prepared(db, synchronous)),
       publisher_(results_path(db.path()), db.path()),
       road_(model, phases_, last_event(db)),
@@ -197,6 +223,11 @@ void CommandExecutor::complete() {
   road_.complete();
   if (!road_.writes()) return;
   try {
+    // No acknowledged change is in these rows (alerts, the explain's rows
+    // of a bond the rest failed): what a power loss takes of them the next
+    // start raises again from the limits' recorded states and books as
+    // external. No fsync, so the next command does not wait for the disk.
+    const NoFsync no_fsync(db_, synchronous_);
     ChangeLog::Transaction tx(changes_);
     road_.write(db_);
     const base::Stopwatch clock;

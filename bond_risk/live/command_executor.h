@@ -146,6 +146,7 @@ class CommandExecutor {
 
   LiveModel& model_;
   base::Database& db_;
+  Synchronous synchronous_;
   DatabaseRows rows_{db_};  // the model's look-ups of rows it does not keep
   ChangeLog changes_;
   ResultPublisher publisher_;
