@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -518,6 +519,12 @@ LiveModel::Recalculation LiveModel::complete() {
   for (NodeIndex i : first_bonds_) {
     if (store_.bond_figures[i].failure != AnalyticsFailure::none) failed.push_back(ref(Kind::bond, i));
   }
+  for (NodeIndex k : first_books_) {  // a trade's cs01 overflowed: its book's is infinite
+    if (std::isfinite(store_.outright_books[k].total.cs01)) continue;
+    for (NodeIndex m : store_.outright_books[k].members) {
+      if (std::isinf(store_.outright_values[m].cs01)) failed.push_back(ref(Kind::bond, store_.outright_trades[m].bond));
+    }
+  }
   if (!failed.empty()) {
     graph_.mark_dirty(failed);
     for (std::size_t k = 0; k < kKindCount; ++k) {
@@ -560,6 +567,8 @@ LiveModel::Recalculation LiveModel::recalculate(bool values_first) {
   if (values_first && quoted_.empty()) {
     const auto bonds = graph_.dirty(static_cast<engine::TypeId>(Kind::bond));
     first_bonds_.assign(bonds.begin(), bonds.end());
+    const auto books = graph_.dirty(static_cast<engine::TypeId>(Kind::outright_book));
+    first_books_.assign(books.begin(), books.end());
     for (std::size_t k = 0; k < kKindCount; ++k) {
       const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
       recalculated[k].assign(dirty.begin(), dirty.end());

@@ -334,9 +334,10 @@ struct Calculator {
     NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
     OutrightValue* values = s.outright_values.data();
     if (pass == engine::Pass::rest) {
-      // The cs01 of its bond's, now solved. Finite: a bond's cs01 is below
-      // its price (a spread moves no flow by more than its time, at most 60
-      // years, times a basis point), so it is wherever the pv is.
+      // The cs01 of its bond's, now solved. One too large for a double (an
+      // absurd quote times a huge quantity) fails the trade in one pass; here
+      // it makes its books' cs01 infinite, and LiveModel::complete
+      // recalculates its bond again whole, which fails it.
       for_each_node(nodes, [&](NodeIndex i) {
         const OutrightTrade& t = trades[i];
         if (states[i].status != Status::ok || below.bond_states[t.bond].status != Status::ok) return;
