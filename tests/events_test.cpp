@@ -376,6 +376,9 @@ TEST(Events, ABumpIsAnsweredWithItsValuesAndTheNextReadSeesEveryFigure) {
     EXPECT_EQ(got["z_spread"].get<double>(), figures.z_spread) << got.dump();
     expect_same_as_fresh(live);
   }
+  // Several changes in a batch (lines that queued): one pass, which costs less than two.
+  live.executor->execute(std::vector<std::string>{"bump-curve GBP-GILT 1", "bump-curve EUR-BUND 1"});
+  EXPECT_FALSE(live.model->completing());
   // A trade's reply shows its books' cs01: its batch is recalculated whole.
   live.executor->execute(std::vector<std::string>{"amend-trade " + std::to_string(first_id(live.store(), Kind::outright_trade)) + " quantity=5"});
   EXPECT_FALSE(live.model->completing());

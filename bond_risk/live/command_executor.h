@@ -7,12 +7,14 @@
 // unless the engine was started with less),
 // each with an event_log row; the nodes they affect are recalculated in
 // process, and the transaction commits before any reply is built, so an
-// acknowledged change is durable. A batch whose last changes are no trade's
-// (a curve move, a date roll) is answered once their values are
-// recalculated: their ladders, quote analytics and cs01, the limits' checks
+// acknowledged change is durable. A batch of one change that is no trade's
+// (a curve move, a date roll) is answered once its values are
+// recalculated: its ladders, quote analytics and cs01, the limits' checks
 // and the alerts follow in complete(), which the server calls once the
-// replies are on their way and every other call makes first, so no read
-// ever sees a figure behind the values. Results are persisted behind the
+// reply is on its way and every other call makes first, so no read ever
+// sees a figure behind the values. (A batch of several changes, lines
+// that queued while the last batch ran, is recalculated in one pass,
+// which costs less than two.) Results are persisted behind the
 // acknowledgement by a ResultPublisher. A read sees every change before it
 // on its connection (read your writes) and writes nothing: the queries
 // answer it (live/queries.h; stats with the status the executor gives).
