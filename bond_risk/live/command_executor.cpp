@@ -205,7 +205,13 @@ CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchrono
   publisher_.seal(road_.served());
 }
 
-CommandExecutor::~CommandExecutor() { publish_results(); }
+CommandExecutor::~CommandExecutor() {
+  try {
+    publish_results();
+  } catch (const std::exception& e) {  // a destructor throws nothing: say what was not published
+    std::cerr << "bond_risk: warning: the last results were not handed to the writer: " << e.what() << "\n";
+  }
+}
 
 void CommandExecutor::resolve_limits() {
   const base::Stopwatch clock;
@@ -219,16 +225,25 @@ void CommandExecutor::resolve_limits() {
 
 void CommandExecutor::complete() {
   if (!road_.completing()) return;
-  const ResultPublisher::Busy busy(publisher_);  // the writer waits, as for the batch's own recalculation
-  road_.complete();
+  {
+    const ResultPublisher::Busy busy(publisher_);  // the writer waits, as for the batch's own recalculation
+    road_.complete();
+  }
+  write_kept();
+}
+
+void CommandExecutor::write_kept() {
   if (!road_.writes()) return;
   try {
     // No acknowledged change is in these rows (alerts, the explain's rows
     // of a bond the rest failed): what a power loss takes of them the next
     // start raises again from the limits' recorded states and books as
-    // external. No fsync, so the next command does not wait for the disk.
+    // external. No fsync, so the next command does not wait for the disk;
+    // nor for another program's write: the next batch or poll writes them.
     const NoFsync no_fsync(db_, synchronous_);
-    ChangeLog::Transaction tx(changes_);
+    ChangeLog::Transaction tx(changes_, base::Transaction::Begin::immediate_if_free);
+    if (!tx.held()) return;
+    const ResultPublisher::Busy busy(publisher_);
     road_.write(db_);
     const base::Stopwatch clock;
     tx.commit();
@@ -372,6 +387,7 @@ void CommandExecutor::refuse_batch(std::vector<std::string>& errors, bool model_
 
 void CommandExecutor::sync_external(bool signalled) {
   complete();
+  write_kept();  // rows the rest kept while another program held the write lock
   try {
     const bool committed = changes_.external_commit();
     if (!(committed || signalled || sync_failed_)) return;

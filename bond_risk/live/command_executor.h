@@ -138,6 +138,9 @@ class CommandExecutor {
   // The limits checked against the recorded states, their alerts written
   // in the caller's transaction (after start-up, or a refused batch).
   void resolve_limits();
+  // What the stages kept since the last commit, in a transaction of its
+  // own if the write lock is free (else the next batch's or poll's).
+  void write_kept();
   // The state as a read sees it now.
   Served served() const { return {model_, db_, rows_, stages_.explainer.day(), road_.served(), stages_.feed.recent()}; }
   // After the database refused a batch: every line's error says so (the

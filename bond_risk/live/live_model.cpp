@@ -565,16 +565,18 @@ LiveModel::Recalculation LiveModel::recalculate(bool values_first) {
     count_tiers(flush());
   };
   if (values_first && quoted_.empty()) {
-    const auto bonds = graph_.dirty(static_cast<engine::TypeId>(Kind::bond));
-    first_bonds_.assign(bonds.begin(), bonds.end());
-    const auto books = graph_.dirty(static_cast<engine::TypeId>(Kind::outright_book));
-    first_books_.assign(books.begin(), books.end());
     for (std::size_t k = 0; k < kKindCount; ++k) {
       const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
       recalculated[k].assign(dirty.begin(), dirty.end());
     }
     count_tiers(flush(engine::Pass::first));
     completing_ = true;
+    // What the rest may yet fail: the bonds the first pass left OK, and the outright books.
+    first_bonds_.clear();
+    for (NodeIndex i : recalculated[static_cast<std::size_t>(Kind::bond)]) {
+      if (store_.state(ref(Kind::bond, i)).status == Status::ok) first_bonds_.push_back(i);
+    }
+    first_books_ = recalculated[static_cast<std::size_t>(Kind::outright_book)];
   } else if (quoted_.empty()) {
     flush_dirty();
   } else {

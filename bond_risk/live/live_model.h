@@ -98,8 +98,9 @@ class LiveModel {
   // recalculation of quotes runs whole.
   Recalculation recalculate(bool values_first = false);
   // The rest of a recalculation begun with values_first, if one awaits: a
-  // bond its quote analytics fail (its first pass valued it, and its trades
-  // and books with it), or whose cs01 overflows a trade's, is then
+  // bond its quote analytics fail for the first time (its first pass valued
+  // it, and its trades and books with it; one they failed before solves
+  // them in its first pass), or whose cs01 overflows a trade's, is then
   // recalculated again, with everything on it.
   // The two passes' seconds are one latency of latencies_us().
   // Returns what it recalculated again (no nodes when nothing failed).
@@ -165,7 +166,8 @@ class LiveModel {
   bool reloaded_ = false;  // since the last recalculation: every node is recalculated
   bool completing_ = false;  // a recalculation's rest awaits complete()
   double first_seconds_ = 0;  // its first pass's
-  std::vector<NodeIndex> first_bonds_, first_books_;  // the bonds and outright books its first pass recalculated
+  std::vector<NodeIndex> first_bonds_;  // the bonds its first pass left OK
+  std::vector<NodeIndex> first_books_;  // the outright books it recalculated
   // Re-reads node `id` of `kind` from `rows` (a trade they booked is added);
   // false when only reading the whole store can apply it.
   bool reread(Kind kind, std::int64_t id, const StoredRows& rows);

@@ -53,7 +53,14 @@ struct Calculator {
   engine::Pass pass = engine::Pass::whole;
 
   bool ladders() const { return s.with_key_rates && pass != engine::Pass::first; }
-  bool analytics() const { return s.with_quote_analytics && pass != engine::Pass::first; }
+  // Whether bond i solves its quote analytics in this pass: a first pass
+  // leaves them to the rest, but for a bond they failed last time (a quote
+  // no spread reprices), which they are likely to fail again, failing its
+  // trades and books with it, as a whole pass does.
+  bool analytics(NodeIndex i) const {
+    return s.with_quote_analytics &&
+           (pass != engine::Pass::first || s.bond_figures[i].failure != AnalyticsFailure::none);
+  }
 
   // What a trade kernel reads of the tiers below, as pointers taken once
   // per chunk: its stores to statuses and values would otherwise make the
@@ -121,7 +128,8 @@ struct Calculator {
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
       value = {};
-      if (analytics()) s.bond_figures[i] = {};  // off: never written, null since the load
+      const bool with_analytics = analytics(i);
+      if (with_analytics) s.bond_figures[i] = {};  // off: never written, null since the load
       st.status = from_inputs(
           st, [&] { return std::array{status_of(Kind::calendar, b.calendar), status_of(Kind::ir_curve, b.curve)}; });
       if (b.quote_error != 0) st.status = Status::failed;  // its own bad data outranks STALE and EXPIRED
@@ -129,7 +137,7 @@ struct Calculator {
         if (ladders()) ++s.bond_ladder_version[i];
         return;
       }
-      if (b.convention != kNoConvention) return convention_bond(b, i, st, value, conventions);
+      if (b.convention != kNoConvention) return convention_bond(b, i, st, value, conventions, with_analytics);
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b, s.curves[b.curve].horizon()), today);
       if (st.status == Status::ok) {
@@ -146,7 +154,7 @@ struct Calculator {
           });
         }
         keep_finite(st, value);
-        if (st.status == Status::ok && analytics()) {
+        if (st.status == Status::ok && with_analytics) {
           BondInputs& in = queue.inputs[queue.count];
           in = {remaining_flows(grid_days, today, b.place, b.coupons, b.maturity, b.coupons_per_year, b.coupon),
                 value.price, b.quote, &curve.arrays, grid.moments, known_quote_yield(i, today)};
@@ -208,7 +216,8 @@ struct Calculator {
   // A bond with a market convention (model/conventions/convention_figures.h):
   // its flows built and valued one by one, not on the coupon grids; its
   // yields, where they are a regular stream's, solved with the queue's.
-  void convention_bond(const Bond& b, NodeIndex i, NodeState& st, BondValue& value, ConventionQueue& queue) const {
+  void convention_bond(const Bond& b, NodeIndex i, NodeState& st, BondValue& value, ConventionQueue& queue,
+                       bool with_analytics) const {
     const Calendar& calendar = s.calendars[b.calendar];
     const Convention& convention = *s.conventions[b.convention].parsed.convention;
     st.status = end_status(end_date(b, calendar, convention, s.curves[b.curve].horizon()), calendar.today);
@@ -227,7 +236,7 @@ struct Calculator {
         convention_key_rates(flows, calendar.today, curve.key_rates, curve.points.size(), ladder);
       });
     }
-    if (!analytics()) {  // only what trades and books use: the holder's value
+    if (!with_analytics) {  // only what trades and books use: the holder's value
       value = convention_value(flows, calendar.today, b.quote, curve.arrays);
       keep_finite(st, value);
       return;
