@@ -492,6 +492,13 @@ engine::FlushStats LiveModel::flush(engine::Pass pass) {
   return stats;
 }
 
+void LiveModel::list_dirty(std::array<std::vector<NodeIndex>, kKindCount>& into) {
+  for (std::size_t k = 0; k < kKindCount; ++k) {
+    const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
+    into[k].insert(into[k].end(), dirty.begin(), dirty.end());
+  }
+}
+
 void LiveModel::count_tiers(const engine::FlushStats& stats) {
   for (const engine::TierStats& t : stats.tiers) {
     if (tier_seconds_.size() <= t.tier) tier_seconds_.resize(t.tier + 1);
@@ -527,11 +534,8 @@ LiveModel::Recalculation LiveModel::complete() {
   }
   if (!failed.empty()) {
     graph_.mark_dirty(failed);
-    for (std::size_t k = 0; k < kKindCount; ++k) {
-      const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
-      again.changed[k].assign(dirty.begin(), dirty.end());
-      again.nodes[k] = dirty.size();
-    }
+    list_dirty(again.changed);
+    for (std::size_t k = 0; k < kKindCount; ++k) again.nodes[k] = again.changed[k].size();
     count_tiers(flush());
   }
   again.seconds = watch.seconds();
@@ -557,19 +561,12 @@ LiveModel::Recalculation LiveModel::recalculate(bool values_first) {
   if (graph_.dirty_count() == 0 && quoted_.empty()) return r;
   const base::Stopwatch watch;
   std::array<std::vector<NodeIndex>, kKindCount> recalculated;
-  const auto flush_dirty = [&] {
-    for (std::size_t k = 0; k < kKindCount; ++k) {
-      const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
-      recalculated[k].insert(recalculated[k].end(), dirty.begin(), dirty.end());
-    }
-    count_tiers(flush());
+  const auto flush_dirty = [&](engine::Pass pass) {
+    list_dirty(recalculated);
+    count_tiers(flush(pass));
   };
   if (values_first && quoted_.empty()) {
-    for (std::size_t k = 0; k < kKindCount; ++k) {
-      const auto dirty = graph_.dirty(static_cast<engine::TypeId>(k));
-      recalculated[k].assign(dirty.begin(), dirty.end());
-    }
-    count_tiers(flush(engine::Pass::first));
+    flush_dirty(engine::Pass::first);
     completing_ = true;
     // What the rest may yet fail: the bonds the first pass left OK, and the outright books.
     first_bonds_.clear();
@@ -578,11 +575,11 @@ LiveModel::Recalculation LiveModel::recalculate(bool values_first) {
     }
     first_books_ = recalculated[static_cast<std::size_t>(Kind::outright_book)];
   } else if (quoted_.empty()) {
-    flush_dirty();
+    flush_dirty(engine::Pass::whole);
   } else {
     std::vector<NodeIndex>& bonds = recalculated[static_cast<std::size_t>(Kind::bond)];
     for (const auto& [bond, before] : quoted_) bonds.push_back(bond);  // held: not listed as dirty
-    flush_dirty();
+    flush_dirty(engine::Pass::whole);
     std::vector<NodeRef> moved;  // bonds a quote failed or mended: everything on them, again
     for (const auto& [bond, before] : quoted_) {
       if (store_.state(ref(Kind::bond, bond)).status != before) moved.push_back(ref(Kind::bond, bond));
@@ -590,7 +587,7 @@ LiveModel::Recalculation LiveModel::recalculate(bool values_first) {
     quoted_.clear();
     if (!moved.empty()) {
       graph_.mark_dirty(moved);
-      flush_dirty();
+      flush_dirty(engine::Pass::whole);
     }
     // Listed once each, in index order, as a single flush lists them.
     for (std::vector<NodeIndex>& nodes : recalculated) {

@@ -145,6 +145,8 @@ class LiveModel {
   // engine::flush, then, unless it leaves the rest to run, drops the
   // ladder parts held for it (model/risk/ladders.h).
   engine::FlushStats flush(engine::Pass pass = engine::Pass::whole);
+  // Appends each kind's dirty nodes, in index order, to into[kind].
+  void list_dirty(std::array<std::vector<NodeIndex>, kKindCount>& into);
   // Adds a recalculation's flush to tier_seconds().
   void count_tiers(const engine::FlushStats& stats);
   void record_latency(double seconds);

@@ -46,22 +46,20 @@ const LiveModel::Recalculation* EventStages::settle(bool values_first) {
   settled_external_ = std::exchange(external_, false);
   const Settled settled{last_, served_, settled_external_};
   each([&](EventStage& s) { s.settled(settled); });
-  if (!model_.completing()) {
-    again_ = {};
-    const Settled done{last_, served_, settled_external_, &again_};
-    each([&](EventStage& s) { s.completed(done); });
-#ifndef NDEBUG
-    check();
-#endif
-  }
+  if (!model_.completing()) completed(LiveModel::Recalculation{});
   return &last_;
 }
 
 void EventStages::complete() {
   if (!model_.completing()) return;
   const base::Stopwatch clock;
-  again_ = model_.complete();
+  LiveModel::Recalculation again = model_.complete();
   phases_.add(Phase::rest, clock.seconds());
+  completed(std::move(again));
+}
+
+void EventStages::completed(LiveModel::Recalculation again) {
+  again_ = std::move(again);
   const Settled done{last_, served_, settled_external_, &again_};
   each([&](EventStage& s) { s.completed(done); });
 #ifndef NDEBUG

@@ -85,6 +85,9 @@ class EventStages {
   void check() const;
 
  private:
+  // Every stage's completed() of the last recalculation, given what its
+  // rest recalculated again.
+  void completed(LiveModel::Recalculation again);
   // Calls f(stage) on each stage in order, timing each under its phase().
   template <class F>
   void each(F&& f) {
