@@ -1,8 +1,9 @@
-// An allocator whose resize() leaves new elements of a trivial type
-// uninitialised (default-initialised) instead of zeroing them: for buffers
-// that are always written before they are read, where zeroing a big
-// resize would cost as much as the writes that follow. Otherwise
-// std::allocator's behaviour; a value with no state of its own.
+// An allocator for big buffers that are always written before they are
+// read: its resize() leaves new elements of a trivial type uninitialised
+// (default-initialised) instead of zeroing them, where zeroing a big resize
+// would cost as much as the writes that follow, and its storage lies in
+// huge pages as HugePageAllocator's does (base/huge_pages.h). A value with
+// no state of its own.
 #pragma once
 
 #include <memory>
@@ -10,10 +11,12 @@
 #include <utility>
 #include <vector>
 
+#include "base/huge_pages.h"
+
 namespace base {
 
 template <class T>
-struct DefaultInitAllocator : std::allocator<T> {
+struct DefaultInitAllocator : HugePageAllocator<T> {
   template <class U>
   struct rebind {
     using other = DefaultInitAllocator<U>;
@@ -33,7 +36,7 @@ struct DefaultInitAllocator : std::allocator<T> {
   }
 };
 
-// A vector of trivial values that resize() does not zero.
+// A vector of trivial values that resize() does not zero, in huge pages.
 template <class T>
   requires std::is_trivially_default_constructible_v<T>
 using UninitVector = std::vector<T, DefaultInitAllocator<T>>;

@@ -14,6 +14,8 @@
 #include <span>
 #include <vector>
 
+#include "base/huge_pages.h"
+
 namespace engine {
 
 class Bitmap {
@@ -106,8 +108,8 @@ class Bitmap {
     return m;
   }
 
-  std::vector<Word>& words() { return words_; }
-  const std::vector<Word>& words() const { return words_; }
+  base::HugeVector<Word>& words() { return words_; }
+  const base::HugeVector<Word>& words() const { return words_; }
 
  private:
   // Calls fn(k, w) for each word k that [first, last) touches, w holding
@@ -130,7 +132,7 @@ class Bitmap {
     if (size_ % 64 != 0) words_.back() &= (Word{1} << (size_ % 64)) - 1;
   }
 
-  std::vector<Word> words_;
+  base::HugeVector<Word> words_;
   std::size_t size_ = 0;
 };
 

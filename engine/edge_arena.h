@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "base/huge_pages.h"
 #include "engine/bitmap.h"
 #include "engine/node_ref.h"
 
@@ -167,7 +168,7 @@ class EdgeArena {
   void relayout(Extra extra) {
     std::size_t total = 0;
     for (std::size_t n = 0; n < slices_.size(); ++n) total += slices_[n].size + extra(n);
-    std::vector<NodeRef> packed(total);
+    base::HugeVector<NodeRef> packed(total);
     std::uint32_t offset = 0;
     for (std::size_t n = 0; n < slices_.size(); ++n) {
       Slice& s = slices_[n];
@@ -192,8 +193,8 @@ class EdgeArena {
     s.capacity = capacity;
   }
 
-  std::vector<NodeRef> edges_;
-  std::vector<Slice> slices_;
+  base::HugeVector<NodeRef> edges_;
+  base::HugeVector<Slice> slices_;
   Bitmap runs_;        // per node: its slice is a run
   Bitmap increasing_;  // per node: its slice is increasing (erasing keeps it so)
   std::size_t edge_count_ = 0, loose_count_ = 0;

@@ -213,9 +213,9 @@ void Graph::set_dirty(Type& t, NodeIndex n, NodeRef cause) {
 }
 
 void Graph::set_all_dirty(Type& t, bool fresh) {
-  std::vector<Bitmap::Word>& d = t.dirty.words();
-  std::vector<Bitmap::Word>& f = t.fresh.words();
-  const std::vector<Bitmap::Word>& r = t.retired.words();
+  auto& d = t.dirty.words();
+  auto& f = t.fresh.words();
+  const auto& r = t.retired.words();
   if (fresh) {
     for (std::size_t k = 0; k < d.size(); ++k) f[k] |= ~d[k];  // the newly dirty (masked below)
   }
@@ -393,7 +393,7 @@ void Graph::propagate() {
       // walk misses the cache twice (its slice, its edges), so the slices
       // are fetched kAhead nodes ahead and the edges kAhead / 2 ahead.
       constexpr std::size_t kAhead = 8;
-      const std::vector<NodeIndex>& list = t.dirty_list;
+      const auto& list = t.dirty_list;
       for (std::size_t k = t.walked; k < list.size(); ++k) {
         if (k + kAhead < list.size()) t.downstream.prefetch_slice(list[k + kAhead]);
         if (k + kAhead / 2 < list.size()) t.downstream.prefetch_edges(list[k + kAhead / 2]);

@@ -277,7 +277,7 @@ class Graph {
     Bitmap retired;
     std::size_t dirty_count = 0, fresh_count = 0;  // when counted
     bool counted = true;                           // false after branch-free marks: recount()
-    std::vector<NodeIndex> dirty_list;  // if listed: in marking order until dirty(); may hold retired nodes
+    base::HugeVector<NodeIndex> dirty_list;  // if listed: in marking order until dirty(); may hold retired nodes
     std::size_t walked = 0;             // if listed: dirty_list entries before this one are not fresh
     bool listed = true;                 // dirty_list holds every dirty node (else: the bitmap says)
     bool ordered = true;                // dirty_list is in index order and holds only dirty nodes
@@ -286,14 +286,14 @@ class Graph {
     // Incremental types: per node, whether it is to be recalculated whole and
     // how many publishers marked it; the (node, publisher) marks in order;
     // during a flush, the marks grouped by node and the end of each node's.
-    std::vector<unsigned char> whole;
-    std::vector<std::uint32_t> cause_count;
-    std::vector<std::pair<NodeIndex, NodeRef>> cause_log;
-    std::vector<NodeRef> causes;
-    std::vector<std::uint32_t> cause_end;
-    std::vector<std::byte> saved;           // previous values of this flush, value_bytes each
-    std::vector<std::uint32_t> saved_slot;  // per node: its slot in `saved`, or kNotSaved
-    std::vector<NodeIndex> saved_nodes;
+    base::HugeVector<unsigned char> whole;
+    base::HugeVector<std::uint32_t> cause_count;
+    base::HugeVector<std::pair<NodeIndex, NodeRef>> cause_log;
+    base::HugeVector<NodeRef> causes;
+    base::HugeVector<std::uint32_t> cause_end;
+    base::HugeVector<std::byte> saved;           // previous values of this flush, value_bytes each
+    base::HugeVector<std::uint32_t> saved_slot;  // per node: its slot in `saved`, or kNotSaved
+    base::HugeVector<NodeIndex> saved_nodes;
   };
 
   // The edges a subscribe_all() counts: new ones per node of each type,

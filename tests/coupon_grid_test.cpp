@@ -55,7 +55,7 @@ TEST(CouponGrid, EveryBondsGridHoldsExactlyItsCouponDatesFromToday) {
     const Date today = d(today_text);
     CouponGridDays grids;
     lay_out_coupon_grids(today, kNumForwardDays, grids);
-    std::vector<CouponSums> sums;
+    CouponSumRows sums;
     sum_coupon_grids(grids, curve, true, sums);
     std::uniform_int_distribution<int> far(0, kNumForwardDays - 1);
     std::vector<Date> maturities;

@@ -1192,11 +1192,11 @@ namespace engine {
 struct GraphTestAccess {
   static Bitmap& dirty(Graph& g, TypeId t) { return g.types_[t].dirty; }
   static Bitmap& fresh(Graph& g, TypeId t) { return g.types_[t].fresh; }
-  static std::vector<NodeIndex>& dirty_list(Graph& g, TypeId t) { return g.types_[t].dirty_list; }
+  static auto& dirty_list(Graph& g, TypeId t) { return g.types_[t].dirty_list; }
   static std::size_t& walked(Graph& g, TypeId t) { return g.types_[t].walked; }
   static EdgeArena& downstream(Graph& g, TypeId t) { return g.types_[t].downstream; }
-  static std::vector<std::uint32_t>& cause_count(Graph& g, TypeId t) { return g.types_[t].cause_count; }
-  static std::vector<std::pair<NodeIndex, NodeRef>>& cause_log(Graph& g, TypeId t) { return g.types_[t].cause_log; }
+  static auto& cause_count(Graph& g, TypeId t) { return g.types_[t].cause_count; }
+  static auto& cause_log(Graph& g, TypeId t) { return g.types_[t].cause_log; }
 };
 
 }  // namespace engine

@@ -199,7 +199,7 @@ TEST(Events, AThousandRandomEventsEndEqualToAFreshFlush) {
   Live live("100", 20, 3);
   std::mt19937_64 rng(42);
   auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-  std::vector<std::int64_t> trades = live.store().ids[static_cast<std::size_t>(Kind::outright_trade)];
+  base::HugeVector<std::int64_t> trades = live.store().ids[static_cast<std::size_t>(Kind::outright_trade)];
   const auto& repos = live.store().ids[static_cast<std::size_t>(Kind::repo_trade)];
   trades.insert(trades.end(), repos.begin(), repos.end());
   const auto& bonds = live.store().ids[static_cast<std::size_t>(Kind::bond)];

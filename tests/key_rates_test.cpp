@@ -283,15 +283,15 @@ TEST(KeyRates, DaysInRangesAndGridsInPartsGiveTheBitsOfTheWholeCurve) {
     }
     CouponGridDays grids;
     lay_out_coupon_grids(d("2025-01-31"), horizon, grids);
-    std::vector<CouponSums> sums;
+    CouponSumRows sums;
     sum_coupon_grids(grids, whole, true, sums);
     GridKeyRates grid_rates;
     sum_grid_key_rates(grids, points, whole_rates, grid_rates);
-    std::vector<MomentSums> moments;
+    MomentRows moments;
     sum_grid_moments(grids, whole, moments);
     for (const std::size_t count : {1, 4, 7}) {
-      std::vector<CouponSums> part_sums(grid_rows(grids));
-      std::vector<MomentSums> part_moments(grid_rows(grids));
+      CouponSumRows part_sums(grid_rows(grids));
+      MomentRows part_moments(grid_rows(grids));
       GridKeyRates part_rates;
       size_grid_key_rates(grids, points, part_rates);
       std::size_t covered = 0;

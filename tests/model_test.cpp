@@ -334,7 +334,7 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   s.calendars[0].grid_days = {.first_period = {7}, .begin = {0, 3}, .days = {1, 2, 3}, .first_fraction = {0.5}};
   s.add(Kind::ir_curve, 6);
   s.curves.resize(1);
-  s.curves[0].grids = {{0, std::vector<CouponSums>(5), {}, {}}};
+  s.curves[0].grids = {{0, CouponSumRows(5), {}, {}}};
   s.with_key_rates = false;
   s.add(Kind::bond, 1);
   s.bonds.resize(1);
@@ -426,7 +426,8 @@ INSERT INTO repo_trade VALUES (-8, 'NEGREPO', 10, 1, 3, '2024-12-01', '2025-04-0
   base::Database db(path, base::Database::Mode::read_only);
   const Store s = load(db).store;
   for (const auto& [kind, table] : {std::pair{Kind::outright_trade, "outright_trade"}, std::pair{Kind::repo_trade, "repo_trade"}}) {
-    std::vector<std::int64_t> loaded = s.ids[static_cast<std::size_t>(kind)], expected;
+    const auto& ids = s.ids[static_cast<std::size_t>(kind)];
+    std::vector<std::int64_t> loaded(ids.begin(), ids.end()), expected;
     std::sort(loaded.begin(), loaded.end());
     base::Statement st = db.prepare("SELECT id FROM " + std::string(table) + " ORDER BY id");
     while (st.step()) expected.push_back(st.integer(0));
@@ -581,7 +582,7 @@ TEST(Loader, AShareWithScatteredIdsHasEveryRowOfItsBooksAndNoOtherAsAWholeLoadHa
   const Loaded whole = load(db);
   const Store& s = share.store;
   auto loaded = [&](Kind kind) {  // by id (group_by_dependency orders nodes by what they read)
-    std::vector<std::int64_t> ids = s.ids[static_cast<std::size_t>(kind)];
+    std::vector<std::int64_t> ids(s.ids[static_cast<std::size_t>(kind)].begin(), s.ids[static_cast<std::size_t>(kind)].end());
     std::ranges::sort(ids);
     return ids;
   };
@@ -598,7 +599,7 @@ TEST(Loader, AShareWithScatteredIdsHasEveryRowOfItsBooksAndNoOtherAsAWholeLoadHa
   EXPECT_EQ(loaded(Kind::outright_book), (std::vector<std::int64_t>{outright_books[0], outright_books[2]}));
   EXPECT_EQ(loaded(Kind::repo_book), (std::vector<std::int64_t>{repo_books[1]}));
   // Each book's members and static error as the whole load has them.
-  const std::vector<std::int64_t>& trade_ids = s.ids[static_cast<std::size_t>(Kind::outright_trade)];
+  const auto& trade_ids = s.ids[static_cast<std::size_t>(Kind::outright_trade)];
   for (NodeIndex b = 0; b < s.outright_books.size(); ++b) {
     const NodeRef in_whole = *whole.store.by_id.find(s.ids[static_cast<std::size_t>(Kind::outright_book)][b]);
     std::vector<std::int64_t> members, whole_members;

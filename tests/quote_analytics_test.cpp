@@ -418,7 +418,7 @@ TEST(GridMoments, ABondsMomentsAreItsFlowsSummedOnTheCurve) {
   for (const auto& points : {sample_points(), high_points()}) {
     CurveArrays curve;
     build_curve(points, curve);
-    std::vector<MomentSums> rows;
+    MomentRows rows;
     sum_grid_moments(grids, curve, rows);
     for (const auto& [start, maturity] : {std::pair{"2019-08-31", "2029-02-28"}, std::pair{"2024-12-15", "2026-06-15"},
                                           std::pair{"2025-09-30", "2044-09-30"}, std::pair{"2020-01-31", "2025-04-30"}}) {

@@ -217,7 +217,7 @@ bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date matur
   using namespace bond_risk;
   CouponGridDays grids;
   lay_out_coupon_grids(today, kNumForwardDays, grids);
-  std::vector<CouponSums> sums;
+  CouponSumRows sums;
   sum_coupon_grids(grids, curve, true, sums);
   const std::uint32_t coupons = coupon_count(start, maturity, coupons_per_year);
   return value_bond(coupon_sums(grids, sums, grid_place(maturity, coupons_per_year), coupons), maturity, coupon,
@@ -234,7 +234,7 @@ bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date ma
   const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, coupons_per_year),
                                                coupon_count(start, maturity, coupons_per_year), maturity,
                                                coupons_per_year, coupon);
-  std::vector<MomentSums> moments;
+  MomentRows moments;
   sum_grid_moments(grids, curve, moments);
   return bond_figures(flows, value.price, quote, curve, moments);
 }

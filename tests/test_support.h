@@ -57,8 +57,8 @@ struct Model {
   const bond_risk::NodeState& state(std::int64_t id) const;
   bond_risk::Status status(std::int64_t id) const { return state(id).status; }
   std::string reason(std::int64_t id) const;
-  template <class T>
-  const T& node(std::int64_t id, const std::vector<T>& table) const {
+  template <class Table>
+  const auto& node(std::int64_t id, const Table& table) const {
     return table.at(store.by_id.find(id)->index);
   }
 };

@@ -78,7 +78,7 @@ Trade read_trade(const base::Statement& st, const InputTable& table, std::span<c
 template <class Trade>
 struct TradeRows {
   std::vector<std::int64_t> ids;
-  std::vector<Trade> trades;
+  base::HugeVector<Trade> trades;
   std::vector<std::pair<std::size_t, std::string>> errors;  // (row, why it is bad)
 };
 
@@ -372,7 +372,7 @@ class Loader {
   }
 
   template <class Trade>
-  void add_trades(Kind kind, std::vector<TradeRows<Trade>>& parts, std::vector<Trade>& out) {
+  void add_trades(Kind kind, std::vector<TradeRows<Trade>>& parts, base::HugeVector<Trade>& out) {
     std::size_t count = 0;
     for (const TradeRows<Trade>& part : parts) count += part.ids.size();
     if (parts.size() > 1) out.reserve(count);

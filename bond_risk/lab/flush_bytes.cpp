@@ -4,8 +4,8 @@ namespace bond_risk {
 
 namespace {
 
-template <class T>
-std::size_t bytes_of(const std::vector<T>& v) {
+template <class T, class A>
+std::size_t bytes_of(const std::vector<T, A>& v) {
   return v.size() * sizeof(T);
 }
 

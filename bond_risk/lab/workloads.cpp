@@ -6,8 +6,10 @@
 namespace bond_risk {
 
 Workload::Workload(const Store& store, std::uint64_t seed) : rng_(seed) {
-  trades_ = store.ids[static_cast<std::size_t>(Kind::outright_trade)];
-  bonds_ = store.ids[static_cast<std::size_t>(Kind::bond)];
+  const auto& trade_ids = store.ids[static_cast<std::size_t>(Kind::outright_trade)];
+  const auto& bond_ids = store.ids[static_cast<std::size_t>(Kind::bond)];
+  trades_.assign(trade_ids.begin(), trade_ids.end());
+  bonds_.assign(bond_ids.begin(), bond_ids.end());
   next_removal_ = trades_.size() / 2;
   for (std::size_t i = 0; i < store.bonds.size(); ++i) {
     if (!is_null(store.bonds[i].quote)) quotes_.emplace_back(bonds_[i], store.bonds[i].quote);

@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "base/huge_pages.h"
 #include "bond_risk/model/conventions/convention_flows.h"
 
 namespace bond_risk {
@@ -52,9 +53,9 @@ class CouponSchedules {
     Date from, first_start, first_ref_start;
     std::uint8_t stale;
   };
-  std::vector<std::uint32_t> begin_;  // per bond, then one past the last: where its slot starts in periods_
-  std::vector<CouponDate> periods_;
-  std::vector<Slot> slots_;
+  base::HugeVector<std::uint32_t> begin_;  // per bond, then one past the last: where its slot starts in periods_
+  base::HugeVector<CouponDate> periods_;
+  base::HugeVector<Slot> slots_;
 };
 
 }  // namespace bond_risk

@@ -458,8 +458,8 @@ struct Calculator {
   // (see model/risk/ladders.h). Each sum adds what one pass would, in the
   // same order: the same bits whole or in two passes.
   template <class Value, class Trade>
-  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
-                   const std::vector<Trade>& trades) const {
+  void update_book(Kind kind, NodeIndex i, Book<Value>& book, Kind member_kind, std::span<const Value> values,
+                   std::span<const Trade> trades) const {
     const auto changed = g.changed_inputs(ref(kind, i));
     if (pass != engine::Pass::rest) update_book_values(book, member_kind, values, changed);
     if (pass != engine::Pass::first) update_book_rest(book, member_kind, values, trades, changed);
@@ -472,7 +472,7 @@ struct Calculator {
 
   // A book's values but cs01; book.since_full_sum is 0 after a fresh sum.
   template <class Value>
-  void update_book_values(Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
+  void update_book_values(Book<Value>& book, Kind member_kind, std::span<const Value> values,
                           const Changed& changed) const {
     constexpr std::uint32_t kFullSumEvery = 1000;
     // Never from a total that overflowed: an infinity less the member that
@@ -495,9 +495,9 @@ struct Calculator {
 
   // A book's cs01 and ladder, from the changes where its values were.
   template <class Value, class Trade>
-  void update_book_rest(Book<Value>& book, Kind member_kind, const std::vector<Value>& values,
-                        const std::vector<Trade>& trades, const Changed& changed) const {
-    const std::vector<NodeState>& states = s.states[static_cast<std::size_t>(member_kind)];
+  void update_book_rest(Book<Value>& book, Kind member_kind, std::span<const Value> values,
+                        std::span<const Trade> trades, const Changed& changed) const {
+    const auto& states = s.states[static_cast<std::size_t>(member_kind)];
     if (book.since_full_sum == 0) {
       if constexpr (std::is_same_v<Value, OutrightValue>) {
         double cs01 = 0;
@@ -532,7 +532,7 @@ struct Calculator {
   // A book summed afresh but its cs01, add_member's sums in a loop whose
   // sums stay in registers (the book's own could alias the values it reads).
   template <class Value>
-  static void sum_members(Book<Value>& book, const std::vector<NodeState>& states, const std::vector<Value>& values) {
+  static void sum_members(Book<Value>& book, std::span<const NodeState> states, std::span<const Value> values) {
     Value total{};
     if constexpr (std::is_same_v<Value, OutrightValue>) total.cs01 = book.total.cs01;  // the rest's
     std::uint32_t excluded = 0, broken = 0, unquoted = 0;
@@ -592,14 +592,15 @@ struct Calculator {
 
   void outright_books(Indices nodes) const {
     for_each_node(nodes, [&](NodeIndex i) {
-      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade, s.outright_values,
-                  s.outright_trades);
+      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade,
+                  std::span<const OutrightValue>(s.outright_values), std::span<const OutrightTrade>(s.outright_trades));
     });
   }
 
   void repo_books(Indices nodes) const {
     for_each_node(nodes, [&](NodeIndex i) {
-      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values, s.repo_trades);
+      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, std::span<const RepoValue>(s.repo_values),
+                  std::span<const RepoTrade>(s.repo_trades));
     });
   }
 };

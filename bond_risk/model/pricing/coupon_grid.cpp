@@ -117,7 +117,7 @@ void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, boo
 }
 
 void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
-                      std::vector<CouponSums>& sums) {
+                      CouponSumRows& sums) {
   sums.resize(grid_rows(grids));
   sum_coupon_grids(grids, curve, bumped, all_grids(grids), std::span(sums));
 }

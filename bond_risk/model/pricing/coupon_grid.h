@@ -81,7 +81,7 @@ void sum_over_grids(const CouponGridDays& grids, int horizon, GridSpan span, std
 // summed in date order (j = 0 .. its number of dates): on `curve`, and on
 // its bumped copies when `bumped` (df_up, df_dn stay 0 otherwise).
 void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped,
-                      std::vector<CouponSums>& sums);
+                      CouponSumRows& sums);
 // The same for the grids of `span`, into sums sized by grid_rows.
 void sum_coupon_grids(const CouponGridDays& grids, const CurveArrays& curve, bool bumped, GridSpan span,
                       std::span<CouponSums> sums);

@@ -51,7 +51,7 @@ struct DiscountSumPart {
 // Per day i of a curve, days[i]; segment[i] is day i's segment k; and the
 // discounted sums' ladders.
 struct KeyRateArrays {
-  std::vector<KeyRateShares> days;
+  base::HugeVector<KeyRateShares> days;
   std::vector<std::uint16_t> segment;  // a curve has at most kMaxForwardDays + 1 points
   std::vector<double> segment_base;
   std::vector<DiscountSumPart> partial;
@@ -75,7 +75,7 @@ void sum_key_rate_shares(std::span<const CurvePoint> points, KeyRateArrays& out)
 // grid's first j dates, and segment_start[grid * points + k] how many of
 // its dates fall before point k's day.
 struct GridKeyRates {
-  std::vector<KeyRateShares> sums;
+  base::HugeVector<KeyRateShares> sums;
   std::vector<std::uint16_t> segment_start;
 };
 void sum_grid_key_rates(const CouponGridDays& grids, std::span<const CurvePoint> points, const KeyRateArrays& curve,

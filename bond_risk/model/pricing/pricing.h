@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/fast_exp.h"
+#include "base/huge_pages.h"
 #include "base/lanes.h"
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/model/pricing/status.h"
@@ -70,6 +71,7 @@ struct BondValue {
 struct CouponSums {
   double df = 0, df_up = 0, df_dn = 0;
 };
+using CouponSumRows = base::HugeVector<CouponSums>;  // a curve's, over a calendar's coupon grids
 
 // Price per 100 nominal and pv01 from a bond's coupon sums, its coupon per
 // period per 100 (c100) and the discount factors at its maturity.

@@ -15,7 +15,7 @@ void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, Gri
   });
 }
 
-void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows) {
+void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, MomentRows& rows) {
   rows.resize(grid_rows(grids));
   sum_grid_moments(grids, curve, all_grids(grids), std::span(rows));
 }

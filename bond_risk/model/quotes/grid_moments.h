@@ -34,10 +34,11 @@ struct alignas(64) MomentSums {
   static constexpr std::size_t kRate = kSpreadOrder + 1;
   std::array<double, 16> s{};
 };
+using MomentRows = base::HugeVector<MomentSums>;  // a curve's, over a calendar's coupon grids
 
 // rows[begin[g] + g + j] = the sums over grid g's first j dates (j = 0 ..
 // its number of dates), on `curve` (the layout of sum_coupon_grids).
-void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, std::vector<MomentSums>& rows);
+void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, MomentRows& rows);
 // The same for the grids of `span`, into rows sized by grid_rows.
 void sum_grid_moments(const CouponGridDays& grids, const CurveArrays& curve, GridSpan span,
                       std::span<MomentSums> rows);

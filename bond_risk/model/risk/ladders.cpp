@@ -47,7 +47,7 @@ void add_scaled(std::span<double> to, std::span<const double> from, double scale
 // store's arrays are read through pointers taken once: add's stores would
 // otherwise make the compiler reload them for every member.
 template <class Trade, class Add>
-void for_ok_members(const Store& s, std::span<const NodeIndex> members, Kind kind, const std::vector<Trade>& trades, Add add) {
+void for_ok_members(const Store& s, std::span<const NodeIndex> members, Kind kind, const base::HugeVector<Trade>& trades, Add add) {
   const NodeState* states = s.states[static_cast<std::size_t>(kind)].data();
   const Trade* trade = trades.data();
   const NodeIndex* curves = s.ladder_curves.data();

@@ -19,9 +19,9 @@ std::vector<NodeIndex> sorted_order(std::size_t count, Key key) {
   return order;
 }
 
-template <class T>
-void permute(std::vector<T>& v, const std::vector<NodeIndex>& order) {
-  std::vector<T> out;
+template <class T, class A>
+void permute(std::vector<T, A>& v, const std::vector<NodeIndex>& order) {
+  std::vector<T, A> out;
   out.reserve(v.size());
   for (NodeIndex old : order) out.push_back(std::move(v[old]));
   v = std::move(out);
@@ -49,7 +49,8 @@ std::vector<NodeIndex> reorder(Store& s, Kind kind, const std::vector<NodeIndex>
 
 // Trades in the order of their first book's members; trades in no book last.
 template <class Book, class Trade, class Value>
-void by_book(Store& s, Kind kind, std::vector<Book>& books, std::vector<Trade>& trades, std::vector<Value>& values) {
+void by_book(Store& s, Kind kind, std::vector<Book>& books, base::HugeVector<Trade>& trades,
+             base::HugeVector<Value>& values) {
   std::vector<NodeIndex> order;
   std::vector<unsigned char> placed(trades.size(), 0);
   order.reserve(trades.size());
@@ -77,7 +78,7 @@ std::tuple<NodeIndex, NodeIndex, std::uint16_t, std::int32_t> place_of(const Bon
 }  // namespace
 
 std::vector<NodeIndex> in_id_order(const Store& s, Kind kind) {
-  const std::vector<std::int64_t>& ids = s.ids[static_cast<std::size_t>(kind)];
+  const auto& ids = s.ids[static_cast<std::size_t>(kind)];
   return sorted_order(ids.size(), [&](NodeIndex i) { return ids[i]; });
 }
 

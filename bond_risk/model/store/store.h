@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/huge_pages.h"
 #include "bond_risk/model/conventions/business_days.h"
 #include "bond_risk/model/conventions/convention.h"
 #include "bond_risk/model/conventions/coupon_schedules.h"
@@ -78,9 +79,9 @@ inline constexpr std::uint32_t kNoConvention = 0xFFFF'FFFF;
 // empty while the calendar is not OK.
 struct CurveGrid {
   NodeIndex calendar = 0;
-  std::vector<CouponSums> sums;
+  CouponSumRows sums;
   GridKeyRates key_rates;
-  std::vector<MomentSums> moments;  // when the store computes quote analytics (model/quotes/grid_moments.h)
+  MomentRows moments;  // when the store computes quote analytics (model/quotes/grid_moments.h)
 };
 
 struct IrCurve {
@@ -182,17 +183,17 @@ struct Store {
   std::vector<Calendar> calendars;
   std::vector<IrCurve> curves;
   std::vector<StoredConvention> conventions;  // bond_convention's rows, in name order
-  std::vector<Bond> bonds;
-  std::vector<BondValue> bond_values;  // published, one per bond
-  std::vector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
-  std::vector<QuoteYieldMemo> quote_yield_memos;  // one per bond, written by the worker that calculates it
+  base::HugeVector<Bond> bonds;
+  base::HugeVector<BondValue> bond_values;  // published, one per bond
+  base::HugeVector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
+  base::HugeVector<QuoteYieldMemo> quote_yield_memos;  // one per bond, written by the worker that calculates it
   // A slot per bond, a convention bond's laid out for its terms and today
   // (lay_out_coupon_schedules); a slot written, during flushes, by the worker that calculates its bond.
   CouponSchedules coupon_schedules;
-  std::vector<OutrightTrade> outright_trades;
-  std::vector<OutrightValue> outright_values;
-  std::vector<RepoTrade> repo_trades;
-  std::vector<RepoValue> repo_values;
+  base::HugeVector<OutrightTrade> outright_trades;
+  base::HugeVector<OutrightValue> outright_values;
+  base::HugeVector<RepoTrade> repo_trades;
+  base::HugeVector<RepoValue> repo_values;
   std::vector<OutrightBook> outright_books;
   std::vector<RepoBook> repo_books;
 
@@ -205,18 +206,18 @@ struct Store {
   // with_quote_analytics; otherwise every bond's figures are null.
   bool with_quote_analytics = true;
   KeyRateAxis key_rate_axis;
-  std::vector<double> bond_kr01;  // a bond's ladder at key_rate_axis.stride * its index
+  base::HugeVector<double> bond_kr01;  // a bond's ladder at key_rate_axis.stride * its index
   // The curve each bond's ladder lies on (bonds[i].curve, fixed from the
   // load on), a column of its own: a book summing its ladder reads it for
   // every member, at random, where a Bond is 56 bytes.
-  std::vector<NodeIndex> ladder_curves;
-  std::vector<std::uint32_t> bond_ladder_version;  // per bond: the flushes that wrote its ladder
+  base::HugeVector<NodeIndex> ladder_curves;
+  base::HugeVector<std::uint32_t> bond_ladder_version;  // per bond: the flushes that wrote its ladder
   // Parts trades' books hold, kept when a trade's static data changed
   // since the last flush (hold_ladder_part), by NodeRef as type << 32 | index.
   std::unordered_map<std::uint64_t, LadderPart> held_parts;
 
-  std::array<std::vector<NodeState>, kKindCount> states;
-  std::array<std::vector<std::int64_t>, kKindCount> ids;  // database id per node
+  std::array<base::HugeVector<NodeState>, kKindCount> states;
+  std::array<base::HugeVector<std::int64_t>, kKindCount> ids;  // database id per node
   IdIndex by_id;
   std::vector<std::string> errors{""};
   std::vector<std::uint32_t> free_errors;  // released slots of errors, reused first

@@ -1,0 +1,58 @@
+// An allocator for the big arrays a flush walks: an allocation of 2 MiB or
+// more is aligned to 2 MiB and advised into transparent huge pages
+// (madvise MADV_HUGEPAGE), so that the walk takes one TLB entry per 2 MiB
+// instead of one per 4 KiB page. Where the kernel backs only advised memory
+// with huge pages (transparent_hugepage "madvise", as on many hosts) this
+// is what gives the engine's arrays them; under a virtual machine a miss in
+// the TLB walks two page tables, and on a 2-vCPU VM a bump of the 1M preset's
+// curve took 3x longer end to end in 4 KiB pages (docs/benchmarks.md).
+// Smaller allocations are std::allocator's. Stateless: any two compare equal.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace base {
+
+inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
+inline constexpr std::size_t kMaxBytes = std::numeric_limits<std::ptrdiff_t>::max();
+
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+
+  HugePageAllocator() = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+
+  T* allocate(std::size_t n) {
+    if (n * sizeof(T) < kHugePage) return std::allocator<T>{}.allocate(n);
+    if (n > (kMaxBytes - kHugePage) / sizeof(T)) throw std::bad_array_new_length();
+    const std::size_t bytes = rounded(n);
+    void* p = std::aligned_alloc(kHugePage, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    ::madvise(p, bytes, MADV_HUGEPAGE);  // advice: where huge pages are off, 4 KiB pages as before
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n * sizeof(T) < kHugePage) return std::allocator<T>{}.deallocate(p, n);
+    std::free(p);
+  }
+
+  friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }
+
+ private:
+  static std::size_t rounded(std::size_t n) { return (n * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage; }
+};
+
+// A vector whose storage, once 2 MiB or more, lies in huge pages.
+template <class T>
+using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
+}  // namespace base
