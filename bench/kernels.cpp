@@ -6,8 +6,9 @@
 // curve by one worker and by two (flush_one_curve); the marking a
 // move of one curve does before its recalculation, and the copy of its
 // result rows after (copy_rows_one_curve, by the master alone and with 2
-// workers); and a whole load, from
-// the database to a graph ready for its first flush (load_and_build).
+// workers); a whole load, from the database to a graph ready for its
+// first flush (load_and_build); and a walk over memory after an idle
+// spell, in 4 KiB pages and in huge pages (walk_after_idle).
 // `make bench-kernels` runs them on the 440k set; by hand, pass Google
 // Benchmark's flags after the database:
 //   build/release/bench/kernels data/bond_risk_440k.db --benchmark_repetitions=5
@@ -15,11 +16,15 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "base/huge_pages.h"
 #include "base/sqlite.h"
 #include "bond_risk/db/loader.h"
 #include "bond_risk/model/nodes/calculations.h"
@@ -165,6 +170,24 @@ void mark_curve(benchmark::State& state, DataSet& data) {
   state.counters["nodes"] = static_cast<double>(data.graph.subscribers(curve).size());
 }
 
+// A walk over 320 MB, a cache line in each 64 bytes, after the process sat
+// idle for `idle_ms` (not timed): in 4 KiB pages (std::vector) and in huge
+// pages (base::HugeVector). How much a page's size costs a walk on this
+// host, and how much more after an idle spell: the engine meets each
+// event of a quiet desk that way.
+template <class Vector>
+void walk_after_idle(benchmark::State& state, int idle_ms) {
+  Vector v(40'000'000, 1);
+  std::uint64_t sum = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
+    state.ResumeTiming();
+    for (std::size_t i = 0; i < v.size(); i += 8) sum += v[i]++;
+  }
+  benchmark::DoNotOptimize(sum);
+}
+
 // What `run` times as "Loaded ... in": the database read into the store
 // (two readers for the trade and membership tables when there are two CPUs)
 // and the graph built, ready to flush.
@@ -215,6 +238,15 @@ int main(int argc, char** argv) {
   }
   benchmark::RegisterBenchmark("mark_one_curve", [&data](benchmark::State& state) { mark_curve(state, data); })
       ->Unit(benchmark::kMicrosecond);
+  for (const int idle_ms : {50, 1000}) {
+    const std::string idle = "/idle_ms:" + std::to_string(idle_ms);
+    benchmark::RegisterBenchmark(("walk_after_idle/4k_pages" + idle).c_str(), [idle_ms](benchmark::State& state) {
+      walk_after_idle<std::vector<std::uint64_t>>(state, idle_ms);
+    })->Unit(benchmark::kMillisecond)->Iterations(5);
+    benchmark::RegisterBenchmark(("walk_after_idle/huge_pages" + idle).c_str(), [idle_ms](benchmark::State& state) {
+      walk_after_idle<base::HugeVector<std::uint64_t>>(state, idle_ms);
+    })->Unit(benchmark::kMillisecond)->Iterations(5);
+  }
   const std::string path = argv[1];
   benchmark::RegisterBenchmark("load_and_build", [&path](benchmark::State& state) { load_and_build(state, path); })
       ->Unit(benchmark::kMillisecond);
