@@ -489,7 +489,7 @@ struct Calculator {
       }
       ++book.since_full_sum;
     } else {
-      sum_members(book, s.states[static_cast<std::size_t>(member_kind)], values);
+      sum_members(book, s.states[static_cast<std::size_t>(member_kind)], values, pass == engine::Pass::whole);
     }
   }
 
@@ -500,6 +500,7 @@ struct Calculator {
     const auto& states = s.states[static_cast<std::size_t>(member_kind)];
     if (book.since_full_sum == 0) {
       if constexpr (std::is_same_v<Value, OutrightValue>) {
+        if (pass == engine::Pass::whole) return sum_ladder(book);  // cs01 summed with the values
         double cs01 = 0;
         for (NodeIndex m : book.members) {
           if (states[m].status == Status::ok) cs01 += cs01_of(values[m], 1.0);
@@ -529,11 +530,16 @@ struct Calculator {
     }
   }
 
-  // A book summed afresh but its cs01, add_member's sums in a loop whose
-  // sums stay in registers (the book's own could alias the values it reads).
+  // A book summed afresh, add_member's sums in a loop whose sums stay in
+  // registers (the book's own could alias the values it reads); an outright
+  // book's cs01 too `with_cs01` (a whole pass: one read of the members where
+  // the rest's sum would be a second, the same sum in the same order), else
+  // kept for the rest.
   template <class Value>
-  static void sum_members(Book<Value>& book, std::span<const NodeState> states, std::span<const Value> values) {
+  static void sum_members(Book<Value>& book, std::span<const NodeState> states, std::span<const Value> values,
+                          bool with_cs01) {
     Value total{};
+    [[maybe_unused]] double cs01 = 0;  // an outright book's
     if constexpr (std::is_same_v<Value, OutrightValue>) total.cs01 = book.total.cs01;  // the rest's
     std::uint32_t excluded = 0, broken = 0, unquoted = 0;
     for (NodeIndex m : book.members) {
@@ -541,10 +547,16 @@ struct Calculator {
       if (status == Status::ok) {
         accumulate(total, values[m], 1.0);
         unquoted += unquoted_member(values[m]);
+        if constexpr (std::is_same_v<Value, OutrightValue>) {
+          if (with_cs01) cs01 += cs01_of(values[m], 1.0);
+        }
       } else {
         ++excluded;
         broken += is_broken(status) ? 1 : 0;
       }
+    }
+    if constexpr (std::is_same_v<Value, OutrightValue>) {
+      if (with_cs01) total.cs01 = cs01;
     }
     book.total = total;
     book.excluded = excluded;
