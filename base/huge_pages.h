@@ -21,7 +21,6 @@
 namespace base {
 
 inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
-inline constexpr std::size_t kMaxBytes = std::numeric_limits<std::ptrdiff_t>::max();
 
 template <class T>
 struct HugePageAllocator {
@@ -32,7 +31,7 @@ struct HugePageAllocator {
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
 
   T* allocate(std::size_t n) {
-    if (n * sizeof(T) < kHugePage) return std::allocator<T>{}.allocate(n);
+    if (small(n)) return std::allocator<T>{}.allocate(n);
     if (n > (kMaxBytes - kHugePage) / sizeof(T)) throw std::bad_array_new_length();
     const std::size_t bytes = rounded(n);
     void* p = std::aligned_alloc(kHugePage, bytes);
@@ -41,13 +40,15 @@ struct HugePageAllocator {
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
-    if (n * sizeof(T) < kHugePage) return std::allocator<T>{}.deallocate(p, n);
+    if (small(n)) return std::allocator<T>{}.deallocate(p, n);
     std::free(p);
   }
 
   friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }
 
  private:
+  static constexpr std::size_t kMaxBytes = std::numeric_limits<std::ptrdiff_t>::max();
+  static bool small(std::size_t n) { return n * sizeof(T) < kHugePage; }
   static std::size_t rounded(std::size_t n) { return (n * sizeof(T) + kHugePage - 1) / kHugePage * kHugePage; }
 };
 

@@ -500,12 +500,13 @@ struct Calculator {
     const auto& states = s.states[static_cast<std::size_t>(member_kind)];
     if (book.since_full_sum == 0) {
       if constexpr (std::is_same_v<Value, OutrightValue>) {
-        if (pass == engine::Pass::whole) return sum_ladder(book);  // cs01 summed with the values
-        double cs01 = 0;
-        for (NodeIndex m : book.members) {
-          if (states[m].status == Status::ok) cs01 += cs01_of(values[m], 1.0);
+        if (pass != engine::Pass::whole) {  // a whole pass summed cs01 with the values (sum_members)
+          double cs01 = 0;
+          for (NodeIndex m : book.members) {
+            if (states[m].status == Status::ok) cs01 += cs01_of(values[m], 1.0);
+          }
+          book.total.cs01 = cs01;
         }
-        book.total.cs01 = cs01;
       }
       sum_ladder(book);
       return;
@@ -539,8 +540,7 @@ struct Calculator {
   static void sum_members(Book<Value>& book, std::span<const NodeState> states, std::span<const Value> values,
                           bool with_cs01) {
     Value total{};
-    [[maybe_unused]] double cs01 = 0;  // an outright book's
-    if constexpr (std::is_same_v<Value, OutrightValue>) total.cs01 = book.total.cs01;  // the rest's
+    if constexpr (std::is_same_v<Value, OutrightValue>) total.cs01 = with_cs01 ? 0.0 : book.total.cs01;  // else the rest's
     std::uint32_t excluded = 0, broken = 0, unquoted = 0;
     for (NodeIndex m : book.members) {
       const Status status = states[m].status;
@@ -548,15 +548,12 @@ struct Calculator {
         accumulate(total, values[m], 1.0);
         unquoted += unquoted_member(values[m]);
         if constexpr (std::is_same_v<Value, OutrightValue>) {
-          if (with_cs01) cs01 += cs01_of(values[m], 1.0);
+          if (with_cs01) total.cs01 += cs01_of(values[m], 1.0);
         }
       } else {
         ++excluded;
         broken += is_broken(status) ? 1 : 0;
       }
-    }
-    if constexpr (std::is_same_v<Value, OutrightValue>) {
-      if (with_cs01) total.cs01 = cs01;
     }
     book.total = total;
     book.excluded = excluded;
@@ -604,15 +601,15 @@ struct Calculator {
 
   void outright_books(Indices nodes) const {
     for_each_node(nodes, [&](NodeIndex i) {
-      update_book(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade,
-                  std::span<const OutrightValue>(s.outright_values), std::span<const OutrightTrade>(s.outright_trades));
+      update_book<OutrightValue, OutrightTrade>(Kind::outright_book, i, s.outright_books[i], Kind::outright_trade,
+                                                s.outright_values, s.outright_trades);
     });
   }
 
   void repo_books(Indices nodes) const {
     for_each_node(nodes, [&](NodeIndex i) {
-      update_book(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, std::span<const RepoValue>(s.repo_values),
-                  std::span<const RepoTrade>(s.repo_trades));
+      update_book<RepoValue, RepoTrade>(Kind::repo_book, i, s.repo_books[i], Kind::repo_trade, s.repo_values,
+                                        s.repo_trades);
     });
   }
 };

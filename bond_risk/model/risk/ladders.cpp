@@ -47,7 +47,7 @@ void add_scaled(std::span<double> to, std::span<const double> from, double scale
 // store's arrays are read through pointers taken once: add's stores would
 // otherwise make the compiler reload them for every member.
 template <class Trade, class Add>
-void for_ok_members(const Store& s, std::span<const NodeIndex> members, Kind kind, const base::HugeVector<Trade>& trades, Add add) {
+void for_ok_members(const Store& s, std::span<const NodeIndex> members, Kind kind, std::span<const Trade> trades, Add add) {
   const NodeState* states = s.states[static_cast<std::size_t>(kind)].data();
   const Trade* trade = trades.data();
   const NodeIndex* curves = s.ladder_curves.data();
@@ -207,7 +207,7 @@ void add_key_rates(const Store& s, const LadderPart& p, std::span<double> ladder
 void sum_key_rates(const Store& s, const OutrightBook& book, std::span<double> ladder) {
   std::ranges::fill(ladder, 0.0);
   RowSum sum(s, ladder);
-  for_ok_members(s, book.members, Kind::outright_trade, s.outright_trades,
+  for_ok_members<OutrightTrade>(s, book.members, Kind::outright_trade, s.outright_trades,
                  [&](const OutrightTrade& t, NodeIndex curve, const double* row) {
                    sum.add(curve, row, static_cast<double>(t.quantity) * t.dir);
                  });
@@ -217,10 +217,11 @@ void sum_key_rates(const Store& s, const RepoBook& book, std::span<double> ladde
   std::ranges::fill(ladder, 0.0);
   RowSum margin(s, ladder);
   DiscountSums mtm_pnl(s, ladder, s.key_rate_axis.size);
-  for_ok_members(s, book.members, Kind::repo_trade, s.repo_trades, [&](const RepoTrade& t, NodeIndex curve, const double* row) {
-    margin.add(curve, row, -static_cast<double>(t.notional));
-    mtm_pnl.add(t.curve, t.end - s.calendars[t.calendar].today, -t.start_cash / kYearBasis);
-  });
+  for_ok_members<RepoTrade>(s, book.members, Kind::repo_trade, s.repo_trades,
+                            [&](const RepoTrade& t, NodeIndex curve, const double* row) {
+                              margin.add(curve, row, -static_cast<double>(t.notional));
+                              mtm_pnl.add(t.curve, t.end - s.calendars[t.calendar].today, -t.start_cash / kYearBasis);
+                            });
 }
 
 void key_rate_ladder(const Store& s, NodeRef node, std::vector<KeyRate>& out) {
