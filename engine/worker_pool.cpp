@@ -29,6 +29,9 @@ inline void cpu_relax() {
 // machine still runs the threads that have work.
 constexpr unsigned kPausesPerYield = 64;
 
+// The most jobs a worker claims at once (run_jobs).
+constexpr std::size_t kMaxRun = 32;
+
 }  // namespace
 
 WorkerPool::WorkerPool(const SchedulerOptions& options)
@@ -83,7 +86,7 @@ BatchStats WorkerPool::run_batch(std::size_t count, const std::function<void(std
     job_ = &job;
     count_ = count;
     ++epoch_;
-    participants_ = 0;
+    participants_.store(0, std::memory_order_relaxed);
     followed_.store(another_follows, std::memory_order_relaxed);
     remaining_.store(count, std::memory_order_relaxed);
     unclaimed_.store(count, std::memory_order_release);
@@ -103,7 +106,7 @@ BatchStats WorkerPool::run_batch(std::size_t count, const std::function<void(std
   wait_for_batch_end();
   std::lock_guard lock(mutex_);
   job_ = nullptr;
-  return {participants_, watch.seconds()};
+  return {participants_.load(std::memory_order_relaxed), watch.seconds()};
 }
 
 void WorkerPool::wait_for_batch_end() {
@@ -143,27 +146,40 @@ void WorkerPool::work(std::size_t slot) {
   batch_done_.notify_one();
   for (;;) {
     if (policy_ != WaitPolicy::block || followed_.load(std::memory_order_relaxed)) spin_for_work();
-    std::unique_lock lock(mutex_);
     if (policy_ != WaitPolicy::busy) {
+      std::unique_lock lock(mutex_);
       work_available_[slot].wait(lock, [this] { return stopping_ || unclaimed_.load(std::memory_order_relaxed) != 0; });
     }
-    if (stopping_) return;
-    const std::size_t unclaimed = unclaimed_.load(std::memory_order_relaxed);
-    if (unclaimed == 0) continue;  // a spinning worker lost the race for the last job
-    const std::size_t i = count_ - unclaimed;
-    unclaimed_.store(unclaimed - 1, std::memory_order_relaxed);
+    if (stopping_.load(std::memory_order_relaxed)) return;
+    run_jobs(joined);
+  }
+}
+
+void WorkerPool::run_jobs(std::uint64_t& joined) {
+  std::size_t unclaimed = unclaimed_.load(std::memory_order_acquire);
+  while (unclaimed != 0) {
+    // Jobs in runs that shrink as the batch drains (guided self-scheduling): a worker walks a stretch of
+    // neighbouring nodes, the last runs are single jobs so that the threads end together, and no run is
+    // longer than kMaxRun, so that a worker the host preempts holds back little of the batch.
+    const std::size_t take = std::clamp<std::size_t>(unclaimed / (2 * parallelism_), 1, kMaxRun);
+    if (!unclaimed_.compare_exchange_weak(unclaimed, unclaimed - take, std::memory_order_acquire,
+                                          std::memory_order_acquire)) {
+      continue;
+    }
+    // Jobs of the batch published last: the master publishes the next only once every job of this one
+    // has finished, and the claim's acquire makes the batch's job_, count_ and epoch_ visible.
     if (joined != epoch_) {
       joined = epoch_;
-      ++participants_;
+      participants_.fetch_add(1, std::memory_order_relaxed);
     }
-    const auto& job = *job_;
-    lock.unlock();
-    job(i);
-    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    const std::size_t first = count_ - unclaimed;
+    for (std::size_t i = first; i < first + take; ++i) (*job_)(i);
+    if (remaining_.fetch_sub(take, std::memory_order_acq_rel) == take) {
       // Taking the lock orders this notify after the master's check of remaining_.
       { std::lock_guard done(mutex_); }
       batch_done_.notify_one();
     }
+    unclaimed = unclaimed_.load(std::memory_order_acquire);
   }
 }
 

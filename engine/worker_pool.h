@@ -1,7 +1,8 @@
 // The pthreads master/worker pool.
 //
-// The master (the thread calling run()) publishes a batch of jobs on a
-// mutex-protected queue; workers claim them one at a time; run() returns
+// The master (the thread calling run()) publishes a batch of jobs under a
+// mutex; workers claim them with an atomic counter, in runs of neighbouring
+// jobs that shrink as the batch drains (guided self-scheduling); run() returns
 // when the last job has finished (a barrier). Only as many workers are woken
 // as there are jobs and CPUs to run them (parallelism()), one per CPU the
 // workers are pinned to in turn, so that with more workers than CPUs the
@@ -45,6 +46,8 @@ class WorkerPool final : public Scheduler {
  private:
   BatchStats run_batch(std::size_t count, const std::function<void(std::size_t)>& job, bool another_follows) override;
   void work(std::size_t slot);
+  // Claims and runs the current batch's jobs, without the lock, until none is unclaimed.
+  void run_jobs(std::uint64_t& joined);
   // Spins until a job is unclaimed or the pool stops; busy: indefinitely,
   // otherwise at most spin_. True if there may be work.
   bool spin_for_work() const;
@@ -68,7 +71,7 @@ class WorkerPool final : public Scheduler {
   std::atomic<std::size_t> unclaimed_{0};  // jobs not yet taken; the next job is count_ - unclaimed_
   std::atomic<std::size_t> remaining_{0};  // jobs not yet finished
   std::uint64_t epoch_ = 0;                // batches published so far
-  std::size_t participants_ = 0;           // workers that took a job of the current batch
+  std::atomic<std::size_t> participants_{0};  // workers that took a job of the current batch
   std::atomic<bool> followed_{false};      // the last batch published said another follows
   std::atomic<bool> stopping_{false};
 
