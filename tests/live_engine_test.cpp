@@ -6,6 +6,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "bond_risk/db/database_rows.h"
 #include "bond_risk/db/change_log.h"
@@ -220,6 +221,37 @@ TEST(LiveEngine, AFloodOfBigEventsKeepsAtMostOneResultWaitingPerNodeAndTheTables
   EXPECT_LE(pending["assembled_peak"].get<std::size_t>(), nodes);
   EXPECT_GT(during, before) << "no results were written during the flood";
   live.executor->publish_results();
+  test::expect_result_tables_fresh(live);
+}
+
+// Rows published as the server does (Handover::when_wanted) while the
+// writer is held in a write (another connection holds the results file's
+// lock) and the next batch is sealed: the pass waits, its rows kept marked,
+// and once the writer is free they reach the tables: the last event's.
+TEST(LiveEngine, APassThatWaitsForTheWriterKeepsItsRowsUntilTheyReachTheTables) {
+  Live live("100", 20, 2);
+  live.executor->results().wait_written();
+  base::Database other(results_path(live.path), base::Database::Mode::read_write);
+  other.exec("BEGIN IMMEDIATE");  // the writer's next write waits for the lock (up to its busy timeout)
+  const auto roll = [&](int day, Handover handover) -> bool {
+    const std::string line = "roll-date " + format_date(*parse_date("2025-11-21") + day);
+    for (const Reply& reply : live.executor->execute(std::vector{line})) {
+      EXPECT_NE(reply.line.find("\"ok\":true"), std::string::npos) << line << ": " << reply.line;
+    }
+    return live.executor->publish_results(SIZE_MAX, handover);
+  };
+  roll(1, Handover::now);  // every row: the writer takes them and waits for the lock
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // time for it to take them
+  roll(2, Handover::now);  // every row again: sealed behind the held write
+  EXPECT_FALSE(roll(3, Handover::when_wanted));  // the pass waits
+  other.exec("ROLLBACK");
+  // The server's poll publishes as above until the writer has the last event.
+  const std::int64_t last = live.executor->served_event();
+  EXPECT_TRUE(test::eventually([&] {
+    while (live.executor->publish_results(4096, Handover::when_wanted)) {
+    }
+    return live.executor->results().written_as_of() == last;
+  }, std::chrono::seconds(20))) << "written as of " << live.executor->results().written_as_of() << ", last event " << last;
   test::expect_result_tables_fresh(live);
 }
 

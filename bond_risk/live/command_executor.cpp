@@ -424,10 +424,10 @@ void CommandExecutor::sync_external(bool signalled) {
   publish_results();
 }
 
-bool CommandExecutor::publish_results(std::size_t budget) {
+bool CommandExecutor::publish_results(std::size_t budget, Handover handover) {
   complete();
   const base::Stopwatch clock;
-  const bool more = stages_.marks.publish(publisher_, model_.scheduler(), road_.served(), budget);
+  const bool more = stages_.marks.publish(publisher_, model_.scheduler(), road_.served(), budget, handover);
   phases_.add(Phase::publish, clock.seconds());
   return more;
 }

@@ -97,8 +97,9 @@ class CommandExecutor {
   // and at each poll, so that a big event's rows never hold up the next
   // command); true while rows remain. The writer takes them once every row
   // of the last event is in. Every row, when the writer asks for them again
-  // (ResultPublisher::needs_all).
-  bool publish_results(std::size_t budget = SIZE_MAX);
+  // (ResultPublisher::needs_all). With Handover::when_wanted a new pass
+  // waits while the writer is busy with rows it would copy again (false).
+  bool publish_results(std::size_t budget = SIZE_MAX, Handover handover = Handover::now);
 
   // Which watched nodes' values may have changed, and their update lines
   // (live/stages/watched_changes.h).

@@ -227,10 +227,11 @@ class Server {
 
   // Hands recalculated rows to the result writer a slice at a time, after
   // the replies' first write and between batches: a big event's rows never
-  // hold up the next command by more than one slice.
+  // hold up the next command by more than one slice, and wait while the
+  // writer could not write them before they change again.
   void publish_slice() {
     if (publishing_) return;
-    if (!executor_.publish_results(kPublishSlice)) return;
+    if (!executor_.publish_results(kPublishSlice, Handover::when_wanted)) return;
     publishing_ = true;
     asio::post(io_, [this] {
       publishing_ = false;

@@ -50,8 +50,16 @@ void ResultPublisher::seal(std::int64_t event_seq) {
     const std::lock_guard lock(mutex_);
     front_.sealed = true;
     front_.event_seq = event_seq;
+    newer_waiting_ = false;
   }
   changed_.notify_all();
+}
+
+bool ResultPublisher::defer_pass() {
+  const std::lock_guard lock(mutex_);
+  if (!writing_ || !front_.sealed) return false;
+  newer_waiting_ = true;
+  return true;
 }
 
 bool ResultPublisher::needs_all() {
@@ -129,6 +137,9 @@ void ResultPublisher::run() {
   auto retry_after = kFirstRetry;
   for (;;) {
     std::unique_lock lock(mutex_);
+    // Rows newer than the sealed batch wait to be copied (defer_pass): a little time for the master to
+    // seal them, rather than write the rows they replace.
+    changed_.wait_for(lock, kMaxPause, [&] { return !newer_waiting_ || stopping_; });
     changed_.wait(lock, [&] {
       notice_loss();  // before each write transaction
       return stopping_ || takeable();
@@ -136,6 +147,7 @@ void ResultPublisher::run() {
     if (!takeable()) return;  // stopping, with nothing sealed left to write
     std::swap(front_, back_);
     writing_ = true;
+    newer_waiting_ = false;  // the master's next pass goes into the emptied batch
     const bool reopen = lost_;  // then back_ holds every row
     lock.unlock();
     std::string error;

@@ -23,6 +23,14 @@
 // failed one, to account for one and to wait, never while it writes or
 // empties one.
 //
+// The master copies a row again only when the writer will write it: while
+// the writer writes one batch and the next is sealed already, a new pass
+// over the marked rows waits (defer_pass), for rows copied then would be
+// copied again before they are written. Once done, the writer waits up to
+// kMaxPause for those newer rows before it takes the sealed batch as it is.
+// Under a flood of big events the master thus copies once per batch
+// written, not once per event.
+//
 // Memory is bounded by the nodes, not by the events: the batch being
 // assembled holds at most one row per node (a node's later row replaces
 // its earlier one), and so does the batch being written; adding to a sealed
@@ -87,6 +95,11 @@ class ResultPublisher {
   // Master thread: the batch holds every row changed up to event
   // `event_seq`; the writer may take it.
   void seal(std::int64_t event_seq);
+  // Master thread, before a pass over rows that may wait: true when the
+  // writer is writing a batch and the next is sealed already (rows copied
+  // now would be copied again before they are written); the writer, once
+  // done, then waits up to kMaxPause for a pass that seals newer rows.
+  bool defer_pass();
   // Master thread: it is applying a batch of changes (true: recalculating,
   // committing, replying) or done (false); the writer pauses between slices
   // meanwhile (see above). Busy says so for its scope (not nested).
@@ -173,6 +186,7 @@ class ResultPublisher {
   bool writing_ = false;
   bool stopping_ = false;
   bool master_busy_ = false;
+  bool newer_waiting_ = false;  // defer_pass() said yes since the writer last took a batch
   std::size_t assembled_peak_ = 0;
   std::int64_t written_as_of_ = -1;
   std::string error_;

@@ -49,7 +49,7 @@ void ResultMarks::forget() {
 }
 
 bool ResultMarks::publish(ResultPublisher& publisher, engine::Scheduler& workers, std::int64_t served_event,
-                          std::size_t budget) {
+                          std::size_t budget, Handover handover) {
   const LiveModel& model = model_;
   if (publisher.needs_all()) mark_whole();  // the results file was deleted or replaced
   if (!passing_) {
@@ -57,6 +57,7 @@ bool ResultMarks::publish(ResultPublisher& publisher, engine::Scheduler& workers
       publisher.seal(served_event);
       return false;
     }
+    if (!whole_ && handover == Handover::when_wanted && publisher.defer_pass()) return false;
     passing_ = true;
     pass_kind_ = pass_next_ = 0;
     pass_event_ = served_event;

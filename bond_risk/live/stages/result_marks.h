@@ -23,6 +23,10 @@
 
 namespace bond_risk {
 
+// When a pass over the marks may start: now, or when the writer will write
+// what it copies (ResultPublisher::defer_pass).
+enum class Handover { now, when_wanted };
+
 class ResultMarks : public EventStage {
  public:
   explicit ResultMarks(const LiveModel& model) : model_(model) { forget(); }
@@ -39,9 +43,12 @@ class ResultMarks : public EventStage {
   void mark_whole();
   // Hands at most about `budget` marked rows to `publisher` (copied by
   // `workers`, the model's) and seals what a finished pass covers (up to
-  // `served_event` when no mark is left); true while marks remain. Every
-  // row, when the publisher asks for them.
-  bool publish(ResultPublisher& publisher, engine::Scheduler& workers, std::int64_t served_event, std::size_t budget);
+  // `served_event` when no mark is left); true while marks remain to be
+  // handed now. Every row, when the publisher asks for them. With
+  // `when_wanted`, a new pass waits while the publisher defers it (false,
+  // the marks kept).
+  bool publish(ResultPublisher& publisher, engine::Scheduler& workers, std::int64_t served_event, std::size_t budget,
+               Handover handover = Handover::now);
 
   std::size_t peak() const { return marked_peak_; }  // the most marks set at once since start-up
 
