@@ -65,7 +65,8 @@ class WorkerPool final : public Scheduler {
   std::size_t next_slot_ = 0;  // the slot the next wake-up goes to, guarded by mutex_
   std::condition_variable batch_done_;  // also: a worker has started
   std::size_t started_ = 0;              // workers that have reached their loop
-  // The batch, guarded by mutex_ (the atomics are also read without it while spinning).
+  // The batch: written by the master under mutex_ before it stores unclaimed_ (release), and read by a
+  // worker without the lock once its claim (acquire) has succeeded; the atomics are also read while spinning.
   const std::function<void(std::size_t)>* job_ = nullptr;
   std::size_t count_ = 0;
   std::atomic<std::size_t> unclaimed_{0};  // jobs not yet taken; the next job is count_ - unclaimed_

@@ -53,6 +53,9 @@ struct Calculator {
   engine::Pass pass = engine::Pass::whole;
 
   bool ladders() const { return s.with_key_rates && pass != engine::Pass::first; }
+  // Whether an outright book sums its cs01 with its values (a whole pass:
+  // one read of the members), not in its rest.
+  bool cs01_with_values() const { return pass == engine::Pass::whole; }
   // Whether bond i solves its quote analytics in this pass: a first pass
   // leaves them to the rest, but for a bond they failed last time (a quote
   // no spread reprices), which they are likely to fail again, failing its
@@ -489,7 +492,7 @@ struct Calculator {
       }
       ++book.since_full_sum;
     } else {
-      sum_members(book, s.states[static_cast<std::size_t>(member_kind)], values, pass == engine::Pass::whole);
+      sum_members(book, s.states[static_cast<std::size_t>(member_kind)], values, cs01_with_values());
     }
   }
 
@@ -500,7 +503,7 @@ struct Calculator {
     const auto& states = s.states[static_cast<std::size_t>(member_kind)];
     if (book.since_full_sum == 0) {
       if constexpr (std::is_same_v<Value, OutrightValue>) {
-        if (pass != engine::Pass::whole) {  // a whole pass summed cs01 with the values (sum_members)
+        if (!cs01_with_values()) {
           double cs01 = 0;
           for (NodeIndex m : book.members) {
             if (states[m].status == Status::ok) cs01 += cs01_of(values[m], 1.0);
