@@ -336,30 +336,39 @@ TEST(Model, AFullFlushsBytesAreCountedFromTheArraysItStreams) {
   s.curves.resize(1);
   s.curves[0].grids = {{0, CouponSumRows(5), {}, {}}};
   s.with_key_rates = false;
+  s.with_quote_analytics = false;
   s.add(Kind::bond, 1);
   s.bonds.resize(1);
   s.bond_values.resize(1);
+  s.bond_cs01.resize(1);
+  s.bond_quoted.resize(1);
   for (std::int64_t id : {2, 3}) s.add(Kind::outright_trade, id);
   s.outright_trades.resize(2);
   s.outright_values.resize(2);
+  s.outright_cs01.resize(2);
+  s.outright_quoted.resize(2);
   s.add(Kind::outright_book, 4);
   s.outright_books.resize(1);
   s.outright_books[0].members = {0, 1};
-  const std::size_t nodes = 6, state = sizeof(NodeState), index = sizeof(NodeIndex);
+  const std::size_t nodes = 6, state = sizeof(NodeState), index = sizeof(NodeIndex), flag = 1;
   const std::size_t grid_days = 4 + 2 * 4 + 3 * 2, grid_sums = 5 * sizeof(CouponSums);
-  const std::size_t read = nodes * state                                  // states (dirty lists counted, not read)
-                           + grid_days + grid_sums                        // read by the curve, by the bond
-                           + sizeof(Bond)                                 // the bond
-                           + sizeof(BondValue)                            // its price, read by its trades
-                           + 2 * sizeof(OutrightTrade)                    // the trades
-                           + 2 * (index + sizeof(OutrightValue) + state);  // the book's members
-  const std::size_t written = nodes * state + grid_days + sizeof(double) + grid_sums + sizeof(BondValue) +
-                              2 * sizeof(OutrightValue) +
-                              sizeof(OutrightBook);
+  const std::size_t read = nodes * state                                         // states (dirty lists counted, not read)
+                           + grid_days + grid_sums                               // read by the curve, by the bond
+                           + sizeof(Bond)                                        // the bond
+                           + sizeof(BondValue) + flag                            // its price and quote flag, read by its trades
+                           + 2 * sizeof(OutrightTrade)                           // the trades
+                           + 2 * (index + sizeof(OutrightValue) + flag + state);  // the book's members
+  const std::size_t written = nodes * state + grid_days + sizeof(double) + grid_sums + sizeof(BondValue) + flag +
+                              2 * (sizeof(OutrightValue) + flag) + sizeof(OutrightBook);
   const FlushBytes b = full_flush_bytes(s);
   EXPECT_EQ(b.read, read);
   EXPECT_EQ(b.written, written);
   EXPECT_EQ(b.traffic(), read + 2 * written);
+  // With quote analytics the bond writes its cs01, its trades read it and write theirs, the book reads those.
+  s.with_quote_analytics = true;
+  const FlushBytes with_cs01 = full_flush_bytes(s);
+  EXPECT_EQ(with_cs01.read, read + 3 * sizeof(double));
+  EXPECT_EQ(with_cs01.written, written + 3 * sizeof(double));
 }
 
 TEST(Model, ALoadReadsOneSnapshotWhileAnotherProgramWrites) {

@@ -128,18 +128,18 @@ TEST(Bond, Pv01IsCloseToThePriceChangeOfAOneBasisPointShift) {
 }
 
 TEST(OutrightTrade, ValuesFollowQuantityAndDirection) {
-  BondValue bond{101.5, -0.08, -0.07};
+  const BondValue bond{101.5, -0.08};
+  const double bond_cs01 = -0.07;
   const OutrightValue buy = value_outright(200, +1, 99.0, bond);
   EXPECT_DOUBLE_EQ(buy.pv, 20300.0);
   EXPECT_DOUBLE_EQ(buy.pv01, -16.0);
   EXPECT_DOUBLE_EQ(buy.pnl, 500.0);  // 200 * (101.5 - 99)
-  EXPECT_DOUBLE_EQ(buy.cs01, -14.0);
+  EXPECT_DOUBLE_EQ(outright_cs01(200, +1, bond_cs01), -14.0);
   const OutrightValue sell = value_outright(200, -1, 99.0, bond);
   EXPECT_DOUBLE_EQ(sell.pv, -20300.0);
   EXPECT_DOUBLE_EQ(sell.pnl, -500.0);
-  EXPECT_DOUBLE_EQ(sell.cs01, 14.0);
-  bond.cs01 = kNull;
-  EXPECT_TRUE(is_null(value_outright(200, -1, 99.0, bond).cs01)) << "a trade on an unquoted bond has no cs01";
+  EXPECT_DOUBLE_EQ(outright_cs01(200, -1, bond_cs01), 14.0);
+  EXPECT_TRUE(is_null(outright_cs01(200, -1, kNull))) << "a trade on an unquoted bond has no cs01";
 }
 
 TEST(RepoTrade, EndingTodayHasNoInterestAndNoDiscounting) {

@@ -5,13 +5,20 @@
 // from MODEL.md's formulas written out here, and from counting rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "bond_risk/db/change_log.h"
+#include "bond_risk/db/database_rows.h"
+#include "bond_risk/db/loader.h"
+#include "bond_risk/db/schema.h"
+#include "bond_risk/live/apply_change.h"
 #include "bond_risk/live/command_executor.h"
+#include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/model/store/published_values.h"
 #include "bond_risk/model/store/reason.h"
+#include "bond_risk/synth/generator.h"
 #include "tests/live_support.h"
 
 using namespace bond_risk;
@@ -84,7 +91,7 @@ TEST(Quotes, SetPriceMovesOnlySpreadFiguresAndCs01AndMatchesAFreshFlush) {
   const double price = live.store().bond_values[live.node(bond).index].price;
   const double pv_before = live.store().outright_books[0].total.pv;
   const std::uint32_t unquoted_before = live.store().outright_books[0].unquoted;
-  EXPECT_EQ(live.store().outright_books[0].total.cs01, 0.0) << "no quote anywhere: no cs01";
+  EXPECT_EQ(live.store().outright_books[0].cs01, 0.0) << "no quote anywhere: no cs01";
 
   const base::Json reply = live.run("set-price " + std::to_string(bond) + " 97.5 " + std::to_string(other) + " +101");
   ASSERT_EQ(reply["ok"], true) << reply.dump();
@@ -111,13 +118,13 @@ TEST(Quotes, SetPriceMovesOnlySpreadFiguresAndCs01AndMatchesAFreshFlush) {
       const double bond_cs01 = s.bond_figures[t.bond].cs01;
       unquoted += is_null(s.bonds[t.bond].quote) ? 1 : 0;
       if (is_null(bond_cs01)) {
-        EXPECT_TRUE(is_null(s.outright_values[m].cs01));
+        EXPECT_TRUE(is_null(s.outright_cs01[m]));
       } else {
-        EXPECT_EQ(s.outright_values[m].cs01, static_cast<double>(t.quantity) * bond_cs01 * t.dir);
-        cs01 += s.outright_values[m].cs01;
+        EXPECT_EQ(s.outright_cs01[m], static_cast<double>(t.quantity) * bond_cs01 * t.dir);
+        cs01 += s.outright_cs01[m];
       }
     }
-    EXPECT_NEAR(s.outright_books[b].total.cs01, cs01, 1e-9 * std::max(1.0, std::abs(cs01)));
+    EXPECT_NEAR(s.outright_books[b].cs01, cs01, 1e-9 * std::max(1.0, std::abs(cs01)));
     EXPECT_EQ(s.outright_books[b].unquoted, unquoted);
   }
   EXPECT_LE(s.outright_books[0].unquoted, unquoted_before);
@@ -344,6 +351,61 @@ TEST(Quotes, QuoteAnalyticsOffLeavesEveryFigureNullAndEveryValueAsItWas) {
     EXPECT_EQ(on[2], off[2]) << "prices do not depend on the analytics";
     EXPECT_EQ(on[3], off[3]);
     EXPECT_EQ(on[5], off[5]);
+  }
+}
+
+// Without quote analytics an OK outright trade's cs01 is null and not
+// written again while the trade stays OK (Store::outright_cs01): a trade
+// that expired (publishing 0) and came back in a whole recalculation must
+// publish null again, as a fresh flush of the rolled database does.
+TEST(Quotes, WithoutAnalyticsATradeBackFromExpiredPublishesNoCs01AsAFreshFlush) {
+  test::TempDir dir;
+  const std::string path = dir.path("bare.db");
+  generate(find_preset("100"), GenerateOptions{5, 20}, path);
+  base::Database db(path, base::Database::Mode::read_write);
+  db.exec(kSchemaSql);
+  auto bare = [&] {
+    Store s = load(db).store;
+    s.with_key_rates = false;
+    s.with_quote_analytics = false;
+    return s;
+  };
+  LiveModel live(bare(), engine::SchedulerOptions{.threads = 2}, 64);
+  live.flush_all();
+  const auto roll = [&](Date today) {  // committed, then recalculated whole
+    base::Transaction tx(db);
+    const DatabaseRows rows(db);
+    apply_change(live, test::change("roll-date " + format_date(today)), db, rows);
+    tx.commit();
+    live.recalculate();
+  };
+  const Store& s = live.store();
+  const auto outright = [](NodeIndex i) { return ref(Kind::outright_trade, i); };
+  const auto expired = [&] {
+    std::size_t n = 0;
+    for (NodeIndex i = 0; i < s.outright_trades.size(); ++i) n += s.state(outright(i)).status == Status::expired;
+    return n;
+  };
+  const Date today = s.calendars[0].today;
+  ASSERT_EQ(expired(), 0u);
+  roll(std::ranges::min(s.bonds, {}, &Bond::maturity).maturity + 1);
+  ASSERT_GT(expired(), 0u) << "the first bond to mature expires its trades";
+  for (NodeIndex i = 0; i < s.outright_trades.size(); ++i) {
+    if (s.state(outright(i)).status == Status::expired) {
+      EXPECT_EQ(published_values(s, outright(i)).values[3], 0.0);
+    }
+  }
+  roll(today);
+  ASSERT_EQ(expired(), 0u);
+
+  LiveModel fresh(bare(), engine::SchedulerOptions{.threads = 0}, 64);
+  fresh.flush_all();
+  for (NodeIndex i = 0; i < s.outright_trades.size(); ++i) {
+    const NodeRef twin = *fresh.store().by_id.find(s.id(outright(i)));
+    ASSERT_EQ(s.state(outright(i)).status, fresh.store().state(twin).status);
+    const double cs01 = published_values(s, outright(i)).values[3];
+    EXPECT_TRUE(std::isnan(cs01)) << "outright trade " << s.id(outright(i)) << ": cs01 " << cs01;
+    EXPECT_TRUE(std::isnan(published_values(fresh.store(), twin).values[3]));
   }
 }
 

@@ -84,11 +84,12 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, con
   }
   // The desk's totals, as the desk page sums them: over the OK books.
   OutrightValue outright;
+  double cs01 = 0;
   RepoValue repo;
   for (NodeIndex b = 0; b < store.outright_books.size(); ++b) {
     if (store.state(ref(Kind::outright_book, b)).status != Status::ok) continue;
     const OutrightValue& v = store.outright_books[b].total;
-    outright.pv += v.pv, outright.pv01 += v.pv01, outright.pnl += v.pnl, outright.cs01 += v.cs01;
+    outright.pv += v.pv, outright.pv01 += v.pv01, outright.pnl += v.pnl, cs01 += store.outright_books[b].cs01;
   }
   for (NodeIndex b = 0; b < store.repo_books.size(); ++b) {
     if (store.state(ref(Kind::repo_book, b)).status != Status::ok) continue;
@@ -97,7 +98,7 @@ void print_report(std::ostream& out, const RunReport& r, const Store& store, con
   char risk[400];
   std::snprintf(risk, sizeof risk,
                 "Risk over the OK books: outright pv %.2f, pv01 %.2f, cs01 %.2f, pnl %.2f; repo margin %.2f, mtm_pnl %.2f.\n",
-                outright.pv, outright.pv01, outright.cs01, outright.pnl, repo.margin, repo.mtm_pnl);
+                outright.pv, outright.pv01, cs01, outright.pnl, repo.margin, repo.mtm_pnl);
   out << risk;
 }
 

@@ -150,9 +150,13 @@ class Loader {
     trades(snapshot);
     books(snapshot);
     s().bond_values.resize(s().bonds.size());
+    s().bond_cs01.resize(s().bonds.size(), kNull);
+    s().bond_quoted.resize(s().bonds.size());
     s().bond_figures.resize(s().bonds.size());
     s().quote_yield_memos.resize(s().bonds.size());
     s().outright_values.resize(s().outright_trades.size());
+    s().outright_cs01.resize(s().outright_trades.size(), kNull);  // OK until calculated: see Store
+    s().outright_quoted.resize(s().outright_trades.size());
     s().repo_values.resize(s().repo_trades.size());
     snapshot.release();
     group_by_dependency(s());

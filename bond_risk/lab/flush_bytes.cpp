@@ -36,12 +36,16 @@ FlushBytes full_flush_bytes(const Store& s) {
     }
   }
   b.read += bytes_of(s.bonds);
-  b.written += bytes_of(s.bond_values);
-  b.read += bytes_of(s.bond_values);  // prices for the trades
+  b.written += bytes_of(s.bond_values) + bytes_of(s.bond_quoted);
+  b.read += bytes_of(s.bond_values) + bytes_of(s.bond_quoted);  // prices and quote flags for the trades
   b.read += bytes_of(s.outright_trades) + bytes_of(s.repo_trades);
-  b.written += bytes_of(s.outright_values) + bytes_of(s.repo_values);
+  b.written += bytes_of(s.outright_values) + bytes_of(s.outright_quoted) + bytes_of(s.repo_values);
+  // With quote analytics, the cs01 a bond writes and its trades read, and the trades' own (Store::bond_cs01).
+  const std::size_t cs01 = s.with_quote_analytics ? sizeof(double) : 0;
+  b.written += (s.bond_cs01.size() + s.outright_cs01.size()) * cs01;
+  b.read += s.bond_cs01.size() * cs01;
   for (const OutrightBook& book : s.outright_books) {
-    b.read += bytes_of(book.members) + book.members.size() * (sizeof(OutrightValue) + sizeof(NodeState));
+    b.read += bytes_of(book.members) + book.members.size() * (sizeof(OutrightValue) + 1 + cs01 + sizeof(NodeState));
     b.written += sizeof(OutrightBook);
   }
   for (const RepoBook& book : s.repo_books) {

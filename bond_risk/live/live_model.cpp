@@ -527,9 +527,9 @@ LiveModel::Recalculation LiveModel::complete() {
     if (store_.bond_figures[i].failure != AnalyticsFailure::none) failed.push_back(ref(Kind::bond, i));
   }
   for (NodeIndex k : first_books_) {  // a trade's cs01 overflowed: its book's is infinite
-    if (std::isfinite(store_.outright_books[k].total.cs01)) continue;
+    if (std::isfinite(store_.outright_books[k].cs01)) continue;
     for (NodeIndex m : store_.outright_books[k].members) {
-      if (std::isinf(store_.outright_values[m].cs01)) failed.push_back(ref(Kind::bond, store_.outright_trades[m].bond));
+      if (std::isinf(store_.outright_cs01[m])) failed.push_back(ref(Kind::bond, store_.outright_trades[m].bond));
     }
   }
   if (!failed.empty()) {

@@ -100,7 +100,7 @@ std::size_t generate_limit_set(base::Database& db, std::uint64_t seed, std::size
       };
       if (k == 0) out.around(id, "pv01", book.total.pv01, level);
       else if (k <= 2) bucket(k - 1);
-      else if (k == 3) out.around(id, "cs01", book.total.cs01, level);
+      else if (k == 3) out.around(id, "cs01", book.cs01, level);
       else if (k == 4) out.loss(id, book.total.pv01, 30, 70, level);
       else bucket(k - 3);
     }

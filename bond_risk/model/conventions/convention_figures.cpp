@@ -258,7 +258,7 @@ void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRat
   ladder[k] = at_k, ladder[k + 1] = at_next;  // a curve has two points at least
 }
 
-BondValue convention_value(const ConventionFlows& flows, Date today, double quote, const CurveArrays& curve) {
+BondValue convention_value(const ConventionFlows& flows, Date today, const CurveArrays& curve) {
   BondValue out;
   double price = 0, up = 0, down = 0;
   const auto add = [&](double amount, Date pay) {
@@ -269,7 +269,6 @@ BondValue convention_value(const ConventionFlows& flows, Date today, double quot
   if (flows.redemption_pay > today) add(100.0, flows.redemption_pay);
   out.price = price;
   out.pv01 = (up - down) / 2;
-  out.quoted = !is_null(quote);
   return out;
 }
 
@@ -281,14 +280,15 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
                              Date today, Date settlement, double quote, const CurveArrays& curve, double quote_yield,
                              ConventionStart* start) {
   ConventionFigures out;
-  out.value = convention_value(flows, today, quote, curve);
+  out.value = convention_value(flows, today, curve);
+  out.quoted = !is_null(quote);
   const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
   const int settle_day = settlement - today;
   BondFigures& o = out.figures;
   o.settlement_date = settlement;
   if (buyers.count == 0) {  // nothing left for a buyer: no rate enters
     o.dirty_price = 0, o.accrued = 0, o.clean_price = 0;
-    if (out.value.quoted) o.market_dirty = quote;
+    if (out.quoted) o.market_dirty = quote;
     return out;
   }
   // P(x)'s moments at 0: the dirty price, and the z-spread's start.
@@ -317,12 +317,12 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
       !(convention.yield_compounding == YieldCompounding::simple_in_last_period && buyers.coupon_dates == 1)) {
     const std::optional<StreamSolve> yield =
         as_stream(buyers, coupons_per_year, o.dirty_price, u_of_rate(zero, coupons_per_year));
-    const bool quote_solve = out.value.quoted && is_null(quote_yield);
+    const bool quote_solve = out.quoted && is_null(quote_yield);
     // A quote no yield reprices is left to the walk, which says so (no_quote_yield).
     if (yield && (!quote_solve || has_yield(now, quote + o.accrued))) {
       StreamSolve quoted = *yield;  // the same flows: as_stream's at the quote
       if (quote_solve) quoted.target = quote + o.accrued, quoted.start = quote_start();
-      if (out.value.quoted) o.market_dirty = quote + o.accrued;
+      if (out.quoted) o.market_dirty = quote + o.accrued;
       start->figures = out;
       start->solve = {*yield, quoted};
       start->solves = quote_solve ? 2 : 1;
@@ -343,7 +343,7 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
   o.yield_steps = static_cast<std::uint8_t>(model.steps);
   o.yield = model.figures.yield, o.macaulay_duration = model.figures.macaulay;
   o.modified_duration = model.figures.modified, o.convexity = model.figures.convexity;
-  if (!out.value.quoted) return out;
+  if (!out.quoted) return out;
   o.market_dirty = quote + o.accrued;
   if (no_rate) return out;
   if (is_null(quote_yield)) {
@@ -368,7 +368,6 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
   } else {
     o.cs01 = (spread.at<0>(z.x + kBump).m[0] - spread.at<0>(z.x - kBump).m[0]) / 2;
   }
-  out.value.cs01 = o.cs01;
   return out;
 }
 
@@ -424,7 +423,7 @@ void finish_convention_figures(std::span<const ConventionStart> starts, std::spa
     const YieldFigures y = at_root(root[0], stream_sums(yield, root[0]), yield.target, start.coupons_per_year);
     o.yield_steps = 1;
     o.yield = y.yield, o.macaulay_duration = y.macaulay, o.modified_duration = y.modified, o.convexity = y.convexity;
-    if (!f.value.quoted) continue;
+    if (!f.quoted) continue;
     o.quote_yield = start.solves == 2 ? (is_null(root[1]) ? kNull : yield_of(root[1], start.coupons_per_year))
                                       : start.quote_yield;
     if (is_null(o.quote_yield)) {
@@ -445,7 +444,7 @@ void finish_convention_figures(std::span<const ConventionStart> starts, std::spa
     const Root z{polished[j].root->x, 1, polished[j].root->at};
     f->figures.spread_steps = 1;
     f->figures.z_spread = z.x;
-    f->figures.cs01 = f->value.cs01 = cs01_at_once(at[j], z);
+    f->figures.cs01 = cs01_at_once(at[j], z);
   }
 }
 

@@ -38,7 +38,8 @@
 namespace bond_risk {
 
 struct ConventionFigures {
-  BondValue value;      // convention_value's, with cs01 copied from figures
+  BondValue value;      // convention_value's
+  bool quoted = false;  // it has a market quote
   BondFigures figures;  // settlement_date, dirty_price, accrued .. quote_yield; all null with `failure` when a solve has no root
 };
 
@@ -64,9 +65,8 @@ double dirty_at_spread(const ConventionFlows& flows, const Convention& conventio
                        const CurveArrays& curve, double x);
 
 // A bond's value to its holder today, every flow of `flows` paid after
-// today (ex or not) on `curve`: price, pv01, and whether `quote` is one
-// (not NaN); cs01 null.
-BondValue convention_value(const ConventionFlows& flows, Date today, double quote, const CurveArrays& curve);
+// today (ex or not) on `curve`: price and pv01.
+BondValue convention_value(const ConventionFlows& flows, Date today, const CurveArrays& curve);
 
 // ladder[0 .. points) set to the kr01 per 100 nominal of the flows paid
 // after today (price's), on a curve's key-rate arrays.

@@ -76,7 +76,7 @@ BookPart book_part(const Store& s, NodeRef book, const ResolvedLimit& l, double 
   switch (l.measure) {
     case LimitMeasure::pv01: v = s.outright_books[book.index].total.pv01; break;
     case LimitMeasure::kr01: v = s.outright_books[book.index].kr01.at(l.kr_at); break;
-    case LimitMeasure::cs01: v = s.outright_books[book.index].total.cs01; break;
+    case LimitMeasure::cs01: v = s.outright_books[book.index].cs01; break;
     case LimitMeasure::margin: v = s.repo_books[book.index].total.margin; break;
     case LimitMeasure::day_pnl: v = book_measure(s, book) - baseline; break;
   }

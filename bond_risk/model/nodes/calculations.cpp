@@ -22,12 +22,15 @@ namespace {
 using Indices = std::span<const NodeIndex>;
 
 // A trade's published value, status and ladder part before the flush in
-// progress, as the engine saves it for the trade's books.
+// progress, as the engine saves it for the trade's books; an outright
+// trade's cs01 and quoted flag too (Store::outright_cs01).
 template <class Value>
 struct Previous {
   Value value;
   Status status;
   LadderPart part;
+  double cs01 = 0;
+  bool quoted = false;
 };
 
 // Calls f(i) for each node of a chunk, in order. A chunk is sorted without
@@ -74,12 +77,14 @@ struct Calculator {
     const Calendar* calendars;
     const IrCurve* curves;
     const BondValue* bond_values;
+    const double* bond_cs01;
+    const std::uint8_t* bond_quoted;
     const BondFigures* bond_figures;
   };
   Below tiers_below() const {
     auto states = [&](Kind kind) { return s.states[static_cast<std::size_t>(kind)].data(); };
     return {states(Kind::calendar), states(Kind::ir_curve), states(Kind::bond), s.calendars.data(), s.curves.data(),
-            s.bond_values.data(), s.bond_figures.data()};
+            s.bond_values.data(), s.bond_cs01.data(), s.bond_quoted.data(), s.bond_figures.data()};
   }
 
   // A value too large for a double (absurd but valid inputs) fails its
@@ -131,6 +136,7 @@ struct Calculator {
       NodeState& st = own(Kind::bond, i);
       BondValue& value = s.bond_values[i];
       value = {};
+      if (s.with_quote_analytics) s.bond_cs01[i] = kNull;  // else never written (see Store)
       const bool with_analytics = analytics(i);
       if (with_analytics) s.bond_figures[i] = {};  // off: never written, null since the load
       st.status = from_inputs(
@@ -140,6 +146,7 @@ struct Calculator {
         if (ladders()) ++s.bond_ladder_version[i];
         return;
       }
+      s.bond_quoted[i] = !is_null(b.quote);  // read by its trades only while it is OK
       if (b.convention != kNoConvention) return convention_bond(b, i, st, value, conventions, with_analytics);
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b, s.curves[b.curve].horizon()), today);
@@ -149,7 +156,6 @@ struct Calculator {
         const CurveGrid& grid = grid_for(curve.grids, b.calendar);
         const CouponSums coupons = coupon_sums(grid_days, grid.sums, b.place, b.coupons);
         value = value_bond(coupons, b.maturity, b.coupon, b.coupons_per_year, today, curve.arrays);
-        value.quoted = !is_null(b.quote);
         if (ladders()) {
           ladder_of(i, [&](std::span<double> ladder) {
             bond_key_rates(grid_days, grid.key_rates, curve.points.size(), b.place, b.coupons,
@@ -240,7 +246,7 @@ struct Calculator {
       });
     }
     if (!with_analytics) {  // only what trades and books use: the holder's value
-      value = convention_value(flows, calendar.today, b.quote, curve.arrays);
+      value = convention_value(flows, calendar.today, curve.arrays);
       keep_finite(st, value);
       return;
     }
@@ -287,10 +293,12 @@ struct Calculator {
     keep_finite(st, value);
     if (st.status != Status::ok) return;
     s.bond_figures[i] = figures.figures;
+    s.bond_cs01[i] = figures.figures.cs01;
     keep_quote_yield(i, settlement);
     if (figures.figures.failure == AnalyticsFailure::none) return;
     st.status = Status::failed;
     value = {};
+    s.bond_cs01[i] = kNull;
   }
 
   // Bond i's quote yield if it was solved for its quote and flows as they
@@ -317,13 +325,13 @@ struct Calculator {
     bond_figures(std::span(queue.inputs).first(queue.count), std::span(figures).first(queue.count));
     for (std::size_t k = 0; k < queue.count; ++k) {
       const NodeIndex i = queue.bonds[k];
-      BondValue& value = s.bond_values[i];
       s.bond_figures[i] = figures[k];
       keep_quote_yield(i, s.calendars[s.bonds[i].calendar].today);
-      value.cs01 = figures[k].cs01;
+      s.bond_cs01[i] = figures[k].cs01;
       if (figures[k].failure == AnalyticsFailure::none) continue;
       own(Kind::bond, i).status = Status::failed;
-      value = {};
+      s.bond_values[i] = {};
+      s.bond_cs01[i] = kNull;
     }
     queue.count = 0;
   }
@@ -345,6 +353,8 @@ struct Calculator {
     const std::span<const OutrightTrade> trades = s.outright_trades;
     NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
     OutrightValue* values = s.outright_values.data();
+    double* cs01 = s.outright_cs01.data();
+    std::uint8_t* quoted = s.outright_quoted.data();
     if (pass == engine::Pass::rest) {
       // The cs01 of its bond's, now solved. One too large for a double (an
       // absurd quote times a huge quantity) fails the trade in one pass; here
@@ -353,7 +363,7 @@ struct Calculator {
       for_each_node(nodes, [&](NodeIndex i) {
         const OutrightTrade& t = trades[i];
         if (states[i].status != Status::ok || below.bond_states[t.bond].status != Status::ok) return;
-        values[i].cs01 = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]).cs01;
+        cs01[i] = outright_cs01(t.quantity, t.dir, below.bond_cs01[t.bond]);
       });
       return;
     }
@@ -362,11 +372,24 @@ struct Calculator {
       prefetch_bond_value(trades, below.bond_values, i);
       NodeState& st = states[i];
       OutrightValue& value = values[i];
+      const bool was_ok = st.status == Status::ok;
       value = {};
       st.status = from_inputs(st, [&] { return std::array{below.bond_states[t.bond].status}; });
-      if (st.status != Status::ok) return;
-      value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]);
-      keep_finite(st, value);
+      if (st.status == Status::ok) {
+        value = value_outright(t.quantity, t.dir, t.trade_price, below.bond_values[t.bond]);
+        quoted[i] = below.bond_quoted[t.bond];
+        bool finite = all_finite(value);
+        // Without quote analytics an OK trade's cs01 is NaN as long as it stays OK (see Store).
+        if (s.with_quote_analytics || !was_ok) {
+          cs01[i] = outright_cs01(t.quantity, t.dir, below.bond_cs01[t.bond]);
+          finite = finite && !std::isinf(cs01[i]);  // a NaN cs01 is null, not a failure
+        }
+        if (finite) return;
+        st.status = Status::failed;  // as keep_finite
+        value = {};
+      }
+      quoted[i] = 0;
+      cs01[i] = 0;
     });
   }
 
@@ -465,10 +488,26 @@ struct Calculator {
                    std::span<const Trade> trades) const {
     const auto changed = g.changed_inputs(ref(kind, i));
     if (pass != engine::Pass::rest) update_book_values(book, member_kind, values, changed);
-    if (pass != engine::Pass::first) update_book_rest(book, member_kind, values, trades, changed);
+    if (pass != engine::Pass::first) update_book_rest(book, member_kind, trades, changed);
     NodeState& st = own(kind, i);
     st.status = st.error != 0 ? Status::failed : book.broken != 0 ? Status::stale : Status::ok;
-    if (!all_finite(book.total)) st.status = Status::failed;  // see keep_finite
+    if (!book_finite(book)) st.status = Status::failed;  // see keep_finite
+  }
+
+  template <class Value>
+  static bool book_finite(const Book<Value>& book) {
+    return all_finite(book.total) && !std::isinf(book.cs01);  // a repo book's cs01 stays 0
+  }
+
+  // An outright member's flags (Store::outright_quoted) and cs01; none for repos.
+  template <class Value>
+  std::uint32_t unquoted_member(NodeIndex m) const {
+    if constexpr (std::is_same_v<Value, OutrightValue>) return s.outright_quoted[m] != 0 ? 0 : 1;
+    return 0;
+  }
+  // What a member adds to its book's cs01: its own, or 0 when unquoted.
+  static double cs01_of(double cs01, double sign) {
+    return is_null(cs01) ? 0.0 : sign * cs01;  // a select, not a branch: 1 in 5 is unquoted
   }
 
   using Changed = std::optional<std::span<const NodeRef>>;
@@ -480,15 +519,15 @@ struct Calculator {
     constexpr std::uint32_t kFullSumEvery = 1000;
     // Never from a total that overflowed: an infinity less the member that
     // made it is still one, where a fresh sum may be finite again.
-    bool from_changes = changed && book.since_full_sum < kFullSumEvery && all_finite(book.total);
+    bool from_changes = changed && book.since_full_sum < kFullSumEvery && book_finite(book);
     for (std::size_t k = 0; from_changes && k < changed->size(); ++k) {
       from_changes = g.previous<Previous<Value>>((*changed)[k]).has_value();
     }
     if (from_changes) {
       for (NodeRef m : *changed) {
         const Previous<Value> before = *g.previous<Previous<Value>>(m);
-        add_member(book, before.status, before.value, -1.0);
-        add_member(book, status_of(member_kind, m.index), values[m.index], 1.0);
+        add_member(book, before.status, before.value, before.quoted ? 0 : 1, -1.0);
+        add_member(book, status_of(member_kind, m.index), values[m.index], unquoted_member<Value>(m.index), 1.0);
       }
       ++book.since_full_sum;
     } else {
@@ -498,17 +537,17 @@ struct Calculator {
 
   // A book's cs01 and ladder, from the changes where its values were.
   template <class Value, class Trade>
-  void update_book_rest(Book<Value>& book, Kind member_kind, std::span<const Value> values,
-                        std::span<const Trade> trades, const Changed& changed) const {
+  void update_book_rest(Book<Value>& book, Kind member_kind, std::span<const Trade> trades,
+                        const Changed& changed) const {
     const auto& states = s.states[static_cast<std::size_t>(member_kind)];
     if (book.since_full_sum == 0) {
       if constexpr (std::is_same_v<Value, OutrightValue>) {
         if (!cs01_with_values()) {
           double cs01 = 0;
           for (NodeIndex m : book.members) {
-            if (states[m].status == Status::ok) cs01 += cs01_of(values[m], 1.0);
+            if (states[m].status == Status::ok) cs01 += cs01_of(s.outright_cs01[m], 1.0);
           }
-          book.total.cs01 = cs01;
+          book.cs01 = cs01;
         }
       }
       sum_ladder(book);
@@ -518,8 +557,8 @@ struct Calculator {
     for (NodeRef m : *changed) {
       const Previous<Value> before = *g.previous<Previous<Value>>(m);
       if constexpr (std::is_same_v<Value, OutrightValue>) {
-        if (before.status == Status::ok) book.total.cs01 += cs01_of(before.value, -1.0);
-        if (states[m.index].status == Status::ok) book.total.cs01 += cs01_of(values[m.index], 1.0);
+        if (before.status == Status::ok) book.cs01 += cs01_of(before.cs01, -1.0);
+        if (states[m.index].status == Status::ok) book.cs01 += cs01_of(s.outright_cs01[m.index], 1.0);
       }
       ladder_from_changes = ladder_from_changes && (before.status != Status::ok || still_current(s, before.part));
     }
@@ -538,20 +577,22 @@ struct Calculator {
   // registers (the book's own could alias the values it reads); an outright
   // book's cs01 too `with_cs01` (a whole pass: one read of the members where
   // the rest's sum would be a second, the same sum in the same order), else
-  // kept for the rest.
+  // kept for the rest. Without quote analytics every OK member's cs01 is
+  // NaN (see Store::outright_cs01): the sum is 0, its column unread.
   template <class Value>
-  static void sum_members(Book<Value>& book, std::span<const NodeState> states, std::span<const Value> values,
-                          bool with_cs01) {
+  void sum_members(Book<Value>& book, std::span<const NodeState> states, std::span<const Value> values,
+                   bool with_cs01) const {
     Value total{};
-    if constexpr (std::is_same_v<Value, OutrightValue>) total.cs01 = with_cs01 ? 0.0 : book.total.cs01;  // else the rest's
+    double cs01 = with_cs01 ? 0.0 : book.cs01;  // else the rest's
+    with_cs01 = with_cs01 && s.with_quote_analytics;
     std::uint32_t excluded = 0, broken = 0, unquoted = 0;
     for (NodeIndex m : book.members) {
       const Status status = states[m].status;
       if (status == Status::ok) {
         accumulate(total, values[m], 1.0);
-        unquoted += unquoted_member(values[m]);
+        unquoted += unquoted_member<Value>(m);
         if constexpr (std::is_same_v<Value, OutrightValue>) {
-          if (with_cs01) total.cs01 += cs01_of(values[m], 1.0);
+          if (with_cs01) cs01 += cs01_of(s.outright_cs01[m], 1.0);
         }
       } else {
         ++excluded;
@@ -559,6 +600,7 @@ struct Calculator {
       }
     }
     book.total = total;
+    book.cs01 = cs01;
     book.excluded = excluded;
     book.broken = broken;
     book.unquoted = unquoted;
@@ -567,29 +609,23 @@ struct Calculator {
 
   // Adds (sign 1) or takes away (sign -1) one member's part of a book.
   template <class Value>
-  static void add_member(Book<Value>& book, Status status, const Value& v, double sign) {
+  static void add_member(Book<Value>& book, Status status, const Value& v, std::uint32_t unquoted, double sign) {
     const std::uint32_t one = sign > 0 ? 1u : ~0u;  // unsigned +1 or -1
     if (status == Status::ok) {
       accumulate(book.total, v, sign);
-      book.unquoted += unquoted_member(v) * one;
+      if constexpr (std::is_same_v<Value, OutrightValue>) book.unquoted += unquoted * one;
       return;
     }
     book.excluded += one;
     if (is_broken(status)) book.broken += one;
   }
 
-  // An outright book's values but cs01 (the rest's: cs01_of); it counts its unquoted members.
+  // An outright book's values but cs01 (the rest's: cs01_of).
   static void accumulate(OutrightValue& sum, const OutrightValue& v, double sign) {
     sum.pv += sign * v.pv;
     sum.pv01 += sign * v.pv01;
     sum.pnl += sign * v.pnl;
   }
-  // What a member adds to its book's cs01: its own, or 0 when unquoted.
-  static double cs01_of(const OutrightValue& v, double sign) {
-    return is_null(v.cs01) ? 0.0 : sign * v.cs01;  // a select, not a branch: 1 in 5 is unquoted
-  }
-  static std::uint32_t unquoted_member(const OutrightValue& v) { return v.quoted ? 0 : 1; }
-  static std::uint32_t unquoted_member(const RepoValue&) { return 0; }
 
   static void accumulate(RepoValue& sum, const RepoValue& v, double sign) {
     sum.margin += sign * v.margin;
@@ -621,7 +657,8 @@ struct Calculator {
 
 bool values_finite(const Store& s, const OutrightTrade& t) {
   if (t.bond >= s.bonds.size() || s.state(ref(Kind::bond, t.bond)).status != Status::ok) return true;
-  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond]));
+  return all_finite(value_outright(t.quantity, t.dir, t.trade_price, s.bond_values[t.bond])) &&
+         !std::isinf(outright_cs01(t.quantity, t.dir, s.bond_cs01[t.bond]));
 }
 
 bool values_finite(const Store& s, const RepoTrade& t) {
@@ -657,9 +694,9 @@ void build_graph(Store& store, engine::Graph& graph) {
         .value_bytes = sizeof(Saved),
         .save_value = [&store, kind, &values](NodeIndex i, std::byte* out) {
           const Status status = store.states[static_cast<std::size_t>(kind)][i].status;
-          const Saved saved{values[i], status,
-                            store.with_key_rates && status == Status::ok ? books_ladder_part(store, ref(kind, i))
-                                                                         : LadderPart{}};
+          Saved saved{values[i], status,
+                      store.with_key_rates && status == Status::ok ? books_ladder_part(store, ref(kind, i)) : LadderPart{}};
+          if (kind == Kind::outright_trade) saved.cs01 = store.outright_cs01[i], saved.quoted = store.outright_quoted[i] != 0;
           std::memcpy(out, &saved, sizeof saved);
         }};
   };

@@ -119,7 +119,7 @@ double bond_price(double coupons_df, Date maturity, double coupon, int coupons_p
 OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond) {
   const double q = static_cast<double>(quantity);
   const double pv = q * bond.price * dir;
-  return {pv, q * bond.pv01 * dir, pv - q * trade_price * dir, q * bond.cs01 * dir, bond.quoted};  // NaN stays NaN
+  return {pv, q * bond.pv01 * dir, pv - q * trade_price * dir};
 }
 
 }  // namespace bond_risk

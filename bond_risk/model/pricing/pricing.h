@@ -59,11 +59,10 @@ void sum_discount_factors(CurveArrays& out);
 // computed from maturity by add_months). Requires start < maturity.
 std::uint32_t coupon_count(Date start, Date maturity, int coupons_per_year);
 
-// A bond's price and pv01, and beside them (where its trades read them in
-// one cache line) its cs01 from quote analytics: NaN when not published.
+// A bond's price and pv01: what its trades value from, every flush (its
+// cs01 and quote flag lie apart: Store::bond_cs01).
 struct BondValue {
-  double price = 0, pv01 = 0, cs01 = std::numeric_limits<double>::quiet_NaN();
-  bool quoted = false;  // it has a market quote (cs01 may still be null: no rate enters)
+  double price = 0, pv01 = 0;
 };
 
 // A bond's discount factors summed over its coupons (or taken at its
@@ -87,18 +86,22 @@ inline BondValue bond_value(double c100, const CouponSums& coupons, const Coupon
 BondValue value_bond(const CouponSums& coupons, Date maturity, double coupon, int coupons_per_year, Date today,
                      const CurveArrays& curve);
 
-// cs01 is NaN (null) on a bond with no quote (model/quotes/quote_analytics.h).
+// An outright trade's values but its cs01 (Store::outright_cs01); as a
+// book's total, cs01 is the book's own (Book::cs01).
 struct OutrightValue {
-  double pv = 0, pv01 = 0, pnl = 0, cs01 = 0;
-  bool quoted = false;  // its bond has a market quote: its book counts the OK members on one that has not
+  double pv = 0, pv01 = 0, pnl = 0;
 };
 
 // value_bond's price alone, from coupons.df and curve.df (the same bits).
 double bond_price(double coupons_df, Date maturity, double coupon, int coupons_per_year, Date today,
                   const CurveArrays& curve);
 
-// dir is +1 for BUY, -1 for SELL; cs01 NaN when the bond's is (no quote).
+// dir is +1 for BUY, -1 for SELL.
 OutrightValue value_outright(std::int64_t quantity, int dir, double trade_price, const BondValue& bond);
+// Its cs01 from its bond's: NaN when the bond's is (no quote).
+inline double outright_cs01(std::int64_t quantity, int dir, double bond_cs01) {
+  return static_cast<double>(quantity) * bond_cs01 * dir;
+}
 
 // A repo's value, of one trade (D = double) or of one in each lane of
 // D = base::Doubles (base/lanes.h).
@@ -143,9 +146,7 @@ inline RepoValue value_repo(double start_cash, std::int64_t notional, double rat
 // is 0 for a finite x and NaN for an infinity or a NaN, so one comparison
 // and no branch per value. Of a repo's lanes: whether every lane's is.
 inline bool all_finite(const BondValue& v) { return v.price * 0 + v.pv01 * 0 == 0; }
-inline bool all_finite(const OutrightValue& v) {
-  return v.pv * 0 + v.pv01 * 0 + v.pnl * 0 == 0 && !std::isinf(v.cs01);  // a NaN cs01 is null, not a failure
-}
+inline bool all_finite(const OutrightValue& v) { return v.pv * 0 + v.pv01 * 0 + v.pnl * 0 == 0; }
 template <class D>
 inline bool all_finite(const RepoValueOf<D>& v) {
   const auto finite = v.end_cash * 0 + v.margin * 0 + v.mtm_pnl * 0 == 0;  // per lane: all ones, or 0

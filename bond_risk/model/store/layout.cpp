@@ -48,9 +48,8 @@ std::vector<NodeIndex> reorder(Store& s, Kind kind, const std::vector<NodeIndex>
 }
 
 // Trades in the order of their first book's members; trades in no book last.
-template <class Book, class Trade, class Value>
-void by_book(Store& s, Kind kind, std::vector<Book>& books, base::HugeVector<Trade>& trades,
-             base::HugeVector<Value>& values) {
+template <class Book, class Trade, class... Columns>
+void by_book(Store& s, Kind kind, std::vector<Book>& books, base::HugeVector<Trade>& trades, Columns&... columns) {
   std::vector<NodeIndex> order;
   std::vector<unsigned char> placed(trades.size(), 0);
   order.reserve(trades.size());
@@ -64,7 +63,7 @@ void by_book(Store& s, Kind kind, std::vector<Book>& books, base::HugeVector<Tra
   for (NodeIndex i = 0; i < trades.size(); ++i) {
     if (!placed[i]) order.push_back(i);
   }
-  const std::vector<NodeIndex> new_of_old = reorder(s, kind, order, trades, values);
+  const std::vector<NodeIndex> new_of_old = reorder(s, kind, order, trades, columns...);
   for (Book& b : books) {
     for (NodeIndex& m : b.members) m = new_of_old[m];
   }
@@ -85,11 +84,12 @@ std::vector<NodeIndex> in_id_order(const Store& s, Kind kind) {
 void group_by_dependency(Store& s) {
   const std::vector<NodeIndex> bonds =
       reorder(s, Kind::bond, sorted_order(s.bonds.size(), [&](NodeIndex i) { return place_of(s.bonds[i]); }), s.bonds,
-              s.bond_values);
+              s.bond_values, s.bond_cs01, s.bond_quoted);
   auto remap = [&](NodeIndex& bond) { bond = bond < bonds.size() ? bonds[bond] : bond; };  // a FAILED trade may name none
   for (OutrightTrade& t : s.outright_trades) remap(t.bond);
   for (RepoTrade& t : s.repo_trades) remap(t.bond);
-  by_book(s, Kind::outright_trade, s.outright_books, s.outright_trades, s.outright_values);
+  by_book(s, Kind::outright_trade, s.outright_books, s.outright_trades, s.outright_values, s.outright_cs01,
+          s.outright_quoted);
   by_book(s, Kind::repo_trade, s.repo_books, s.repo_trades, s.repo_values);
 }
 

@@ -22,7 +22,7 @@ std::size_t published_values(const Store& s, NodeRef n, std::span<double> out) {
     }
     case Kind::outright_trade: {
       const OutrightValue& v = s.outright_values[n.index];
-      return of({v.pv, v.pv01, v.pnl, v.cs01});
+      return of({v.pv, v.pv01, v.pnl, s.outright_cs01[n.index]});
     }
     case Kind::repo_trade: {
       const RepoValue& v = s.repo_values[n.index];
@@ -30,7 +30,7 @@ std::size_t published_values(const Store& s, NodeRef n, std::span<double> out) {
     }
     case Kind::outright_book: {
       const OutrightBook& b = s.outright_books[n.index];
-      return of({b.total.pv, b.total.pv01, b.total.pnl, b.total.cs01, static_cast<double>(b.excluded),
+      return of({b.total.pv, b.total.pv01, b.total.pnl, b.cs01, static_cast<double>(b.excluded),
                  static_cast<double>(b.unquoted)});
     }
     case Kind::repo_book: {

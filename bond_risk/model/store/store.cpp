@@ -88,9 +88,11 @@ void Store::check() const {
   const auto fail = [](const std::string& what) { throw std::logic_error("Store::check: " + what); };
   const std::size_t data[kKindCount] = {calendars.size(),      curves.size(),      bonds.size(),     outright_trades.size(),
                                         repo_trades.size(),    outright_books.size(), repo_books.size()};
-  if (bond_values.size() != bonds.size() || bond_figures.size() != bonds.size() || quote_yield_memos.size() != bonds.size() ||
-      coupon_schedules.size() != bonds.size() ||
-      outright_values.size() != outright_trades.size() || repo_values.size() != repo_trades.size()) {
+  if (bond_values.size() != bonds.size() || bond_cs01.size() != bonds.size() ||
+      bond_quoted.size() != bonds.size() || bond_figures.size() != bonds.size() ||
+      quote_yield_memos.size() != bonds.size() || coupon_schedules.size() != bonds.size() ||
+      outright_values.size() != outright_trades.size() || outright_cs01.size() != outright_trades.size() ||
+      outright_quoted.size() != outright_trades.size() || repo_values.size() != repo_trades.size()) {
     fail("a kind's published values and its nodes differ in number");
   }
   std::vector<bool> freed(errors.size());

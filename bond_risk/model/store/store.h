@@ -147,6 +147,7 @@ template <class Value>
 struct Book {
   std::vector<NodeIndex> members;
   Value total;                      // sums over the OK members (a repo book's end_cash is unused)
+  double cs01 = 0;                  // an outright book's, over its OK members on a quoted bond
   std::uint32_t excluded = 0;       // members left out of the sums (not OK)
   std::uint32_t broken = 0;         // members FAILED or STALE: the book is STALE
   std::uint32_t unquoted = 0;       // an outright book's OK members on a bond with no quote
@@ -185,6 +186,12 @@ struct Store {
   std::vector<StoredConvention> conventions;  // bond_convention's rows, in name order
   base::HugeVector<Bond> bonds;
   base::HugeVector<BondValue> bond_values;  // published, one per bond
+  // Beside them, what its outright trades take apart from their values (see
+  // outright_cs01 below): its cs01 from quote analytics (NaN when not
+  // published; without quote analytics never written), and whether it has
+  // a market quote (cs01 may still be null: no rate enters).
+  base::HugeVector<double> bond_cs01;
+  base::HugeVector<std::uint8_t> bond_quoted;
   base::HugeVector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
   base::HugeVector<QuoteYieldMemo> quote_yield_memos;  // one per bond, written by the worker that calculates it
   // A slot per bond, a convention bond's laid out for its terms and today
@@ -192,6 +199,14 @@ struct Store {
   CouponSchedules coupon_schedules;
   base::HugeVector<OutrightTrade> outright_trades;
   base::HugeVector<OutrightValue> outright_values;
+  // Beside an outright trade's values, apart so that a flush without quote
+  // analytics streams only what it computes: its cs01 (0 when it is not OK;
+  // else its bond's times its quantity and direction, which without quote
+  // analytics is always NaN: written as the trade becomes OK), and whether
+  // its bond has a market quote (its books count the OK members on one
+  // that has not).
+  base::HugeVector<double> outright_cs01;
+  base::HugeVector<std::uint8_t> outright_quoted;
   base::HugeVector<RepoTrade> repo_trades;
   base::HugeVector<RepoValue> repo_values;
   std::vector<OutrightBook> outright_books;

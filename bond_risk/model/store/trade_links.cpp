@@ -35,6 +35,8 @@ NodeRef add_trade_node(Store& store, engine::Graph& graph, Kind kind, std::int64
   if (kind == Kind::outright_trade) {
     store.outright_trades.emplace_back();
     store.outright_values.emplace_back();
+    store.outright_cs01.push_back(kNull);  // OK until calculated: see Store
+    store.outright_quoted.push_back(0);
   } else {
     store.repo_trades.emplace_back();
     store.repo_values.emplace_back();
