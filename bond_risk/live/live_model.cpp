@@ -565,7 +565,8 @@ LiveModel::Recalculation LiveModel::recalculate(bool values_first) {
     list_dirty(recalculated);
     count_tiers(flush(pass));
   };
-  if (values_first && quoted_.empty()) {
+  // Without key rates and quote analytics there is no rest: one pass.
+  if (values_first && quoted_.empty() && (store_.with_key_rates || store_.with_quote_analytics)) {
     flush_dirty(engine::Pass::first);
     completing_ = true;
     // What the rest may yet fail: the bonds the first pass left OK, and the outright books.

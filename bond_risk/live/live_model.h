@@ -95,7 +95,8 @@ class LiveModel {
   // (engine::Pass: prices and values, not the ladders, the quote analytics
   // and cs01), so that a caller may answer with the values; complete()
   // must then run before anything else is asked of the model. A
-  // recalculation of quotes runs whole.
+  // recalculation of quotes runs whole, and so does one with neither key
+  // rates nor quote analytics on (nothing is left for a rest).
   Recalculation recalculate(bool values_first = false);
   // The rest of a recalculation begun with values_first, if one awaits: a
   // bond its quote analytics fail for the first time (its first pass valued
