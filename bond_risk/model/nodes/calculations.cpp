@@ -78,7 +78,7 @@ struct Calculator {
     const IrCurve* curves;
     const BondValue* bond_values;
     const double* bond_cs01;
-    const std::uint8_t* bond_quoted;
+    const Quoted* bond_quoted;
     const BondFigures* bond_figures;
   };
   Below tiers_below() const {
@@ -146,7 +146,7 @@ struct Calculator {
         if (ladders()) ++s.bond_ladder_version[i];
         return;
       }
-      s.bond_quoted[i] = !is_null(b.quote);  // read by its trades only while it is OK
+      s.bond_quoted[i] = is_null(b.quote) ? Quoted::no : Quoted::yes;  // read by its trades only while it is OK
       if (b.convention != kNoConvention) return convention_bond(b, i, st, value, conventions, with_analytics);
       const Date today = s.calendars[b.calendar].today;
       st.status = end_status(end_date(b, s.curves[b.curve].horizon()), today);
@@ -188,9 +188,11 @@ struct Calculator {
   // when the ladder does: a quote moves no model value, so its trades'
   // ladder parts stay current and their books update their ladders from
   // the changes instead of summing every member afresh (model/risk/ladders.h).
-  // A ladder wider than kCompared is taken as moved.
+  // A ladder wider than kCompared is taken as moved. Inlined: the compiler
+  // made it a call per bond, and the all-on flush took 1.09x as long
+  // (bench/pair_flush.sh, 9 rounds of 15 one-thread flushes).
   template <class Fill>
-  void ladder_of(NodeIndex i, Fill fill) const {
+  __attribute__((always_inline)) void ladder_of(NodeIndex i, Fill fill) const {
     constexpr std::size_t kCompared = 64;
     const std::span<double> ladder = s.bond_ladder(i);
     std::array<double, kCompared> before;
@@ -354,7 +356,7 @@ struct Calculator {
     NodeState* states = s.states[static_cast<std::size_t>(Kind::outright_trade)].data();
     OutrightValue* values = s.outright_values.data();
     double* cs01 = s.outright_cs01.data();
-    std::uint8_t* quoted = s.outright_quoted.data();
+    Quoted* quoted = s.outright_quoted.data();
     if (pass == engine::Pass::rest) {
       // The cs01 of its bond's, now solved. One too large for a double (an
       // absurd quote times a huge quantity) fails the trade in one pass; here
@@ -388,7 +390,7 @@ struct Calculator {
         st.status = Status::failed;  // as keep_finite
         value = {};
       }
-      quoted[i] = 0;
+      quoted[i] = Quoted::no;
       cs01[i] = 0;
     });
   }
@@ -502,7 +504,7 @@ struct Calculator {
   // An outright member's flags (Store::outright_quoted) and cs01; none for repos.
   template <class Value>
   std::uint32_t unquoted_member(NodeIndex m) const {
-    if constexpr (std::is_same_v<Value, OutrightValue>) return s.outright_quoted[m] != 0 ? 0 : 1;
+    if constexpr (std::is_same_v<Value, OutrightValue>) return s.outright_quoted[m] == Quoted::yes ? 0 : 1;
     return 0;
   }
   // What a member adds to its book's cs01: its own, or 0 when unquoted.
@@ -696,7 +698,7 @@ void build_graph(Store& store, engine::Graph& graph) {
           const Status status = store.states[static_cast<std::size_t>(kind)][i].status;
           Saved saved{values[i], status,
                       store.with_key_rates && status == Status::ok ? books_ladder_part(store, ref(kind, i)) : LadderPart{}};
-          if (kind == Kind::outright_trade) saved.cs01 = store.outright_cs01[i], saved.quoted = store.outright_quoted[i] != 0;
+          if (kind == Kind::outright_trade) saved.cs01 = store.outright_cs01[i], saved.quoted = store.outright_quoted[i] == Quoted::yes;
           std::memcpy(out, &saved, sizeof saved);
         }};
   };

@@ -65,6 +65,11 @@ struct BondValue {
   double price = 0, pv01 = 0;
 };
 
+// Whether a bond, or an outright trade's bond, has a market quote: a byte
+// of a type of its own, for a store of an unsigned char may alias anything
+// and would make a kernel read its arrays' addresses again after each.
+enum class Quoted : std::uint8_t { no, yes };
+
 // A bond's discount factors summed over its coupons (or taken at its
 // maturity), on the curve and its two bumped copies.
 struct CouponSums {

@@ -191,7 +191,7 @@ struct Store {
   // published; without quote analytics never written), and whether it has
   // a market quote (cs01 may still be null: no rate enters).
   base::HugeVector<double> bond_cs01;
-  base::HugeVector<std::uint8_t> bond_quoted;
+  base::HugeVector<Quoted> bond_quoted;
   base::HugeVector<BondFigures> bond_figures;  // published beside them (model/quotes/quote_analytics.h)
   base::HugeVector<QuoteYieldMemo> quote_yield_memos;  // one per bond, written by the worker that calculates it
   // A slot per bond, a convention bond's laid out for its terms and today
@@ -206,7 +206,7 @@ struct Store {
   // its bond has a market quote (its books count the OK members on one
   // that has not).
   base::HugeVector<double> outright_cs01;
-  base::HugeVector<std::uint8_t> outright_quoted;
+  base::HugeVector<Quoted> outright_quoted;
   base::HugeVector<RepoTrade> repo_trades;
   base::HugeVector<RepoValue> repo_values;
   std::vector<OutrightBook> outright_books;

@@ -36,7 +36,7 @@ NodeRef add_trade_node(Store& store, engine::Graph& graph, Kind kind, std::int64
     store.outright_trades.emplace_back();
     store.outright_values.emplace_back();
     store.outright_cs01.push_back(kNull);  // OK until calculated: see Store
-    store.outright_quoted.push_back(0);
+    store.outright_quoted.push_back(Quoted::no);
   } else {
     store.repo_trades.emplace_back();
     store.repo_values.emplace_back();
