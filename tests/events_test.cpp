@@ -312,12 +312,7 @@ TEST(Events, ValuesFirstThenTheRestGiveTheBitsOfAWholeRecalculation) {
   const std::string trade = std::to_string(s.id(ref(Kind::outright_trade, 0)));
   // Applies `line` to both models, recalculated whole and in two passes.
   const auto apply = [&](const std::string& line) {
-    for (Live* live : {&whole, &passes}) {
-      base::Transaction tx(*live->db);
-      const DatabaseRows rows(*live->db);
-      apply_change(*live->model, change(line), *live->db, rows);
-      tx.commit();
-    }
+    for (Live* live : {&whole, &passes}) live->commit(line);
     whole.model->recalculate();
     passes.model->recalculate(true);
     EXPECT_EQ(passes.model->completing(), line.rfind("set-price", 0) != 0) << line << ": a quote's recalculation runs whole";

@@ -23,16 +23,31 @@ using namespace bond_risk;
 Change change(const std::string& line) { return std::get<Change>(parse_command(line)); }
 
 Live::Live(const char* preset, std::size_t book_size, std::size_t threads, const std::string& sql,
-           Conventions conventions) {
+           Conventions conventions, bool bare)
+    : bare(bare) {
   GenerateOptions options{5, book_size};
   options.conventions = conventions;
   generate(find_preset(preset), options, path);
   db = std::make_unique<base::Database>(path, base::Database::Mode::read_write);
   db->exec(kSchemaSql);
   db->exec(sql);
-  model = std::make_unique<LiveModel>(load(*db).store, engine::SchedulerOptions{.threads = threads}, 64);
+  model = std::make_unique<LiveModel>(load(), engine::SchedulerOptions{.threads = threads}, 64);
   model->flush_all();
   executor = std::make_unique<CommandExecutor>(*model, *db);
+}
+
+Store Live::load() const {
+  Store s = bond_risk::load(*db).store;
+  s.with_key_rates = !bare;
+  s.with_quote_analytics = !bare;
+  return s;
+}
+
+void Live::commit(const std::string& line) {
+  base::Transaction tx(*db);
+  const DatabaseRows rows(*db);
+  apply_change(*model, change(line), *db, rows);
+  tx.commit();
 }
 
 std::vector<base::Json> Live::batch(const std::vector<std::string>& lines) {

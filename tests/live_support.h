@@ -29,9 +29,18 @@ struct Live {
   std::unique_ptr<bond_risk::LiveModel> model;
   std::unique_ptr<bond_risk::CommandExecutor> executor;
 
+  bool bare = false;  // neither key rates nor quote analytics (the bare engine)
+
   // `sql` edits the generated rows before the load (to make bad ones).
   explicit Live(const char* preset = "100", std::size_t book_size = 20, std::size_t threads = 2,
-                const std::string& sql = "", bond_risk::Conventions conventions = bond_risk::Conventions::none);
+                const std::string& sql = "", bond_risk::Conventions conventions = bond_risk::Conventions::none,
+                bool bare = false);
+
+  // The database's store as this engine loads it (bare or not).
+  bond_risk::Store load() const;
+  // Commits `line`'s change to the database and the model; the
+  // recalculation is the caller's (model->recalculate).
+  void commit(const std::string& line);
 
   // Executes one batch of lines as the server does (committed,
   // recalculated); returns the parsed replies (each must be valid JSON).

@@ -7,19 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <string>
 
 #include "bond_risk/db/change_log.h"
-#include "bond_risk/db/database_rows.h"
-#include "bond_risk/db/loader.h"
-#include "bond_risk/db/schema.h"
-#include "bond_risk/live/apply_change.h"
 #include "bond_risk/live/command_executor.h"
 #include "bond_risk/model/pricing/dates.h"
 #include "bond_risk/model/store/published_values.h"
 #include "bond_risk/model/store/reason.h"
-#include "bond_risk/synth/generator.h"
 #include "tests/live_support.h"
 
 using namespace bond_risk;
@@ -355,43 +349,17 @@ TEST(Quotes, QuoteAnalyticsOffLeavesEveryFigureNullAndEveryValueAsItWas) {
   }
 }
 
-// A generated 100-preset database and a model of it with neither key
-// rates nor quote analytics (the bare engine), flushed.
-struct Bare {
-  test::TempDir dir;
-  std::string path = dir.path("bare.db");
-  std::unique_ptr<base::Database> db;
-  std::unique_ptr<LiveModel> live;
-  Bare() {
-    generate(find_preset("100"), GenerateOptions{5, 20}, path);
-    db = std::make_unique<base::Database>(path, base::Database::Mode::read_write);
-    db->exec(kSchemaSql);
-    live = std::make_unique<LiveModel>(store(), engine::SchedulerOptions{.threads = 2}, 64);
-    live->flush_all();
-  }
-  Store store() const {
-    Store s = load(*db).store;
-    s.with_key_rates = false;
-    s.with_quote_analytics = false;
-    return s;
-  }
-  // `line` committed, then recalculated (asking for the values first, or whole).
-  void apply(const std::string& line, bool values_first = false) {
-    base::Transaction tx(*db);
-    const DatabaseRows rows(*db);
-    apply_change(*live, test::change(line), *db, rows);
-    tx.commit();
-    live->recalculate(values_first);
-  }
-};
-
 // Without quote analytics an OK outright trade's cs01 is null and not
 // written again while the trade stays OK (Store::outright_cs01): a trade
 // that expired (publishing 0) and came back in a whole recalculation must
 // publish null again, as a fresh flush of the rolled database does.
 TEST(Quotes, WithoutAnalyticsATradeBackFromExpiredPublishesNoCs01AsAFreshFlush) {
-  Bare bare;
-  const Store& s = bare.live->store();
+  Live bare("100", 20, 2, "", Conventions::none, true);
+  const Store& s = bare.store();
+  const auto roll = [&](Date today) {
+    bare.commit("roll-date " + format_date(today));
+    bare.model->recalculate();
+  };
   const auto outright = [](NodeIndex i) { return ref(Kind::outright_trade, i); };
   const auto expired = [&] {
     std::size_t n = 0;
@@ -400,17 +368,17 @@ TEST(Quotes, WithoutAnalyticsATradeBackFromExpiredPublishesNoCs01AsAFreshFlush) 
   };
   const Date today = s.calendars[0].today;
   ASSERT_EQ(expired(), 0u);
-  bare.apply("roll-date " + format_date(std::ranges::min(s.bonds, {}, &Bond::maturity).maturity + 1));
+  roll(std::ranges::min(s.bonds, {}, &Bond::maturity).maturity + 1);
   ASSERT_GT(expired(), 0u) << "the first bond to mature expires its trades";
   for (NodeIndex i = 0; i < s.outright_trades.size(); ++i) {
     if (s.state(outright(i)).status == Status::expired) {
       EXPECT_EQ(published_values(s, outright(i)).values[3], 0.0);
     }
   }
-  bare.apply("roll-date " + format_date(today));
+  roll(today);
   ASSERT_EQ(expired(), 0u);
 
-  LiveModel fresh(bare.store(), engine::SchedulerOptions{.threads = 0}, 64);
+  LiveModel fresh(bare.load(), engine::SchedulerOptions{.threads = 0}, 64);
   fresh.flush_all();
   for (NodeIndex i = 0; i < s.outright_trades.size(); ++i) {
     const NodeRef twin = *fresh.store().by_id.find(s.id(outright(i)));
@@ -425,16 +393,18 @@ TEST(Quotes, WithoutAnalyticsATradeBackFromExpiredPublishesNoCs01AsAFreshFlush) 
 // asked for its values first, it runs whole (a second pass would only
 // value the bonds again), and gives a whole recalculation's bits.
 TEST(Quotes, WithoutKeyRatesAndAnalyticsValuesFirstRunsWhole) {
-  Bare first, whole;
+  Live first("100", 20, 2, "", Conventions::none, true), whole("100", 20, 2, "", Conventions::none, true);
   for (const std::string line : {"bump-curve GBP-GILT 3", "roll-date 2025-11-24"}) {
-    first.apply(line, true);
-    EXPECT_FALSE(first.live->completing()) << line << ": no rest awaits";
-    whole.apply(line);
+    first.commit(line);
+    first.model->recalculate(true);
+    EXPECT_FALSE(first.model->completing()) << line << ": no rest awaits";
+    whole.commit(line);
+    whole.model->recalculate();
     for (std::size_t k = 0; k < kKindCount; ++k) {
-      for (NodeIndex i = 0; i < first.live->store().size(static_cast<Kind>(k)); ++i) {
+      for (NodeIndex i = 0; i < first.store().size(static_cast<Kind>(k)); ++i) {
         const NodeRef n = ref(static_cast<Kind>(k), i);
-        ASSERT_EQ(first.live->store().state(n).status, whole.live->store().state(n).status) << line;
-        const PublishedValues a = published_values(first.live->store(), n), b = published_values(whole.live->store(), n);
+        ASSERT_EQ(first.store().state(n).status, whole.store().state(n).status) << line;
+        const PublishedValues a = published_values(first.store(), n), b = published_values(whole.store(), n);
         for (std::size_t v = 0; v < a.count; ++v) {
           EXPECT_TRUE(a.values[v] == b.values[v] || (std::isnan(a.values[v]) && std::isnan(b.values[v]))) << line;
         }

@@ -45,7 +45,8 @@ FlushBytes full_flush_bytes(const Store& s) {
   b.written += (s.bond_cs01.size() + s.outright_cs01.size()) * cs01;
   b.read += s.bond_cs01.size() * cs01;
   for (const OutrightBook& book : s.outright_books) {
-    b.read += bytes_of(book.members) + book.members.size() * (sizeof(OutrightValue) + 1 + cs01 + sizeof(NodeState));
+    const std::size_t member = sizeof(OutrightValue) + sizeof(Quoted) + cs01 + sizeof(NodeState);
+    b.read += bytes_of(book.members) + book.members.size() * member;
     b.written += sizeof(OutrightBook);
   }
   for (const RepoBook& book : s.repo_books) {

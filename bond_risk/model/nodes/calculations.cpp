@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -501,7 +502,7 @@ struct Calculator {
     return all_finite(book.total) && !std::isinf(book.cs01);  // a repo book's cs01 stays 0
   }
 
-  // An outright member's flags (Store::outright_quoted) and cs01; none for repos.
+  // 1 for an outright member on a bond with no quote (Store::outright_quoted), 0 for a repo: counted for OK members.
   template <class Value>
   std::uint32_t unquoted_member(NodeIndex m) const {
     if constexpr (std::is_same_v<Value, OutrightValue>) return s.outright_quoted[m] == Quoted::yes ? 0 : 1;
@@ -615,7 +616,7 @@ struct Calculator {
     const std::uint32_t one = sign > 0 ? 1u : ~0u;  // unsigned +1 or -1
     if (status == Status::ok) {
       accumulate(book.total, v, sign);
-      if constexpr (std::is_same_v<Value, OutrightValue>) book.unquoted += unquoted * one;
+      book.unquoted += unquoted * one;  // 0 for a repo
       return;
     }
     book.excluded += one;

@@ -3,9 +3,7 @@
 #pragma once
 
 #include <Eigen/Core>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
