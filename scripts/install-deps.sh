@@ -10,7 +10,7 @@ mode=${1:-test}
 run=(g++ make pkg-config sqlite3 libsqlite3-dev libeigen3-dev libtbb-dev nlohmann-json3-dev libasio-dev
      libcpp-httplib-dev libjs-chart.js gnuplot-nox)
 test=(libgtest-dev libbenchmark-dev libquantlib0-dev clang libfuzzer-14-dev shellcheck
-      chromium chromium-driver curl openmpi-bin libopenmpi-dev)
+      chromium chromium-driver curl openmpi-bin libopenmpi-dev linux-perf)
 case "$mode" in
   run) packages=("${run[@]}") ;;
   test) packages=("${run[@]}" "${test[@]}") ;;
