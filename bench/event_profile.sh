@@ -1,63 +1,131 @@
 #!/usr/bin/env bash
-# Where a big event's CPU goes, two binaries side by side, by what the
-# sampled code does: for OLD and NEW in turn, an engine serves a fresh copy
-# of DB, and a sampling profile (perf, 1999 Hz, every thread of the engine)
-# runs while it takes EVENTS events one at a time (bump-curve CURVE +1 and
-# -1 in turn, or roll-date a day further each time) with a pause of 0.25 s
-# after each, the pause included, so each event's result writing falls
-# within it. Prints, per class of sampled code, the CPU ms per event of each
-# binary (samples / 1999 Hz / events: every thread's time, the master's,
-# the workers' and the result writer's), and NEW/OLD. Classes go by the
-# sampled function's name: the tiers' kernels, the graph's marking and
-# ordering, the copy of result rows, the result writer (SQLite), the kernel
-# and libc. A binary's own stats (bench/event_stages.sh) time stages on the
-# master's clock; this profile is what a binary without per-tier stats can
-# still show, and what runs off the master (the writer).
+# Where a big event's CPU goes, two binaries side by side, by the function
+# each sample falls in. For each round, OLD and NEW in turn (ABBA) each
+# serve a fresh copy of DB and take EVENTS events one at a time (bump-curve
+# CURVE +1 and -1 in turn, or roll-date a day further each time), with a
+# pause of PAUSE seconds after each, under a sampling profile of every
+# thread of the engine (perf, task-clock at 1999 Hz). Each profile starts
+# once the start-up flush's results are written and stops once the last
+# event's are, so it holds every thread's work for the events and nothing
+# else but the idle engine's polls. Prints per class of function the CPU ms
+# per event (samples / 1999 Hz / events: the master's, the workers' and the
+# result writer's time together), the median over the rounds, and the
+# median of the rounds' NEW/OLD. A function is classed by its qualified
+# name without its parameters (the first class that matches, in the order
+# printed); the kernel and libc by their library; "other" is what no class
+# names, and the script lists its largest functions. A binary's own stats
+# (bench/event_stages.sh) time stages on the master's clock; this profile
+# also covers a binary without per-tier stats, and the writer's thread.
 set -euo pipefail
 shopt -s inherit_errexit
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/common.sh
 . "$here/common.sh"
 
-usage="usage: bench/event_profile.sh OLD_BIN NEW_BIN [--db DB] [--events N] [--kind bump|roll] [--curve NAME] [--threads T]
-  (default: data/bond_risk_440k.db, 20 events, bump of EUR-BUND, 2 threads)"
+usage="usage: bench/event_profile.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--pause SECONDS] [--kind bump|roll] [--curve NAME] [--threads T]
+  (default: data/bond_risk_440k.db, 1 round, 20 events, 0.25 s pause, bump of EUR-BUND, 2 worker threads)"
 [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 old=$1 new=$2
 shift 2
-db=data/bond_risk_440k.db events=20 kind=bump curve=EUR-BUND threads=2
+db=data/bond_risk_440k.db rounds=1 events=20 pause=0.25 kind=bump curve=EUR-BUND threads=2
 while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || { echo "event_profile.sh: $1 needs a value" >&2; echo "$usage" >&2; exit 2; }
   case $1 in
-    --db) db=$2; shift 2 ;;
-    --events) events=$2; shift 2 ;;
-    --kind) kind=$2; shift 2 ;;
-    --curve) curve=$2; shift 2 ;;
-    --threads) threads=$2; shift 2 ;;
+    --db) db=$2 ;;
+    --rounds) rounds=$2 ;;
+    --events) events=$2 ;;
+    --pause) pause=$2 ;;
+    --kind) kind=$2 ;;
+    --curve) curve=$2 ;;
+    --threads) threads=$2 ;;
     *) echo "event_profile.sh: unknown argument '$1'" >&2; echo "$usage" >&2; exit 2 ;;
   esac
+  shift 2
 done
 for bin in "$old" "$new"; do [ -x "$bin" ] || die "$bin is not an executable"; done
-[[ $events =~ ^[1-9][0-9]*$ && $threads =~ ^[0-9]+$ ]] || die "--events takes a positive whole number, --threads a whole number"
+[[ $rounds =~ ^[1-9][0-9]*$ && $events =~ ^[1-9][0-9]*$ && $threads =~ ^[0-9]+$ ]] ||
+  die "--rounds and --events take positive whole numbers, --threads a whole number"
+[[ $pause =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--pause takes seconds, e.g. 0.25, not '$pause'"
 case $kind in bump|roll) ;; *) die "--kind is bump or roll, not '$kind'" ;; esac
 ensure_database "$old" "$db"
 need awk sqlite3 perf
 hz=1999
 
+# The classes, in the order they are tried and printed: "name=regex" on
+# "FUNCTION@LIBRARY", the function's qualified name without its parameter
+# lists (so a lambda's names the function it is in);
+# kernel, libc and other go by library, last.
+classes=(
+  "result-row copy=ResultRows::(put|fill_row|finish_row|add_rows|reserve_bond_ladders|set_ladder|set_reason|extras_of|clear)|ResultPublisher::(add|add_row|add_all)@|CommandExecutor::(publish_results|unpublished)|ResultMarks::|published_values|^bond_risk::result_row@|key_rate_ladder"
+  "result writer=ResultPublisher::|write_rows|write_row|write_key_rates|bind_row|RowWriter::|ResultRows::(row|in_id_order)|sorted_order"
+  "SQLite (writer, commits)=@libsqlite|^sqlite3_|base::(Database|Statement|Transaction)::"
+  "tier ir_curve=curve_part|sum_over_grids|sum_coupon_grids|sum_grid_|build_key_rates|key_rate_table|build_curve|build_discount|discount_days|Calculator::(curves|calendars)|lay_out_coupon_grids"
+  "tier bond=Calculator::(bonds|figures_of|convention_bond|conventions_of|figures_alone)|bond_figures|polish|remaining_flows|CouponStream::|taylor|stream_roots|stream_sums|ExpSum::|convention_(flows|value|key_rates|figures|accrued|yield)|buyers_flows|as_stream|spread_sum|yield_figures|figures_of|BusinessDays::|CouponSchedules::|value_bond|bond_key_rates|icma_fraction|year_fraction|at_root"
+  "tier trades=Calculator::(outright_trades|repo_trades|value_repos|repo_inputs_of)"
+  "tier books=sum_key_rates|Calculator::(update_book|outright_books|repo_books|book_)|book_rows"
+  "graph (marking, order)=engine::Graph::|LiveModel::list_dirty"
+)
+
 work=$(mktemp -d)
 trap 'pkill -9 -f "$work/" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# profile BIN OUT: the events on a fresh engine of BIN, sampled into OUT.
-profile() {
-  local bin=$1 out=$2 copy=$work/copy.db sock=$work/e.sock pid perf_pid i today
+# A number of a stats reply on standard input: field NAME (the first after "NAME":).
+field() { grep -o "\"$1\":[0-9-]*" | head -1 | cut -d: -f2; }
+
+# Waits until the engine's results are written up to its last event.
+written() {
+  local bin=$1 sock=$2 last
+  last=$("$bin" send --socket "$sock" stats | field event)
+  for _ in $(seq 1200); do
+    [ "$("$bin" send --socket "$sock" stats | field results_as_of)" = "$last" ] && return 0
+    sleep 0.05
+  done
+  die "$bin's results did not catch up with event $last in 60 s"
+}
+
+# The CPU ms per event of each class (and "all" last), one line, from a profile.
+class_ms() {
+  perf report -i "$1" -n --no-children --sort dso,symbol --stdio -g none -t '|' 2> "$work/report.log" |
+    grep -v '^#' | grep -v '^$' > "$work/report" || die "perf report read nothing from $1 (see $work/report.log)"
+  awk -F'|' -v hz="$hz" -v events="$events" -v specs="$(printf '%s\n' "${classes[@]}")" -v others="$work/others" '
+    BEGIN {
+      n = split(specs, s, "\n")
+      for (i = 1; i <= n; i++) { k = index(s[i], "="); name[i] = substr(s[i], 1, k - 1); re[i] = substr(s[i], k + 1) }
+      name[n + 1] = "kernel"; name[n + 2] = "libc"; name[n + 3] = "other"
+    }
+    {
+      samples = $2 + 0; dso = $3; fn = $4
+      gsub(/^ +| +$/, "", dso); sub(/^\[[^]]*\] /, "", fn); sub(/ +$/, "", fn)
+      bare = fn  # without parameter lists (a parameter type names no class); a lambda keeps its function'"'"'s name
+      while (gsub(/\([^()]*\)/, "", bare)) {}
+      key = bare "@" dso
+      c = 0
+      for (i = 1; i <= n && !c; i++) if (key ~ re[i]) c = i
+      if (!c) c = dso ~ /kernel/ ? n + 1 : dso ~ /^libc/ ? n + 2 : n + 3
+      ms[c] += samples; all += samples
+      if (c == n + 3) print samples "\t" bare > others
+    }
+    END {
+      if (all == 0) exit 1
+      for (i = 1; i <= n + 3; i++) printf "%.3f ", ms[i] / hz * 1000 / events
+      printf "%.3f\n", all / hz * 1000 / events
+    }' "$work/report" || die "no samples in $1 (see $work/perf.log)"
+}
+
+# measure BIN: one profiled engine on a fresh copy; one line of CPU ms per event, a column per class.
+measure() {
+  local bin=$1 copy=$work/copy.db sock=$work/e.sock pid perf_pid i today
   rm -f "$work"/copy.*
   cp "$db" "$copy"
   "$bin" run --db "$copy" --socket "$sock" --threads "$threads" > "$work/engine.log" 2>&1 &
   pid=$!
   for _ in $(seq 1200); do "$bin" send --socket "$sock" stats > /dev/null 2>&1 && break; sleep 0.1; done
   "$bin" send --socket "$sock" stats > /dev/null || die "the engine did not start; see $work/engine.log"
-  sleep 2  # the start-up flush's results written
-  perf record -F "$hz" -p "$pid" -o "$out" > "$work/perf.log" 2>&1 &
+  written "$bin" "$sock"
+  perf record -e task-clock -F "$hz" -p "$pid" -o "$work/perf.data" > "$work/perf.log" 2>&1 &
   perf_pid=$!
-  sleep 0.5
+  sleep 0.2
+  kill -0 "$perf_pid" 2>/dev/null || die "perf could not sample the engine: $(cat "$work/perf.log") (kernel.perf_event_paranoid may forbid it)"
   today=$(sqlite3 "$copy" "SELECT today FROM calendar ORDER BY id LIMIT 1")
   for i in $(seq "$events"); do
     if [ "$kind" = bump ]; then
@@ -65,54 +133,36 @@ profile() {
     else
       "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null
     fi || die "$bin refused an event; see $work/engine.log"
-    sleep 0.25
+    sleep "$pause"
   done
-  kill -INT "$perf_pid"
+  written "$bin" "$sock"
+  kill -INT "$perf_pid" 2>/dev/null || true
   wait "$perf_pid" || true
-  [ -s "$out" ] || die "perf recorded nothing (see $work/perf.log; kernel.perf_event_paranoid may forbid it)"
   "$bin" send --socket "$sock" shutdown > /dev/null || true
   wait "$pid" || true
+  class_ms "$work/perf.data"
 }
 
-# CPU ms per event by class, as "class<TAB>ms" lines, from a profile.
-classes() {
-  perf report -i "$1" -n --no-children --sort dso,symbol --stdio 2>/dev/null | grep -v '^#' | grep -v '^$' |
-    awk -v hz="$hz" -v events="$events" '
-      function class(s) {
-        if (s ~ /ResultPublisher::add_row|publish_results|unpublished|ResultRows|published_values/) return "result-row copy (publish)"
-        if (s ~ /libsqlite|ResultPublisher|ResultWriter|write_rows|write_row|write_key_rates/) return "result writer (SQLite)"
-        if (s ~ /curve_part|sum_over_grids|sum_grid|build_key_rates|key_rate_table|build_curve|build_discount|discount_days/) return "tier ir_curve"
-        if (s ~ /Calculator::bonds|Calculator::figures_of|key_rate_ladder|bond_figures|polish|remaining_flows|CouponStream|taylor|stream_roots|ExpSum|convention/) return "tier bond"
-        if (s ~ /outright_trades|repo_trades|value_repos/) return "tier trades"
-        if (s ~ /sum_key_rates|update_book|_books|book_rows/) return "tier books"
-        if (s ~ /engine::Graph|list_dirty/) return "graph (dirty marking, order)"
-        if (s ~ /kernel\.kallsyms/) return "kernel (file writes, faults, scheduling)"
-        if (s ~ /libc\.so/) return "libc (malloc, memmove)"
-        return "other"
-      }
-      { n = $2; $1 = ""; $2 = ""; ms[class($0)] += n; all += n }
-      END {
-        for (c in ms) printf "%s\t%.2f\n", c, ms[c] / hz * 1000 / events
-        printf "all\t%.2f\n", all / hz * 1000 / events
-      }'
-}
+run_abba "$rounds" "$old" "$new" measure "$work/rows"
 
-for side in old new; do
-  bin=$old
-  [ "$side" = new ] && bin=$new
-  echo "profiling $side ($bin)" >&2
-  profile "$bin" "$work/$side.data"
-  classes "$work/$side.data" > "$work/$side.ms"
-done
-
-echo "CPU ms per $kind event, every thread, by sampled code ($events events, $threads threads, $hz Hz)"
-echo "| class | old | new | new/old |"
-echo "| --- | --- | --- | --- |"
-awk -F'\t' 'FNR == NR { o[$1] = $2; next } { w[$1] = $2 }
+names=()
+for c in "${classes[@]}"; do names+=("${c%%=*}"); done
+names+=(kernel libc other all)
+echo "CPU ms per $kind event, every thread, by function (medians of $rounds rounds of $events events, $pause s apart, $threads workers)"
+printf '%s\n' "${names[@]}" | awk "$(median_awk)"'
+  FNR == NR { name[++n] = $0; next }
+  { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c }
   END {
-    for (c in o) if (!(c in w)) w[c] = 0
-    for (c in w) {
-      if (!(c in o)) o[c] = 0
-      printf "| %s | %.2f | %.2f | %s |\n", c, o[c], w[c], (o[c] > 0 ? sprintf("%.2f", w[c] / o[c]) : "-")
+    printf "| class | old | new | new/old |\n| --- | --- | --- | --- |\n"
+    for (c = 2; c <= n + 1; c++) {
+      rounds = split(v["old", c], o, " "); split(v["new", c], w, " ")
+      q = ""  # per round: its new over its old
+      for (k = 1; k <= rounds; k++) if (o[k] > 0) q = q " " w[k] / o[k]
+      printf "| %s | %.2f | %.2f | %s |\n", name[c - 1], median(v["old", c]), median(v["new", c]), (q == "" ? "-" : sprintf("%.2f", median(q)))
     }
-  }' "$work/old.ms" "$work/new.ms" | sort
+  }' - "$work/rows"
+echo "The largest functions in \"other\" (the last profile's; CPU ms per event):"
+sort -t$'\t' -k2,2 "$work/others" | awk -F'\t' -v hz="$hz" -v events="$events" '
+  { if ($2 != last && last != "") { print total "\t" last; total = 0 } total += $1; last = $2 }
+  END { if (last != "") print total "\t" last }' | sort -rn | head -5 |
+  awk -F'\t' -v hz="$hz" -v events="$events" '{ printf "  %.2f  %s\n", $1 / hz * 1000 / events, $2 }'

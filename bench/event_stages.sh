@@ -2,7 +2,7 @@
 # Where a big event's time goes in the engine, two binaries side by side:
 # for each round, OLD and NEW in turn (ABBA) each serve a fresh copy of DB
 # and take EVENTS events one at a time (bump-curve CURVE +1 and -1 in turn,
-# or roll-date a day further each time), with a pause of 0.25 s after each
+# or roll-date a day further each time), with a pause of PAUSE seconds (0.25) after each
 # so that little of an event's result writing falls on the next (a roll's
 # 440,000 rows may still be being written). The engine's own time per stage of a batch of
 # changes (stats' time_us: apply, recalculate (to the reply), recalculate_rest (after it), pnl_explain, limit_checks,
@@ -18,17 +18,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/common.sh
 . "$here/common.sh"
 
-usage="usage: bench/event_stages.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--kind bump|roll] [--curve NAME] [--threads T]
-  (default: data/bond_risk_440k.db, 3 rounds, 40 events, bump of EUR-BUND, 2 threads)"
+usage="usage: bench/event_stages.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--pause SECONDS] [--kind bump|roll] [--curve NAME] [--threads T]
+  (default: data/bond_risk_440k.db, 3 rounds, 40 events, 0.25 s pause, bump of EUR-BUND, 2 threads)"
 [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 old=$1 new=$2
 shift 2
-db=data/bond_risk_440k.db rounds=3 events=40 kind=bump curve=EUR-BUND threads=2
+db=data/bond_risk_440k.db rounds=3 events=40 pause=0.25 kind=bump curve=EUR-BUND threads=2
 while [ $# -gt 0 ]; do
   case $1 in
     --db) db=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --events) events=$2; shift 2 ;;
+    --pause) pause=$2; shift 2 ;;
     --kind) kind=$2; shift 2 ;;
     --curve) curve=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
@@ -38,6 +39,7 @@ done
 for bin in "$old" "$new"; do [ -x "$bin" ] || die "$bin is not an executable"; done
 [[ $rounds =~ ^[1-9][0-9]*$ && $events =~ ^[1-9][0-9]*$ && $threads =~ ^[0-9]+$ ]] ||
   die "--rounds and --events take positive whole numbers, --threads a whole number"
+[[ $pause =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--pause takes seconds, e.g. 0.25, not '$pause'"
 case $kind in bump|roll) ;; *) die "--kind is bump or roll, not '$kind'" ;; esac
 ensure_database "$old" "$db"
 need awk sqlite3
@@ -74,7 +76,7 @@ measure() {
     else
       "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null
     fi || die "$bin refused an event; see $work/engine.log"
-    sleep 0.25
+    sleep "$pause"
   done
   sums "$bin" "$sock" > "$work/after" || die "$bin gave no stats after the events; see $work/engine.log"
   "$bin" send --socket "$sock" shutdown > /dev/null || true
@@ -91,7 +93,7 @@ measure() {
 
 run_abba "$rounds" "$old" "$new" measure "$work/rows"
 
-echo "ms per $kind event (in process, per stage; medians of $rounds rounds of $events events, $threads threads)"
+echo "ms per $kind event (in process, per stage; medians of $rounds rounds of $events events, $pause s apart, $threads threads)"
 awk -v stages="$stages" "$(median_awk)"'
   { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c }
   END {
