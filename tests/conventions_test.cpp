@@ -121,7 +121,7 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
   const std::map<HolidayRules, BusinessDays> calendars = business_days();
   const bool show = std::getenv("BOND_RISK_SHOW_ORACLE") != nullptr;
   std::map<std::string, std::pair<double, double>> worst;  // per market: relative figures, yields (absolute)
-  std::size_t rows = 0, ex_rows = 0, simple_rows = 0, batched_rows = 0;
+  std::size_t rows = 0, ex_rows = 0, simple_rows = 0, batched_rows = 0, walked_rows = 0;
   for (const Case& k : cases()) {
     SCOPED_TRACE(std::string(k.market->name) + ", " + k.what + ", today " + format_date(k.today));
     const Convention& c = k.market->convention;
@@ -135,12 +135,18 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
     const ConventionFigures alone = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
     // And as the engine solves it where its flows are a regular stream, with other bonds (a batch of one here).
     const ConventionStart start = start_convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
-    std::optional<ConventionFigures> batched;
+    Finished batched;
     finish_convention_figures({&start, 1}, {&batched, 1});
-    batched_rows += start.solves > 0 && batched ? 1 : 0;
+    if (batched.left == Unfinished::spread) {  // the first evaluation did not prove the spread: the walk finds it
+      finish_convention_spread(start, flows, c, k.today, settlement, curve, batched);
+      ++walked_rows;
+      EXPECT_EQ(batched.figures.figures.z_spread, alone.figures.z_spread) << "the alone calculation's walk, bit for bit";
+      EXPECT_EQ(batched.figures.figures.cs01, alone.figures.cs01);
+    }
+    batched_rows += start.solves > 0 && batched.left == Unfinished::nothing ? 1 : 0;
     const test::ConventionOracle ql = test::quantlib_convention_figures(
         {k.market->calendar, c, terms(k), k.today}, quote, df, up, dn);
-    for (const ConventionFigures& ours : {alone, batched.value_or(alone)}) {
+    for (const ConventionFigures& ours : {alone, batched.left == Unfinished::nothing ? batched.figures : alone}) {
       ASSERT_EQ(format_date(static_cast<Date>(ours.figures.settlement_date)), format_date(ql.settlement));
       ASSERT_EQ(ours.figures.failure, AnalyticsFailure::none);
       const BondFigures& f = ours.figures;
@@ -178,7 +184,51 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
   EXPECT_GE(ex_rows, 5u);
   EXPECT_GE(simple_rows, 5u);
   EXPECT_GE(batched_rows, rows / 2) << "the engine's way, for most";
+  std::printf("%zu rows, %zu finished side by side, %zu of them with a walked spread\n", rows, batched_rows, walked_rows);
   for (const auto& [market, w] : worst) std::printf("%-28s worst relative %.1e, worst yield %.1e\n", market.c_str(), w.first, w.second);
+}
+
+// Quotes far from the model's price (a spread of hundreds of basis
+// points, which one evaluation at 0 does not prove): the engine's batch
+// leaves the spread to a walk over the flows (finish_convention_spread),
+// which gives the alone calculation's spread and cs01 bit for bit and
+// QuantLib's within 1e-10, beside the batch's yields.
+TEST(Conventions, ASpreadTheBatchLeavesIsWalkedFromTheStart) {
+  const std::vector<CurvePoint> points = curve_points();
+  const std::vector<double> df = test::discount_factors(points), up = shifted(points, kBump), dn = shifted(points, -kBump);
+  const CurveArrays curve = curve_arrays(df, up, dn);
+  const std::map<HolidayRules, BusinessDays> calendars = business_days();
+  std::size_t walked = 0;
+  for (const Case& k : cases()) {
+    SCOPED_TRACE(std::string(k.market->name) + ", " + k.what + ", today " + format_date(k.today));
+    const Convention& c = k.market->convention;
+    const BusinessDays& days = calendars.at(k.market->calendar);
+    ConventionFlows flows;
+    convention_flows(terms(k), c, days, k.today, flows);
+    const Date settlement = days.advance(k.today, c.settlement_days);
+    const ConventionFigures model = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, kNull, curve);
+    const double quote = std::round(model.figures.clean_price * 0.8 * 1000) / 1000;
+    const ConventionStart start = start_convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
+    Finished batched;
+    finish_convention_figures({&start, 1}, {&batched, 1});
+    if (batched.left != Unfinished::spread) continue;
+    finish_convention_spread(start, flows, c, k.today, settlement, curve, batched);
+    ++walked;
+    ASSERT_EQ(batched.left, Unfinished::nothing);
+    const BondFigures& f = batched.figures.figures;
+    ASSERT_EQ(f.failure, AnalyticsFailure::none);
+    EXPECT_GT(f.spread_steps, 1);
+    const ConventionFigures alone = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
+    EXPECT_EQ(f.z_spread, alone.figures.z_spread);
+    EXPECT_EQ(f.cs01, alone.figures.cs01);
+    const test::ConventionOracle ql = test::quantlib_convention_figures(
+        {k.market->calendar, c, terms(k), k.today}, quote, df, up, dn);
+    EXPECT_LE(std::abs(f.z_spread - ql.z_spread), 1e-10) << f.z_spread << " vs " << ql.z_spread;
+    EXPECT_LE(relative(f.cs01, ql.cs01), 1e-10) << f.cs01 << " vs " << ql.cs01;
+    EXPECT_LE(std::abs(f.yield - ql.yield), 1e-10);
+    EXPECT_LE(std::abs(f.quote_yield - ql.quote_yield), 1e-10);
+  }
+  EXPECT_GE(walked, 20u) << "quotes 20% under the model price leave the batch spreads to walk";
 }
 
 // A convention bond's key-rate ladder against QuantLib's bond repriced with

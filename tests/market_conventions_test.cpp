@@ -109,10 +109,10 @@ TEST(MarketConventions, EachBadRowFailsWhatNamesItAndTheRestIsCalculated) {
   // the price the walk's root reprices within 1e-12.
   const ConventionStart start = start_convention_figures(flows, uk, 2, *parse_date("2026-11-27"),
                                                          *parse_date("2026-11-30"), kNull, m->node(2, m->store.curves).arrays);
-  std::optional<ConventionFigures> batched;
+  Finished batched;
   finish_convention_figures({&start, 1}, {&batched, 1});
-  ASSERT_TRUE(batched.has_value());
-  EXPECT_EQ(gilt.yield, batched->figures.yield);
+  ASSERT_EQ(batched.left, Unfinished::nothing);
+  EXPECT_EQ(gilt.yield, batched.figures.figures.yield);
   EXPECT_NEAR(gilt.yield, pure.figures.yield, 1e-14);
   EXPECT_EQ(m->node(11, m->store.bond_values).price, pure.value.price);
   EXPECT_NEAR(gilt.accrued, -100 * 0.0425 / 2 * 7.0 / 183, 1e-14) << "minus the 7 days from settlement to the coupon, of 183";

@@ -197,6 +197,30 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
   return out;
 }
 
+// The z-spread at which P(x) (`spread`, with its moments at 0 `at_zero`)
+// is the market dirty price, with its steps and cs01; false when none is.
+bool spread_figures(const ExpSum& spread, const Moments& at_zero, BondFigures& o) {
+  const auto walk = [&](double x) { return spread.at<kSpreadOrder>(x); };
+  const Root z = solve(walk, false, o.market_dirty, 0.0, 1, at_zero, polish(at_zero, 0.0, o.market_dirty, 1));
+  if (is_null(z.x)) return false;
+  o.spread_steps = static_cast<std::uint8_t>(z.steps);
+  o.z_spread = z.x;
+  if (z.steps == 1) {
+    o.cs01 = cs01_at_once(at_zero, z);
+  } else {
+    o.cs01 = (spread.at<0>(z.x + kBump).m[0] - spread.at<0>(z.x - kBump).m[0]) / 2;
+  }
+  return true;
+}
+
+// Figures that failed `why`: every one null but the yield's steps.
+void fail_figures(BondFigures& o, AnalyticsFailure why) {
+  const std::uint8_t yield_steps = o.yield_steps;
+  o = {};
+  o.failure = why;
+  o.yield_steps = yield_steps;
+}
+
 // u = ln v of the yield f (e^(r/f) - 1) that compounds as r does continuously; 0.05 where r is not finite.
 double u_of_rate(double r, int coupons_per_year) {
   return std::isfinite(r) ? -r / coupons_per_year : -std::log1p(0.05 / coupons_per_year);
@@ -297,12 +321,6 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
   o.dirty_price = at_zero.m[0];
   o.accrued = convention_accrued(flows, convention, settlement);
   o.clean_price = o.dirty_price - o.accrued;
-  const auto fail = [&](AnalyticsFailure why) {
-    const std::uint8_t yield_steps = o.yield_steps;
-    o = {};
-    o.failure = why;
-    o.yield_steps = yield_steps;
-  };
   // The yield starts at the curve's zero rate to the last flow (within about a percent of the yield: one walk
   // of kMaxOrder moments proves it, exp_sum.h), the quote's at the textbook yield at the quote, which
   // depends on the quote and the flows alone.
@@ -337,7 +355,7 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
                                                    u_of_rate(zero, coupons_per_year), 2);
   const bool no_rate = !now.rate_enters;
   if (is_null(model.figures.yield) && !no_rate) {
-    fail(AnalyticsFailure::no_yield);
+    fail_figures(o, AnalyticsFailure::no_yield);
     return out;
   }
   o.yield_steps = static_cast<std::uint8_t>(model.steps);
@@ -352,22 +370,10 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
   }
   o.quote_yield = quote_yield;
   if (is_null(o.quote_yield)) {
-    fail(AnalyticsFailure::no_quote_yield);
+    fail_figures(o, AnalyticsFailure::no_quote_yield);
     return out;
   }
-  const auto walk = [&](double x) { return spread.at<kSpreadOrder>(x); };
-  const Root z = solve(walk, false, o.market_dirty, 0.0, 1, at_zero, polish(at_zero, 0.0, o.market_dirty, 1));
-  if (is_null(z.x)) {
-    fail(AnalyticsFailure::no_spread);
-    return out;
-  }
-  o.spread_steps = static_cast<std::uint8_t>(z.steps);
-  o.z_spread = z.x;
-  if (z.steps == 1) {
-    o.cs01 = cs01_at_once(at_zero, z);
-  } else {
-    o.cs01 = (spread.at<0>(z.x + kBump).m[0] - spread.at<0>(z.x - kBump).m[0]) / 2;
-  }
+  if (!spread_figures(spread, at_zero, o)) fail_figures(o, AnalyticsFailure::no_spread);
   return out;
 }
 
@@ -389,7 +395,7 @@ ConventionStart start_convention_figures(const ConventionFlows& flows, const Con
   return start;
 }
 
-void finish_convention_figures(std::span<const ConventionStart> starts, std::span<std::optional<ConventionFigures>> out) {
+void finish_convention_figures(std::span<const ConventionStart> starts, std::span<Finished> out) {
   if (starts.size() > kConventionBatch || out.size() != starts.size()) {
     throw std::logic_error("finish_convention_figures: more starts than a batch, or spans of different sizes");
   }
@@ -411,41 +417,53 @@ void finish_convention_figures(std::span<const ConventionStart> starts, std::spa
     const ConventionStart& start = starts[k];
     const std::span<const double> root = std::span(roots).subspan(n, start.solves);
     n += start.solves;
-    out[k].reset();
+    out[k] = {start.figures, Unfinished::everything};
     if (start.solves == 0) {
-      out[k] = start.figures;
+      out[k].left = Unfinished::nothing;
       continue;
     }
     if (is_null(root[0])) continue;
-    ConventionFigures& f = out[k].emplace(start.figures);
+    ConventionFigures& f = out[k].figures;
     BondFigures& o = f.figures;
     const StreamSolve& yield = start.solve[0];
     const YieldFigures y = at_root(root[0], stream_sums(yield, root[0]), yield.target, start.coupons_per_year);
     o.yield_steps = 1;
     o.yield = y.yield, o.macaulay_duration = y.macaulay, o.modified_duration = y.modified, o.convexity = y.convexity;
-    if (!f.quoted) continue;
-    o.quote_yield = start.solves == 2 ? (is_null(root[1]) ? kNull : yield_of(root[1], start.coupons_per_year))
-                                      : start.quote_yield;
-    if (is_null(o.quote_yield)) {
-      out[k].reset();
+    if (!f.quoted) {
+      out[k].left = Unfinished::nothing;
       continue;
     }
+    o.quote_yield = start.solves == 2 ? (is_null(root[1]) ? kNull : yield_of(root[1], start.coupons_per_year))
+                                      : start.quote_yield;
+    if (is_null(o.quote_yield)) continue;
+    out[k].left = Unfinished::spread;
     at[spreads] = start.at_zero, target[spreads] = o.market_dirty, spread_of[spreads++] = k;
   }
   std::array<Polished, kConventionBatch> polished;
   polish_each(std::span(at).first(spreads), std::span(zero).first(spreads), std::span(target).first(spreads), 1,
               std::span(polished).first(spreads));
   for (std::size_t j = 0; j < spreads; ++j) {
-    std::optional<ConventionFigures>& f = out[spread_of[j]];
-    if (!polished[j].root) {
-      f.reset();
-      continue;
-    }
+    if (!polished[j].root) continue;  // left to the walk
+    Finished& f = out[spread_of[j]];
     const Root z{polished[j].root->x, 1, polished[j].root->at};
-    f->figures.spread_steps = 1;
-    f->figures.z_spread = z.x;
-    f->figures.cs01 = cs01_at_once(at[j], z);
+    f.figures.figures.spread_steps = 1;
+    f.figures.figures.z_spread = z.x;
+    f.figures.figures.cs01 = cs01_at_once(at[j], z);
+    f.left = Unfinished::nothing;
   }
+}
+
+void finish_convention_spread(const ConventionStart& start, const ConventionFlows& flows,
+                              const Convention& convention, Date today, Date settlement, const CurveArrays& curve,
+                              Finished& finished) {
+  if (finished.left != Unfinished::spread) throw std::logic_error("finish_convention_spread: a bond not left its spread");
+  // P(x) as figures_of builds it, from the flows the start was built from: its moments at 0 are the start's.
+  const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
+  BondFigures& o = finished.figures.figures;
+  if (!spread_figures(spread_sum(buyers, curve.df, settlement - today), start.at_zero, o)) {
+    fail_figures(o, AnalyticsFailure::no_spread);
+  }
+  finished.left = Unfinished::nothing;
 }
 
 }  // namespace bond_risk

@@ -25,7 +25,7 @@
 #pragma once
 
 #include <array>
-#include <optional>
+#include <cstdint>
 #include <span>
 
 #include "bond_risk/model/conventions/convention_flows.h"
@@ -94,11 +94,12 @@ ConventionFigures convention_figures(const ConventionFlows& flows, const Convent
 // form's root (yield_steps 1), which reprices the price within 1e-12 as
 // the walk's does but may differ from it in the last bits; the durations
 // and convexity come from the stream's sum and its derivatives at that
-// root (within about 5e-12 relative of the walk's). A bond whose root the
-// closed form does not reach, whose quote yield it does not reach, or
-// whose spread its first evaluation does not prove is left to
-// convention_figures (nullopt). Any thread; nothing allocated.
-// ConventionStart is opaque but for `solves` (0: `figures` complete).
+// root (within about 5e-12 relative of the walk's). A bond whose spread
+// its first evaluation does not prove is left to finish_convention_spread
+// (its flows walked for the spread alone); one whose yield or quote yield
+// the closed form does not reach, to convention_figures. Any thread;
+// nothing allocated. ConventionStart is opaque but for `solves` (0:
+// `figures` complete).
 struct ConventionStart {
   ConventionFigures figures;  // complete unless `solves` > 0
   std::array<StreamSolve, 2> solve;  // the yield's, then the quote yield's
@@ -110,10 +111,26 @@ struct ConventionStart {
 ConventionStart start_convention_figures(const ConventionFlows& flows, const Convention& convention,
                                          int coupons_per_year, Date today, Date settlement, double quote,
                                          const CurveArrays& curve, double quote_yield = kNull);
-// Each start's figures (out[k] for starts[k]), or nullopt where
-// convention_figures is to calculate the bond alone. At most
-// kConventionBatch starts (std::logic_error otherwise); out as many.
+// What finish_convention_figures leaves to do of a bond.
+enum class Unfinished : std::uint8_t {
+  nothing,    // `figures` complete
+  spread,     // all but the z-spread, its steps and cs01: finish_convention_spread
+  everything  // convention_figures, the bond alone
+};
+struct Finished {
+  ConventionFigures figures;
+  Unfinished left = Unfinished::everything;
+};
+// Each start's figures (out[k] for starts[k]). At most kConventionBatch
+// starts (std::logic_error otherwise); out as many.
 inline constexpr std::size_t kConventionBatch = 8;  // two solves each: 16, stream_roots' group of 4 vectors of 4 lanes
-void finish_convention_figures(std::span<const ConventionStart> starts, std::span<std::optional<ConventionFigures>> out);
+void finish_convention_figures(std::span<const ConventionStart> starts, std::span<Finished> out);
+// Completes `finished` (left: spread) with the z-spread and cs01 that
+// convention_figures finds for the bond of `start`, whose flows, and the
+// arguments start_convention_figures took, are these: the same bits. A
+// spread no walk finds fails the figures (no_spread), as it does there.
+void finish_convention_spread(const ConventionStart& start, const ConventionFlows& flows,
+                              const Convention& convention, Date today, Date settlement, const CurveArrays& curve,
+                              Finished& finished);
 
 }  // namespace bond_risk

@@ -264,20 +264,30 @@ struct Calculator {
   }
 
   // The queued bonds' yields solved side by side, and their figures
-  // completed; a bond the closed forms leave unfinished is calculated
-  // alone (convention_figures).
+  // completed: a spread the first evaluation leaves by walking the bond's
+  // flows (about one queued bond in seven), anything else the closed forms
+  // leave by calculating the bond alone (convention_figures).
   void conventions_of(ConventionQueue& queue) const {
-    std::array<std::optional<ConventionFigures>, kConventionBatch> figures;
-    finish_convention_figures(std::span(queue.start).first(queue.count), std::span(figures).first(queue.count));
+    std::array<Finished, kConventionBatch> finished;
+    finish_convention_figures(std::span(queue.start).first(queue.count), std::span(finished).first(queue.count));
     for (std::size_t k = 0; k < queue.count; ++k) {
       const NodeIndex i = queue.bonds[k];
-      publish_convention(i, queue.settlement[k], figures[k] ? *figures[k] : figures_alone(i, queue.settlement[k]));
+      const Date settlement = queue.settlement[k];
+      Finished& f = finished[k];
+      if (f.left == Unfinished::spread) {  // its flows built again, for the spread's walk
+        const Bond& b = s.bonds[i];
+        ConventionFlows flows;
+        flows_of(b, i, flows);
+        finish_convention_spread(queue.start[k], flows, *s.conventions[b.convention].parsed.convention,
+                                 s.calendars[b.calendar].today, settlement, s.curves[b.curve].arrays, f);
+      }
+      publish_convention(i, settlement, f.left == Unfinished::nothing ? f.figures : figures_alone(i, settlement));
     }
     queue.count = 0;
   }
 
-  // Bond i's figures calculated alone (its flows built again: about one
-  // queued bond in eight, whose spread or yields the closed forms leave).
+  // Bond i's figures calculated alone (its flows built again), where the
+  // closed forms reach no yield or quote yield.
   ConventionFigures figures_alone(NodeIndex i, Date settlement) const {
     const Bond& b = s.bonds[i];
     ConventionFlows flows;
