@@ -134,7 +134,8 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
     const double quote = std::round(model.figures.clean_price * 0.996 * 1000) / 1000;
     const ConventionFigures alone = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
     // And as the engine solves it where its flows are a regular stream, with other bonds (a batch of one here).
-    const ConventionStart start = start_convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
+    const ConventionStart start = start_convention_figures(flows, convention_value(flows, k.today, curve), c, k.coupons_per_year,
+                                                           k.today, settlement, quote, curve);
     Finished batched;
     finish_convention_figures({&start, 1}, {&batched, 1});
     if (batched.left == Unfinished::spread) {  // the first evaluation did not prove the spread: the walk finds it
@@ -208,7 +209,8 @@ TEST(Conventions, ASpreadTheBatchLeavesIsWalkedFromTheStart) {
     const Date settlement = days.advance(k.today, c.settlement_days);
     const ConventionFigures model = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, kNull, curve);
     const double quote = std::round(model.figures.clean_price * 0.8 * 1000) / 1000;
-    const ConventionStart start = start_convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
+    const ConventionStart start = start_convention_figures(flows, convention_value(flows, k.today, curve), c, k.coupons_per_year,
+                                                           k.today, settlement, quote, curve);
     Finished batched;
     finish_convention_figures({&start, 1}, {&batched, 1});
     if (batched.left != Unfinished::spread) continue;
@@ -252,6 +254,11 @@ TEST(Conventions, KeyRateLaddersAreQuantLibsBumpAndReprice) {
     std::vector<double> ladder(points.size());
     convention_key_rates(flows, k.today, key_rates, points.size(), ladder);
     const BondValue value = convention_value(flows, k.today, curve);
+    std::vector<double> walked_once(points.size());  // as the engine finds both, in one walk: the same bits
+    const BondValue both = convention_value_and_key_rates(flows, k.today, curve, key_rates, points.size(), walked_once);
+    EXPECT_EQ(walked_once, ladder);
+    EXPECT_EQ(both.price, value.price);
+    EXPECT_EQ(both.pv01, value.pv01);
     const test::ConventionBond bond{k.market->calendar, c, terms(k), k.today};
     const auto price = [&](std::size_t point, double shift) {
       const std::vector<double> df = test::bumped_discount_factors(points, point, shift);

@@ -107,7 +107,7 @@ TEST(MarketConventions, EachBadRowFailsWhatNamesItAndTheRestIsCalculated) {
   EXPECT_EQ(gilt.accrued, pure.figures.accrued);
   // The engine solves a regular stream's yield with others' (finish_convention_figures): those bits, and
   // the price the walk's root reprices within 1e-12.
-  const ConventionStart start = start_convention_figures(flows, uk, 2, *parse_date("2026-11-27"),
+  const ConventionStart start = start_convention_figures(flows, pure.value, uk, 2, *parse_date("2026-11-27"),
                                                          *parse_date("2026-11-30"), kNull, m->node(2, m->store.curves).arrays);
   Finished batched;
   finish_convention_figures({&start, 1}, {&batched, 1});

@@ -256,17 +256,34 @@ double dirty_at_spread(const ConventionFlows& flows, const Convention& conventio
   return spread_sum(buyers, curve.df, settlement - today).at<0>(x).m[0];
 }
 
-void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
-                          std::span<double> ladder) {
-  std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points), 0.0);
-  // The flows come in date order, so their segments never go back: the two
-  // entries a segment moves stay in registers until the next segment (the
-  // same subtractions in the same order as entry by entry in memory, which
-  // made each flow wait for the last one's store).
+namespace {
+
+// The holder's value summed flow by flow: the price, and the prices on the
+// curve moved up and down.
+struct ValueSums {
+  const CurveArrays& curve;
+  double price = 0, up = 0, down = 0;
+  void add(double amount, std::size_t day) {
+    const auto d = static_cast<Eigen::Index>(day);
+    price += amount * curve.df[d], up += amount * curve.df_up[d], down += amount * curve.df_dn[d];
+  }
+  BondValue value() const { return {price, (up - down) / 2}; }
+};
+
+// A key-rate ladder summed flow by flow. The flows come in date order, so
+// their segments never go back: the two entries a segment moves stay in
+// registers until the next segment (the same subtractions in the same order
+// as entry by entry in memory, which made each flow wait for the last
+// one's store).
+struct LadderSums {
+  const KeyRateArrays& curve;
+  std::span<double> ladder;
   std::size_t k = 0;
   double at_k = 0, at_next = 0;  // ladder[k], ladder[k + 1]
-  const auto add = [&](double amount, Date pay) {
-    const auto d = static_cast<std::size_t>(pay - today);
+  LadderSums(const KeyRateArrays& c, std::span<double> l, std::size_t points) : curve(c), ladder(l) {
+    std::fill(ladder.begin(), ladder.begin() + static_cast<std::ptrdiff_t>(points), 0.0);
+  }
+  void add(double amount, std::size_t d) {
     const std::size_t segment = curve.segment[d];
     if (segment != k) {
       ladder[k] = at_k, ladder[k + 1] = at_next;
@@ -276,35 +293,52 @@ void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRat
     }
     at_k -= amount * curve.days[d].lo;
     at_next -= amount * curve.days[d].hi;
-  };
-  for (const CouponFlow& f : flows) add(f.amount, f.pay);
-  if (flows.redemption_pay > today) add(100.0, flows.redemption_pay);
-  ladder[k] = at_k, ladder[k + 1] = at_next;  // a curve has two points at least
+  }
+  void finish() { ladder[k] = at_k, ladder[k + 1] = at_next; }  // a curve has two points at least
+};
+
+// Each flow paid after today (those of `flows`, then the redemption if it
+// is) added to every one of `sums`, by its days from today.
+template <class... Sums>
+void add_flows(const ConventionFlows& flows, Date today, Sums&... sums) {
+  for (const CouponFlow& f : flows) (sums.add(f.amount, static_cast<std::size_t>(f.pay - today)), ...);
+  if (flows.redemption_pay > today) (sums.add(100.0, static_cast<std::size_t>(flows.redemption_pay - today)), ...);
+}
+
+}  // namespace
+
+void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
+                          std::span<double> ladder) {
+  LadderSums sums(curve, ladder, points);
+  add_flows(flows, today, sums);
+  sums.finish();
 }
 
 BondValue convention_value(const ConventionFlows& flows, Date today, const CurveArrays& curve) {
-  BondValue out;
-  double price = 0, up = 0, down = 0;
-  const auto add = [&](double amount, Date pay) {
-    const auto d = static_cast<Eigen::Index>(pay - today);
-    price += amount * curve.df[d], up += amount * curve.df_up[d], down += amount * curve.df_dn[d];
-  };
-  for (const CouponFlow& f : flows) add(f.amount, f.pay);
-  if (flows.redemption_pay > today) add(100.0, flows.redemption_pay);
-  out.price = price;
-  out.pv01 = (up - down) / 2;
-  return out;
+  ValueSums sums{curve};
+  add_flows(flows, today, sums);
+  return sums.value();
+}
+
+BondValue convention_value_and_key_rates(const ConventionFlows& flows, Date today, const CurveArrays& curve,
+                                         const KeyRateArrays& key_rates, std::size_t points, std::span<double> ladder) {
+  ValueSums value{curve};
+  LadderSums sums(key_rates, ladder, points);
+  add_flows(flows, today, value, sums);
+  sums.finish();
+  return value.value();
 }
 
 namespace {
 
 // convention_figures, or, given `start` and where the flows are a regular
 // stream, everything but the yields' solves, which it says in *start.
-ConventionFigures figures_of(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
-                             Date today, Date settlement, double quote, const CurveArrays& curve, double quote_yield,
-                             ConventionStart* start) {
+// `value`: the holder's value.
+ConventionFigures figures_of(const ConventionFlows& flows, const BondValue& value, const Convention& convention,
+                             int coupons_per_year, Date today, Date settlement, double quote, const CurveArrays& curve,
+                             double quote_yield, ConventionStart* start) {
   ConventionFigures out;
-  out.value = convention_value(flows, today, curve);
+  out.value = value;
   out.quoted = !is_null(quote);
   const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
   const int settle_day = settlement - today;
@@ -382,15 +416,17 @@ ConventionFigures figures_of(const ConventionFlows& flows, const Convention& con
 ConventionFigures convention_figures(const ConventionFlows& flows, const Convention& convention,
                                      int coupons_per_year, Date today, Date settlement, double quote,
                                      const CurveArrays& curve, double quote_yield) {
-  return figures_of(flows, convention, coupons_per_year, today, settlement, quote, curve, quote_yield, nullptr);
+  return figures_of(flows, convention_value(flows, today, curve), convention, coupons_per_year, today, settlement,
+                    quote, curve, quote_yield, nullptr);
 }
 
-ConventionStart start_convention_figures(const ConventionFlows& flows, const Convention& convention,
-                                         int coupons_per_year, Date today, Date settlement, double quote,
-                                         const CurveArrays& curve, double quote_yield) {
+ConventionStart start_convention_figures(const ConventionFlows& flows, const BondValue& value,
+                                         const Convention& convention, int coupons_per_year, Date today,
+                                         Date settlement, double quote, const CurveArrays& curve,
+                                         double quote_yield) {
   ConventionStart start;
   const ConventionFigures figures =
-      figures_of(flows, convention, coupons_per_year, today, settlement, quote, curve, quote_yield, &start);
+      figures_of(flows, value, convention, coupons_per_year, today, settlement, quote, curve, quote_yield, &start);
   if (start.solves == 0) start.figures = figures;
   return start;
 }

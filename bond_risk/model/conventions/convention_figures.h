@@ -72,6 +72,10 @@ BondValue convention_value(const ConventionFlows& flows, Date today, const Curve
 // after today (price's), on a curve's key-rate arrays.
 void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
                           std::span<double> ladder);
+// Both in one walk over the flows: convention_value's value, and
+// convention_key_rates' ladder on `key_rates` (the same bits).
+BondValue convention_value_and_key_rates(const ConventionFlows& flows, Date today, const CurveArrays& curve,
+                                         const KeyRateArrays& key_rates, std::size_t points, std::span<double> ladder);
 
 // Every figure of a bond with `flows` (convention_flows after today)
 // settling on `settlement` (>= today), with clean market quote `quote` (NaN:
@@ -108,9 +112,11 @@ struct ConventionStart {
   double quote_yield = kNull;        // the quote yield already known
   int coupons_per_year = 0;
 };
-ConventionStart start_convention_figures(const ConventionFlows& flows, const Convention& convention,
-                                         int coupons_per_year, Date today, Date settlement, double quote,
-                                         const CurveArrays& curve, double quote_yield = kNull);
+// `value`: the bond's convention_value on `curve`, found already.
+ConventionStart start_convention_figures(const ConventionFlows& flows, const BondValue& value,
+                                         const Convention& convention, int coupons_per_year, Date today,
+                                         Date settlement, double quote, const CurveArrays& curve,
+                                         double quote_yield = kNull);
 // What finish_convention_figures leaves to do of a bond.
 enum class Unfinished : std::uint8_t {
   nothing,    // `figures` complete

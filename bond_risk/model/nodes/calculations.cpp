@@ -245,18 +245,20 @@ struct Calculator {
     flows_of(b, i, flows);
     if (ladders()) {
       ladder_of(i, [&](std::span<double> ladder) {
-        convention_key_rates(flows, calendar.today, curve.key_rates, curve.points.size(), ladder);
+        value = convention_value_and_key_rates(flows, calendar.today, curve.arrays, curve.key_rates,
+                                               curve.points.size(), ladder);
       });
+    } else {
+      value = convention_value(flows, calendar.today, curve.arrays);
     }
     if (!with_analytics) {  // only what trades and books use: the holder's value
-      value = convention_value(flows, calendar.today, curve.arrays);
       keep_finite(st, value);
       return;
     }
     const Date settlement = calendar.business_days.advance(calendar.today, convention.settlement_days);
     ConventionStart& start = queue.start[queue.count];
-    start = start_convention_figures(flows, convention, b.coupons_per_year, calendar.today, settlement, b.quote,
-                                     curve.arrays, known_quote_yield(i, settlement));
+    start = start_convention_figures(flows, value, convention, b.coupons_per_year, calendar.today, settlement,
+                                     b.quote, curve.arrays, known_quote_yield(i, settlement));
     if (start.solves == 0) return publish_convention(i, settlement, start.figures);
     queue.bonds[queue.count] = i;
     queue.settlement[queue.count++] = settlement;
