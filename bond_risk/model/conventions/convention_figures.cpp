@@ -23,15 +23,29 @@ struct TimedFlow {
   int pay_day;
 };
 
+// A buyer's flows, and what the yields ask of them, found as they are built.
 struct BuyersFlows {
   std::array<TimedFlow, ConventionFlows::kCapacity + 1> flow;
   std::size_t count = 0;
   std::size_t coupon_dates = 0;  // coupons not yet paid at settlement, ex ones included
   double received = 0;           // the amounts a buyer takes, the redemption included
+  double paid_now = 0;           // the amounts timed at settlement: no rate discounts them
+  bool rate_enters = false;      // some amount is timed after settlement
+  bool even_coupons = true;      // each coupon after the second a whole period (in u) after the one before, of the second's amount
 };
 
-BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, Date today, Date settlement) {
+// `coupons_per_year`: the bond's, which times the flows in u for the
+// stream's test (even_coupons); 0 where no yield is asked (even_coupons false).
+BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, int coupons_per_year, Date today,
+                         Date settlement) {
   BuyersFlows out;
+  const double f_per_year = coupons_per_year;
+  const auto add = [&](double amount, double years, int pay_day) {
+    out.flow[out.count++] = {amount, years, pay_day};
+    out.received += amount;
+    out.paid_now += years > 0 ? 0 : amount;
+    out.rate_enters = out.rate_enters || (years > 0 && amount > 0);
+  };
   double t = 0;
   Date last = settlement;  // the coupon date the time has reached
   for (const CouponFlow& f : flows) {
@@ -43,23 +57,16 @@ BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, Date
     t += step;
     last = f.accrual_end;
     const double amount = f.ex <= settlement ? 0.0 : f.amount;
-    out.flow[out.count++] = {amount, t, f.pay - today};
+    const std::size_t j = out.count;
+    if (coupons_per_year == 0 || (j >= 2 && (std::abs(f_per_year * t - f_per_year * out.flow[j - 1].years - 1) > 1e-9 ||
+                                             amount != out.flow[1].amount))) {
+      out.even_coupons = false;
+    }
+    add(amount, t, f.pay - today);
     ++out.coupon_dates;
-    out.received += amount;
   }
-  if (flows.redemption_pay > settlement) {  // paid with the last coupon, at its time
-    out.flow[out.count++] = {100.0, t, flows.redemption_pay - today};
-    out.received += 100.0;
-  }
+  if (flows.redemption_pay > settlement) add(100.0, t, flows.redemption_pay - today);  // paid with the last coupon, at its time
   return out;
-}
-
-// Whether no flow a buyer takes is timed after settlement: no rate discounts any.
-bool no_rate_enters(const BuyersFlows& flows) {
-  for (std::size_t j = 0; j < flows.count; ++j) {
-    if (flows.flow[j].years > 0 && flows.flow[j].amount > 0) return false;
-  }
-  return true;
 }
 
 // The flows in u = ln v, v = 1 / (1 + y/f): a_j = CF_j, b_j = f t_j >= 0,
@@ -85,14 +92,11 @@ ExpSum spread_sum(const BuyersFlows& flows, const Eigen::ArrayXd& df, int settle
 // count makes uneven.
 std::optional<StreamSolve> as_stream(const BuyersFlows& flows, int coupons_per_year, double target, double start) {
   const std::size_t coupons = flows.coupon_dates;
-  if (coupons == 0 || flows.count != coupons + 1) return std::nullopt;
+  if (coupons == 0 || flows.count != coupons + 1 || !flows.even_coupons) return std::nullopt;
   const double f = coupons_per_year;
   const auto b = [&](std::size_t j) { return f * flows.flow[j].years; };
   const TimedFlow& redemption = flows.flow[coupons];
   if (redemption.amount != 100 || redemption.years != flows.flow[coupons - 1].years) return std::nullopt;
-  for (std::size_t j = 2; j < coupons; ++j) {
-    if (std::abs(b(j) - b(j - 1) - 1) > 1e-9 || flows.flow[j].amount != flows.flow[1].amount) return std::nullopt;
-  }
   const TimedFlow& first = flows.flow[0];
   if (coupons == 1) return StreamSolve{0, b(0), 0, target, start, first.amount + 100, b(0), 0};
   return StreamSolve{static_cast<double>(coupons - 1), b(1), flows.flow[1].amount, target, start, first.amount, b(0), 100};
@@ -104,11 +108,7 @@ struct Undiscounted {
   bool rate_enters;
   double paid_now;
 };
-Undiscounted undiscounted(const BuyersFlows& flows) {
-  double paid_now = 0;
-  for (std::size_t j = 0; j < flows.count; ++j) paid_now += flows.flow[j].years > 0 ? 0 : flows.flow[j].amount;
-  return {!no_rate_enters(flows), paid_now};
-}
+Undiscounted undiscounted(const BuyersFlows& flows) { return {flows.rate_enters, flows.paid_now}; }
 
 // Whether a yield at `dirty` is to be solved at all: a rate enters and the
 // price is above what no rate discounts (else it is null).
@@ -243,7 +243,7 @@ double convention_accrued(const ConventionFlows& flows, const Convention& c, Dat
 
 YieldFigures convention_yield(const ConventionFlows& flows, const Convention& convention, int coupons_per_year,
                               Date settlement, double dirty) {
-  const BuyersFlows buyers = buyers_flows(flows, convention, settlement, settlement);
+  const BuyersFlows buyers = buyers_flows(flows, convention, coupons_per_year, settlement, settlement);
   if (buyers.count == 0) return {};
   return yield_figures<kMaxOrder>(buyers, yield_sum(buyers, coupons_per_year), convention, coupons_per_year, dirty,
                                   u_of_rate(kNull, coupons_per_year), 2).figures;
@@ -251,7 +251,7 @@ YieldFigures convention_yield(const ConventionFlows& flows, const Convention& co
 
 double dirty_at_spread(const ConventionFlows& flows, const Convention& convention, Date today, Date settlement,
                        const CurveArrays& curve, double x) {
-  const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
+  const BuyersFlows buyers = buyers_flows(flows, convention, 0, today, settlement);
   if (buyers.count == 0) return 0.0;
   return spread_sum(buyers, curve.df, settlement - today).at<0>(x).m[0];
 }
@@ -340,7 +340,7 @@ ConventionFigures figures_of(const ConventionFlows& flows, const BondValue& valu
   ConventionFigures out;
   out.value = value;
   out.quoted = !is_null(quote);
-  const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
+  const BuyersFlows buyers = buyers_flows(flows, convention, coupons_per_year, today, settlement);
   const int settle_day = settlement - today;
   BondFigures& o = out.figures;
   o.settlement_date = settlement;
@@ -494,7 +494,7 @@ void finish_convention_spread(const ConventionStart& start, const ConventionFlow
                               Finished& finished) {
   if (finished.left != Unfinished::spread) throw std::logic_error("finish_convention_spread: a bond not left its spread");
   // P(x) as figures_of builds it, from the flows the start was built from: its moments at 0 are the start's.
-  const BuyersFlows buyers = buyers_flows(flows, convention, today, settlement);
+  const BuyersFlows buyers = buyers_flows(flows, convention, start.coupons_per_year, today, settlement);
   BondFigures& o = finished.figures.figures;
   if (!spread_figures(spread_sum(buyers, curve.df, settlement - today), start.at_zero, o)) {
     fail_figures(o, AnalyticsFailure::no_spread);
