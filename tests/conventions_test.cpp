@@ -252,13 +252,9 @@ TEST(Conventions, KeyRateLaddersAreQuantLibsBumpAndReprice) {
     convention_flows(terms(k), c, calendars.at(k.market->calendar), k.today,
                      flows);
     std::vector<double> ladder(points.size());
-    convention_key_rates(flows, k.today, key_rates, points.size(), ladder);
-    const BondValue value = convention_value(flows, k.today, curve);
-    std::vector<double> walked_once(points.size());  // as the engine finds both, in one walk: the same bits
-    const BondValue both = convention_value_and_key_rates(flows, k.today, curve, key_rates, points.size(), walked_once);
-    EXPECT_EQ(walked_once, ladder);
-    EXPECT_EQ(both.price, value.price);
-    EXPECT_EQ(both.pv01, value.pv01);
+    const BondValue value = convention_value_and_key_rates(flows, k.today, curve, key_rates, points.size(), ladder);
+    EXPECT_EQ(value.price, convention_value(flows, k.today, curve).price) << "the one walk's value is the value's";
+    EXPECT_EQ(value.pv01, convention_value(flows, k.today, curve).pv01);
     const test::ConventionBond bond{k.market->calendar, c, terms(k), k.today};
     const auto price = [&](std::size_t point, double shift) {
       const std::vector<double> df = test::bumped_discount_factors(points, point, shift);

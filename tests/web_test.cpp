@@ -437,14 +437,21 @@ TEST(WebGateway, AnyAddressButLoopbackNeedsATokenThatEveryRequestCarries) {
 
 namespace {
 
-// Whether the gateway refuses a new stream now, from its status line alone:
-// a stream that gets a place never ends, so reading its whole response
-// (Desk::get) would wait forever.
+std::string host_of(const Desk& desk) { return desk.host + ":" + std::to_string(desk.port); }
+
+// The status line of a new stream's response, read alone: a stream that
+// gets a place never ends, so reading its whole response (Desk::get)
+// would wait forever. "" when none came within 5 s.
+std::string stream_status(test::RawClient& client, const Desk& desk) {
+  if (!client.send("GET /stream HTTP/1.1\r\nHost: " + host_of(desk) + "\r\n\r\n")) return "";
+  const std::string reply = client.receive(std::chrono::seconds(5), 12);  // "HTTP/1.1 200"
+  return reply.substr(0, reply.find('\r'));
+}
+
+// Whether the gateway refuses a new stream now.
 bool stream_refused(const Desk& desk) {
   test::RawClient probe(desk.host, desk.port);
-  probe.send("GET /stream HTTP/1.1\r\nHost: " + desk.host + ":" + std::to_string(desk.port) + "\r\n\r\n");
-  const std::string status = "HTTP/1.1 503";
-  return probe.receive(std::chrono::seconds(5), status.size()).starts_with(status);
+  return stream_status(probe, desk).starts_with("HTTP/1.1 503");
 }
 
 }  // namespace
@@ -478,8 +485,6 @@ TEST(WebGateway, StopsCleanlyOnSigtermWithAStreamOpen) {
 }
 
 namespace {
-
-std::string host_of(const Desk& desk) { return desk.host + ":" + std::to_string(desk.port); }
 
 // Sends `bump-curve 2 ±0.01` to the engine every `every` from a thread of
 // its own until destroyed: every book on curve 2 changes all the time.
@@ -586,11 +591,12 @@ TEST(WebGateway, StreamsNobodyReadsAreClosedAndFreeTheirPlaces) {
   Desk desk(true, {"--listen", "127.0.0.1:0", "--max-streams", "2"}, {}, "--preset 100 --book-size 1");
   ASSERT_TRUE(eventually([&] { return !desk.snapshot()["rows"].empty(); })) << desk.log();
   std::vector<std::unique_ptr<test::RawClient>> greedy;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 2; ++i) {  // each holds a place (its status line read), then reads no more
     greedy.push_back(std::make_unique<test::RawClient>(desk.host, desk.port, 4096));
-    ASSERT_TRUE(greedy.back()->send("GET /stream HTTP/1.1\r\nHost: " + host_of(desk) + "\r\n\r\n"));
+    const std::string status = stream_status(*greedy.back(), desk);
+    ASSERT_TRUE(status.starts_with("HTTP/1.1 200")) << status;
   }
-  ASSERT_TRUE(eventually([&] { return stream_refused(desk); })) << "both places are taken";
+  ASSERT_TRUE(stream_refused(desk)) << "both places are taken";
   // About 50 KB a second to each: their socket buffers fill within seconds
   // (the gateway's is 64 KB), their writes block, and after 5 s blocked the
   // gateway closes them: a reader gets a place.
@@ -602,9 +608,9 @@ TEST(WebGateway, StreamsNobodyReadsAreClosedAndFreeTheirPlaces) {
         return eventually([&] { return !reader.messages().empty(); }, std::chrono::seconds(1));
       },
       std::chrono::seconds(20)));
-  std::cout << "a reading stream got a place after "
-            << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count()
-            << " ms\n";
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  std::cout << "a reading stream got a place after " << waited.count() << " ms\n";
+  EXPECT_GE(waited, std::chrono::seconds(5)) << "a place is freed by the gateway closing a stream blocked 5 s";
 }
 
 TEST(WebGateway, AHostThatIsNotTheGatewaysIsRefused) {

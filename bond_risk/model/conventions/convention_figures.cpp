@@ -30,12 +30,12 @@ struct BuyersFlows {
   std::size_t coupon_dates = 0;  // coupons not yet paid at settlement, ex ones included
   double received = 0;           // the amounts a buyer takes, the redemption included
   double paid_now = 0;           // the amounts timed at settlement: no rate discounts them
-  bool rate_enters = false;      // some amount is timed after settlement
+  bool rate_enters = false;      // some positive amount is timed after settlement
   bool even_coupons = true;      // each coupon after the second a whole period (in u) after the one before, of the second's amount
 };
 
 // `coupons_per_year`: the bond's, which times the flows in u for the
-// stream's test (even_coupons); 0 where no yield is asked (even_coupons false).
+// stream's test (even_coupons: read only where a yield is solved).
 BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, int coupons_per_year, Date today,
                          Date settlement) {
   BuyersFlows out;
@@ -58,8 +58,8 @@ BuyersFlows buyers_flows(const ConventionFlows& flows, const Convention& c, int 
     last = f.accrual_end;
     const double amount = f.ex <= settlement ? 0.0 : f.amount;
     const std::size_t j = out.count;
-    if (coupons_per_year == 0 || (j >= 2 && (std::abs(f_per_year * t - f_per_year * out.flow[j - 1].years - 1) > 1e-9 ||
-                                             amount != out.flow[1].amount))) {
+    if (j >= 2 && (std::abs(f_per_year * t - f_per_year * out.flow[j - 1].years - 1) > 1e-9 ||
+                   amount != out.flow[1].amount)) {
       out.even_coupons = false;
     }
     add(amount, t, f.pay - today);
@@ -102,17 +102,12 @@ std::optional<StreamSolve> as_stream(const BuyersFlows& flows, int coupons_per_y
   return StreamSolve{static_cast<double>(coupons - 1), b(1), flows.flow[1].amount, target, start, first.amount, b(0), 100};
 }
 
-// What no rate discounts in a buyer's flows: whether a rate enters at all,
-// and what is paid at time 0.
-struct Undiscounted {
-  bool rate_enters;
-  double paid_now;
-};
-Undiscounted undiscounted(const BuyersFlows& flows) { return {flows.rate_enters, flows.paid_now}; }
 
 // Whether a yield at `dirty` is to be solved at all: a rate enters and the
 // price is above what no rate discounts (else it is null).
-bool has_yield(const Undiscounted& u, double dirty) { return u.rate_enters && dirty > u.paid_now && std::isfinite(dirty); }
+bool has_yield(const BuyersFlows& flows, double dirty) {
+  return flows.rate_enters && dirty > flows.paid_now && std::isfinite(dirty);
+}
 
 // A yield's figures from its root u and the yield sum's slope and
 // curvature in u there (QuantLib's CashFlows::duration and convexity with
@@ -170,7 +165,7 @@ YieldRoot yield_figures(const BuyersFlows& flows, const ExpSum& sum, const Conve
                         double dirty, double from, int exact) {
   YieldRoot out;
   YieldFigures& y = out.figures;
-  if (!has_yield(undiscounted(flows), dirty)) return out;
+  if (!has_yield(flows, dirty)) return out;
   if (c.yield_compounding == YieldCompounding::simple_in_last_period && flows.coupon_dates == 1) {
     const double t = flows.flow[0].years;  // one date: every flow's time
     y.yield = (flows.received / dirty - 1) / t;
@@ -213,14 +208,6 @@ bool spread_figures(const ExpSum& spread, const Moments& at_zero, BondFigures& o
   return true;
 }
 
-// Figures that failed `why`: every one null but the yield's steps.
-void fail_figures(BondFigures& o, AnalyticsFailure why) {
-  const std::uint8_t yield_steps = o.yield_steps;
-  o = {};
-  o.failure = why;
-  o.yield_steps = yield_steps;
-}
-
 // u = ln v of the yield f (e^(r/f) - 1) that compounds as r does continuously; 0.05 where r is not finite.
 double u_of_rate(double r, int coupons_per_year) {
   return std::isfinite(r) ? -r / coupons_per_year : -std::log1p(0.05 / coupons_per_year);
@@ -251,7 +238,7 @@ YieldFigures convention_yield(const ConventionFlows& flows, const Convention& co
 
 double dirty_at_spread(const ConventionFlows& flows, const Convention& convention, Date today, Date settlement,
                        const CurveArrays& curve, double x) {
-  const BuyersFlows buyers = buyers_flows(flows, convention, 0, today, settlement);
+  const BuyersFlows buyers = buyers_flows(flows, convention, 0, today, settlement);  // no yield: no timing in u
   if (buyers.count == 0) return 0.0;
   return spread_sum(buyers, curve.df, settlement - today).at<0>(x).m[0];
 }
@@ -307,13 +294,6 @@ void add_flows(const ConventionFlows& flows, Date today, Sums&... sums) {
 
 }  // namespace
 
-void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
-                          std::span<double> ladder) {
-  LadderSums sums(curve, ladder, points);
-  add_flows(flows, today, sums);
-  sums.finish();
-}
-
 BondValue convention_value(const ConventionFlows& flows, Date today, const CurveArrays& curve) {
   ValueSums sums{curve};
   add_flows(flows, today, sums);
@@ -364,14 +344,13 @@ ConventionFigures figures_of(const ConventionFlows& flows, const BondValue& valu
   const auto quote_start = [&] {
     return textbook_yield_start(100 * flows.rate, last.years, quote + o.accrued, coupons_per_year);
   };
-  const Undiscounted now = undiscounted(buyers);
-  if (start != nullptr && has_yield(now, o.dirty_price) &&
+  if (start != nullptr && has_yield(buyers, o.dirty_price) &&
       !(convention.yield_compounding == YieldCompounding::simple_in_last_period && buyers.coupon_dates == 1)) {
     const std::optional<StreamSolve> yield =
         as_stream(buyers, coupons_per_year, o.dirty_price, u_of_rate(zero, coupons_per_year));
     const bool quote_solve = out.quoted && is_null(quote_yield);
     // A quote no yield reprices is left to the walk, which says so (no_quote_yield).
-    if (yield && (!quote_solve || has_yield(now, quote + o.accrued))) {
+    if (yield && (!quote_solve || has_yield(buyers, quote + o.accrued))) {
       StreamSolve quoted = *yield;  // the same flows: as_stream's at the quote
       if (quote_solve) quoted.target = quote + o.accrued, quoted.start = quote_start();
       if (out.quoted) o.market_dirty = quote + o.accrued;
@@ -387,9 +366,9 @@ ConventionFigures figures_of(const ConventionFlows& flows, const BondValue& valu
   const ExpSum in_u = yield_sum(buyers, coupons_per_year);
   const YieldRoot model = yield_figures<kMaxOrder>(buyers, in_u, convention, coupons_per_year, o.dirty_price,
                                                    u_of_rate(zero, coupons_per_year), 2);
-  const bool no_rate = !now.rate_enters;
+  const bool no_rate = !buyers.rate_enters;
   if (is_null(model.figures.yield) && !no_rate) {
-    fail_figures(o, AnalyticsFailure::no_yield);
+    o = failed(AnalyticsFailure::no_yield, o.yield_steps);
     return out;
   }
   o.yield_steps = static_cast<std::uint8_t>(model.steps);
@@ -404,10 +383,10 @@ ConventionFigures figures_of(const ConventionFlows& flows, const BondValue& valu
   }
   o.quote_yield = quote_yield;
   if (is_null(o.quote_yield)) {
-    fail_figures(o, AnalyticsFailure::no_quote_yield);
+    o = failed(AnalyticsFailure::no_quote_yield, o.yield_steps);
     return out;
   }
-  if (!spread_figures(spread, at_zero, o)) fail_figures(o, AnalyticsFailure::no_spread);
+  if (!spread_figures(spread, at_zero, o)) o = failed(AnalyticsFailure::no_spread, o.yield_steps);
   return out;
 }
 
@@ -497,7 +476,7 @@ void finish_convention_spread(const ConventionStart& start, const ConventionFlow
   const BuyersFlows buyers = buyers_flows(flows, convention, start.coupons_per_year, today, settlement);
   BondFigures& o = finished.figures.figures;
   if (!spread_figures(spread_sum(buyers, curve.df, settlement - today), start.at_zero, o)) {
-    fail_figures(o, AnalyticsFailure::no_spread);
+    o = failed(AnalyticsFailure::no_spread, o.yield_steps);
   }
   finished.left = Unfinished::nothing;
 }

@@ -68,12 +68,9 @@ double dirty_at_spread(const ConventionFlows& flows, const Convention& conventio
 // today (ex or not) on `curve`: price and pv01.
 BondValue convention_value(const ConventionFlows& flows, Date today, const CurveArrays& curve);
 
+// convention_value's value, and, in the same walk over the flows,
 // ladder[0 .. points) set to the kr01 per 100 nominal of the flows paid
-// after today (price's), on a curve's key-rate arrays.
-void convention_key_rates(const ConventionFlows& flows, Date today, const KeyRateArrays& curve, std::size_t points,
-                          std::span<double> ladder);
-// Both in one walk over the flows: convention_value's value, and
-// convention_key_rates' ladder on `key_rates` (the same bits).
+// after today (price's), on the curve's key-rate arrays `key_rates`.
 BondValue convention_value_and_key_rates(const ConventionFlows& flows, Date today, const CurveArrays& curve,
                                          const KeyRateArrays& key_rates, std::size_t points, std::span<double> ladder);
 
@@ -127,14 +124,16 @@ struct Finished {
   ConventionFigures figures;
   Unfinished left = Unfinished::everything;
 };
-// Each start's figures (out[k] for starts[k]). At most kConventionBatch
-// starts (std::logic_error otherwise); out as many.
+// Each start's figures (out[k] for starts[k]), and what is left of them
+// (out[k].left; the figures mean nothing while it is `everything`). At most
+// kConventionBatch starts (std::logic_error otherwise); out as many.
 inline constexpr std::size_t kConventionBatch = 8;  // two solves each: 16, stream_roots' group of 4 vectors of 4 lanes
 void finish_convention_figures(std::span<const ConventionStart> starts, std::span<Finished> out);
-// Completes `finished` (left: spread) with the z-spread and cs01 that
-// convention_figures finds for the bond of `start`, whose flows, and the
-// arguments start_convention_figures took, are these: the same bits. A
-// spread no walk finds fails the figures (no_spread), as it does there.
+// Completes `finished` (left: spread; std::logic_error otherwise) with the
+// z-spread and cs01 by walking the bond's flows; requires the flows and
+// arguments `start` was built from. They are the bits convention_figures
+// gives where it reaches the spread. A spread no walk finds fails the
+// figures (no_spread), keeping the batch's yield steps.
 void finish_convention_spread(const ConventionStart& start, const ConventionFlows& flows,
                               const Convention& convention, Date today, Date settlement, const CurveArrays& curve,
                               Finished& finished);

@@ -267,25 +267,28 @@ struct Calculator {
 
   // The queued bonds' yields solved side by side, and their figures
   // completed: a spread the first evaluation leaves by walking the bond's
-  // flows (about one queued bond in seven), anything else the closed forms
-  // leave by calculating the bond alone (convention_figures).
+  // flows, anything else the closed forms leave by calculating the bond
+  // alone (convention_figures).
   void conventions_of(ConventionQueue& queue) const {
     std::array<Finished, kConventionBatch> finished;
     finish_convention_figures(std::span(queue.start).first(queue.count), std::span(finished).first(queue.count));
     for (std::size_t k = 0; k < queue.count; ++k) {
       const NodeIndex i = queue.bonds[k];
-      const Date settlement = queue.settlement[k];
       Finished& f = finished[k];
-      if (f.left == Unfinished::spread) {  // its flows built again, for the spread's walk
-        const Bond& b = s.bonds[i];
-        ConventionFlows flows;
-        flows_of(b, i, flows);
-        finish_convention_spread(queue.start[k], flows, *s.conventions[b.convention].parsed.convention,
-                                 s.calendars[b.calendar].today, settlement, s.curves[b.curve].arrays, f);
-      }
-      publish_convention(i, settlement, f.left == Unfinished::nothing ? f.figures : figures_alone(i, settlement));
+      if (f.left == Unfinished::spread) walk_spread(i, queue.settlement[k], queue.start[k], f);
+      publish_convention(i, queue.settlement[k],
+                         f.left == Unfinished::nothing ? f.figures : figures_alone(i, queue.settlement[k]));
     }
     queue.count = 0;
+  }
+
+  // Bond i's spread, which `start` left, walked over its flows built again.
+  void walk_spread(NodeIndex i, Date settlement, const ConventionStart& start, Finished& finished) const {
+    const Bond& b = s.bonds[i];
+    ConventionFlows flows;
+    flows_of(b, i, flows);
+    finish_convention_spread(start, flows, *s.conventions[b.convention].parsed.convention,
+                             s.calendars[b.calendar].today, settlement, s.curves[b.curve].arrays, finished);
   }
 
   // Bond i's figures calculated alone (its flows built again), where the

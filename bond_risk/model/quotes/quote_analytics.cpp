@@ -78,15 +78,14 @@ Root walked_quote_yield(const RemainingFlows& flows, double target, double from)
   return solve(walk, true, target, from, 0, first, polish(first, from, target, 0));
 }
 
-// A bond's figures when a solve found no root: every one null.
+}  // namespace
+
 BondFigures failed(AnalyticsFailure why, std::uint8_t yield_steps) {
   BondFigures none;
   none.failure = why;
   none.yield_steps = yield_steps;
   return none;
 }
-
-}  // namespace
 
 double textbook_yield_start(double annual_coupon, double years, double price, int coupons_per_year) {
   const double f = coupons_per_year;

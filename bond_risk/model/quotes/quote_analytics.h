@@ -57,6 +57,10 @@ struct BondFigures {
   std::uint8_t yield_steps = 0, spread_steps = 0;  // evaluations the solves took (at most 101 each)
 };
 
+// A bond's figures when a solve found no root: every one null, `why` and
+// the evaluations the yield's solve took.
+BondFigures failed(AnalyticsFailure why, std::uint8_t yield_steps);
+
 // Where a yield's solve starts in u = ln v = -ln(1 + y/f): the textbook
 // approximation of the yield at `price`, the annual coupon (per 100) plus
 // the pull to par over the `years` left (at least a period), over the
