@@ -56,3 +56,58 @@ run_abba() {
 # The text of bench/median.awk (median(list)), to put before an awk program:
 #   awk "$(median_awk)"' { ... median(list) ... }'
 median_awk() { cat "$(dirname "${BASH_SOURCE[0]}")/median.awk"; }
+
+# A number of a stats reply on standard input: field NAME (the first after "NAME":).
+field() { grep -o "\"$1\":[0-9-]*" | head -1 | cut -d: -f2; }
+
+# start_engine_on BIN DB COPY SOCK THREADS LOG: BIN serving a fresh copy
+# of DB at COPY on SOCK with THREADS workers, its output to LOG, once it
+# answers; its pid in engine_pid (a child of the calling shell: wait works).
+start_engine_on() {
+  local bin=$1 db=$2 copy=$3 sock=$4 threads=$5 log=$6
+  rm -f "${copy%.db}".*  # the copy, its results and journals
+  cp "$db" "$copy"
+  "$bin" run --db "$copy" --socket "$sock" --threads "$threads" > "$log" 2>&1 &
+  # shellcheck disable=SC2034  # the caller's: wait "$engine_pid"
+  engine_pid=$!
+  for _ in $(seq 1200); do "$bin" send --socket "$sock" stats > /dev/null 2>&1 && return 0; sleep 0.1; done
+  die "the engine did not start; see $log"
+}
+
+# send_events BIN SOCK COPY KIND EVENTS CURVE PAUSE LOG: EVENTS events one
+# at a time, each followed by PAUSE seconds: bump-curve CURVE +1 and -1 in
+# turn (KIND bump), or roll-date a day further each time from COPY's today
+# (KIND roll).
+send_events() {
+  local bin=$1 sock=$2 copy=$3 kind=$4 events=$5 curve=$6 pause=$7 log=$8 i today
+  today=$(sqlite3 "$copy" "SELECT today FROM calendar ORDER BY id LIMIT 1")
+  for i in $(seq "$events"); do
+    if [ "$kind" = bump ]; then
+      "$bin" send --socket "$sock" bump-curve "$curve" $((i % 2 ? 1 : -1)) > /dev/null
+    else
+      "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null
+    fi || die "$bin refused an event; see $log"
+    sleep "$pause"
+  done
+}
+
+# pair_table TITLE NAMES DECIMALS ROWS: the table of run_abba's ROWS
+# ("old|new v1 v2 ..." lines), a row per name of NAMES (one a line, in
+# column order) under the heading TITLE: per column the median over the
+# rounds of each side, and the median of the rounds' own new/old.
+pair_table() {
+  printf '%s\n' "$2" | awk -v title="$1" -v decimals="$3" "$(median_awk)"'
+    FNR == NR { name[++n] = $0; next }
+    { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c }
+    END {
+      f = "%." decimals "f"
+      printf "| %s | old | new | new/old |\n| --- | --- | --- | --- |\n", title
+      for (c = 2; c <= n + 1; c++) {
+        rounds = split(v["old", c], o, " "); split(v["new", c], w, " ")
+        q = ""  # per round: its new over its old
+        for (k = 1; k <= rounds; k++) if (o[k] > 0) q = q " " w[k] / o[k]
+        printf "| %s | " f " | " f " | %s |\n", name[c - 1], median(v["old", c]), median(v["new", c]),
+          (q == "" ? "-" : sprintf(f, median(q)))
+      }
+    }' - "$4"
+}

@@ -69,9 +69,6 @@ classes=(
 work=$(mktemp -d)
 trap 'pkill -9 -f "$work/" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# A number of a stats reply on standard input: field NAME (the first after "NAME":).
-field() { grep -o "\"$1\":[0-9-]*" | head -1 | cut -d: -f2; }
-
 # Waits until the engine's results are written up to its last event.
 written() {
   local bin=$1 sock=$2 last
@@ -114,32 +111,19 @@ class_ms() {
 
 # measure BIN: one profiled engine on a fresh copy; one line of CPU ms per event, a column per class.
 measure() {
-  local bin=$1 copy=$work/copy.db sock=$work/e.sock pid perf_pid i today
-  rm -f "$work"/copy.*
-  cp "$db" "$copy"
-  "$bin" run --db "$copy" --socket "$sock" --threads "$threads" > "$work/engine.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1200); do "$bin" send --socket "$sock" stats > /dev/null 2>&1 && break; sleep 0.1; done
-  "$bin" send --socket "$sock" stats > /dev/null || die "the engine did not start; see $work/engine.log"
+  local bin=$1 copy=$work/copy.db sock=$work/e.sock perf_pid
+  start_engine_on "$bin" "$db" "$copy" "$sock" "$threads" "$work/engine.log"
   written "$bin" "$sock"
-  perf record -e task-clock -F "$hz" -p "$pid" -o "$work/perf.data" > "$work/perf.log" 2>&1 &
+  perf record -e task-clock -F "$hz" -p "$engine_pid" -o "$work/perf.data" > "$work/perf.log" 2>&1 &
   perf_pid=$!
   sleep 0.2
   kill -0 "$perf_pid" 2>/dev/null || die "perf could not sample the engine: $(cat "$work/perf.log") (kernel.perf_event_paranoid may forbid it)"
-  today=$(sqlite3 "$copy" "SELECT today FROM calendar ORDER BY id LIMIT 1")
-  for i in $(seq "$events"); do
-    if [ "$kind" = bump ]; then
-      "$bin" send --socket "$sock" bump-curve "$curve" $((i % 2 ? 1 : -1)) > /dev/null
-    else
-      "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null
-    fi || die "$bin refused an event; see $work/engine.log"
-    sleep "$pause"
-  done
+  send_events "$bin" "$sock" "$copy" "$kind" "$events" "$curve" "$pause" "$work/engine.log"
   written "$bin" "$sock"
   kill -INT "$perf_pid" 2>/dev/null || true
   wait "$perf_pid" || true
   "$bin" send --socket "$sock" shutdown > /dev/null || true
-  wait "$pid" || true
+  wait "$engine_pid" || true
   class_ms "$work/perf.data"
 }
 
@@ -149,18 +133,7 @@ names=()
 for c in "${classes[@]}"; do names+=("${c%%=*}"); done
 names+=(kernel libc other all)
 echo "CPU ms per $kind event, every thread, by function (medians of $rounds rounds of $events events, $pause s apart, $threads workers)"
-printf '%s\n' "${names[@]}" | awk "$(median_awk)"'
-  FNR == NR { name[++n] = $0; next }
-  { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c }
-  END {
-    printf "| class | old | new | new/old |\n| --- | --- | --- | --- |\n"
-    for (c = 2; c <= n + 1; c++) {
-      rounds = split(v["old", c], o, " "); split(v["new", c], w, " ")
-      q = ""  # per round: its new over its old
-      for (k = 1; k <= rounds; k++) if (o[k] > 0) q = q " " w[k] / o[k]
-      printf "| %s | %.2f | %.2f | %s |\n", name[c - 1], median(v["old", c]), median(v["new", c]), (q == "" ? "-" : sprintf("%.2f", median(q)))
-    }
-  }' - "$work/rows"
+pair_table class "$(printf '%s\n' "${names[@]}")" 2 "$work/rows"
 echo "The largest functions in \"other\" (the last profile's; CPU ms per event):"
 sort -t$'\t' -k2,2 "$work/others" | awk -F'\t' -v hz="$hz" -v events="$events" '
   { if ($2 != last && last != "") { print total "\t" last; total = 0 } total += $1; last = $2 }

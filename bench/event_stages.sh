@@ -62,25 +62,13 @@ sums() {
 
 # measure BIN: one engine on a fresh copy; one row of ms per event, a column per stage.
 measure() {
-  local bin=$1 copy=$work/copy.db sock=$work/e.sock pid i today
-  rm -f "$work"/copy.*
-  cp "$db" "$copy"
-  "$bin" run --db "$copy" --socket "$sock" --threads "$threads" > "$work/engine.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1200); do "$bin" send --socket "$sock" stats > /dev/null 2>&1 && break; sleep 0.1; done
-  sums "$bin" "$sock" > "$work/before" || die "the engine did not start; see $work/engine.log"
-  today=$(sqlite3 "$copy" "SELECT today FROM calendar ORDER BY id LIMIT 1")
-  for i in $(seq "$events"); do
-    if [ "$kind" = bump ]; then
-      "$bin" send --socket "$sock" bump-curve "$curve" $((i % 2 ? 1 : -1)) > /dev/null
-    else
-      "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null
-    fi || die "$bin refused an event; see $work/engine.log"
-    sleep "$pause"
-  done
+  local bin=$1 copy=$work/copy.db sock=$work/e.sock
+  start_engine_on "$bin" "$db" "$copy" "$sock" "$threads" "$work/engine.log"
+  sums "$bin" "$sock" > "$work/before" || die "the engine gave no stats; see $work/engine.log"
+  send_events "$bin" "$sock" "$copy" "$kind" "$events" "$curve" "$pause" "$work/engine.log"
   sums "$bin" "$sock" > "$work/after" || die "$bin gave no stats after the events; see $work/engine.log"
   "$bin" send --socket "$sock" shutdown > /dev/null || true
-  wait "$pid" || true
+  wait "$engine_pid" || true
   awk -v stages="$stages" -v events="$events" '
     FNR == NR { before[$1] = $2; next }
     { after[$1] = $2 }
@@ -94,15 +82,4 @@ measure() {
 run_abba "$rounds" "$old" "$new" measure "$work/rows"
 
 echo "ms per $kind event (in process, per stage; medians of $rounds rounds of $events events, $pause s apart, $threads threads)"
-awk -v stages="$stages" "$(median_awk)"'
-  { for (c = 2; c <= NF; c++) v[$1, c] = v[$1, c] " " $c }
-  END {
-    n = split(stages, s, " ")
-    printf "| stage | old | new | new/old |\n| --- | --- | --- | --- |\n"
-    for (c = 2; c <= n + 1; c++) {
-      rounds = split(v["old", c], o, " "); split(v["new", c], w, " ")
-      q = ""  # per round: its new over its old
-      for (k = 1; k <= rounds; k++) if (o[k] > 0) q = q " " w[k] / o[k]
-      printf "| %s | %.3f | %.3f | %s |\n", s[c - 1], median(v["old", c]), median(v["new", c]), (q == "" ? "-" : sprintf("%.3f", median(q)))
-    }
-  }' "$work/rows"
+pair_table stage "$(tr ' ' '\n' <<< "$stages")" 3 "$work/rows"

@@ -10,6 +10,8 @@
 # results_as_of equal to the last event, polled every 50 ms).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 preset=440k events=2000 every=100 kind=bump bin=bin/bond_risk threads=2
 usage() {
@@ -50,8 +52,6 @@ today=$(sqlite3 "$db" "SELECT today FROM calendar ORDER BY id LIMIT 1")
 "$bin" run --db "$db" --socket "$sock" --threads "$threads" > "$work/engine.log" 2>&1 &
 for _ in $(seq 600); do "$bin" send --socket "$sock" stats > /dev/null 2>&1 && break; sleep 0.1; done
 
-# A number of a stats reply on standard input: field NAME (the first after "NAME":).
-field() { grep -o "\"$1\":[0-9-]*" | head -1 | cut -d: -f2; }
 
 # One connection; each event waits for its reply before the next goes (one
 # event a batch, the hardest case for the writer).

@@ -112,12 +112,49 @@ CurveArrays curve_arrays(const std::vector<double>& df, const std::vector<double
 // |ours - theirs| relative to theirs (absolute for a zero).
 double relative(double ours, double theirs) { return std::abs(ours - theirs) / std::max(std::abs(theirs), 1e-300); }
 
+// The test curve: its discount factors, their parallel shifts by a basis
+// point, and the arrays the figures read, which point into them (so it is
+// not copied).
+struct TestCurve {
+  std::vector<double> df = test::discount_factors(curve_points()), up = shifted(curve_points(), kBump),
+                      dn = shifted(curve_points(), -kBump);
+  CurveArrays arrays = curve_arrays(df, up, dn);
+  TestCurve() = default;
+  TestCurve(const TestCurve&) = delete;
+  TestCurve& operator=(const TestCurve&) = delete;
+};
+
+// A case's bond quoted at `under` times its model clean price (to three
+// decimals): its flows after today and its settlement on its market's
+// calendar, its figures calculated alone, and as the engine's batch
+// finishes them (a batch of one here; a spread the first evaluation did
+// not prove is left to walk).
+struct QuotedCase {
+  ConventionFlows flows;
+  Date settlement = 0;
+  double quote = 0;
+  ConventionFigures alone;
+  ConventionStart start;
+  Finished batched;
+};
+QuotedCase quoted_case(const Case& k, const BusinessDays& days, const CurveArrays& curve, double under) {
+  QuotedCase q;
+  const Convention& c = k.market->convention;
+  convention_flows(terms(k), c, days, k.today, q.flows);
+  q.settlement = days.advance(k.today, c.settlement_days);
+  const ConventionFigures model = convention_figures(q.flows, c, k.coupons_per_year, k.today, q.settlement, kNull, curve);
+  q.quote = std::round(model.figures.clean_price * under * 1000) / 1000;
+  q.alone = convention_figures(q.flows, c, k.coupons_per_year, k.today, q.settlement, q.quote, curve);
+  q.start = start_convention_figures(q.flows, convention_value(q.flows, k.today, curve), c, k.coupons_per_year, k.today,
+                                     q.settlement, q.quote, curve);
+  finish_convention_figures({&q.start, 1}, {&q.batched, 1});
+  return q;
+}
+
 }  // namespace
 
 TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
-  const std::vector<CurvePoint> points = curve_points();
-  const std::vector<double> df = test::discount_factors(points), up = shifted(points, kBump), dn = shifted(points, -kBump);
-  const CurveArrays curve = curve_arrays(df, up, dn);
+  const TestCurve curve;
   const std::map<HolidayRules, BusinessDays> calendars = business_days();
   const bool show = std::getenv("BOND_RISK_SHOW_ORACLE") != nullptr;
   std::map<std::string, std::pair<double, double>> worst;  // per market: relative figures, yields (absolute)
@@ -125,28 +162,19 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
   for (const Case& k : cases()) {
     SCOPED_TRACE(std::string(k.market->name) + ", " + k.what + ", today " + format_date(k.today));
     const Convention& c = k.market->convention;
-    const BusinessDays& days = calendars.at(k.market->calendar);
-    ConventionFlows flows;
-    convention_flows(terms(k), c, days, k.today, flows);
-    const Date settlement = days.advance(k.today, c.settlement_days);
     // A quote a little under the model's clean price, so the spread is positive.
-    const ConventionFigures model = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, kNull, curve);
-    const double quote = std::round(model.figures.clean_price * 0.996 * 1000) / 1000;
-    const ConventionFigures alone = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
-    // And as the engine solves it where its flows are a regular stream, with other bonds (a batch of one here).
-    const ConventionStart start = start_convention_figures(flows, convention_value(flows, k.today, curve), c, k.coupons_per_year,
-                                                           k.today, settlement, quote, curve);
-    Finished batched;
-    finish_convention_figures({&start, 1}, {&batched, 1});
+    QuotedCase q = quoted_case(k, calendars.at(k.market->calendar), curve.arrays, 0.996);
+    const ConventionFigures& alone = q.alone;
+    const Finished& batched = q.batched;
     if (batched.left == Unfinished::spread) {  // the first evaluation did not prove the spread: the walk finds it
-      finish_convention_spread(start, flows, c, k.today, settlement, curve, batched);
+      finish_convention_spread(q.start, q.flows, c, k.today, q.settlement, curve.arrays, q.batched);
       ++walked_rows;
       EXPECT_EQ(batched.figures.figures.z_spread, alone.figures.z_spread) << "the alone calculation's walk, bit for bit";
       EXPECT_EQ(batched.figures.figures.cs01, alone.figures.cs01);
     }
-    batched_rows += start.solves > 0 && batched.left == Unfinished::nothing ? 1 : 0;
+    batched_rows += q.start.solves > 0 && batched.left == Unfinished::nothing ? 1 : 0;
     const test::ConventionOracle ql = test::quantlib_convention_figures(
-        {k.market->calendar, c, terms(k), k.today}, quote, df, up, dn);
+        {k.market->calendar, c, terms(k), k.today}, q.quote, curve.df, curve.up, curve.dn);
     for (const ConventionFigures& ours : {alone, batched.left == Unfinished::nothing ? batched.figures : alone}) {
       ASSERT_EQ(format_date(static_cast<Date>(ours.figures.settlement_date)), format_date(ql.settlement));
       ASSERT_EQ(ours.figures.failure, AnalyticsFailure::none);
@@ -176,7 +204,7 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
     simple_rows += c.yield_compounding == YieldCompounding::simple_in_last_period && alone.figures.macaulay_duration < 1 ? 1 : 0;
     if (show) {
       std::printf("| %s | %s | %s | %s | %.10f | %.10f | %.10f | %.10f | %.12f | %.12f | %.10f |\n", k.market->name,
-                  format_date(k.maturity).c_str(), format_date(k.today).c_str(), format_date(settlement).c_str(),
+                  format_date(k.maturity).c_str(), format_date(k.today).c_str(), format_date(q.settlement).c_str(),
                   f.dirty_price, ql.dirty, f.accrued, ql.accrued, f.yield, ql.yield, f.modified_duration);
     }
   }
@@ -195,36 +223,23 @@ TEST(Conventions, EveryFigureOfEveryMarketIsQuantLibsFixedRateBonds) {
 // which gives the alone calculation's spread and cs01 bit for bit and
 // QuantLib's within 1e-10, beside the batch's yields.
 TEST(Conventions, ASpreadTheBatchLeavesIsWalkedFromTheStart) {
-  const std::vector<CurvePoint> points = curve_points();
-  const std::vector<double> df = test::discount_factors(points), up = shifted(points, kBump), dn = shifted(points, -kBump);
-  const CurveArrays curve = curve_arrays(df, up, dn);
+  const TestCurve curve;
   const std::map<HolidayRules, BusinessDays> calendars = business_days();
   std::size_t walked = 0;
   for (const Case& k : cases()) {
     SCOPED_TRACE(std::string(k.market->name) + ", " + k.what + ", today " + format_date(k.today));
-    const Convention& c = k.market->convention;
-    const BusinessDays& days = calendars.at(k.market->calendar);
-    ConventionFlows flows;
-    convention_flows(terms(k), c, days, k.today, flows);
-    const Date settlement = days.advance(k.today, c.settlement_days);
-    const ConventionFigures model = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, kNull, curve);
-    const double quote = std::round(model.figures.clean_price * 0.8 * 1000) / 1000;
-    const ConventionStart start = start_convention_figures(flows, convention_value(flows, k.today, curve), c, k.coupons_per_year,
-                                                           k.today, settlement, quote, curve);
-    Finished batched;
-    finish_convention_figures({&start, 1}, {&batched, 1});
-    if (batched.left != Unfinished::spread) continue;
-    finish_convention_spread(start, flows, c, k.today, settlement, curve, batched);
+    QuotedCase q = quoted_case(k, calendars.at(k.market->calendar), curve.arrays, 0.8);
+    if (q.batched.left != Unfinished::spread) continue;
+    finish_convention_spread(q.start, q.flows, k.market->convention, k.today, q.settlement, curve.arrays, q.batched);
     ++walked;
-    ASSERT_EQ(batched.left, Unfinished::nothing);
-    const BondFigures& f = batched.figures.figures;
+    ASSERT_EQ(q.batched.left, Unfinished::nothing);
+    const BondFigures& f = q.batched.figures.figures;
     ASSERT_EQ(f.failure, AnalyticsFailure::none);
     EXPECT_GT(f.spread_steps, 1);
-    const ConventionFigures alone = convention_figures(flows, c, k.coupons_per_year, k.today, settlement, quote, curve);
-    EXPECT_EQ(f.z_spread, alone.figures.z_spread);
-    EXPECT_EQ(f.cs01, alone.figures.cs01);
+    EXPECT_EQ(f.z_spread, q.alone.figures.z_spread);
+    EXPECT_EQ(f.cs01, q.alone.figures.cs01);
     const test::ConventionOracle ql = test::quantlib_convention_figures(
-        {k.market->calendar, c, terms(k), k.today}, quote, df, up, dn);
+        {k.market->calendar, k.market->convention, terms(k), k.today}, q.quote, curve.df, curve.up, curve.dn);
     EXPECT_LE(std::abs(f.z_spread - ql.z_spread), 1e-10) << f.z_spread << " vs " << ql.z_spread;
     EXPECT_LE(relative(f.cs01, ql.cs01), 1e-10) << f.cs01 << " vs " << ql.cs01;
     EXPECT_LE(std::abs(f.yield - ql.yield), 1e-10);

@@ -102,7 +102,6 @@ std::optional<StreamSolve> as_stream(const BuyersFlows& flows, int coupons_per_y
   return StreamSolve{static_cast<double>(coupons - 1), b(1), flows.flow[1].amount, target, start, first.amount, b(0), 100};
 }
 
-
 // Whether a yield at `dirty` is to be solved at all: a rate enters and the
 // price is above what no rate discounts (else it is null).
 bool has_yield(const BuyersFlows& flows, double dirty) {
