@@ -304,15 +304,10 @@ TEST(Hardening, AChangeTransactionEndedWithoutCommitLeavesTheChangesPending) {
 
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {
   Live live("100", 20);
-  {
-    base::Statement pages = live.db->prepare("PRAGMA page_count");
-    pages.step();
-    live.db->exec("PRAGMA max_page_count = " + std::to_string(pages.integer(0)));  // no room to grow: SQLITE_FULL
-  }
-  std::vector<std::string> lines;
   const std::string bond = std::to_string(test::first_id(live.store(), Kind::bond));
-  for (int i = 0; i < 400; ++i) lines.push_back("add-outright bond_id=" + bond + " trade_price=99 quantity=1 buy_sell=BUY");
-  const std::vector<base::Json> replies = live.batch(lines);
+  const std::string add = "add-outright bond_id=" + bond + " trade_price=99 quantity=1 buy_sell=BUY";
+  live.fill_disk(add);
+  const std::vector<base::Json> replies = live.batch(std::vector<std::string>(400, add));
   EXPECT_EQ(replies.front()["ok"], false);
   EXPECT_TRUE(contains(replies.front().value("error", ""), "full")) << replies.front().dump();
   test::expect_same_as_fresh(live);

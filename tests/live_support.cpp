@@ -36,6 +36,16 @@ Live::Live(const char* preset, std::size_t book_size, std::size_t threads, const
   executor = std::make_unique<CommandExecutor>(*model, *db);
 }
 
+void Live::fill_disk(const std::string& line) {
+  base::Statement pages = db->prepare("PRAGMA page_count");
+  ASSERT_TRUE(pages.step());
+  db->exec("PRAGMA max_page_count = " + std::to_string(pages.integer(0)));
+  for (int i = 0; i < 10'000; ++i) {
+    if (run(line)["ok"] == false) return;
+  }
+  FAIL() << "10,000 changes fitted in a database that may not grow";
+}
+
 Store Live::load() const {
   Store s = bond_risk::load(*db).store;
   s.with_key_rates = !bare;

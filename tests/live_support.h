@@ -46,6 +46,11 @@ struct Live {
   // recalculated); returns the parsed replies (each must be valid JSON).
   std::vector<base::Json> batch(const std::vector<std::string>& lines);
   base::Json run(const std::string& line) { return batch({line}).front(); }
+  // The database may grow no more (SQLITE_FULL, as a full disk), and the
+  // room its pages have left is used up by `line`'s changes, run until one
+  // is refused for want of it: how much room is left depends on the
+  // layout (the page size), a full disk's effects must not.
+  void fill_disk(const std::string& line);
 
   const bond_risk::Store& store() const { return model->store(); }
   bond_risk::NodeRef node(std::int64_t id) const { return *store().by_id.find(id); }
