@@ -6,13 +6,13 @@
 // is what gives the engine's arrays them; under a virtual machine a miss in
 // the TLB walks two page tables, and on a 2-vCPU VM a bump of the 1M preset's
 // curve took 3x longer end to end in 4 KiB pages (docs/benchmarks.md).
+// A big allocation is a mapping of its own, unmapped when freed: memory
+// advised so never goes back to the heap, where it would give the advice
+// to small allocations (glibc serves a size once freed from its heap).
 // Smaller allocations are std::allocator's. Stateless: any two compare equal.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <cstddef>
-#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <new>
@@ -21,6 +21,12 @@
 namespace base {
 
 inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+// `bytes` (a multiple of kHugePage) of zeroed memory aligned to kHugePage
+// and advised MADV_HUGEPAGE, mapped for it alone; throws std::bad_alloc.
+void* map_huge(std::size_t bytes);
+// Unmaps what map_huge(bytes) returned.
+void unmap_huge(void* p, std::size_t bytes) noexcept;
 
 template <class T>
 struct HugePageAllocator {
@@ -33,15 +39,11 @@ struct HugePageAllocator {
   T* allocate(std::size_t n) {
     if (small(n)) return std::allocator<T>{}.allocate(n);
     if (n > (kMaxBytes - kHugePage) / sizeof(T)) throw std::bad_array_new_length();
-    const std::size_t bytes = rounded(n);
-    void* p = std::aligned_alloc(kHugePage, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    ::madvise(p, bytes, MADV_HUGEPAGE);  // advice: where huge pages are off, 4 KiB pages as before
-    return static_cast<T*>(p);
+    return static_cast<T*>(map_huge(rounded(n)));
   }
   void deallocate(T* p, std::size_t n) noexcept {
     if (small(n)) return std::allocator<T>{}.deallocate(p, n);
-    std::free(p);
+    unmap_huge(p, rounded(n));
   }
 
   friend bool operator==(const HugePageAllocator&, const HugePageAllocator&) { return true; }

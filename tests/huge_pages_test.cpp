@@ -1,7 +1,8 @@
 // base::HugePageAllocator against what the kernel says of the process's
 // memory (/proc/self/smaps): a big array lies in a mapping advised into huge
 // pages ("hg" among its VmFlags), aligned to 2 MiB; a small one is left to
-// std::allocator; and the values survive growth and copies.
+// std::allocator; the values survive growth and copies; and freed big
+// arrays leave no advised memory behind for small ones.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/default_init.h"
 #include "base/huge_pages.h"
@@ -31,6 +34,24 @@ std::string vm_flags_at(const void* address) {
     }
   }
   return "";
+}
+
+// The address ranges of the mappings advised into huge pages.
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>> advised_ranges() {
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  std::ifstream smaps("/proc/self/smaps");
+  std::uintptr_t from = 0, to = 0;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t f = 0, t = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> f >> dash >> t && dash == '-') {
+      from = f, to = t;
+    } else if (line.starts_with("VmFlags:") && line.find(" hg") != std::string::npos) {
+      ranges.emplace_back(from, to);
+    }
+  }
+  return ranges;
 }
 
 bool advised_huge(const void* address) { return vm_flags_at(address).find(" hg") != std::string::npos; }
@@ -59,6 +80,27 @@ TEST(HugePages, ASmallArrayIsStdAllocatorsAndValuesSurviveGrowthAndCopies) {
   v.resize(10);
   v.shrink_to_fit();  // back below the threshold: freed by the allocator that gave it
   EXPECT_EQ(v[9], 7);
+}
+
+// Small arrays allocated after big ones were freed lie in no advised
+// mapping: the big ones' memory, advice and all, goes back to the system,
+// not to the heap that serves small ones. (glibc serves a freed size from
+// its heap from then on: its mmap threshold rises to it.)
+TEST(HugePages, FreedHugeArraysLeaveNoAdviceOnTheHeap) {
+  for (int round = 0; round < 4; ++round) {
+    base::HugeVector<double> big(base::kHugePage / sizeof(double) * (round + 2), 1.0);
+    ASSERT_TRUE(advised_huge(big.data()));
+  }
+  std::vector<base::HugeVector<int>> small;
+  for (int i = 0; i < 4000; ++i) small.emplace_back(1000, i);
+  std::size_t advised = 0;
+  for (const auto& [from, to] : advised_ranges()) {
+    for (const base::HugeVector<int>& v : small) {
+      const auto at = reinterpret_cast<std::uintptr_t>(v.data());
+      advised += from <= at && at < to;
+    }
+  }
+  EXPECT_EQ(advised, 0u) << "of " << small.size() << " small arrays";
 }
 
 }  // namespace
