@@ -10,7 +10,6 @@
 #include <numeric>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "base/default_init.h"
@@ -18,43 +17,40 @@
 
 namespace {
 
-// The VmFlags of the mapping of /proc/self/smaps that holds `address`, or "" if none does.
-std::string vm_flags_at(const void* address) {
-  const auto at = reinterpret_cast<std::uintptr_t>(address);
+// The process's mappings as /proc/self/smaps lists them: each range and its VmFlags line.
+struct Mapping {
+  std::uintptr_t from = 0, to = 0;
+  std::string flags;
+};
+std::vector<Mapping> mappings() {
+  std::vector<Mapping> out;
   std::ifstream smaps("/proc/self/smaps");
-  bool inside = false;
   for (std::string line; std::getline(smaps, line);) {
     std::uintptr_t from = 0, to = 0;
     char dash = 0;
     std::istringstream range(line);
     if (range >> std::hex >> from >> dash >> to && dash == '-') {
-      inside = from <= at && at < to;
-    } else if (inside && line.starts_with("VmFlags:")) {
-      return line;
+      out.push_back({from, to, ""});
+    } else if (!out.empty() && line.starts_with("VmFlags:")) {
+      out.back().flags = line;
     }
+  }
+  return out;
+}
+
+// Whether a VmFlags line says advised into huge pages.
+bool advised(const std::string& flags) { return flags.find(" hg") != std::string::npos; }
+
+// The VmFlags of the mapping that holds `address`, or "" if none does.
+std::string vm_flags_at(const void* address) {
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  for (const Mapping& m : mappings()) {
+    if (m.from <= at && at < m.to) return m.flags;
   }
   return "";
 }
 
-// The address ranges of the mappings advised into huge pages.
-std::vector<std::pair<std::uintptr_t, std::uintptr_t>> advised_ranges() {
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
-  std::ifstream smaps("/proc/self/smaps");
-  std::uintptr_t from = 0, to = 0;
-  for (std::string line; std::getline(smaps, line);) {
-    std::uintptr_t f = 0, t = 0;
-    char dash = 0;
-    std::istringstream range(line);
-    if (range >> std::hex >> f >> dash >> t && dash == '-') {
-      from = f, to = t;
-    } else if (line.starts_with("VmFlags:") && line.find(" hg") != std::string::npos) {
-      ranges.emplace_back(from, to);
-    }
-  }
-  return ranges;
-}
-
-bool advised_huge(const void* address) { return vm_flags_at(address).find(" hg") != std::string::npos; }
+bool advised_huge(const void* address) { return advised(vm_flags_at(address)); }
 
 TEST(HugePages, AnArrayOfTwoMebibytesOrMoreLiesInAMappingAdvisedIntoHugePages) {
   base::HugeVector<double> big(base::kHugePage / sizeof(double) * 3);
@@ -93,14 +89,15 @@ TEST(HugePages, FreedHugeArraysLeaveNoAdviceOnTheHeap) {
   }
   std::vector<base::HugeVector<int>> small;
   for (int i = 0; i < 4000; ++i) small.emplace_back(1000, i);
-  std::size_t advised = 0;
-  for (const auto& [from, to] : advised_ranges()) {
+  std::size_t in_advised = 0;
+  for (const Mapping& m : mappings()) {
+    if (!advised(m.flags)) continue;
     for (const base::HugeVector<int>& v : small) {
       const auto at = reinterpret_cast<std::uintptr_t>(v.data());
-      advised += from <= at && at < to;
+      in_advised += m.from <= at && at < m.to;
     }
   }
-  EXPECT_EQ(advised, 0u) << "of " << small.size() << " small arrays";
+  EXPECT_EQ(in_advised, 0u) << "of " << small.size() << " small arrays";
 }
 
 }  // namespace
