@@ -150,11 +150,12 @@ $(BUILD)/%.o: %.cpp $(FLAGS_FILE)
 	$(CXX) $(CXXFLAGS) -c -o $@ $<
 
 # The schemas are compiled in from their one source each, schema/*.sql.
-$(SCHEMA_SRC): schema/bond_risk.sql schema/results.sql
+$(SCHEMA_SRC): schema/bond_risk.sql schema/results.sql schema/scenarios.sql
 	@mkdir -p $(@D)
 	{ printf '#include "bond_risk/db/schema.h"\nconst char* const bond_risk::kSchemaSql = R"SQL('; \
 	  cat schema/bond_risk.sql; printf ')SQL";\nconst char* const bond_risk::kResultsSchemaSql = R"SQL('; \
-	  cat schema/results.sql; printf ')SQL";\n'; } > $@
+	  cat schema/results.sql; printf ')SQL";\nconst char* const bond_risk::kScenarioSchemaSql = R"SQL('; \
+	  cat schema/scenarios.sql; printf ')SQL";\n'; } > $@
 
 $(BUILD)/gen/schema_sql.o: $(SCHEMA_SRC) $(FLAGS_FILE)
 	$(CXX) $(CXXFLAGS) -c -o $@ $<

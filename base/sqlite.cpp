@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
@@ -34,7 +36,25 @@ void configure_library() {
 
 }  // namespace
 
+std::string companion_path(const std::string& db_path, std::string_view name) {
+  const std::string_view suffix = ".db";
+  const std::string stem = db_path.size() > suffix.size() && db_path.ends_with(suffix)
+                               ? db_path.substr(0, db_path.size() - suffix.size())
+                               : db_path;
+  return stem + "." + std::string(name) + ".db";
+}
+
 Database::Database(const std::string& path, Mode mode) : path_(path) {
+  if (mode == Mode::replace) {
+    for (const char* suffix : {"", "-wal", "-shm"}) refuse_symlink(path + suffix, path);
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      if (::unlink((path + suffix).c_str()) != 0 && errno != ENOENT) {
+        throw std::runtime_error("cannot replace database " + path + ": cannot remove " + path + suffix + ": " +
+                                 std::strerror(errno) + " (may its directory be written?)");
+      }
+    }
+    mode = Mode::create;
+  }
   if (mode == Mode::create) {
     for (const char* suffix : {"", "-wal", "-shm"}) refuse_symlink(path + suffix, path);
     // Owner-only: positions are confidential. SQLite gives the -wal and -shm

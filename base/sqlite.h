@@ -17,13 +17,19 @@ namespace base {
 
 class Statement;
 
+// The path of a database kept beside database `db_path`, called `name`:
+// DIR/DB.NAME.db for DIR/DB.db, PATH.NAME.db for any other PATH.
+std::string companion_path(const std::string& db_path, std::string_view name);
+
 class Database {
  public:
-  enum class Mode { read_only, read_write, create };
+  enum class Mode { read_only, read_write, create, replace };
 
   // Opens `path`; read_only and read_write require the file to exist;
   // create makes a missing file owner-only (0600) and refuses a symbolic
-  // link at `path` or its -wal or -shm (it would write the file it names).
+  // link at `path` or its -wal or -shm (it would write the file it names);
+  // replace first removes the file and its -wal and -shm, then creates it
+  // as create does (readers that have the old file open keep reading it).
   Database(const std::string& path, Mode mode);
 
   void exec(const std::string& sql);

@@ -1,8 +1,10 @@
 -- bond_risk results schema: the results database beside each input
 -- database (DB.db -> DB.results.db), written by `bond_risk run --batch` and
 -- by the running engine's result writer. A separate file, so that writing
--- results never holds the input database's write lock. Idempotent, like
--- schema/bond_risk.sql.
+-- results never holds the input database's write lock. Everything here is
+-- derived from the inputs: each of those writers makes the file afresh and
+-- writes it without syncs (db/result_writer.h). Scenario results live in
+-- schema/scenarios.sql's file. Idempotent, like schema/bond_risk.sql.
 
 -- One row per bond, trade and book.
 -- status is OK, FAILED, STALE or EXPIRED; reason says why a node is not OK.
@@ -105,32 +107,6 @@ CREATE TABLE IF NOT EXISTS repo_book_key_rate (
   mtm_pnl_kr01 REAL NOT NULL,
   PRIMARY KEY (id, ir_curve_id, idx)
 ) WITHOUT ROWID;
-
--- Scenario P&L (docs/model.md "Scenarios"), written by `bond_risk scenarios`:
--- per scenario of a set, each book's P&L (an outright book's pv change, a
--- repo book's mtm_pnl change) and a repo book's margin change (NULL for
--- outright books); book_id NULL is the total over every book. A run
--- replaces its set's rows.
-CREATE TABLE IF NOT EXISTS scenario_pnl (
-  set_name      TEXT NOT NULL,
-  scenario_id   INTEGER NOT NULL,
-  book_id       INTEGER,
-  pnl           REAL NOT NULL,
-  margin_change REAL
-);
-CREATE INDEX IF NOT EXISTS scenario_pnl_by_set ON scenario_pnl (set_name, book_id, scenario_id);
-
--- For a historical set: 1-day VaR at 99% and expected shortfall at 97.5% of
--- each book's P&L and of the total (book_id NULL), positive for a loss,
--- over `scenarios` scenarios.
-CREATE TABLE IF NOT EXISTS scenario_var (
-  set_name  TEXT NOT NULL,
-  book_id   INTEGER,
-  scenarios INTEGER NOT NULL,
-  var_99    REAL NOT NULL,
-  es_975    REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS scenario_var_by_set ON scenario_var (set_name, book_id);
 
 -- The risk limits' alerts (docs/model.md "Limits"), copied by the running
 -- engine's result writer from the input database's limit_alert (its

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `make reset-data`: the demo data set as generated, again. Live commands
 # (make web, bond_risk send) change the database for good; this deletes it
-# with its results, journals and logs, and generates it afresh (the same
-# seed: the same rows, the same results digest). Refuses while an engine
-# serves it.
+# with its results (live and scenario), journals and logs, and generates it
+# afresh (the same seed: the same rows, the same results digest). Refuses
+# while an engine serves it.
 set -euo pipefail
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
@@ -18,6 +18,7 @@ if "$bin" send --db "$db" stats >/dev/null 2>&1 || { [ -f "$db" ] && ! flock -n 
 fi
 base=${db%.db}
 rm -f "$db" "$db-wal" "$db-shm" "$db-journal" "$db.engine.log" \
-  "$base.results.db" "$base.results.db-wal" "$base.results.db-shm" "$base.results.db-journal"
+  "$base.results.db" "$base.results.db-wal" "$base.results.db-shm" "$base.results.db-journal" \
+  "$base.scenarios.db" "$base.scenarios.db-wal" "$base.scenarios.db-shm" "$base.scenarios.db-journal"
 "$bin" generate --preset "$preset" --out "$db"
 echo "reset-data.sh: $db is the $preset preset as generated"

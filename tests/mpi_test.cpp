@@ -37,7 +37,7 @@ MpiRun mpirun(int ranks, const std::string& args, const test::TempDir& dir, cons
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, test::slurp(log)};
 }
 
-// Rows of `table` in one results database and not the other (either way), exact values compared.
+// Rows of `table` in one scenario results database and not the other (either way), exact values compared.
 long long differing_rows(const std::string& a, const std::string& b, const std::string& table) {
   base::Database db(a, base::Database::Mode::read_only);
   db.exec("ATTACH '" + b + "' AS other");
@@ -48,8 +48,8 @@ long long differing_rows(const std::string& a, const std::string& b, const std::
   return st.integer(0);
 }
 
-// The results database beside an input database (x.db: x.results.db).
-std::string results_of(const std::string& db) { return db.substr(0, db.size() - 3) + ".results.db"; }
+// The scenario results database beside an input database (x.db: x.scenarios.db).
+std::string results_of(const std::string& db) { return db.substr(0, db.size() - 3) + ".scenarios.db"; }
 
 long long rows(const std::string& db_path, const std::string& table) {
   base::Database db(db_path, base::Database::Mode::read_only);

@@ -9,6 +9,8 @@
 #include <map>
 
 #include "base/sqlite.h"
+#include "bond_risk/db/result_writer.h"
+#include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/synth/generator.h"
 #include "bond_risk/synth/scenario_generator.h"
 #include "bond_risk/model/store/published_values.h"
@@ -171,7 +173,7 @@ TEST(Scenarios, TheCommandStoresPnlAndVarAndEsAreThoseOfTheStoredPnl) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("Set historical (historical): 500 scenarios"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("Set ladder (stress): 20 scenarios"), std::string::npos) << run.out;
-  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  base::Database results(scenario_results_path(db), base::Database::Mode::read_only);
   base::Statement keys = results.prepare("SELECT book_id, scenarios, var_99, es_975 FROM scenario_var WHERE set_name = 'historical'");
   std::size_t checked = 0;
   while (keys.step()) {
@@ -212,6 +214,55 @@ TEST(Scenarios, TheCommandStoresPnlAndVarAndEsAreThoseOfTheStoredPnl) {
   EXPECT_NE(plotted.out.find("VaR 99%"), std::string::npos) << plotted.out;
 }
 
+// Scenario results live apart from the live results, which every batch run
+// and engine start makes afresh: a stored set survives them, and the sets an
+// older version kept in the results file move over, the sets stored already
+// keeping their rows.
+TEST(Scenarios, StoredResultsSurviveABatchRunAndThoseOfAnOlderVersionMoveOver) {
+  test::TempDir dir;
+  const std::string db = generated(dir, "tiny", 5);
+  ASSERT_EQ(test::run_cli("scenarios --set historical --db " + db).exit_code, 0);
+  const auto count = [](const std::string& path, const std::string& sql) {
+    base::Database file(path, base::Database::Mode::read_only);
+    base::Statement st = file.prepare(sql);
+    st.step();
+    return st.integer(0);
+  };
+  const std::string scenarios = scenario_results_path(db), pnl_rows = "SELECT count(*) FROM scenario_pnl",
+                    var_rows = "SELECT count(*) FROM scenario_var";
+  const std::int64_t pnl = count(scenarios, pnl_rows), var = count(scenarios, var_rows);
+  ASSERT_GT(pnl, 0);
+  ASSERT_GT(var, 0);
+  {  // the results file as an older version left it: the scenario tables in it, a set of its own and 'historical' changed
+    base::Database old(results_path(db), base::Database::Mode::create);
+    old.exec(std::string("CREATE TABLE scenario_pnl (set_name TEXT NOT NULL, scenario_id INTEGER NOT NULL, "
+                         "book_id INTEGER, pnl REAL NOT NULL, margin_change REAL);"
+                         "CREATE TABLE scenario_var (set_name TEXT NOT NULL, book_id INTEGER, scenarios INTEGER NOT NULL,"
+                         " var_99 REAL NOT NULL, es_975 REAL NOT NULL);"
+                         "ATTACH '") + scenarios + "' AS s;"
+             "INSERT INTO scenario_pnl SELECT 'old', scenario_id, book_id, pnl, margin_change FROM s.scenario_pnl;"
+             "INSERT INTO scenario_pnl SELECT set_name, scenario_id, book_id, pnl + 1, margin_change FROM s.scenario_pnl;"
+             "INSERT INTO scenario_var SELECT 'old', book_id, scenarios, var_99, es_975 FROM s.scenario_var;"
+             "INSERT INTO scenario_var SELECT set_name, book_id, scenarios, var_99 + 1, es_975 FROM s.scenario_var");
+  }
+  const test::CliResult batch = test::run_cli("run --batch --threads 2 --db " + db);
+  ASSERT_EQ(batch.exit_code, 0) << batch.err;
+  EXPECT_EQ(count(scenarios, pnl_rows + " WHERE set_name = 'historical'"), pnl);
+  EXPECT_EQ(count(scenarios, pnl_rows + " WHERE set_name = 'old'"), pnl);
+  // 'old' holds the rows 'historical' had, and 'historical' still has them (not the older file's pnl + 1).
+  EXPECT_EQ(count(scenarios, "SELECT count(*) FROM scenario_pnl h JOIN scenario_pnl o ON o.set_name = 'old' AND "
+                             "o.scenario_id = h.scenario_id AND o.book_id IS h.book_id AND o.pnl = h.pnl "
+                             "WHERE h.set_name = 'historical'"),
+            pnl);
+  EXPECT_EQ(count(scenarios, "SELECT count(*) FROM scenario_var h JOIN scenario_var o ON o.set_name = 'old' AND "
+                             "o.book_id IS h.book_id AND o.var_99 = h.var_99 WHERE h.set_name = 'historical'"),
+            var);
+  EXPECT_EQ(count(results_path(db), "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'scenario%'"), 0);
+  EXPECT_GT(count(results_path(db), "SELECT count(*) FROM bond_result"), 0);
+  const test::CliResult plotted = test::run_cli("plot pnl --set historical --db " + db + " --out " + dir.path("h.png"));
+  EXPECT_EQ(plotted.exit_code, 0) << plotted.err;
+}
+
 TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
   test::TempDir dir;
   const std::string db = generated(dir, "tiny", 5);
@@ -232,7 +283,7 @@ TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
                           "bad-text (id 9003) left out: shift_bp 'abc'", "scenario too-big left out: ir_curve 2 shifted"}) {
     EXPECT_NE(run.err.find(why), std::string::npos) << why << "\n" << run.err;
   }
-  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  base::Database results(scenario_results_path(db), base::Database::Mode::read_only);
   base::Statement ids = results.prepare("SELECT DISTINCT scenario_id FROM scenario_pnl WHERE set_name = 'mine'");
   std::vector<std::int64_t> stored;
   while (ids.step()) stored.push_back(ids.integer(0));
@@ -281,7 +332,7 @@ TEST(Scenarios, AShiftRowOfTheWrongTypeLeavesItsScenarioOutNamingTheRow) {
                           "shift-infinite (id 9107) left out: shift_bp", "(scenario_shift rowid 18)"}) {
     EXPECT_NE(run.err.find(why), std::string::npos) << why << "\n" << run.err;
   }
-  base::Database results(db.substr(0, db.size() - 3) + ".results.db", base::Database::Mode::read_only);
+  base::Database results(scenario_results_path(db), base::Database::Mode::read_only);
   base::Statement ids = results.prepare("SELECT DISTINCT scenario_id FROM scenario_pnl WHERE set_name = 'typed'");
   std::vector<std::int64_t> stored;
   while (ids.step()) stored.push_back(ids.integer(0));
@@ -324,7 +375,7 @@ TEST(Scenarios, VarNeedsAUsableScenarioAndSaysWhenThereAreFewerThanAHundred) {
   }
   test::TempDir dir;
   const std::string db = generated(dir, "tiny", 5);
-  const std::string results_db = db.substr(0, db.size() - 3) + ".results.db";
+  const std::string results_db = scenario_results_path(db);
   auto var_rows = [&] {
     base::Database results(results_db, base::Database::Mode::read_only);
     base::Statement st = results.prepare("SELECT count(*) FROM scenario_var WHERE set_name = 'three'");

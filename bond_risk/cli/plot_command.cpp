@@ -127,10 +127,11 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
   }
   std::optional<std::int64_t> book_id;
   if (book) book_id = find_book(db, *book).second;
-  if (!attach_results(db)) {
-    throw std::runtime_error("no results stored for " + db.path() + " (run: bond_risk scenarios --db " + db.path() + ")");
+  if (!attach_scenario_results(db)) {
+    throw std::runtime_error("no scenario results stored for " + db.path() + " (run: bond_risk scenarios --db " +
+                             db.path() + ")");
   }
-  const std::vector<double> pnl = stored_scenario_pnl(db, "results", set, book_id);
+  const std::vector<double> pnl = stored_scenario_pnl(db, "scenarios", set, book_id);
   const std::string whose = book ? "book " + *book : std::string("the total");
   if (pnl.empty()) {
     throw std::runtime_error("no P&L of " + whose + " stored for scenario set '" + set +

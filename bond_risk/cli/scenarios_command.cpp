@@ -5,7 +5,6 @@
 #include "bond_risk/cli/commands.h"
 #include "bond_risk/cli/scenario_run.h"
 #include "bond_risk/cli/settings.h"
-#include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
 #include "base/timing.h"
@@ -22,8 +21,9 @@ const base::CommandSpec kSpec = {
     "for outright books, mtm_pnl for repo books, with the repo books' margin change beside it), over\n"
     "the members that are OK in the base state. Scenarios run in parallel on NUM_THREADS workers, each\n"
     "on its own copy of the curves and prices it changes. Writes each book's and the total's P&L per\n"
-    "scenario to the results database (table scenario_pnl of DB.results.db) and, for a historical set,\n"
-    "1-day VaR at 99% and expected shortfall at 97.5% per book and in total (table scenario_var).\n"
+    "scenario to the scenario results database beside DB (table scenario_pnl of DB.scenarios.db) and,\n"
+    "for a historical set, 1-day VaR at 99% and expected shortfall at 97.5% per book and in total\n"
+    "(table scenario_var).\n"
     "A scenario with a malformed shift row (a curve id or idx that is not a whole number, a shift that is\n"
     "not a finite number, an unknown curve or point, a point given twice) is left out with a warning\n"
     "naming the row; the rest of the set runs. A historical set with no usable scenario is an error (exit\n"
@@ -63,7 +63,7 @@ int scenarios_command(std::span<char* const> args) {
   std::cout << "Loaded " << model->store().size() << " objects from " << settings.db << " and flushed them in "
             << load_watch.seconds() << " seconds.\n";
 
-  const std::unique_ptr<base::Database> results = open_results(results_path(settings.db));
+  const std::unique_ptr<base::Database> results = open_scenario_results(settings.db);
   for (const std::string& name : sets) base::usage_checked([&] { run_set(db, *results, *model, base, name); });
   return 0;
 }

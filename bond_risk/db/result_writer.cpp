@@ -4,8 +4,8 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <set>
 
+#include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/model/store/layout.h"
 #include "bond_risk/model/store/published_values.h"
@@ -147,14 +147,6 @@ class RowWriter {
 
 }  // namespace
 
-std::string results_path(const std::string& db_path) {
-  const std::string suffix = ".db";
-  if (db_path.size() > suffix.size() && db_path.ends_with(suffix)) {
-    return db_path.substr(0, db_path.size() - suffix.size()) + ".results.db";
-  }
-  return db_path + ".results.db";
-}
-
 bool attach_results(base::Database& db) {
   const std::string path = results_path(db.path());
   if (!std::filesystem::exists(path)) return false;
@@ -162,24 +154,12 @@ bool attach_results(base::Database& db) {
   return true;
 }
 
-std::unique_ptr<base::Database> open_results(const std::string& path) {
-  auto results = std::make_unique<base::Database>(path, base::Database::Mode::create);
+std::unique_ptr<base::Database> fresh_results(const std::string& db_path) {
+  const std::string path = results_path(db_path);
+  adopt_scenario_results(db_path, path);
+  auto results = std::make_unique<base::Database>(path, base::Database::Mode::replace);
+  results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF");
   results->exec(kResultsSchemaSql);
-  // A file from a version that published fewer values: its tables gain the
-  // columns (their rows are all written again by the first flush).
-  for (Kind kind : {Kind::bond, Kind::outright_trade, Kind::repo_trade, Kind::outright_book, Kind::repo_book}) {
-    const std::string table = std::string(kind_name(kind)) + "_result";
-    std::set<std::string> columns;
-    base::Statement& info = results->cached("SELECT name FROM pragma_table_info(?)");
-    info.bind(1, std::string_view(table));
-    while (info.step()) columns.emplace(info.text(0));
-    info.reset();
-    for (std::string_view name : value_names(kind)) {
-      if (!columns.contains(std::string(name))) {
-        results->exec("ALTER TABLE " + table + " ADD COLUMN " + std::string(name) + (is_date_value(name) ? " TEXT" : " REAL"));
-      }
-    }
-  }
   return results;
 }
 

@@ -4,6 +4,15 @@
 // the input database's write lock: a curve move rewrites 220,000 rows
 // (0.1-0.4 s), and a command is acknowledged as soon as its input is
 // durable, not when its results are written.
+//
+// Everything in it is derived from the inputs, so it is never synced: its
+// writers (run --batch, the engine) make it afresh before they write every
+// row, and write it at synchronous OFF. A crash of the process loses
+// nothing the kernel was given; a power loss may leave the file corrupt,
+// and the next start replaces it. (Its syncs used to hold up the input
+// database's: docs/benchmarks.md, "The results file without syncs".)
+// Scenario results, which took a night to compute, are kept apart, synced
+// (db/scenario_sets.h).
 #pragma once
 
 #include <cstdint>
@@ -21,18 +30,21 @@
 namespace bond_risk {
 
 // DB.results.db for DB.db; PATH.results.db for any other PATH.
-std::string results_path(const std::string& db_path);
+inline std::string results_path(const std::string& db_path) { return base::companion_path(db_path, "results"); }
 
 // Attaches the results database of `db` (an input database) to it as
 // schema `results`; false when there is none yet.
 bool attach_results(base::Database& db);
 
-// Opens the results database at `path` for writing, with its tables: every
-// writer of results (run --batch, scenarios, bond_risk_mpi, the engine)
-// opens it here. A missing file is created owner-only (0600, and so its
-// -wal and -shm); a symbolic link there is refused with an error saying
-// what to do (base::Database::Mode::create).
-std::unique_ptr<base::Database> open_results(const std::string& path);
+// Makes the results database of the input database at `db_path` afresh,
+// for a writer about to write every row (run --batch; the engine at
+// start-up and after the file was lost): removes the file with its -wal and
+// -shm (base::Database::Mode::replace, which refuses a symbolic link there
+// with an error saying what to do), once the scenario results an older
+// version kept in it are moved to the scenario results database; then
+// creates it owner-only (0600) with its tables, in WAL mode at synchronous
+// OFF.
+std::unique_ptr<base::Database> fresh_results(const std::string& db_path);
 
 // Writes the rows `which` (see ResultRows::row) of `kind` of `rows`
 // (INSERT OR REPLACE; a removed node's row is deleted) in the caller's

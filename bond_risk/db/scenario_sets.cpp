@@ -1,9 +1,11 @@
 #include "bond_risk/db/scenario_sets.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <stdexcept>
 
+#include "bond_risk/db/schema.h"
 #include "bond_risk/db/table_rows.h"
 
 namespace bond_risk {
@@ -127,6 +129,50 @@ std::optional<std::string> set_of_scenario(base::Database& db, const std::string
   st.bind(1, name);
   if (!st.step()) return std::nullopt;
   return st.value_text(0);
+}
+
+std::unique_ptr<base::Database> open_scenario_results(const std::string& db_path) {
+  auto scenarios = std::make_unique<base::Database>(scenario_results_path(db_path), base::Database::Mode::create);
+  scenarios->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
+  scenarios->exec(kScenarioSchemaSql);
+  return scenarios;
+}
+
+bool attach_scenario_results(base::Database& db) {
+  const std::string path = scenario_results_path(db.path());
+  if (!std::filesystem::exists(path)) return false;
+  db.prepare("ATTACH DATABASE ? AS scenarios").bind(1, std::string_view(path)).run();
+  return true;
+}
+
+void adopt_scenario_results(const std::string& db_path, const std::string& results_path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(results_path, ec))) return;
+  try {
+    base::Database old(results_path, base::Database::Mode::read_only);
+    if (!old.has_table("scenario_pnl")) return;
+  } catch (const std::exception&) {
+    return;  // unreadable: not a file an older version left (those were synced), but one a power loss broke
+  }
+  const std::unique_ptr<base::Database> scenarios = open_scenario_results(db_path);
+  try {
+    scenarios->prepare("ATTACH DATABASE ? AS old").bind(1, results_path).run();
+    base::Transaction tx(*scenarios);
+    scenarios->exec(
+        "CREATE TEMP TABLE held AS SELECT set_name FROM main.scenario_pnl UNION SELECT set_name FROM main.scenario_var;"
+        "INSERT INTO main.scenario_pnl (set_name, scenario_id, book_id, pnl, margin_change)"
+        " SELECT set_name, scenario_id, book_id, pnl, margin_change FROM old.scenario_pnl"
+        " WHERE set_name NOT IN (SELECT set_name FROM temp.held) ORDER BY set_name, book_id, scenario_id;"
+        "INSERT INTO main.scenario_var (set_name, book_id, scenarios, var_99, es_975)"
+        " SELECT set_name, book_id, scenarios, var_99, es_975 FROM old.scenario_var"
+        " WHERE set_name NOT IN (SELECT set_name FROM temp.held);"
+        "DROP TABLE temp.held");
+    tx.commit();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot move the scenario results in " + results_path + " to " + scenarios->path() + " (" +
+                             e.what() + "); copy them yourself, or move " + results_path +
+                             " away if they may go, and start again");
+  }
 }
 
 void write_scenario_results(base::Database& results, const ScenarioSet& set, const BookList& books,

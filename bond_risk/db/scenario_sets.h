@@ -1,8 +1,12 @@
 // Scenario sets in the database (schema/bond_risk.sql: scenario_set,
-// scenario, scenario_shift) and their results (schema/results.sql:
-// scenario_pnl, scenario_var).
+// scenario, scenario_shift) and their results (schema/scenarios.sql:
+// scenario_pnl, scenario_var), kept in the scenario results database beside
+// the input database: DB.scenarios.db for DB.db. Unlike the live results
+// (db/result_writer.h), that file is synced at every commit and never
+// replaced: a run's rows stay until a run of the same set replaces them.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,7 +37,27 @@ std::int64_t scenario_count(base::Database& db, const std::string& name);
 // The set scenario `name` belongs to, if there is one.
 std::optional<std::string> set_of_scenario(base::Database& db, const std::string& name);
 
-// Replaces `set`'s rows in the results database with `pnl` (one per
+// DB.scenarios.db for DB.db; PATH.scenarios.db for any other PATH.
+inline std::string scenario_results_path(const std::string& db_path) {
+  return base::companion_path(db_path, "scenarios");
+}
+
+// Opens the scenario results database of the input database at `db_path`
+// for writing, with its tables; a missing file is created owner-only (0600),
+// and a symbolic link there is refused (base::Database::Mode::create).
+std::unique_ptr<base::Database> open_scenario_results(const std::string& db_path);
+
+// Attaches the scenario results database of `db` (an input database) as
+// schema `scenarios`; false when there is none yet.
+bool attach_scenario_results(base::Database& db);
+
+// Moves to the scenario results database of `db_path` the sets whose rows
+// an older version kept in the results database at `results_path` (the
+// sets it holds already keep theirs), in one transaction; nothing when
+// that file is missing or holds none. Called before the file is replaced.
+void adopt_scenario_results(const std::string& db_path, const std::string& results_path);
+
+// Replaces `set`'s rows in the scenario results database with `pnl` (one per
 // scenario of the set, in order; those with an error are left out) and,
 // for a historical set, the VaR and ES of each of `books` (in result order)
 // and of the total. One transaction.
@@ -41,8 +65,8 @@ void write_scenario_results(base::Database& results, const ScenarioSet& set, con
                             const std::vector<ScenarioPnl>& pnl);
 
 // The P&L of `book_id` (nullopt: the total) under each scenario of `set` as
-// stored, in scenario id order; `schema` names the results database in `db`
-// ("main" when `db` is the results database, "results" when attached).
+// stored, in scenario id order; `schema` names the scenario results database
+// in `db` ("main" when `db` is that database, "scenarios" when attached).
 std::vector<double> stored_scenario_pnl(base::Database& db, const std::string& schema, const std::string& set,
                                         std::optional<std::int64_t> book_id);
 

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "bond_risk/db/event_log.h"
-#include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/input_schema.h"
 #include "bond_risk/live/apply_change.h"
 #include "bond_risk/protocol/node_replies.h"
@@ -192,7 +191,7 @@ CommandExecutor::CommandExecutor(LiveModel& model, base::Database& db, Synchrono
       db_(db),
       synchronous_(synchronous),
       changes_(prepared(db, synchronous)),
-      publisher_(results_path(db.path()), db.path()),
+      publisher_(db.path()),
       road_(model, phases_, last_event(db)),
       stages_(add_engine_stages(road_, model, rows_, db, &publisher_)) {
   {  // what changed while no engine ran: the limits' states the database recorded, against the model now

@@ -8,8 +8,8 @@
 
 namespace bond_risk {
 
-ResultPublisher::ResultPublisher(std::string results_path, std::string input_path)
-    : path_(std::move(results_path)), input_path_(std::move(input_path)), writer_([this] { run(); }) {}
+ResultPublisher::ResultPublisher(std::string input_path)
+    : path_(results_path(input_path)), input_path_(std::move(input_path)), writer_([this] { run(); }) {}
 
 ResultPublisher::~ResultPublisher() {
   {
@@ -154,7 +154,7 @@ void ResultPublisher::run() {
     try {
       if (reopen) results.reset();
       if (!results) {
-        results = open_results(path_, input_path_);
+        results = open_results(input_path_);
         // Gone already: an identity no file has, so that notice_loss() finds it lost.
         const FileId opened = file_at(path_).value_or(FileId{});
         const std::lock_guard relock(mutex_);
@@ -189,9 +189,8 @@ void ResultPublisher::run() {
   }
 }
 
-std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& path, const std::string& input_path) {
-  auto results = bond_risk::open_results(path);
-  results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");  // results can be recomputed
+std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& input_path) {
+  auto results = fresh_results(input_path);  // the batch it writes first replaces every row
   results->prepare("ATTACH DATABASE ? AS input").bind(1, input_path).run();
   return results;
 }

@@ -7,8 +7,9 @@
 // database (db/result_writer.h) takes only sealed batches and writes them
 // conflated (only a node's latest row, however many events touched it), in
 // id order, in one transaction together with that event. Readers of the
-// results database therefore know their freshness; after a crash the
-// engine's start-up writes every row again.
+// results database therefore know their freshness; after a crash or a
+// power loss the engine's start-up makes the file afresh and writes every
+// row again.
 //
 // The writer yields to recalculations without starving: it writes a batch
 // in slices of kWriteSlice rows (db/result_writer.h) and looks at the master every kLookEvery of
@@ -77,9 +78,9 @@ namespace bond_risk {
 
 class ResultPublisher {
  public:
-  // Starts the writer thread on the results database at `results_path`
-  // (created if missing), for the input database at `input_path`.
-  ResultPublisher(std::string results_path, std::string input_path);
+  // Starts the writer thread on the results database of the input database
+  // at `input_path`, which it makes afresh (db/result_writer.h).
+  explicit ResultPublisher(std::string input_path);
   ~ResultPublisher();  // writes what is sealed (one more attempt after a failed write), then stops the thread
   ResultPublisher(const ResultPublisher&) = delete;
   ResultPublisher& operator=(const ResultPublisher&) = delete;
@@ -167,9 +168,9 @@ class ResultPublisher {
   // path_ is no longer there (deleted, or another file in its place).
   void notice_loss();
   void run();
-  // The results database, WAL and its tables set up, with the input
+  // The results database made afresh (fresh_results), with the input
   // database attached as `input`; throws if it cannot be.
-  static std::unique_ptr<base::Database> open_results(const std::string& path, const std::string& input_path);
+  static std::unique_ptr<base::Database> open_results(const std::string& input_path);
   // With the lock held: puts a batch that failed to be written back into
   // front_, each row unless front_ has a newer one of its node (none when
   // front_ replaces every row).

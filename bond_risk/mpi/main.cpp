@@ -37,7 +37,6 @@
 #include "base/progress.h"
 #include "bond_risk/cli/scenario_run.h"
 #include "bond_risk/cli/settings.h"
-#include "bond_risk/db/result_writer.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/live/live_model.h"
 #include "bond_risk/model/store/layout.h"
@@ -60,7 +59,7 @@ base::CommandSpec spec() {
   return {"scenarios",
           "[--db PATH] [--set NAME] [--split scenarios|books] [--threads N] [--conf PATH]   (run with mpirun -np N)",
           "bond_risk scenarios over MPI ranks, split by scenario or by book; rank 0 gathers the P&L,\n"
-          "computes VaR and ES and writes the tables of DB.results.db, the same bits as one process writes.\n"
+          "computes VaR and ES and writes the tables of DB.scenarios.db, the same bits as one process writes.\n"
           "Without --threads (or NUM_THREADS) each rank takes its share of the cores it may run on, shared\n"
           "with the ranks that may run on them too, and pins its workers apart from theirs (CPU_AFFINITY).\n"
           "Prints each rank's load, revaluation and gather times, peak resident memory and worker CPUs.",
@@ -350,7 +349,7 @@ int scenarios(const World& world, std::span<char* const> args) {
   }
 
   std::unique_ptr<base::Database> results;
-  if (root) results = open_results(results_path(settings.db));
+  if (root) results = open_scenario_results(settings.db);
   for (const ScenarioSet& set : job->sets) {
     const std::string& name = set.name;
     if (root) {
