@@ -2,8 +2,8 @@
 -- database (DB.db -> DB.results.db), written by `bond_risk run --batch` and
 -- by the running engine's result writer. A separate file, so that writing
 -- results never holds the input database's write lock. Everything here is
--- derived from the inputs: each of those writers makes the file afresh and
--- writes it without syncs (db/result_writer.h). Scenario results live in
+-- derived from the inputs: written without syncs, and replaced after a
+-- reboot (results_file below; db/result_writer.h). Scenario results live in
 -- schema/scenarios.sql's file. Idempotent, like schema/bond_risk.sql.
 
 -- One row per bond, trade and book.
@@ -131,4 +131,14 @@ CREATE TABLE IF NOT EXISTS limit_event (
 CREATE TABLE IF NOT EXISTS results_as_of (
   event_seq  INTEGER NOT NULL,
   written_at TEXT NOT NULL   -- UTC, ISO 8601
+);
+
+-- Who created this file: the boot of the host (Linux's
+-- /proc/sys/kernel/random/boot_id) and a hash of this schema's text. It is
+-- written without syncs, so only a crash of the host can break it: a
+-- writer reuses it in the same boot with the same schema and replaces it
+-- otherwise. One row.
+CREATE TABLE IF NOT EXISTS results_file (
+  boot_id TEXT NOT NULL,
+  schema  TEXT NOT NULL
 );

@@ -2,9 +2,8 @@
 -- (DB.db -> DB.scenarios.db), written by `bond_risk scenarios` and by
 -- bond_risk_mpi's rank 0, read by `bond_risk plot pnl`. A file of its own,
 -- apart from the live results (schema/results.sql): those are written
--- without syncs and made afresh by every engine start, while these are
--- computed overnight and must survive a power loss, so this file is synced
--- at every commit. Idempotent, like schema/bond_risk.sql.
+-- without syncs and replaced after a power loss, while these are computed
+-- overnight and must survive one, so this file is synced at every commit. Idempotent, like schema/bond_risk.sql.
 
 -- Scenario P&L (docs/model.md "Scenarios"), written by `bond_risk scenarios`:
 -- per scenario of a set, each book's P&L (an outright book's pv change, a

@@ -109,9 +109,9 @@ TEST(Hardening, AMasterRecalculatingAllTheTimeDoesNotStarveTheResultWriter) {
   EXPECT_EQ(static_cast<std::size_t>(rows.integer(0)), model->store.outright_trades.size());
 }
 
-// The results file is made afresh when the writer opens it: one another
-// program holds locked is not waited for, and what it holds is gone from the
-// path (that program keeps the file it opened).
+// A results file the writer did not create is replaced when it opens it:
+// one another program holds locked is not waited for, and what it holds is
+// gone from the path (that program keeps the file it opened).
 TEST(Hardening, AResultsDatabaseLockedWhenTheWriterFirstOpensItIsReplaced) {
   test::TempDir dir;
   bond_risk::generate(bond_risk::find_preset("tiny"), bond_risk::GenerateOptions{}, dir.path("t.db"));
@@ -132,8 +132,30 @@ TEST(Hardening, AResultsDatabaseLockedWhenTheWriterFirstOpensItIsReplaced) {
   other.exec("ROLLBACK");
 }
 
-// A power loss may leave the results file, written without syncs, broken:
-// the next start replaces it rather than failing on it.
+// A results file is written without syncs, so a crash of the host may leave
+// it broken. One created in another boot of the host, or by another schema,
+// is replaced; one this boot created is reused; a broken one is replaced
+// rather than failed on.
+TEST(Hardening, AResultsFileIsReusedOnlyInTheBootAndSchemaThatCreatedIt) {
+  test::TempDir dir;
+  const std::string db = dir.path("t.db");
+  bond_risk::generate(bond_risk::find_preset("tiny"), bond_risk::GenerateOptions{}, db);
+  const auto batch_keeps_planted = [&](const std::string& change) {
+    {
+      base::Database file(bond_risk::results_path(db), base::Database::Mode::read_write);
+      file.exec("CREATE TABLE IF NOT EXISTS planted (x);" + change);
+    }
+    const test::CliResult run = test::run_cli("run --batch --db " + db);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return base::Database(bond_risk::results_path(db), base::Database::Mode::read_only).has_table("planted");
+  };
+  ASSERT_EQ(test::run_cli("run --batch --db " + db).exit_code, 0);
+  EXPECT_TRUE(batch_keeps_planted(""));
+  EXPECT_FALSE(batch_keeps_planted("UPDATE results_file SET boot_id = 'another boot'"));
+  EXPECT_TRUE(batch_keeps_planted(""));
+  EXPECT_FALSE(batch_keeps_planted("UPDATE results_file SET schema = 'another schema'"));
+}
+
 TEST(Hardening, ABrokenResultsFileIsReplacedByTheNextStart) {
   test::TempDir dir;
   const std::string db = dir.path("t.db");

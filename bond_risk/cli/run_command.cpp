@@ -30,12 +30,11 @@ base::CommandSpec spec() {
       "Loads the database and runs the full flush: every node calculated once, tier by tier, by a master\n"
       "thread and NUM_THREADS workers. Prints the time per tier and the counts per type and status.\n"
       "With --batch it then writes every node's status and results to the results database beside it\n"
-      "(DB.results.db for DB.db, made afresh and never synced: results are derived; one transaction)\n"
-      "and exits.\n"
+      "(DB.results.db for DB.db, never synced: a file from before a reboot is replaced; one\n"
+      "transaction) and exits.\n"
       "Without --batch it keeps running: it serves commands on a Unix socket (CONTROL_SOCKET, default the\n"
       "database path + .sock; see bond_risk send --help), recalculates what each one affects, acknowledges\n"
-      "it once its input is durable and writes the results behind it to DB.results.db (made afresh at\n"
-      "start, never synced), until\n"
+      "it once its input is durable and writes the results behind it to DB.results.db (never synced), until\n"
       "'bond_risk send shutdown', SIGINT or SIGTERM (SIGUSR1 and SIGHUP: re-read other programs' changes).\n"
       "Either way the database file is locked: a second engine or batch run on it is refused.\n\n"
       "Settings, in rising precedence: defaults, the conf file (" +
@@ -111,7 +110,7 @@ int run_command(std::span<char* const> args) {
 
   if (settings.batch) {
     const base::Stopwatch write_watch;
-    const std::unique_ptr<base::Database> results = fresh_results(settings.db);
+    const std::unique_ptr<base::Database> results = open_results(settings.db);
     write_all_results(*results, model.store(), model.graph(), last_event(db));
     std::cout << "Wrote results of " << model.store().size() << " objects to " << results->path() << " in "
               << write_watch.seconds() << " seconds.\n"

@@ -4,7 +4,10 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
+#include "base/fnv1a.h"
 #include "bond_risk/db/scenario_sets.h"
 #include "bond_risk/db/schema.h"
 #include "bond_risk/model/store/layout.h"
@@ -145,6 +148,38 @@ class RowWriter {
   std::size_t count_ = 0;
 };
 
+// Who would create a results file now: this boot of the host as Linux
+// names it ("" if it cannot be read), and the hash of the schema.
+struct Creator {
+  std::string boot_id, schema;
+  bool operator==(const Creator&) const = default;
+};
+
+Creator this_creator() {
+  Creator c;
+  std::getline(std::ifstream("/proc/sys/kernel/random/boot_id"), c.boot_id);
+  base::Fnv1a hash;
+  hash.add_text(kResultsSchemaSql);
+  c.schema = base::hex(hash.value());
+  return c;
+}
+
+// Who created the results database at `path`; nullopt if there is no such
+// file, or it cannot be read, or it does not say (an older version's).
+std::optional<Creator> creator_of(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) return std::nullopt;
+  try {
+    base::Database file(path, base::Database::Mode::read_only);
+    if (!file.has_table("results_file")) return std::nullopt;
+    base::Statement st = file.prepare("SELECT boot_id, schema FROM results_file");
+    if (!st.step()) return std::nullopt;
+    return Creator{st.value_text(0), st.value_text(1)};
+  } catch (const std::exception&) {
+    return std::nullopt;  // broken: a power loss's work
+  }
+}
+
 }  // namespace
 
 bool attach_results(base::Database& db) {
@@ -154,12 +189,17 @@ bool attach_results(base::Database& db) {
   return true;
 }
 
-std::unique_ptr<base::Database> fresh_results(const std::string& db_path) {
+std::unique_ptr<base::Database> open_results(const std::string& db_path) {
   const std::string path = results_path(db_path);
-  adopt_scenario_results(db_path, path);
-  auto results = std::make_unique<base::Database>(path, base::Database::Mode::replace);
+  const Creator now = this_creator();
+  const bool reuse = !now.boot_id.empty() && creator_of(path) == now;
+  if (!reuse) adopt_scenario_results(db_path, path);
+  auto results = std::make_unique<base::Database>(path, reuse ? base::Database::Mode::create : base::Database::Mode::replace);
   results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF");
   results->exec(kResultsSchemaSql);
+  if (!reuse) {
+    results->prepare("INSERT INTO results_file (boot_id, schema) VALUES (?, ?)").bind(1, now.boot_id).bind(2, now.schema).run();
+  }
   return results;
 }
 

@@ -6,13 +6,14 @@
 // durable, not when its results are written.
 //
 // Everything in it is derived from the inputs, so it is never synced: its
-// writers (run --batch, the engine) make it afresh before they write every
-// row, and write it at synchronous OFF. A crash of the process loses
-// nothing the kernel was given; a power loss may leave the file corrupt,
-// and the next start replaces it. (Its syncs used to hold up the input
-// database's: docs/benchmarks.md, "The results file without syncs".)
-// Scenario results, which took a night to compute, are kept apart, synced
-// (db/scenario_sets.h).
+// writers (run --batch, the engine) write it at synchronous OFF, and
+// rewrite every row when they start. A crash of the process loses nothing
+// the kernel was given; only a crash of the host (a power loss) can leave
+// the file broken, so a file is reused only in the boot of the host that
+// created it, by the same schema (results_file), and any other is replaced. (Its syncs
+// used to hold up the input database's: docs/benchmarks.md, "The results
+// file without syncs".) Scenario results, which took a night to compute,
+// are kept apart, synced (db/scenario_sets.h).
 #pragma once
 
 #include <cstdint>
@@ -36,15 +37,16 @@ inline std::string results_path(const std::string& db_path) { return base::compa
 // schema `results`; false when there is none yet.
 bool attach_results(base::Database& db);
 
-// Makes the results database of the input database at `db_path` afresh,
-// for a writer about to write every row (run --batch; the engine at
-// start-up and after the file was lost): removes the file with its -wal and
-// -shm (base::Database::Mode::replace, which refuses a symbolic link there
-// with an error saying what to do), once the scenario results an older
-// version kept in it are moved to the scenario results database; then
-// creates it owner-only (0600) with its tables, in WAL mode at synchronous
-// OFF.
-std::unique_ptr<base::Database> fresh_results(const std::string& db_path);
+// Opens the results database of the input database at `db_path`, in WAL
+// mode at synchronous OFF, for a writer about to write every row (run
+// --batch; the engine at start-up and after the file was lost). A file this
+// boot of the host created with this schema is reused as it is; any other
+// (from before a reboot, of another schema, not a database) is replaced: the
+// scenario results an older version kept in it are moved to the scenario
+// results database, the file is removed with its -wal and -shm
+// (base::Database::Mode::replace) and created owner-only (0600) with its
+// tables. A symbolic link there is refused with an error saying what to do.
+std::unique_ptr<base::Database> open_results(const std::string& db_path);
 
 // Writes the rows `which` (see ResultRows::row) of `kind` of `rows`
 // (INSERT OR REPLACE; a removed node's row is deleted) in the caller's

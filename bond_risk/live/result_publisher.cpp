@@ -190,7 +190,7 @@ void ResultPublisher::run() {
 }
 
 std::unique_ptr<base::Database> ResultPublisher::open_results(const std::string& input_path) {
-  auto results = fresh_results(input_path);  // the batch it writes first replaces every row
+  auto results = bond_risk::open_results(input_path);  // the batch it writes first replaces every row
   results->prepare("ATTACH DATABASE ? AS input").bind(1, input_path).run();
   return results;
 }

@@ -8,8 +8,8 @@
 // conflated (only a node's latest row, however many events touched it), in
 // id order, in one transaction together with that event. Readers of the
 // results database therefore know their freshness; after a crash or a
-// power loss the engine's start-up makes the file afresh and writes every
-// row again.
+// power loss the engine's start-up writes every row again (to a new file
+// after a power loss: db/result_writer.h).
 //
 // The writer yields to recalculations without starving: it writes a batch
 // in slices of kWriteSlice rows (db/result_writer.h) and looks at the master every kLookEvery of
@@ -79,7 +79,7 @@ namespace bond_risk {
 class ResultPublisher {
  public:
   // Starts the writer thread on the results database of the input database
-  // at `input_path`, which it makes afresh (db/result_writer.h).
+  // at `input_path` (opened as db/result_writer.h says).
   explicit ResultPublisher(std::string input_path);
   ~ResultPublisher();  // writes what is sealed (one more attempt after a failed write), then stops the thread
   ResultPublisher(const ResultPublisher&) = delete;
@@ -168,7 +168,7 @@ class ResultPublisher {
   // path_ is no longer there (deleted, or another file in its place).
   void notice_loss();
   void run();
-  // The results database made afresh (fresh_results), with the input
+  // The results database (bond_risk::open_results), with the input
   // database attached as `input`; throws if it cannot be.
   static std::unique_ptr<base::Database> open_results(const std::string& input_path);
   // With the lock held: puts a batch that failed to be written back into
