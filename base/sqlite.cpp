@@ -44,19 +44,26 @@ std::string companion_path(const std::string& db_path, std::string_view name) {
   return stem + "." + std::string(name) + ".db";
 }
 
-Database::Database(const std::string& path, Mode mode) : path_(path) {
-  if (mode == Mode::replace) {
-    for (const char* suffix : {"", "-wal", "-shm"}) refuse_symlink(path + suffix, path);
-    for (const char* suffix : {"", "-wal", "-shm"}) {
-      if (::unlink((path + suffix).c_str()) != 0 && errno != ENOENT) {
-        throw std::runtime_error("cannot replace database " + path + ": cannot remove " + path + suffix + ": " +
-                                 std::strerror(errno) + " (may its directory be written?)");
-      }
+void remove_database(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    if (::unlink((path + suffix).c_str()) != 0 && errno != ENOENT) {
+      throw std::runtime_error("cannot remove " + path + suffix + ": " + std::strerror(errno) +
+                               "; check that this user may write its directory, or remove it yourself");
     }
-    mode = Mode::create;
   }
-  if (mode == Mode::create) {
+}
+
+bool attach_companion(Database& db, std::string_view name) {
+  const std::string path = companion_path(db.path(), name);
+  if (!std::filesystem::exists(path)) return false;
+  db.prepare("ATTACH DATABASE ? AS " + std::string(name)).bind(1, std::string_view(path)).run();
+  return true;
+}
+
+Database::Database(const std::string& path, Mode mode) : path_(path) {
+  if (mode == Mode::create || mode == Mode::replace) {
     for (const char* suffix : {"", "-wal", "-shm"}) refuse_symlink(path + suffix, path);
+    if (mode == Mode::replace) remove_database(path);
     // Owner-only: positions are confidential. SQLite gives the -wal and -shm
     // files the database file's mode.
     const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -74,8 +81,7 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   db_.reset(raw);
   if (rc != SQLITE_OK) {
-    throw std::runtime_error("cannot open database " + path + ": " +
-                             (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    throw SqliteError("cannot open database " + path + ": " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), rc & 0xff);
   }
   sqlite3_busy_timeout(raw, busy_timeout_ms_);
   // Reading the schema is the first access that finds out whether the file is a database at all.
@@ -95,7 +101,7 @@ void Database::set_busy_timeout(int milliseconds) {
 }
 
 void Database::fail(const std::string& what) const {
-  throw std::runtime_error("database " + path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()));
+  throw SqliteError("database " + path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()), sqlite3_errcode(db_.get()) & 0xff);
 }
 
 void Database::exec(const std::string& sql) {

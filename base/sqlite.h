@@ -1,5 +1,6 @@
-// Thin RAII wrappers over the SQLite C API. Every failure throws
-// std::runtime_error with the database path and SQLite's message.
+// Thin RAII wrappers over the SQLite C API. Every failure of SQLite's throws
+// base::SqliteError (a std::runtime_error) with the database path, SQLite's
+// message and its result code.
 // A Database owns its connection and its cached statements. Not thread-safe
 // (opened without SQLite's mutexes): one thread at a time uses a connection
 // and everything made on it.
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,6 +18,22 @@
 namespace base {
 
 class Statement;
+
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(const std::string& what, int code) : std::runtime_error(what), code_(code) {}
+  int code() const { return code_; }  // SQLite's primary result code (SQLITE_BUSY, ...)
+  // The file is not a database, or a damaged one.
+  bool broken() const { return code_ == SQLITE_CORRUPT || code_ == SQLITE_NOTADB; }
+
+ private:
+  int code_;
+};
+
+// Removes the database file at `path` with its -wal, -shm and -journal
+// (those missing are no error). Throws std::runtime_error naming the file
+// that could not be removed and what to do.
+void remove_database(const std::string& path);
 
 // The path of a database kept beside database `db_path`, called `name`:
 // DIR/DB.NAME.db for DIR/DB.db, PATH.NAME.db for any other PATH.
@@ -28,8 +46,9 @@ class Database {
   // Opens `path`; read_only and read_write require the file to exist;
   // create makes a missing file owner-only (0600) and refuses a symbolic
   // link at `path` or its -wal or -shm (it would write the file it names);
-  // replace first removes the file and its -wal and -shm, then creates it
-  // as create does (readers that have the old file open keep reading it).
+  // replace first removes the file (remove_database), then creates it as
+  // create does. Replace only a file no other connection has open: one in
+  // WAL mode, closed after, would delete the new file's -wal and -shm.
   Database(const std::string& path, Mode mode);
 
   void exec(const std::string& sql);
@@ -60,6 +79,10 @@ class Database {
   std::unique_ptr<sqlite3, Close> db_;
   std::unordered_map<std::string, std::unique_ptr<Statement>> cache_;  // destroyed before db_ closes
 };
+
+// Attaches the database beside `db` called `name` (companion_path) as
+// schema `name`; false when there is none.
+bool attach_companion(Database& db, std::string_view name);
 
 // One column of a statement's current row, found once: its type and value
 // read without looking the column up again (a loader reads millions).

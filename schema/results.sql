@@ -17,7 +17,8 @@
 -- settlement_date and dirty_price are a convention bond's (docs/model.md
 -- "Market conventions"), NULL for the others. A trade's cs01 is NULL on an unquoted bond; an outright
 -- book's sums its quoted members' and `unquoted` counts the others. A
--- results file written before these columns existed gains them when opened.
+-- results file of another schema is replaced when a writer opens it
+-- (results_file below).
 CREATE TABLE IF NOT EXISTS bond_result (
   id     INTEGER PRIMARY KEY,
   status TEXT NOT NULL,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/sqlite.h"
+#include "bond_risk/db/scenario_sets.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -48,8 +49,8 @@ long long differing_rows(const std::string& a, const std::string& b, const std::
   return st.integer(0);
 }
 
-// The scenario results database beside an input database (x.db: x.scenarios.db).
-std::string results_of(const std::string& db) { return db.substr(0, db.size() - 3) + ".scenarios.db"; }
+// The scenario results database beside an input database.
+std::string results_of(const std::string& db) { return bond_risk::scenario_results_path(db); }
 
 long long rows(const std::string& db_path, const std::string& table) {
   base::Database db(db_path, base::Database::Mode::read_only);

@@ -214,10 +214,10 @@ TEST(Scenarios, TheCommandStoresPnlAndVarAndEsAreThoseOfTheStoredPnl) {
   EXPECT_NE(plotted.out.find("VaR 99%"), std::string::npos) << plotted.out;
 }
 
-// Scenario results live apart from the live results, which every batch run
-// and engine start makes afresh: a stored set survives them, and the sets an
-// older version kept in the results file move over, the sets stored already
-// keeping their rows.
+// Scenario results live apart from the live results: the sets an older
+// version kept in the results file move over when a batch run replaces that
+// file (it has no results_file row), the sets stored already keeping their
+// rows, and the results file then has no scenario tables.
 TEST(Scenarios, StoredResultsSurviveABatchRunAndThoseOfAnOlderVersionMoveOver) {
   test::TempDir dir;
   const std::string db = generated(dir, "tiny", 5);

@@ -129,7 +129,8 @@ int plot_pnl(base::Database& db, const std::string& set, const std::optional<std
   if (book) book_id = find_book(db, *book).second;
   if (!attach_scenario_results(db)) {
     throw std::runtime_error("no scenario results stored for " + db.path() + " (run: bond_risk scenarios --db " +
-                             db.path() + ")");
+                             db.path() + "; an older version kept them in " + results_path(db.path()) +
+                             ": run --batch or an engine start moves them to " + scenario_results_path(db.path()) + ")");
   }
   const std::vector<double> pnl = stored_scenario_pnl(db, "scenarios", set, book_id);
   const std::string whose = book ? "book " + *book : std::string("the total");

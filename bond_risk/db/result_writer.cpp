@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 
 #include "base/fnv1a.h"
@@ -148,8 +149,8 @@ class RowWriter {
   std::size_t count_ = 0;
 };
 
-// Who would create a results file now: this boot of the host as Linux
-// names it ("" if it cannot be read), and the hash of the schema.
+// Who creates a results file: the boot of the host as Linux names it ("" if
+// it cannot be read), and the hash of the schema.
 struct Creator {
   std::string boot_id, schema;
   bool operator==(const Creator&) const = default;
@@ -164,41 +165,77 @@ Creator this_creator() {
   return c;
 }
 
-// Who created the results database at `path`; nullopt if there is no such
-// file, or it cannot be read, or it does not say (an older version's).
-std::optional<Creator> creator_of(const std::string& path) {
+// What lies at the results path before a writer opens it.
+struct Found {
+  bool file = false;    // a regular file is there
+  bool broken = false;  // not a database, or a damaged one
+  std::optional<Creator> creator;  // none: an older version's file (or a broken one)
+  bool scenario_tables = false;    // an older version kept scenario results in it
+};
+
+// Opened for writing, so that an older version's interrupted write is
+// rolled back (a read-only connection could not) before its scenario rows
+// are moved. Throws if the file cannot be read for any other reason than
+// being broken (another program's lock past the busy timeout, its
+// permissions): a file that may hold scenario results is never replaced
+// unread.
+Found look_at(const std::string& path) {
+  Found found;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) return std::nullopt;
+  found.file = std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec));
+  if (!found.file) return found;
   try {
-    base::Database file(path, base::Database::Mode::read_only);
-    if (!file.has_table("results_file")) return std::nullopt;
-    base::Statement st = file.prepare("SELECT boot_id, schema FROM results_file");
-    if (!st.step()) return std::nullopt;
-    return Creator{st.value_text(0), st.value_text(1)};
-  } catch (const std::exception&) {
-    return std::nullopt;  // broken: a power loss's work
+    base::Database file(path, base::Database::Mode::read_write);
+    found.scenario_tables = file.has_table("scenario_pnl");
+    if (file.has_table("results_file")) {
+      base::Statement st = file.prepare("SELECT boot_id, schema FROM results_file");
+      if (st.step()) found.creator = Creator{st.value_text(0), st.value_text(1)};
+    }
+  } catch (const base::SqliteError& e) {
+    if (!e.broken()) throw;
+    found.broken = true;
+  }
+  return found;
+}
+
+// Makes sure no other connection has the file at `path` open before it is
+// removed: one in WAL mode, closed after, would delete the new file's -wal
+// and -shm by name. Leaving WAL mode takes the only connection there is.
+void take_over(const std::string& path) {
+  base::Database file(path, base::Database::Mode::read_write);
+  file.set_busy_timeout(1000);
+  bool alone = false;
+  try {
+    base::Statement mode = file.prepare("PRAGMA journal_mode = DELETE");
+    alone = mode.step() && mode.value_text(0) == "delete";
+  } catch (const base::SqliteError& e) {
+    if (e.code() != SQLITE_BUSY && e.code() != SQLITE_LOCKED) throw;
+  }
+  if (!alone) {
+    throw std::runtime_error(path + " is open in another program, and must be replaced (it was written before the "
+                             "host's last start, or by another version); close that program and run again");
   }
 }
 
 }  // namespace
 
-bool attach_results(base::Database& db) {
-  const std::string path = results_path(db.path());
-  if (!std::filesystem::exists(path)) return false;
-  db.cached("ATTACH DATABASE ? AS results").bind(1, std::string_view(path)).run();
-  return true;
-}
-
 std::unique_ptr<base::Database> open_results(const std::string& db_path) {
   const std::string path = results_path(db_path);
   const Creator now = this_creator();
-  const bool reuse = !now.boot_id.empty() && creator_of(path) == now;
-  if (!reuse) adopt_scenario_results(db_path, path);
+  const Found found = look_at(path);
+  const bool reuse = !now.boot_id.empty() && found.creator == now;
+  if (!reuse) {
+    if (found.broken) std::cerr << "bond_risk: " << path << " is not a usable database (a crash of the host?); replacing it\n";
+    if (found.scenario_tables) adopt_scenario_results(db_path, path);
+    if (found.file && !found.broken) take_over(path);
+  }
   auto results = std::make_unique<base::Database>(path, reuse ? base::Database::Mode::create : base::Database::Mode::replace);
   results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF");
-  results->exec(kResultsSchemaSql);
-  if (!reuse) {
+  if (!reuse) {  // readers see the whole schema or none of it
+    base::Transaction tx(*results);
+    results->exec(kResultsSchemaSql);
     results->prepare("INSERT INTO results_file (boot_id, schema) VALUES (?, ?)").bind(1, now.boot_id).bind(2, now.schema).run();
+    tx.commit();
   }
   return results;
 }

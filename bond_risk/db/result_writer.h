@@ -35,17 +35,20 @@ inline std::string results_path(const std::string& db_path) { return base::compa
 
 // Attaches the results database of `db` (an input database) to it as
 // schema `results`; false when there is none yet.
-bool attach_results(base::Database& db);
+inline bool attach_results(base::Database& db) { return base::attach_companion(db, "results"); }
 
 // Opens the results database of the input database at `db_path`, in WAL
 // mode at synchronous OFF, for a writer about to write every row (run
 // --batch; the engine at start-up and after the file was lost). A file this
 // boot of the host created with this schema is reused as it is; any other
-// (from before a reboot, of another schema, not a database) is replaced: the
-// scenario results an older version kept in it are moved to the scenario
-// results database, the file is removed with its -wal and -shm
-// (base::Database::Mode::replace) and created owner-only (0600) with its
-// tables. A symbolic link there is refused with an error saying what to do.
+// (from before a reboot, of another schema, not a database; any file when
+// the boot cannot be read) is replaced: the scenario results an older
+// version kept in it are moved to the scenario results database, the file
+// is removed with its -wal and -shm (base::Database::Mode::replace) and
+// created owner-only (0600) with its tables. Throws, replacing nothing,
+// when the file cannot be read (locked, its permissions) or another
+// program has it open; a symbolic link there is refused; each error says
+// what to do.
 std::unique_ptr<base::Database> open_results(const std::string& db_path);
 
 // Writes the rows `which` (see ResultRows::row) of `kind` of `rows`

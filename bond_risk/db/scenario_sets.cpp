@@ -1,7 +1,6 @@
 #include "bond_risk/db/scenario_sets.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <iterator>
 #include <stdexcept>
 
@@ -133,31 +132,17 @@ std::optional<std::string> set_of_scenario(base::Database& db, const std::string
 
 std::unique_ptr<base::Database> open_scenario_results(const std::string& db_path) {
   auto scenarios = std::make_unique<base::Database>(scenario_results_path(db_path), base::Database::Mode::create);
-  scenarios->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
+  // A rollback journal, not WAL: the file may lie on a cluster's shared storage (docs/cluster.md).
+  scenarios->exec("PRAGMA synchronous = FULL");
   scenarios->exec(kScenarioSchemaSql);
   return scenarios;
 }
 
-bool attach_scenario_results(base::Database& db) {
-  const std::string path = scenario_results_path(db.path());
-  if (!std::filesystem::exists(path)) return false;
-  db.prepare("ATTACH DATABASE ? AS scenarios").bind(1, std::string_view(path)).run();
-  return true;
-}
-
 void adopt_scenario_results(const std::string& db_path, const std::string& results_path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(results_path, ec))) return;
-  try {
-    base::Database old(results_path, base::Database::Mode::read_only);
-    if (!old.has_table("scenario_pnl")) return;
-  } catch (const std::exception&) {
-    return;  // unreadable: not a file an older version left (those were synced), but one a power loss broke
-  }
   const std::unique_ptr<base::Database> scenarios = open_scenario_results(db_path);
   try {
     scenarios->prepare("ATTACH DATABASE ? AS old").bind(1, results_path).run();
-    base::Transaction tx(*scenarios);
+    base::Transaction tx(*scenarios, base::Transaction::Begin::immediate);  // a scenarios run writing: wait for it
     scenarios->exec(
         "CREATE TEMP TABLE held AS SELECT set_name FROM main.scenario_pnl UNION SELECT set_name FROM main.scenario_var;"
         "INSERT INTO main.scenario_pnl (set_name, scenario_id, book_id, pnl, margin_change)"
@@ -169,9 +154,12 @@ void adopt_scenario_results(const std::string& db_path, const std::string& resul
         "DROP TABLE temp.held");
     tx.commit();
   } catch (const std::exception& e) {
-    throw std::runtime_error("cannot move the scenario results in " + results_path + " to " + scenarios->path() + " (" +
-                             e.what() + "); copy them yourself, or move " + results_path +
-                             " away if they may go, and start again");
+    throw std::runtime_error(
+        "cannot move the scenario results an older version kept in " + results_path + " to " + scenarios->path() +
+        " (" + e.what() + "). If another program is writing either file, run again once it is done; otherwise copy "
+        "them: sqlite3 " + scenarios->path() + " \"ATTACH '" + results_path +
+        "' AS old; INSERT INTO scenario_pnl SELECT * FROM old.scenario_pnl; INSERT INTO scenario_var SELECT * FROM "
+        "old.scenario_var\", then move " + results_path + " away and run again");
   }
 }
 

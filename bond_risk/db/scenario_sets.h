@@ -43,18 +43,21 @@ inline std::string scenario_results_path(const std::string& db_path) {
 }
 
 // Opens the scenario results database of the input database at `db_path`
-// for writing, with its tables; a missing file is created owner-only (0600),
-// and a symbolic link there is refused (base::Database::Mode::create).
+// for writing, with its tables, at synchronous FULL with a rollback
+// journal; a missing file is created owner-only (0600), and a symbolic link
+// there is refused (base::Database::Mode::create).
 std::unique_ptr<base::Database> open_scenario_results(const std::string& db_path);
 
 // Attaches the scenario results database of `db` (an input database) as
 // schema `scenarios`; false when there is none yet.
-bool attach_scenario_results(base::Database& db);
+inline bool attach_scenario_results(base::Database& db) { return base::attach_companion(db, "scenarios"); }
 
-// Moves to the scenario results database of `db_path` the sets whose rows
-// an older version kept in the results database at `results_path` (the
-// sets it holds already keep theirs), in one transaction; nothing when
-// that file is missing or holds none. Called before the file is replaced.
+// Moves to the scenario results database of `db_path` (created if missing)
+// the sets whose rows an older version kept in the results database at
+// `results_path`, which has the scenario tables (the sets it holds already
+// keep theirs), in one transaction, waiting for another writer of it up to
+// the busy timeout. Called before that file is replaced; throws, saying
+// what to do, if it cannot be done.
 void adopt_scenario_results(const std::string& db_path, const std::string& results_path);
 
 // Replaces `set`'s rows in the scenario results database with `pnl` (one per

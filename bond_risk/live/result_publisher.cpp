@@ -161,6 +161,16 @@ void ResultPublisher::run() {
         opened_ = opened;
       }
       write(back_, *results);
+    } catch (const base::SqliteError& e) {
+      error = e.what();
+      if (e.broken()) {  // damaged under the engine: removed, it is noticed as lost and written again whole
+        results.reset();
+        try {
+          base::remove_database(path_);
+        } catch (const std::exception& removal) {
+          error += std::string("; ") + removal.what();
+        }
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }

@@ -52,7 +52,8 @@
 // needs_all() is asked: from then on written_as_of() is -1 and recovering()
 // says why, the writer writes nothing until the master has added every row
 // again (needs_all(), then add_all()), and writes those to a file it opens
-// afresh at the path, as at start-up.
+// afresh at the path, as at start-up. A write that finds the file damaged
+// removes it, and so takes the same way.
 // Owns the writer thread and that thread's connection, and copies of the rows
 // (add() reads the store and graph only during the call). The master thread
 // constructs, calls and destroys it; each member takes the lock.
