@@ -175,6 +175,30 @@ TEST(Hardening, ABrokenResultsFileIsReplacedByTheNextStart) {
   const test::CliResult shown = test::run_cli("show --db " + db + " " + book);
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("OK"), std::string::npos) << shown.out;
+
+  // Damaged within the boot that created it (its results_file row still
+  // readable, so it is reused): the batch run that finds it so writes anew.
+  std::int64_t page = 0, page_size = 0;
+  {
+    base::Database file(bond_risk::results_path(db), base::Database::Mode::read_only);
+    base::Statement root = file.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'bond_result'");
+    ASSERT_TRUE(root.step());
+    page = root.integer(0);
+    base::Statement size = file.prepare("PRAGMA page_size");
+    ASSERT_TRUE(size.step());
+    page_size = size.integer(0);
+  }
+  {
+    std::fstream file(bond_risk::results_path(db), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp((page - 1) * page_size);
+    file << std::string(static_cast<std::size_t>(page_size), '\x5a');  // bond_result's root page
+  }
+  const test::CliResult damaged = test::run_cli("run --batch --db " + db);
+  ASSERT_EQ(damaged.exit_code, 0) << damaged.err;
+  EXPECT_TRUE(contains(damaged.err, "is damaged")) << damaged.err;
+  const test::CliResult shown_again = test::run_cli("show --db " + db + " " + book);
+  EXPECT_EQ(shown_again.exit_code, 0) << shown_again.err;
+  EXPECT_NE(shown_again.out.find("OK"), std::string::npos) << shown_again.out;
 }
 
 TEST(Hardening, AChangeAnotherProgramCommitsWhileABatchAwaitsTheWriteLockIsApplied) {

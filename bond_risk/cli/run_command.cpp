@@ -110,9 +110,8 @@ int run_command(std::span<char* const> args) {
 
   if (settings.batch) {
     const base::Stopwatch write_watch;
-    const std::unique_ptr<base::Database> results = open_results(settings.db);
-    write_all_results(*results, model.store(), model.graph(), last_event(db));
-    std::cout << "Wrote results of " << model.store().size() << " objects to " << results->path() << " in "
+    const std::string results = write_all_results(settings.db, model.store(), model.graph(), last_event(db));
+    std::cout << "Wrote results of " << model.store().size() << " objects to " << results << " in "
               << write_watch.seconds() << " seconds.\n"
               << "Next: bond_risk show BOOK (a book's stored results, by name or id), bond_risk run --db " << settings.db
               << " (serve it: then bond_risk send COMMAND), make web (the desk page), bond_risk --help.\n";

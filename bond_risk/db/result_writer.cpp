@@ -217,6 +217,36 @@ void take_over(const std::string& path) {
   }
 }
 
+// Every row of `store` to `results`, in one transaction.
+void write_all(base::Database& results, const Store& store, const engine::Graph& graph, std::int64_t event_seq) {
+  base::Transaction tx(results);
+  clear_results(results);
+  base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
+  ResultRows rows;  // a slice of a kind's nodes at a time, its space reused
+  std::vector<NodeIndex> slice;
+  constexpr std::size_t kSlice = 4096;
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    const Kind kind = static_cast<Kind>(k);
+    KindStatements sql(results, kind);
+    RowWriter writer(sql);
+    const auto write_slice = [&] {
+      rows.put(store, graph, kind, slice);  // rows in the slice's order
+      for (std::size_t r = 0; r < rows.size(kind); ++r, progress.advance()) writer.write(rows.row(kind, r));
+      writer.finish();
+      rows.clear();
+      slice.clear();
+    };
+    for (NodeIndex i : in_id_order(store, kind)) {  // rows in key order: appends to the b-tree
+      if (store.state(ref(kind, i)).status == Status::removed) continue;
+      slice.push_back(i);
+      if (slice.size() == kSlice) write_slice();
+    }
+    write_slice();
+  }
+  set_results_as_of(results, event_seq);
+  tx.commit();
+}
+
 }  // namespace
 
 std::unique_ptr<base::Database> open_results(const std::string& db_path) {
@@ -285,34 +315,18 @@ std::int64_t results_as_of(base::Database& results) {
   return st.step() ? st.integer(0) : -1;
 }
 
-void write_all_results(base::Database& results, const Store& store, const engine::Graph& graph,
-                       std::int64_t event_seq) {
-  base::Transaction tx(results);
-  clear_results(results);
-  base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
-  ResultRows rows;  // a slice of a kind's nodes at a time, its space reused
-  std::vector<NodeIndex> slice;
-  constexpr std::size_t kSlice = 4096;
-  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    const Kind kind = static_cast<Kind>(k);
-    KindStatements sql(results, kind);
-    RowWriter writer(sql);
-    const auto write_slice = [&] {
-      rows.put(store, graph, kind, slice);  // rows in the slice's order
-      for (std::size_t r = 0; r < rows.size(kind); ++r, progress.advance()) writer.write(rows.row(kind, r));
-      writer.finish();
-      rows.clear();
-      slice.clear();
-    };
-    for (NodeIndex i : in_id_order(store, kind)) {  // rows in key order: appends to the b-tree
-      if (store.state(ref(kind, i)).status == Status::removed) continue;
-      slice.push_back(i);
-      if (slice.size() == kSlice) write_slice();
-    }
-    write_slice();
+std::string write_all_results(const std::string& db_path, const Store& store, const engine::Graph& graph,
+                              std::int64_t event_seq) {
+  const std::string path = results_path(db_path);
+  try {
+    write_all(*open_results(db_path), store, graph, event_seq);
+  } catch (const base::SqliteError& e) {
+    if (!e.broken()) throw;
+    std::cerr << "bond_risk: " << path << " is damaged (" << e.what() << "); writing a new one\n";
+    base::remove_database(path);
+    write_all(*open_results(db_path), store, graph, event_seq);
   }
-  set_results_as_of(results, event_seq);
-  tx.commit();
+  return path;
 }
 
 }  // namespace bond_risk

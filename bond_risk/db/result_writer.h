@@ -75,9 +75,12 @@ void copy_alerts(base::Database& results, std::int64_t event_seq, bool from_scra
 void set_results_as_of(base::Database& results, std::int64_t event_seq);
 std::int64_t results_as_of(base::Database& results);
 
-// Replaces every result row with those of `store` as of `event_seq`, in one
-// transaction: the tables are never left half-written.
-void write_all_results(base::Database& results, const Store& store, const engine::Graph& graph,
-                       std::int64_t event_seq);
+// Replaces every result row in the results database of the input database
+// at `db_path` (opened as open_results() says) with those of `store` as of
+// `event_seq`, in one transaction: the tables are never left half-written.
+// A file found damaged while writing is removed and written anew, once.
+// Returns its path.
+std::string write_all_results(const std::string& db_path, const Store& store, const engine::Graph& graph,
+                              std::int64_t event_seq);
 
 }  // namespace bond_risk
