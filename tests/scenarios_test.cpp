@@ -249,14 +249,13 @@ TEST(Scenarios, StoredResultsSurviveABatchRunAndThoseOfAnOlderVersionMoveOver) {
   ASSERT_EQ(batch.exit_code, 0) << batch.err;
   EXPECT_EQ(count(scenarios, pnl_rows + " WHERE set_name = 'historical'"), pnl);
   EXPECT_EQ(count(scenarios, pnl_rows + " WHERE set_name = 'old'"), pnl);
-  // 'old' holds the rows 'historical' had, and 'historical' still has them (not the older file's pnl + 1).
-  EXPECT_EQ(count(scenarios, "SELECT count(*) FROM scenario_pnl h JOIN scenario_pnl o ON o.set_name = 'old' AND "
-                             "o.scenario_id = h.scenario_id AND o.book_id IS h.book_id AND o.pnl = h.pnl "
-                             "WHERE h.set_name = 'historical'"),
-            pnl);
-  EXPECT_EQ(count(scenarios, "SELECT count(*) FROM scenario_var h JOIN scenario_var o ON o.set_name = 'old' AND "
-                             "o.book_id IS h.book_id AND o.var_99 = h.var_99 WHERE h.set_name = 'historical'"),
-            var);
+  // 'old' holds the rows 'historical' had, and 'historical' still has them (not the older file's values + 1).
+  const auto in_both = [&](const std::string& table, const std::string& match) {
+    return count(scenarios, "SELECT count(*) FROM " + table + " h JOIN " + table + " o ON o.set_name = 'old' AND " +
+                                match + " WHERE h.set_name = 'historical'");
+  };
+  EXPECT_EQ(in_both("scenario_pnl", "o.scenario_id = h.scenario_id AND o.book_id IS h.book_id AND o.pnl = h.pnl"), pnl);
+  EXPECT_EQ(in_both("scenario_var", "o.book_id IS h.book_id AND o.var_99 = h.var_99"), var);
   EXPECT_EQ(count(results_path(db), "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'scenario%'"), 0);
   EXPECT_GT(count(results_path(db), "SELECT count(*) FROM bond_result"), 0);
   const test::CliResult plotted = test::run_cli("plot pnl --set historical --db " + db + " --out " + dir.path("h.png"));

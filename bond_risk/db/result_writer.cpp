@@ -167,42 +167,43 @@ Creator this_creator() {
 
 // What lies at the results path before a writer opens it.
 struct Found {
-  bool file = false;    // a regular file is there
-  bool broken = false;  // not a database, or a damaged one
-  std::optional<Creator> creator;  // none: an older version's file (or a broken one)
-  bool scenario_tables = false;    // an older version kept scenario results in it
+  std::unique_ptr<base::Database> file;  // open for writing; none: no regular file there, or a broken one
+  bool broken = false;                   // not a database, or a damaged one
+  std::optional<Creator> creator;        // none: an older version's file (or a broken one)
+  bool scenario_tables = false;          // an older version kept scenario results in it
 };
 
-// Opened for writing, so that an older version's interrupted write is
-// rolled back (a read-only connection could not) before its scenario rows
-// are moved. Throws if the file cannot be read for any other reason than
+// Opened for writing (base::Database::Mode::create, which refuses a
+// symbolic link at its -wal or -shm), so that an older version's
+// interrupted write is rolled back (a read-only connection could not)
+// before its scenario rows are moved, and so that a file to be reused is
+// opened once. Throws if the file cannot be read for any other reason than
 // being broken (another program's lock past the busy timeout, its
 // permissions): a file that may hold scenario results is never replaced
 // unread.
 Found look_at(const std::string& path) {
   Found found;
   std::error_code ec;
-  found.file = std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec));
-  if (!found.file) return found;
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) return found;
   try {
-    base::Database file(path, base::Database::Mode::read_write);
-    found.scenario_tables = file.has_table("scenario_pnl");
-    if (file.has_table("results_file")) {
-      base::Statement st = file.prepare("SELECT boot_id, schema FROM results_file");
+    found.file = std::make_unique<base::Database>(path, base::Database::Mode::create);
+    found.scenario_tables = found.file->has_table("scenario_pnl");
+    if (found.file->has_table("results_file")) {
+      base::Statement st = found.file->prepare("SELECT boot_id, schema FROM results_file");
       if (st.step()) found.creator = Creator{st.value_text(0), st.value_text(1)};
     }
   } catch (const base::SqliteError& e) {
     if (!e.broken()) throw;
+    found.file.reset();
     found.broken = true;
   }
   return found;
 }
 
-// Makes sure no other connection has the file at `path` open before it is
-// removed: one in WAL mode, closed after, would delete the new file's -wal
-// and -shm by name. Leaving WAL mode takes the only connection there is.
-void take_over(const std::string& path) {
-  base::Database file(path, base::Database::Mode::read_write);
+// Makes sure `file` (at `path`) is the only connection to it before it is
+// removed: another in WAL mode, closed after, would delete the new file's
+// -wal and -shm by name. Leaving WAL mode takes the only connection there is.
+void take_over(base::Database& file, const std::string& path) {
   file.set_busy_timeout(1000);
   bool alone = false;
   try {
@@ -217,49 +218,23 @@ void take_over(const std::string& path) {
   }
 }
 
-// Every row of `store` to `results`, in one transaction.
-void write_all(base::Database& results, const Store& store, const engine::Graph& graph, std::int64_t event_seq) {
-  base::Transaction tx(results);
-  clear_results(results);
-  base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
-  ResultRows rows;  // a slice of a kind's nodes at a time, its space reused
-  std::vector<NodeIndex> slice;
-  constexpr std::size_t kSlice = 4096;
-  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
-    const Kind kind = static_cast<Kind>(k);
-    KindStatements sql(results, kind);
-    RowWriter writer(sql);
-    const auto write_slice = [&] {
-      rows.put(store, graph, kind, slice);  // rows in the slice's order
-      for (std::size_t r = 0; r < rows.size(kind); ++r, progress.advance()) writer.write(rows.row(kind, r));
-      writer.finish();
-      rows.clear();
-      slice.clear();
-    };
-    for (NodeIndex i : in_id_order(store, kind)) {  // rows in key order: appends to the b-tree
-      if (store.state(ref(kind, i)).status == Status::removed) continue;
-      slice.push_back(i);
-      if (slice.size() == kSlice) write_slice();
-    }
-    write_slice();
-  }
-  set_results_as_of(results, event_seq);
-  tx.commit();
-}
-
 }  // namespace
 
 std::unique_ptr<base::Database> open_results(const std::string& db_path) {
   const std::string path = results_path(db_path);
   const Creator now = this_creator();
-  const Found found = look_at(path);
-  const bool reuse = !now.boot_id.empty() && found.creator == now;
-  if (!reuse) {
+  Found found = look_at(path);
+  const bool reuse = found.file && !now.boot_id.empty() && found.creator == now;
+  std::unique_ptr<base::Database> results;
+  if (reuse) {
+    results = std::move(found.file);
+  } else {
     if (found.broken) std::cerr << "bond_risk: " << path << " is not a usable database (a crash of the host?); replacing it\n";
     if (found.scenario_tables) adopt_scenario_results(db_path, path);
-    if (found.file && !found.broken) take_over(path);
+    if (found.file) take_over(*found.file, path);
+    found.file.reset();  // closed before the file goes
+    results = std::make_unique<base::Database>(path, base::Database::Mode::replace);
   }
-  auto results = std::make_unique<base::Database>(path, reuse ? base::Database::Mode::create : base::Database::Mode::replace);
   results->exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF");
   if (!reuse) {  // readers see the whole schema or none of it
     base::Transaction tx(*results);
@@ -314,6 +289,40 @@ std::int64_t results_as_of(base::Database& results) {
   base::Statement st = results.prepare("SELECT event_seq FROM results_as_of");
   return st.step() ? st.integer(0) : -1;
 }
+
+namespace {
+
+// Every row of `store` to `results`, in one transaction.
+void write_all(base::Database& results, const Store& store, const engine::Graph& graph, std::int64_t event_seq) {
+  base::Transaction tx(results);
+  clear_results(results);
+  base::ProgressBar progress("Writing results", store.size() - store.size(Kind::calendar) - store.size(Kind::ir_curve));
+  ResultRows rows;  // a slice of a kind's nodes at a time, its space reused
+  std::vector<NodeIndex> slice;
+  constexpr std::size_t kSlice = 4096;
+  for (std::size_t k = static_cast<std::size_t>(Kind::bond); k < kKindCount; ++k) {
+    const Kind kind = static_cast<Kind>(k);
+    KindStatements sql(results, kind);
+    RowWriter writer(sql);
+    const auto write_slice = [&] {
+      rows.put(store, graph, kind, slice);  // rows in the slice's order
+      for (std::size_t r = 0; r < rows.size(kind); ++r, progress.advance()) writer.write(rows.row(kind, r));
+      writer.finish();
+      rows.clear();
+      slice.clear();
+    };
+    for (NodeIndex i : in_id_order(store, kind)) {  // rows in key order: appends to the b-tree
+      if (store.state(ref(kind, i)).status == Status::removed) continue;
+      slice.push_back(i);
+      if (slice.size() == kSlice) write_slice();
+    }
+    write_slice();
+  }
+  set_results_as_of(results, event_seq);
+  tx.commit();
+}
+
+}  // namespace
 
 std::string write_all_results(const std::string& db_path, const Store& store, const engine::Graph& graph,
                               std::int64_t event_seq) {
