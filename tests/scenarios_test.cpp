@@ -262,6 +262,33 @@ TEST(Scenarios, StoredResultsSurviveABatchRunAndThoseOfAnOlderVersionMoveOver) {
   EXPECT_EQ(plotted.exit_code, 0) << plotted.err;
 }
 
+// An older version's results file that cannot be read (here another
+// program holds it locked) is not replaced unread: the batch run fails,
+// saying so, and its scenario rows move over once the file is free.
+TEST(Scenarios, AnOlderResultsFileThatCannotBeReadKeepsItsScenarioResults) {
+  test::TempDir dir;
+  const std::string db = generated(dir, "tiny", 5);
+  base::Database old(results_path(db), base::Database::Mode::create);
+  old.exec("CREATE TABLE scenario_pnl (set_name TEXT NOT NULL, scenario_id INTEGER NOT NULL, book_id INTEGER, "
+           "pnl REAL NOT NULL, margin_change REAL);"
+           "CREATE TABLE scenario_var (set_name TEXT NOT NULL, book_id INTEGER, scenarios INTEGER NOT NULL, "
+           "var_99 REAL NOT NULL, es_975 REAL NOT NULL);"
+           "INSERT INTO scenario_pnl VALUES ('kept', 1, NULL, -2.5, NULL);"
+           "BEGIN EXCLUSIVE");
+  const test::CliResult locked = test::run_cli("run --batch --db " + db);
+  EXPECT_EQ(locked.exit_code, 1) << locked.err;
+  EXPECT_NE(locked.err.find("locked"), std::string::npos) << locked.err;
+  old.exec("ROLLBACK");
+  EXPECT_TRUE(base::Database(results_path(db), base::Database::Mode::read_only).has_table("scenario_pnl"))
+      << "the file was replaced";
+  const test::CliResult freed = test::run_cli("run --batch --db " + db);
+  ASSERT_EQ(freed.exit_code, 0) << freed.err;
+  base::Database scenarios(scenario_results_path(db), base::Database::Mode::read_only);
+  base::Statement kept = scenarios.prepare("SELECT pnl FROM scenario_pnl WHERE set_name = 'kept'");
+  ASSERT_TRUE(kept.step());
+  EXPECT_EQ(kept.real(0), -2.5);
+}
+
 TEST(Scenarios, ABadShiftLeavesItsScenarioOutAndTheRestOfTheSetRuns) {
   test::TempDir dir;
   const std::string db = generated(dir, "tiny", 5);
