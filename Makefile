@@ -196,7 +196,7 @@ reset-data: $(BIN)
 test: $(TEST_BIN) $(BIN) $(if $(MPICXX),$(MPI_BIN))
 	scripts/check-layers.sh
 	BOND_RISK_BIN=$(abspath $(BIN)) $(if $(MPICXX),BOND_RISK_MPI_BIN=$(abspath $(MPI_BIN))) BOND_RISK_SRC=$(CURDIR) TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp history_size=7" \
-	  $(TEST_BIN)
+	  scripts/run-tests.sh $(TEST_BIN)
 
 bench: $(BIN)
 	bench/run_benchmark.sh --quick
