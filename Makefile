@@ -50,7 +50,7 @@ ifneq ($(FUZZ),)
   CXX := clang++
   BUILD := build/fuzz
   BIN := $(BUILD)/bin/bond_risk
-  OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+  OPT := -O1 -g1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 else ifneq ($(OPT_LEVEL),)
   ifeq ($(filter O0 O1 O2 O3,$(OPT_LEVEL)),)
     $(error OPT_LEVEL must be O0, O1, O2 or O3, not '$(OPT_LEVEL)')
@@ -69,11 +69,11 @@ else ifeq ($(SANITIZE),)
 else ifeq ($(SANITIZE),thread)
   BUILD := build/thread
   BIN := $(BUILD)/bin/bond_risk
-  OPT := -O1 -g -fsanitize=thread
+  OPT := -O1 -g1 -fsanitize=thread
 else ifeq ($(SANITIZE),address)
   BUILD := build/address
   BIN := $(BUILD)/bin/bond_risk
-  OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+  OPT := -O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 else
   $(error SANITIZE must be empty, thread or address, not '$(SANITIZE)')
 endif
@@ -193,9 +193,12 @@ reset-data: $(BIN)
 # ThreadSanitizer keeps the longest access history (history_size=7): with the
 # default, the stacks of a race inside libtbb are often lost ("failed to
 # restore the stack") and tests/tsan.supp, which matches on them, cannot apply.
+# The suite's line is marked `+` so that its output streams as it comes (line
+# sync would hold a sanitizer run's quarter of an hour until it ends); so
+# `make -n test` runs it too.
 test: $(TEST_BIN) $(BIN) $(if $(MPICXX),$(MPI_BIN))
 	scripts/check-layers.sh
-	BOND_RISK_BIN=$(abspath $(BIN)) $(if $(MPICXX),BOND_RISK_MPI_BIN=$(abspath $(MPI_BIN))) BOND_RISK_SRC=$(CURDIR) TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp history_size=7" \
+	+BOND_RISK_BIN=$(abspath $(BIN)) $(if $(MPICXX),BOND_RISK_MPI_BIN=$(abspath $(MPI_BIN))) BOND_RISK_SRC=$(CURDIR) TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp history_size=7" \
 	  scripts/run-tests.sh $(TEST_BIN)
 
 bench: $(BIN)

@@ -27,6 +27,8 @@ Sizes (defaults of a full run; --quick's in brackets):
   --rates LIST       offered amendments per second, open loop ("1000 5000 10000 20000 50000"; the same),
                      then doubled until the engine no longer keeps up
   --seconds S        seconds per offered rate, per capacity point and of quote ticks (5 [2])
+  --window N         capacity: commands in flight at most (4096); the client stops sending after
+                     --seconds and waits for the replies, so a slow (instrumented) build wants fewer
   --tick-rate R      set-price ticks offered per second (1000), --tick-bonds N bonds each (100)
   --bursts LIST      burst sizes ("1 10 100 1000 10000 100000" ["1 10 100 1000 10000"]); a size
                      repeats until --burst-commands N commands (1000), at most 200 times
@@ -50,6 +52,7 @@ out="bench/out/events-$(date +%Y%m%d-%H%M%S)"
 threads=2
 rates="1000 5000 10000 20000 50000"
 seconds=5
+window=4096
 bursts="1 10 100 1000 10000 100000"
 burst_commands=1000
 slow="1 2 10"
@@ -70,6 +73,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
+    --window) window=$2; shift 2 ;;
     --bursts) bursts=$2; shift 2 ;;
     --burst-commands) burst_commands=$2; shift 2 ;;
     --slow) slow=$2; shift 2 ;;
@@ -168,7 +172,7 @@ fi
 if wanted capacity; then
   for sync in FULL NORMAL OFF; do
     start_engine --wait block --synchronous "$sync"
-    load capacity "$sync" --seconds "$seconds"
+    load capacity "$sync" --seconds "$seconds" --window "$window"
   done
 fi
 if wanted quotes; then

@@ -162,7 +162,7 @@ TEST(Benchmark, EventRunWritesEveryTableThePlotsAndTheReport) {
                           "' bench/run_events.sh --db " + db + " --out " + out +
                           " --rates '200 400' --seconds 0.3 --bursts '1 10' --burst-commands 20 --slow 50"
                           " --slow-events 3 --trades 400 --step 200 --count 300 --repeats 2"
-                          " --tick-rate 100 --tick-bonds 5 > " +
+                          " --tick-rate 100 --tick-bonds 5 --window 64 > " +
                           dir.path("log") + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(dir.path("log"));
 

@@ -212,25 +212,34 @@ std::vector<bond_risk::Date> coupon_schedule(bond_risk::Date start, bond_risk::D
   return dates;
 }
 
+SummedGrids summed_grids(bond_risk::Date today, const bond_risk::CurveArrays& curve) {
+  SummedGrids out;
+  bond_risk::lay_out_coupon_grids(today, bond_risk::kNumForwardDays, out.days);
+  bond_risk::sum_coupon_grids(out.days, curve, true, out.sums);
+  return out;
+}
+
+bond_risk::BondValue priced_on_grid(const SummedGrids& grids, bond_risk::Date start, bond_risk::Date maturity,
+                                    int coupons_per_year, double coupon, bond_risk::Date today,
+                                    const bond_risk::CurveArrays& curve) {
+  using namespace bond_risk;
+  const std::uint32_t coupons = coupon_count(start, maturity, coupons_per_year);
+  return value_bond(coupon_sums(grids.days, grids.sums, grid_place(maturity, coupons_per_year), coupons), maturity,
+                    coupon, coupons_per_year, today, curve);
+}
+
 bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                     double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve) {
-  using namespace bond_risk;
-  CouponGridDays grids;
-  lay_out_coupon_grids(today, kNumForwardDays, grids);
-  CouponSumRows sums;
-  sum_coupon_grids(grids, curve, true, sums);
-  const std::uint32_t coupons = coupon_count(start, maturity, coupons_per_year);
-  return value_bond(coupon_sums(grids, sums, grid_place(maturity, coupons_per_year), coupons), maturity, coupon,
-                    coupons_per_year, today, curve);
+  return priced_on_grid(summed_grids(today, curve), start, maturity, coupons_per_year, coupon, today, curve);
 }
 
 bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                        double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve,
                                        double quote) {
   using namespace bond_risk;
-  CouponGridDays grids;
-  lay_out_coupon_grids(today, kNumForwardDays, grids);
-  const BondValue value = priced_on_grid(start, maturity, coupons_per_year, coupon, today, curve);
+  const SummedGrids summed = summed_grids(today, curve);
+  const CouponGridDays& grids = summed.days;
+  const BondValue value = priced_on_grid(summed, start, maturity, coupons_per_year, coupon, today, curve);
   const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, coupons_per_year),
                                                coupon_count(start, maturity, coupons_per_year), maturity,
                                                coupons_per_year, coupon);

@@ -72,8 +72,19 @@ std::unique_ptr<Model> calculate(const std::string& db_path, const engine::Sched
 // definition the coupon grids and coupon_count are checked against.
 std::vector<bond_risk::Date> coupon_schedule(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year);
 
-// One bond's price and pv01 as a flush takes them: its calendar's coupon
-// grids laid out for `today`, summed on `curve` (built with build_curve).
+// A calendar's coupon grids laid out for `today` and summed on `curve`
+// (built with build_curve), as a flush keeps them for its bonds.
+struct SummedGrids {
+  bond_risk::CouponGridDays days;
+  bond_risk::CouponSumRows sums;
+};
+SummedGrids summed_grids(bond_risk::Date today, const bond_risk::CurveArrays& curve);
+
+// One bond's price and pv01 as a flush takes them off its calendar's grids
+// (`grids`, summed for the same `today` and `curve`; or laid out anew).
+bond_risk::BondValue priced_on_grid(const SummedGrids& grids, bond_risk::Date start, bond_risk::Date maturity,
+                                    int coupons_per_year, double coupon, bond_risk::Date today,
+                                    const bond_risk::CurveArrays& curve);
 bond_risk::BondValue priced_on_grid(bond_risk::Date start, bond_risk::Date maturity, int coupons_per_year,
                                     double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve);
 

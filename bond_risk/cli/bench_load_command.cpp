@@ -55,6 +55,7 @@ const base::CommandSpec kSpec = {
         {"label", "TEXT", "the first column of every row (the engine's wait policy or synchronous setting)"},
         {"rates", "LIST", "rates: offered rates per second (default \"1000 5000 10000 20000 50000\")"},
         {"seconds", "S", "rates, capacity and quotes: seconds per point (default 5)"},
+        {"window", "N", "capacity: commands in flight at most (default 4096); after --seconds the replies are awaited"},
         {"bursts", "LIST", "patterns: burst sizes (default \"1 10 100 1000 10000 100000\")"},
         {"burst-commands", "N", "patterns: bursts of a size repeat until about N commands, at most 200 times (default 1000)"},
         {"slow", "LIST", "patterns: slow rates per second (default \"1 2 10\")"},
@@ -363,7 +364,8 @@ void capacity(Context& c) {
             phases, engine, 1e6 / per_s);
     std::cout << c.label << " " << name << ": " << static_cast<long>(per_s) << " commands/s" << std::endl;
   };
-  for (const auto& mix : mixes) measure(mix.first, [&] { return c.client.flat_out(mix.second, seconds, 4096); });
+  const auto window = static_cast<std::size_t>(c.integer("window", "4096", 1'000'000));
+  for (const auto& mix : mixes) measure(mix.first, [&] { return c.client.flat_out(mix.second, seconds, window); });
   measure("amendments_one_at_a_time", [&] {
     const auto n = static_cast<std::size_t>(std::max(10.0, 200 * seconds));
     const Series s = c.client.round_trips("one", amendments(c.workload, n));
