@@ -16,12 +16,21 @@ command -v chromedriver >/dev/null || { echo "desk-screenshot.sh: chromedriver i
 
 work=$(mktemp -d)
 driver=
-# Stops chromedriver (its browser with it) and removes the browser's profile;
+# Stops chromedriver (its browser with it) and removes the browser's profile
+# and temporary files (chromedriver and the browser get $work as TMPDIR);
 # the script's exit status stays its own (a killed chromedriver's 143 is not).
+# The browser may outlive its driver for a moment, and remove its
+# scoped_dir only as it ends: its processes (their command lines name the
+# profile in $work) are waited for, 5 s at most, then killed.
 cleanup() {
   local status=$?
   kill "$driver" 2>/dev/null || true
   wait "$driver" 2>/dev/null || true
+  for _ in $(seq 50); do
+    pgrep -f -- "$work/" >/dev/null || break
+    sleep 0.1
+  done
+  pkill -9 -f -- "$work/" 2>/dev/null || true
   rm -rf "$work"
   exit "$status"
 }
@@ -31,7 +40,7 @@ trap cleanup EXIT
 up=0
 for _ in 1 2 3 4 5; do
   port=$((20000 + RANDOM % 20000))
-  chromedriver --port="$port" > "$work/chromedriver.log" 2>&1 &
+  TMPDIR=$work chromedriver --port="$port" > "$work/chromedriver.log" 2>&1 &
   driver=$!
   api="http://127.0.0.1:$port"
   for _ in $(seq 100); do

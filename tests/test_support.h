@@ -30,7 +30,9 @@ inline constexpr bool kSanitized = false;
 inline constexpr int kSlowdown = kSanitized ? 10 : 1;
 
 // Polls `done` every 50 ms until it holds or `limit` passes; whether it held.
-bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60));
+// The default limit, a minute, is scaled by kSlowdown: a wait that passes
+// plain in seconds may take minutes under a sanitizer with the other shard.
+bool eventually(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(60 * kSlowdown));
 
 // A fresh directory under /tmp, removed with everything in it.
 class TempDir {
