@@ -237,14 +237,13 @@ bond_risk::BondFigures figures_on_grid(bond_risk::Date start, bond_risk::Date ma
                                        double coupon, bond_risk::Date today, const bond_risk::CurveArrays& curve,
                                        double quote) {
   using namespace bond_risk;
-  const SummedGrids summed = summed_grids(today, curve);
-  const CouponGridDays& grids = summed.days;
-  const BondValue value = priced_on_grid(summed, start, maturity, coupons_per_year, coupon, today, curve);
-  const RemainingFlows flows = remaining_flows(grids, today, grid_place(maturity, coupons_per_year),
+  const SummedGrids grids = summed_grids(today, curve);
+  const BondValue value = priced_on_grid(grids, start, maturity, coupons_per_year, coupon, today, curve);
+  const RemainingFlows flows = remaining_flows(grids.days, today, grid_place(maturity, coupons_per_year),
                                                coupon_count(start, maturity, coupons_per_year), maturity,
                                                coupons_per_year, coupon);
   MomentRows moments;
-  sum_grid_moments(grids, curve, moments);
+  sum_grid_moments(grids.days, curve, moments);
   return bond_figures(flows, value.price, quote, curve, moments);
 }
 

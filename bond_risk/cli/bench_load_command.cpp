@@ -319,11 +319,12 @@ void roundtrip(Context& c) {
 }
 
 void capacity(Context& c) {
+  const double seconds = c.seconds();  // bad sizes refused before the CSV is touched
+  const auto window = static_cast<std::size_t>(c.integer("window", "4096", 1'000'000));
   std::string header = "label,workload,commands,seconds,per_s,batches_per_1000";
   for (std::string_view phase : kPhaseNames) header += "," + std::string(phase) + "_us";
   header += ",engine_us,wall_us";
   Csv csv(c.out, "capacity", header);
-  const double seconds = c.seconds();
   const std::pair<const char*, std::function<std::string()>> mixes[] = {
       {"amendments", [&] { return format_command(c.workload.amendment()); }},
       {"reads_90_amendments_10",
@@ -364,7 +365,6 @@ void capacity(Context& c) {
             phases, engine, 1e6 / per_s);
     std::cout << c.label << " " << name << ": " << static_cast<long>(per_s) << " commands/s" << std::endl;
   };
-  const auto window = static_cast<std::size_t>(c.integer("window", "4096", 1'000'000));
   for (const auto& mix : mixes) measure(mix.first, [&] { return c.client.flat_out(mix.second, seconds, window); });
   measure("amendments_one_at_a_time", [&] {
     const auto n = static_cast<std::size_t>(std::max(10.0, 200 * seconds));
