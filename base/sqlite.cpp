@@ -100,6 +100,13 @@ void Database::set_busy_timeout(int milliseconds) {
   sqlite3_busy_timeout(db_.get(), milliseconds);
 }
 
+void Database::disable_triggers() {
+  int enabled = 1;
+  if (sqlite3_db_config(db_.get(), SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &enabled) != SQLITE_OK || enabled != 0) {
+    fail("cannot turn triggers off");
+  }
+}
+
 void Database::fail(const std::string& what) const {
   throw SqliteError("database " + path_ + ": " + what + ": " + sqlite3_errmsg(db_.get()), sqlite3_errcode(db_.get()) & 0xff);
 }

@@ -66,6 +66,9 @@ class Database {
   bool in_transaction() const { return sqlite3_get_autocommit(db_.get()) == 0; }
   // How long a statement waits for another connection's lock (default 5 s).
   void set_busy_timeout(int milliseconds);
+  // Turns triggers off for this connection (SQLITE_DBCONFIG_ENABLE_TRIGGER):
+  // its writes run none, whatever the schema holds; other connections' do.
+  void disable_triggers();
   int busy_timeout() const { return busy_timeout_ms_; }
   sqlite3* handle() const { return db_.get(); }
   [[noreturn]] void fail(const std::string& what) const;

@@ -76,17 +76,23 @@ start_engine_on() {
 
 # send_events BIN SOCK COPY KIND EVENTS CURVE PAUSE LOG: EVENTS events one
 # at a time, each followed by PAUSE seconds: bump-curve CURVE +1 and -1 in
-# turn (KIND bump), or roll-date a day further each time from COPY's today
-# (KIND roll).
+# turn (KIND bump), roll-date a day further each time from COPY's today
+# (KIND roll), or set-price of 100 quoted bonds of COPY, a different
+# hundred each time (picked by a hash of id and event), each a
+# thousandth up or down in turn (KIND quotes).
 send_events() {
-  local bin=$1 sock=$2 copy=$3 kind=$4 events=$5 curve=$6 pause=$7 log=$8 i today
+  local bin=$1 sock=$2 copy=$3 kind=$4 events=$5 curve=$6 pause=$7 log=$8 i today prices
   today=$(sqlite3 "$copy" "SELECT today FROM calendar ORDER BY id LIMIT 1")
   for i in $(seq "$events"); do
-    if [ "$kind" = bump ]; then
-      "$bin" send --socket "$sock" bump-curve "$curve" $((i % 2 ? 1 : -1)) > /dev/null
-    else
-      "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null
-    fi || die "$bin refused an event; see $log"
+    case $kind in
+      bump) "$bin" send --socket "$sock" bump-curve "$curve" $((i % 2 ? 1 : -1)) > /dev/null ;;
+      roll) "$bin" send --socket "$sock" roll-date "$(date -u -d "$today + $i day" +%F)" > /dev/null ;;
+      quotes)
+        prices=$(sqlite3 "$copy" "SELECT group_concat(bond_id || ' ' || printf('%.4f', clean_price + $((i % 2 ? 1 : -1)) * 0.001), ' ')
+          FROM (SELECT * FROM bond_quote ORDER BY (bond_id * 2654435761 + $i * 40503) % 1000003 LIMIT 100)")
+        # shellcheck disable=SC2086  # the pairs are separate arguments
+        "$bin" send --socket "$sock" set-price $prices > /dev/null ;;
+    esac || die "$bin refused an event; see $log"
     sleep "$pause"
   done
 }

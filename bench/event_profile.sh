@@ -2,7 +2,8 @@
 # Where a big event's CPU goes, two binaries side by side, by the function
 # each sample falls in. For each round, OLD and NEW in turn (ABBA) each
 # serve a fresh copy of DB and take EVENTS events one at a time (bump-curve
-# CURVE +1 and -1 in turn, or roll-date a day further each time), with a
+# CURVE +1 and -1 in turn, roll-date a day further each time, or a
+# set-price of 100 quoted bonds: common.sh, send_events), with a
 # pause of PAUSE seconds after each, under a sampling profile of every
 # thread of the engine (perf, task-clock at 1999 Hz). Each profile starts
 # once the start-up flush's results are written and stops once the last
@@ -22,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/common.sh
 . "$here/common.sh"
 
-usage="usage: bench/event_profile.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--pause SECONDS] [--kind bump|roll] [--curve NAME] [--threads T]
+usage="usage: bench/event_profile.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--pause SECONDS] [--kind bump|roll|quotes] [--curve NAME] [--threads T]
   (default: data/bond_risk_440k.db, 1 round, 20 events, 0.25 s pause, bump of EUR-BUND, 2 worker threads)"
 [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 old=$1 new=$2
@@ -46,7 +47,7 @@ for bin in "$old" "$new"; do [ -x "$bin" ] || die "$bin is not an executable"; d
 [[ $rounds =~ ^[1-9][0-9]*$ && $events =~ ^[1-9][0-9]*$ && $threads =~ ^[0-9]+$ ]] ||
   die "--rounds and --events take positive whole numbers, --threads a whole number"
 [[ $pause =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--pause takes seconds, e.g. 0.25, not '$pause'"
-case $kind in bump|roll) ;; *) die "--kind is bump or roll, not '$kind'" ;; esac
+case $kind in bump|roll|quotes) ;; *) die "--kind is bump, roll or quotes, not '$kind'" ;; esac
 ensure_database "$old" "$db"
 need awk sqlite3 perf
 hz=1999

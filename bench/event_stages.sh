@@ -2,7 +2,8 @@
 # Where a big event's time goes in the engine, two binaries side by side:
 # for each round, OLD and NEW in turn (ABBA) each serve a fresh copy of DB
 # and take EVENTS events one at a time (bump-curve CURVE +1 and -1 in turn,
-# or roll-date a day further each time), with a pause of PAUSE seconds (0.25) after each
+# roll-date a day further each time, or a set-price of 100 quoted bonds:
+# common.sh, send_events), with a pause of PAUSE seconds (0.25) after each
 # so that little of an event's result writing falls on the next (a roll's
 # 440,000 rows may still be being written). The engine's own time per stage of a batch of
 # changes (stats' time_us: apply, recalculate (to the reply), recalculate_rest (after it), pnl_explain, limit_checks,
@@ -18,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/common.sh
 . "$here/common.sh"
 
-usage="usage: bench/event_stages.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--pause SECONDS] [--kind bump|roll] [--curve NAME] [--threads T]
+usage="usage: bench/event_stages.sh OLD_BIN NEW_BIN [--db DB] [--rounds N] [--events N] [--pause SECONDS] [--kind bump|roll|quotes] [--curve NAME] [--threads T]
   (default: data/bond_risk_440k.db, 3 rounds, 40 events, 0.25 s pause, bump of EUR-BUND, 2 threads)"
 [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
 old=$1 new=$2
@@ -40,7 +41,7 @@ for bin in "$old" "$new"; do [ -x "$bin" ] || die "$bin is not an executable"; d
 [[ $rounds =~ ^[1-9][0-9]*$ && $events =~ ^[1-9][0-9]*$ && $threads =~ ^[0-9]+$ ]] ||
   die "--rounds and --events take positive whole numbers, --threads a whole number"
 [[ $pause =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--pause takes seconds, e.g. 0.25, not '$pause'"
-case $kind in bump|roll) ;; *) die "--kind is bump or roll, not '$kind'" ;; esac
+case $kind in bump|roll|quotes) ;; *) die "--kind is bump, roll or quotes, not '$kind'" ;; esac
 ensure_database "$old" "$db"
 need awk sqlite3
 

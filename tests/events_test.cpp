@@ -427,8 +427,7 @@ TEST(Events, ChangesByAnotherProgramAreAppliedRowByRowOrByAWholeReload) {
 }
 
 // The engine's own writes to the input tables are not recorded as changes
-// to apply (the change log's triggers skip them: they were recorded, then
-// deleted by the same commit); another program's are.
+// to apply (its connection runs no triggers); another program's are.
 TEST(Events, TheEnginesOwnWritesAreNotRecordedAsChangesButAnotherProgramsAre) {
   Live live;
   const auto recorded = [&] {

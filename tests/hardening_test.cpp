@@ -374,6 +374,39 @@ TEST(Hardening, AChangeTransactionEndedWithoutCommitLeavesTheChangesPending) {
   EXPECT_TRUE(logged.log.changes().rows.empty());
 }
 
+// A database an older engine prepared keeps its change-log triggers, which
+// skipped the engine's writes by a row of engine_writing. This version's
+// log replaces them and drops the table: another program's update is
+// recorded once (its old and new row), not once by each version's triggers.
+TEST(Hardening, AnOlderVersionsChangeTriggersAreReplaced) {
+  test::TempDir dir;
+  const std::string path = dir.path("c.db");
+  ASSERT_EQ(run_cli("generate --preset 100 --out " + path).exit_code, 0);
+  const auto count = [](base::Database& db, const std::string& sql) {
+    base::Statement st = db.prepare(sql);
+    st.step();
+    return st.integer(0);
+  };
+  {
+    base::Database older(path, base::Database::Mode::read_write);
+    older.exec(
+        "CREATE TABLE engine_writing (writing INTEGER);"
+        "CREATE TABLE input_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, node_id INTEGER);"
+        "CREATE TRIGGER outright_trade_UPDATE_change_v3 AFTER UPDATE ON outright_trade "
+        "WHEN NOT EXISTS (SELECT 1 FROM engine_writing) BEGIN "
+        "INSERT INTO input_change (tbl, node_id) VALUES ('outright_trade', OLD.id); "
+        "INSERT INTO input_change (tbl, node_id) VALUES ('outright_trade', NEW.id); END");
+  }
+  base::Database db(path, base::Database::Mode::read_write);
+  ChangeLog log(db);
+  EXPECT_EQ(count(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '%_change_v3'"), 0);
+  EXPECT_FALSE(db.has_table("engine_writing"));
+  base::Database(path, base::Database::Mode::read_write)
+      .exec("UPDATE outright_trade SET quantity = 8 WHERE id = (SELECT min(id) FROM outright_trade)");
+  EXPECT_EQ(count(db, "SELECT count(*) FROM input_change"), 2) << "one row for the old and one for the new, once";
+  EXPECT_EQ(log.changes().rows.size(), 1u);
+}
+
 TEST(Hardening, AFullDiskFailsTheBatchAndLeavesTheModelAsTheDatabaseIs) {
   Live live("100", 20);
   const std::string bond = std::to_string(test::first_id(live.store(), Kind::bond));

@@ -22,13 +22,13 @@ std::int64_t query_integer(base::Database& db, const std::string& sql) {
 }  // namespace
 
 ChangeLog::ChangeLog(base::Database& db) : db_(db) {
-  // engine_writing holds a row only inside the engine's own write
-  // transactions (never committed): the triggers record no write of the
-  // engine's, only other programs'.
+  // The triggers record other programs' writes. This connection runs none,
+  // so the engine's own writes are neither recorded nor slowed by a
+  // trigger program per row.
+  db_.disable_triggers();
   std::string sql =
       "CREATE TABLE IF NOT EXISTS input_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, "
-      "node_id INTEGER);\n"
-      "CREATE TABLE IF NOT EXISTS engine_writing (writing INTEGER);\n";
+      "node_id INTEGER);\n";
   // The input tables, by the node each row belongs to, and the risk limits by their id.
   std::vector<std::pair<std::string, std::string>> tables;
   for (const InputTable& t : input_tables()) tables.emplace_back(t.name, t.node_column);
@@ -42,17 +42,21 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
         if ((op == "INSERT" && row == "OLD") || (op == "DELETE" && row == "NEW")) continue;
         body += " INSERT INTO input_change (tbl, node_id) VALUES ('" + table + "', " + row + "." + column + ");";
       }
-      sql += "CREATE TRIGGER IF NOT EXISTS " + table + "_" + op + "_change_v3 AFTER " + op + " ON " + table +
-             " WHEN NOT EXISTS (SELECT 1 FROM engine_writing) BEGIN" + body + " END;\n";
+      sql += "CREATE TRIGGER IF NOT EXISTS " + table + "_" + op + "_change_v4 AFTER " + op + " ON " + table +
+             " BEGIN" + body + " END;\n";
     }
   }
-  // The first triggers recorded only the new row of an update; the second
-  // recorded the engine's own writes too.
+  // Earlier versions' triggers: the first recorded only the new row of an
+  // update, the second the engine's own writes too, the third skipped the
+  // engine's writes by a row of engine_writing inside its transactions.
   for (const auto& [table, column] : tables) {
     for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
-      for (const char* version : {"", "_v2"}) db_.exec("DROP TRIGGER IF EXISTS " + table + "_" + op + "_change" + version);
+      for (const char* version : {"", "_v2", "_v3"}) {
+        db_.exec("DROP TRIGGER IF EXISTS " + table + "_" + op + "_change" + version);
+      }
     }
   }
+  sql += "DROP TABLE IF EXISTS engine_writing;\n";
   db_.exec(sql);
   external_commit();
   consumed_ = last_seq();
@@ -85,16 +89,13 @@ void ChangeLog::consume() {
 }
 
 ChangeLog::Transaction::Transaction(ChangeLog& log, base::Transaction::Begin begin)
-    : log_(log), mark_(log.consumed_), tx_(log.db_, begin) {
-  if (tx_.held()) log_.db_.cached("INSERT INTO engine_writing VALUES (1)").run();
-}
+    : log_(log), mark_(log.consumed_), tx_(log.db_, begin) {}
 
 ChangeLog::Transaction::~Transaction() {
   if (!committed_) log_.consumed_ = mark_;  // tx_ rolls the database back
 }
 
 void ChangeLog::Transaction::commit() {
-  log_.db_.cached("DELETE FROM engine_writing").run();
   tx_.commit();
   committed_ = true;
 }

@@ -1,8 +1,10 @@
-// Changes to the input tables and the risk limits (by limit id), recorded
-// by SQLite triggers into the
-// input_change table, whatever program made them; the running engine reads
-// them to notice edits it did not make itself. Used by the thread that owns
-// the connection.
+// Changes other programs made to the input tables and the risk limits (by
+// limit id), recorded by SQLite triggers into the input_change table; the
+// running engine reads them to notice edits it did not make itself. The
+// log's own connection runs no triggers (base::Database::disable_triggers),
+// so what the engine writes through it is never recorded, and neither does
+// a trigger an operator adds to an input table run for the engine's writes.
+// Used by the thread that owns the connection.
 // Borrows `db`, which must outlive it; the CommandExecutor owns the log.
 #pragma once
 
@@ -17,8 +19,9 @@ namespace bond_risk {
 
 class ChangeLog {
  public:
-  // Creates the input_change table and its triggers if missing, and starts
-  // after the changes already recorded.
+  // Creates the input_change table and its triggers if missing (replacing
+  // an older version's), turns triggers off on `db`, and starts after the
+  // changes already recorded.
   explicit ChangeLog(base::Database& db);
 
   // Whether another connection has committed since the last call (PRAGMA
@@ -37,8 +40,7 @@ class ChangeLog {
   void consume();
 
   // A write transaction over the database (its write lock taken at once)
-  // and what it consumes of the log. Its own writes are not recorded (the
-  // triggers skip them). If the commit fails, or the transaction ends
+  // and what it consumes of the log. If the commit fails, or the transaction ends
   // without one (an exception), the database rolls it back and nothing
   // consumed since it began stays consumed: the next changes are numbered
   // from before it again, so they are seen. One per log at a time.

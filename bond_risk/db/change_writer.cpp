@@ -49,7 +49,7 @@ struct Persist {
   }
 
   // A tick's quotes go up to kQuotesPerInsert rows to a statement: a
-  // statement's fixed cost (its journal, its trigger program) is paid per
+  // statement's fixed cost (its journal) is paid per
   // chunk, not per quote.
   void operator()(const BondQuotes& w) const {
     constexpr std::size_t kQuotesPerInsert = 32;

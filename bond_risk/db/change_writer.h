@@ -15,7 +15,7 @@ namespace bond_risk {
 
 // Writes `write` to the input tables in the caller's transaction. Throws
 // std::runtime_error if the database refuses a row (a duplicate name, a
-// trigger); the caller rolls back to its savepoint.
+// constraint); the caller rolls back to its savepoint.
 void persist(base::Database& db, const Write& write);
 
 // The id of the bond or trade called `name`, or nullopt.
