@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <iterator>
 #include <string>
 #include <numeric>
@@ -24,6 +25,13 @@ constexpr std::size_t kRangeWalk = 64;
 // that, marks go to the bitmap without a list, and walks take the bulk paths.
 constexpr bool many(std::size_t count, std::size_t size) { return count * 8 >= size; }
 
+// `count` dirty nodes of a type of `size` are listed in index order by a
+// sort (some count log count steps) or a scan of the bitmap (size / 64
+// words, a step each): the scan once it takes no more steps than the sort.
+constexpr bool scan_to_order(std::size_t count, std::size_t size) {
+  return count * std::bit_width(count) * 64 >= size;
+}
+
 // Marks `bits` of word k dirty, and fresh those that were not dirty yet.
 inline void mark_word(Bitmap::Word* dirty, Bitmap::Word* fresh, std::size_t k, Bitmap::Word bits) {
   fresh[k] |= bits & ~dirty[k];
@@ -37,8 +45,8 @@ inline void mark_word(Bitmap::Word* dirty, Bitmap::Word* fresh, std::size_t k, B
 
 TypeId Graph::add_type(std::string name, unsigned tier, BatchFn calc, TypeOptions options) {
   if (tier == 0) throw std::logic_error("node type " + name + ": tiers start at 1");
-  if (static_cast<bool>(options.save_value) != (options.value_bytes > 0)) {
-    throw std::logic_error("node type " + name + ": value_bytes and save_value go together");
+  if (static_cast<bool>(options.save_values) != (options.value_bytes > 0)) {
+    throw std::logic_error("node type " + name + ": value_bytes and save_values go together");
   }
   if (options.split.steps > 0 && (!options.split.parts || !options.split.run)) {
     throw std::logic_error("node type " + name + ": a split needs its parts and run functions");
@@ -485,8 +493,8 @@ std::optional<std::span<const NodeRef>> Graph::changed_inputs(NodeRef node) cons
 void Graph::order_dirty(Type& t) {
   if (t.listed && t.ordered) return;
   recount(t);
-  // Index order: from the bitmap when many are dirty, a sort otherwise.
-  if (!t.listed || many(t.dirty_count, t.size)) {
+  // Index order: from the bitmap when it is cheaper to scan, a sort otherwise.
+  if (!t.listed || scan_to_order(t.dirty_count, t.size)) {
     t.dirty_list.clear();
     t.dirty.for_each([&](std::size_t n) { t.dirty_list.push_back(static_cast<NodeIndex>(n)); });
   } else {
@@ -519,14 +527,17 @@ void Graph::prepare_flush() {
   for (const Type& t : types_) {
     for (NodeRef in : t.causes) {
       Type& pub = types_[in.type];
-      if (!pub.options.save_value) continue;
+      if (!pub.options.save_values) continue;
       if (pub.saved_slot.size() <= in.index) pub.saved_slot.resize(pub.size, kNotSaved);
       if (pub.saved_slot[in.index] != kNotSaved) continue;  // an input of several nodes
       pub.saved_slot[in.index] = static_cast<std::uint32_t>(pub.saved_nodes.size());
       pub.saved_nodes.push_back(in.index);
-      pub.saved.resize(pub.saved_nodes.size() * pub.options.value_bytes);
-      pub.options.save_value(in.index, pub.saved.data() + pub.saved.size() - pub.options.value_bytes);
     }
+  }
+  for (Type& t : types_) {  // a type's at once, so that its saver can fetch ahead
+    if (t.saved_nodes.empty()) continue;
+    t.saved.resize(t.saved_nodes.size() * t.options.value_bytes);
+    t.options.save_values(t.saved_nodes, t.saved.data());
   }
 }
 
@@ -564,7 +575,7 @@ void Graph::finish_flush() {
 
 const std::byte* Graph::previous_bytes(NodeRef publisher, std::size_t bytes) const {
   const Type& t = at(publisher.type);
-  if (!t.options.save_value) return nullptr;
+  if (!t.options.save_values) return nullptr;
   if (bytes != t.options.value_bytes) {
     throw std::logic_error("previous: node type " + t.name + " publishes " + std::to_string(t.options.value_bytes) +
                            " bytes, not " + std::to_string(bytes));

@@ -89,8 +89,9 @@
 
 namespace engine {
 
-// Writes the value node `index` publishes (value_bytes long) to `out`.
-using SaveFn = std::function<void(NodeIndex index, std::byte* out)>;
+// Writes the values `nodes` publish (value_bytes each) to `out`, one after
+// another. The nodes are in no order: a saver may fetch ahead.
+using SaveFn = std::function<void(std::span<const NodeIndex> nodes, std::byte* out)>;
 
 // Calculates the given nodes of one type. Must read only nodes it
 // subscribes to and write only the nodes it is given.
@@ -133,7 +134,7 @@ struct TypeOptions {
   // For types that incremental nodes subscribe to: the size and saver of
   // a node's published value, which must be trivially copyable.
   std::size_t value_bytes = 0;
-  SaveFn save_value = nullptr;
+  SaveFn save_values = nullptr;
   // Set (steps > 0): a flush by the scheduler calculates the type's nodes in parts.
   Split split{};
   // Set (both or neither): the calculation in two passes. `first` computes

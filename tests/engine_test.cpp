@@ -496,8 +496,8 @@ TEST(Flush, AFirstPassThenTheRestRunOverTheSameNodesWithTheChangedInputsKeptBetw
   graph.add_type("source", 1, [&](std::span<const NodeIndex> n) {
                    for (NodeIndex i : n) source[i] = input[i];
                  },
-                 {.value_bytes = sizeof(double), .save_value = [&](NodeIndex i, std::byte* out) {
-                    std::memcpy(out, &source[i], sizeof(double));
+                 {.value_bytes = sizeof(double), .save_values = [&](std::span<const NodeIndex> n, std::byte* out) {
+                    for (std::size_t k = 0; k < n.size(); ++k) std::memcpy(out + k * sizeof(double), &source[n[k]], sizeof(double));
                   }});
   const auto whole = [&](std::span<const NodeIndex>) { sum = source[0] + source[1] + source[2] + source[3]; };
   graph.add_type("sum", 2, whole,
@@ -568,8 +568,8 @@ struct IncrementalToy {
                                                                  members(sums), total(sums) {
     for (std::size_t i = 0; i < member_count; ++i) input[i] = 1.0 + static_cast<double>(i);
     graph.add_type("member", 1, [this](std::span<const NodeIndex> n) { for (NodeIndex i : n) value[i] = input[i]; },
-                   {.value_bytes = sizeof(double), .save_value = [this](NodeIndex i, std::byte* out) {
-                      std::memcpy(out, &value[i], sizeof(double));
+                   {.value_bytes = sizeof(double), .save_values = [this](std::span<const NodeIndex> n, std::byte* out) {
+                      for (std::size_t k = 0; k < n.size(); ++k) std::memcpy(out + k * sizeof(double), &value[n[k]], sizeof(double));
                     }});
     graph.add_type("sum", 2, [this](std::span<const NodeIndex> n) { for (NodeIndex s : n) calculate(s); },
                    {.incremental = true});

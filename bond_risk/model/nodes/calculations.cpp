@@ -704,18 +704,41 @@ void build_graph(Store& store, engine::Graph& graph) {
   for (const RepoBook& b : store.repo_books) members += b.members.size();
   const std::size_t book_cost = average(members, store.outright_books.size() + store.repo_books.size()) / 4;
   // A trade's value and status as its books saw them, saved by the engine
-  // before a flush recalculates the trade (see engine/graph.h).
-  auto saved_as_previous = [&store](Kind kind, const auto& values) {
+  // before a flush recalculates the trade (see engine/graph.h). The trades
+  // lie anywhere in their arrays: each one's rows are fetched kAhead
+  // trades ahead, and its bond's ladder version half as far, once its row
+  // (which names the bond) has come in.
+  auto saved_as_previous = [&store](Kind kind, const auto& values, const auto& trades) {
     using Saved = Previous<typename std::decay_t<decltype(values)>::value_type>;
     return engine::TypeOptions{
         .cost = kind == Kind::outright_trade ? 1u : 2u,
         .value_bytes = sizeof(Saved),
-        .save_value = [&store, kind, &values](NodeIndex i, std::byte* out) {
-          const Status status = store.states[static_cast<std::size_t>(kind)][i].status;
-          Saved saved{values[i], status,
-                      store.with_key_rates && status == Status::ok ? books_ladder_part(store, ref(kind, i)) : LadderPart{}};
-          if (kind == Kind::outright_trade) saved.cs01 = store.outright_cs01[i], saved.quoted = store.outright_quoted[i] == Quoted::yes;
-          std::memcpy(out, &saved, sizeof saved);
+        .save_values = [&store, kind, &values, &trades](std::span<const NodeIndex> nodes, std::byte* out) {
+          constexpr std::size_t kAhead = 16;
+          const NodeState* states = store.states[static_cast<std::size_t>(kind)].data();
+          const bool outright = kind == Kind::outright_trade, ladders = store.with_key_rates;
+          for (std::size_t k = 0; k < nodes.size(); ++k) {
+            if (k + kAhead < nodes.size()) {
+              const NodeIndex ahead = nodes[k + kAhead];
+              __builtin_prefetch(&values[ahead]);
+              __builtin_prefetch(&states[ahead]);
+              __builtin_prefetch(&trades[ahead]);
+              if (outright) {
+                __builtin_prefetch(&store.outright_cs01[ahead]);
+                __builtin_prefetch(&store.outright_quoted[ahead]);
+              }
+            }
+            if (ladders && k + kAhead / 2 < nodes.size()) {
+              const NodeIndex bond = trades[nodes[k + kAhead / 2]].bond;
+              if (bond < store.bond_ladder_version.size()) __builtin_prefetch(&store.bond_ladder_version[bond]);
+            }
+            const NodeIndex i = nodes[k];
+            const Status status = states[i].status;
+            Saved saved{values[i], status,
+                        ladders && status == Status::ok ? books_ladder_part(store, ref(kind, i)) : LadderPart{}};
+            if (outright) saved.cs01 = store.outright_cs01[i], saved.quoted = store.outright_quoted[i] == Quoted::yes;
+            std::memcpy(out + k * sizeof saved, &saved, sizeof saved);
+          }
         }};
   };
   const engine::TypeOptions book_options{.cost = book_cost, .incremental = true};
@@ -739,8 +762,10 @@ void build_graph(Store& store, engine::Graph& graph) {
                   }}},
        true},
       {Kind::bond, 3, &Calculator::bonds, {.cost = store.with_quote_analytics ? 64u : store.with_key_rates ? 2u : 1u}, true},
-      {Kind::outright_trade, 4, &Calculator::outright_trades, saved_as_previous(Kind::outright_trade, store.outright_values), true},
-      {Kind::repo_trade, 4, &Calculator::repo_trades, saved_as_previous(Kind::repo_trade, store.repo_values)},
+      {Kind::outright_trade, 4, &Calculator::outright_trades,
+       saved_as_previous(Kind::outright_trade, store.outright_values, store.outright_trades), true},
+      {Kind::repo_trade, 4, &Calculator::repo_trades,
+       saved_as_previous(Kind::repo_trade, store.repo_values, store.repo_trades)},
       {Kind::outright_book, 5, &Calculator::outright_books, book_options, true},
       {Kind::repo_book, 5, &Calculator::repo_books, book_options, true},
   };
