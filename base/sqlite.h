@@ -67,7 +67,8 @@ class Database {
   // How long a statement waits for another connection's lock (default 5 s).
   void set_busy_timeout(int milliseconds);
   // Turns triggers off for this connection (SQLITE_DBCONFIG_ENABLE_TRIGGER):
-  // its writes run none, whatever the schema holds; other connections' do.
+  // its writes to any table run none but TEMP triggers; other connections'
+  // writes run them as before.
   void disable_triggers();
   int busy_timeout() const { return busy_timeout_ms_; }
   sqlite3* handle() const { return db_.get(); }

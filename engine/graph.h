@@ -16,7 +16,8 @@
 // event costs in proportion to its size; past an eighth of the type (or
 // when a big event is about to mark that many) the list is dropped, a mark
 // is a branch-free OR of one bit, and dirty() lists the set again, in index
-// order, from the bitmap.
+// order, from the bitmap. A list still kept is put in index order by a
+// sort, or by a scan of the bitmap where that takes fewer steps.
 //
 // A big event need not read every edge it crosses. A node whose many
 // subscribers lie in runs (consecutive nodes of one type: a curve's bonds)
@@ -90,7 +91,8 @@
 namespace engine {
 
 // Writes the values `nodes` publish (value_bytes each) to `out`, one after
-// another. The nodes are in no order: a saver may fetch ahead.
+// another. The nodes come in the order their subscribers' changes name
+// them, not by index: a saver may fetch ahead.
 using SaveFn = std::function<void(std::span<const NodeIndex> nodes, std::byte* out)>;
 
 // Calculates the given nodes of one type. Must read only nodes it
@@ -131,8 +133,8 @@ struct TypeOptions {
   // Nodes of this type update from their changed inputs when they can
   // (see changed_inputs and previous).
   bool incremental = false;
-  // For types that incremental nodes subscribe to: the size and saver of
-  // a node's published value, which must be trivially copyable.
+  // For types that incremental nodes subscribe to: the size of a node's
+  // published value, which must be trivially copyable, and their saver.
   std::size_t value_bytes = 0;
   SaveFn save_values = nullptr;
   // Set (steps > 0): a flush by the scheduler calculates the type's nodes in parts.

@@ -49,6 +49,8 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
   // Earlier versions' triggers: the first recorded only the new row of an
   // update, the second the engine's own writes too, the third skipped the
   // engine's writes by a row of engine_writing inside its transactions.
+  // Replaced in one transaction: no other program's write falls between.
+  base::Transaction tx(db_, true);
   for (const auto& [table, column] : tables) {
     for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
       for (const char* version : {"", "_v2", "_v3"}) {
@@ -58,6 +60,7 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
   }
   sql += "DROP TABLE IF EXISTS engine_writing;\n";
   db_.exec(sql);
+  tx.commit();
   external_commit();
   consumed_ = last_seq();
 }

@@ -3,7 +3,7 @@
 // running engine reads them to notice edits it did not make itself. The
 // log's own connection runs no triggers (base::Database::disable_triggers),
 // so what the engine writes through it is never recorded, and neither does
-// a trigger an operator adds to an input table run for the engine's writes.
+// a trigger an operator adds to any table run for the engine's writes.
 // Used by the thread that owns the connection.
 // Borrows `db`, which must outlive it; the CommandExecutor owns the log.
 #pragma once
