@@ -102,8 +102,12 @@ void Database::set_busy_timeout(int milliseconds) {
 
 void Database::disable_triggers() {
   int enabled = 1;
-  if (sqlite3_db_config(db_.get(), SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &enabled) != SQLITE_OK) fail("cannot turn triggers off");
-  if (enabled != 0) throw SqliteError("database " + path_ + ": triggers stayed on after SQLite was told to turn them off", SQLITE_ERROR);
+  if (sqlite3_db_config(db_.get(), SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &enabled) != SQLITE_OK) {
+    fail("cannot turn triggers off");
+  }
+  if (enabled != 0) {
+    throw SqliteError("database " + path_ + ": triggers stayed on after SQLite was told to turn them off", SQLITE_ERROR);
+  }
 }
 
 void Database::fail(const std::string& what) const {

@@ -50,15 +50,15 @@ ChangeLog::ChangeLog(base::Database& db) : db_(db) {
   // update, the second the engine's own writes too, the third skipped the
   // engine's writes by a row of engine_writing inside its transactions.
   // Replaced in one transaction: no other program's write falls between.
-  base::Transaction tx(db_, true);
   for (const auto& [table, column] : tables) {
     for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
       for (const char* version : {"", "_v2", "_v3"}) {
-        db_.exec("DROP TRIGGER IF EXISTS " + table + "_" + op + "_change" + version);
+        sql += "DROP TRIGGER IF EXISTS " + table + "_" + op + "_change" + version + ";\n";
       }
     }
   }
   sql += "DROP TABLE IF EXISTS engine_writing;\n";
+  base::Transaction tx(db_, true);
   db_.exec(sql);
   tx.commit();
   external_commit();

@@ -10,8 +10,8 @@ Applied apply_change(LiveModel& model, const Change& change, base::Database& db,
   try {
     persist(db, prepared.write);
   } catch (const std::runtime_error& e) {
-    if (in_transaction && !db.in_transaction()) throw;  // the whole transaction rolled back, not only this change's rows
-    throw CommandError(e.what());     // SQLite's message: no client bytes
+    if (in_transaction && !db.in_transaction()) throw;  // the whole transaction rolled back, not only this change
+    throw CommandError(e.what());                       // SQLite's message: no client bytes
   }
   return model.commit(std::move(prepared), rows);
 }

@@ -74,9 +74,9 @@ struct Reply {
 class CommandExecutor {
  public:
   // Prepares `db` (WAL, `synchronous` (db/synchronous.h), the schema and
-  // the change log's triggers, which turns triggers off on `db`) and starts persisting `model`'s results (all
-  // of them first) to the results database beside it. Both must outlive the
-  // executor.
+  // the change log's triggers, which turns triggers off on `db`) and starts
+  // persisting `model`'s results (all of them first) to the results
+  // database beside it. Both must outlive the executor.
   CommandExecutor(LiveModel& model, base::Database& db, Synchronous synchronous = Synchronous::full);
   ~CommandExecutor();  // publishes what remains
   CommandExecutor(const CommandExecutor&) = delete;

@@ -671,6 +671,40 @@ struct Calculator {
   }
 };
 
+// Saves each of `nodes` (trades of `kind`) as a Previous to `out`, one
+// after another. The trades lie anywhere in their arrays: each one's rows
+// are fetched kAhead trades ahead, and its bond's ladder version half as
+// far, once its row (which names the bond) has come in.
+template <class Value, class Trade>
+void save_previous(const Store& store, Kind kind, std::span<const Value> values, std::span<const Trade> trades,
+                   std::span<const NodeIndex> nodes, std::byte* out) {
+  constexpr std::size_t kAhead = 16;
+  const NodeState* states = store.states[static_cast<std::size_t>(kind)].data();
+  const bool outright = kind == Kind::outright_trade, ladders = store.with_key_rates;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    if (k + kAhead < nodes.size()) {
+      const NodeIndex ahead = nodes[k + kAhead];
+      __builtin_prefetch(&values[ahead]);
+      __builtin_prefetch(&states[ahead]);
+      __builtin_prefetch(&trades[ahead]);
+      if (outright) {
+        __builtin_prefetch(&store.outright_cs01[ahead]);
+        __builtin_prefetch(&store.outright_quoted[ahead]);
+      }
+    }
+    if (ladders && k + kAhead / 2 < nodes.size()) {
+      const NodeIndex bond = trades[nodes[k + kAhead / 2]].bond;
+      if (bond < store.bond_ladder_version.size()) __builtin_prefetch(&store.bond_ladder_version[bond]);
+    }
+    const NodeIndex i = nodes[k];
+    const Status status = states[i].status;
+    Previous<Value> saved{values[i], status,
+                          ladders && status == Status::ok ? books_ladder_part(store, ref(kind, i)) : LadderPart{}};
+    if (outright) saved.cs01 = store.outright_cs01[i], saved.quoted = store.outright_quoted[i] == Quoted::yes;
+    std::memcpy(out + k * sizeof saved, &saved, sizeof saved);
+  }
+}
+
 }  // namespace
 
 bool values_finite(const Store& s, const OutrightTrade& t) {
@@ -704,41 +738,14 @@ void build_graph(Store& store, engine::Graph& graph) {
   for (const RepoBook& b : store.repo_books) members += b.members.size();
   const std::size_t book_cost = average(members, store.outright_books.size() + store.repo_books.size()) / 4;
   // A trade's value and status as its books saw them, saved by the engine
-  // before a flush recalculates the trade (see engine/graph.h). The trades
-  // lie anywhere in their arrays: each one's rows are fetched kAhead
-  // trades ahead, and its bond's ladder version half as far, once its row
-  // (which names the bond) has come in.
+  // before a flush recalculates the trade (save_previous, engine/graph.h).
   auto saved_as_previous = [&store](Kind kind, const auto& values, const auto& trades) {
     using Saved = Previous<typename std::decay_t<decltype(values)>::value_type>;
     return engine::TypeOptions{
         .cost = kind == Kind::outright_trade ? 1u : 2u,
         .value_bytes = sizeof(Saved),
         .save_values = [&store, kind, &values, &trades](std::span<const NodeIndex> nodes, std::byte* out) {
-          constexpr std::size_t kAhead = 16;
-          const NodeState* states = store.states[static_cast<std::size_t>(kind)].data();
-          const bool outright = kind == Kind::outright_trade, ladders = store.with_key_rates;
-          for (std::size_t k = 0; k < nodes.size(); ++k) {
-            if (k + kAhead < nodes.size()) {
-              const NodeIndex ahead = nodes[k + kAhead];
-              __builtin_prefetch(&values[ahead]);
-              __builtin_prefetch(&states[ahead]);
-              __builtin_prefetch(&trades[ahead]);
-              if (outright) {
-                __builtin_prefetch(&store.outright_cs01[ahead]);
-                __builtin_prefetch(&store.outright_quoted[ahead]);
-              }
-            }
-            if (ladders && k + kAhead / 2 < nodes.size()) {
-              const NodeIndex bond = trades[nodes[k + kAhead / 2]].bond;
-              if (bond < store.bond_ladder_version.size()) __builtin_prefetch(&store.bond_ladder_version[bond]);
-            }
-            const NodeIndex i = nodes[k];
-            const Status status = states[i].status;
-            Saved saved{values[i], status,
-                        ladders && status == Status::ok ? books_ladder_part(store, ref(kind, i)) : LadderPart{}};
-            if (outright) saved.cs01 = store.outright_cs01[i], saved.quoted = store.outright_quoted[i] == Quoted::yes;
-            std::memcpy(out + k * sizeof saved, &saved, sizeof saved);
-          }
+          save_previous(store, kind, std::span(values), std::span(trades), nodes, out);
         }};
   };
   const engine::TypeOptions book_options{.cost = book_cost, .incremental = true};
