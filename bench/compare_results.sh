@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Compares the result tables of two `bond_risk run --batch` runs on the same
 # input (DB.results.db; older binaries wrote them into DB itself). Every
-# node's status must be the same. For each value column it prints the
-# largest relative difference |a - b| / max(|a|, |b|) and the row where it
-# is. A value that is a difference of larger terms (pv01 = (price_up -
+# node's status must be the same. For each value column (a bond's quote
+# analytics among them; one that a database lacks, an older binary's, is
+# skipped) it prints the largest relative difference |a - b| / max(|a|, |b|)
+# and the row where it is. A value that is a difference of larger terms (pv01 = (price_up -
 # price_dn) / 2, pnl = pv - cost, margin = start_cash - notional * price)
 # moves far more than its terms when they change in their last bits, so for
 # those it also prints the difference relative to the terms' size (a price,
@@ -14,7 +15,7 @@
 #   bench/compare_results.sh [--tolerance T] OLD.results.db NEW.results.db
 set -euo pipefail
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 tolerance=1e-12
 while [[ $# -gt 0 ]]; do
@@ -37,7 +38,7 @@ command -v sqlite3 >/dev/null || { echo "compare_results: needs the sqlite3 shel
 # table : key columns : value columns, each COLUMN or COLUMN/TERMS (TERMS: a
 # column of the same row as large as the value's terms).
 tables=(
-  "bond_result:id:price pv01/price"
+  "bond_result:id:price pv01/price accrued clean_price yield macaulay_duration modified_duration convexity market_dirty z_spread cs01 quote_yield dirty_price"
   "outright_trade_result:id:pv pv01/pv pnl/pv"
   "repo_trade_result:id:end_cash margin/end_cash mtm_pnl"
   "outright_book_result:id:pv pv01/pv pnl/pv"
@@ -50,7 +51,7 @@ tables=(
 failed=0
 query() { sqlite3 -batch -noheader "file:$2?mode=ro" "ATTACH 'file:$3?mode=ro' AS o;" "$1"; }
 count() { query "SELECT count(*) FROM ($1)" "$2" "$3"; }
-printf '%-23s %-13s %7s %22s %-14s %22s\n' table column rows "largest relative diff" "(at key)" "relative to terms"
+printf '%-23s %-17s %7s %22s %-14s %22s\n' table column rows "largest relative diff" "(at key)" "relative to terms"
 for spec in "${tables[@]}"; do
   IFS=: read -r table keys columns <<<"$spec"
   if [[ $(count "SELECT 1 FROM main.sqlite_schema WHERE name = '$table'
@@ -80,6 +81,11 @@ for spec in "${tables[@]}"; do
     c=${spec_column%/*}
     terms=${spec_column#*/}
     [[ "$terms" == "$spec_column" ]] && terms=$c
+    if [[ $(count "SELECT 1 FROM pragma_table_info('$table') WHERE name = '$c'
+                   UNION ALL SELECT 1 FROM pragma_table_info('$table', 'o') WHERE name = '$c'" "$1" "$2") != 2 ]]; then
+      printf '%-23s %-17s not in both: skipped\n' "$table" "$c"  # an older binary's tables
+      continue
+    fi
     # 1 when only one of the two is NULL (published by one run only).
     read -r rows diff at diff_terms < <(query "
       WITH d AS (
@@ -94,7 +100,7 @@ for spec in "${tables[@]}"; do
       FROM d" "$1" "$2" | tr '|' ' ')
     shown_terms=""
     [[ "$terms" != "$c" ]] && shown_terms="$diff_terms (of $terms)"
-    printf '%-23s %-13s %7s %22s %-14s %s\n' "$table" "$c" "$rows" "$diff" "$at" "$shown_terms"
+    printf '%-23s %-17s %7s %22s %-14s %s\n' "$table" "$c" "$rows" "$diff" "$at" "$shown_terms"
     if awk -v d="$diff_terms" -v t="$tolerance" 'BEGIN { exit !(d > t) }'; then failed=1; fi
   done
 done

@@ -103,14 +103,17 @@ TEST(Benchmark, CompareFlagsARegressionOverTenPercent) {
 
 TEST(Benchmark, CompareResultsChecksStatusesRowsAndDifferencesRelativeToTheirTerms) {
   test::TempDir dir;
-  // A bond_result table as `run --batch` writes it, with one bond's status, price and pv01.
+  // A bond_result table as `run --batch` writes it, with one bond's status, price, pv01 and yield (an older
+  // binary's table: no yield column).
   auto results = [&](const std::string& name, const char* status, const char* price, const char* pv01,
-                     bool second_bond = true) {
+                     bool second_bond = true, const char* yield = "0.0406713425961236") {
     const std::string path = dir.path(name);
+    const bool with_yield = yield != nullptr;
     std::string sql = "CREATE TABLE bond_result (id INTEGER PRIMARY KEY, status TEXT NOT NULL, reason TEXT NOT NULL,"
-                      " price REAL, pv01 REAL);"
-                      "INSERT INTO bond_result VALUES (1, '" + std::string(status) + "', '', " + price + ", " + pv01 + ");";
-    if (second_bond) sql += "INSERT INTO bond_result VALUES (2, 'OK', '', 99.5, -0.04);";
+                      " price REAL, pv01 REAL" + std::string(with_yield ? ", yield REAL" : "") + ");"
+                      "INSERT INTO bond_result VALUES (1, '" + std::string(status) + "', '', " + price + ", " + pv01 +
+                      (with_yield ? ", " + std::string(yield) : "") + ");";
+    if (second_bond) sql += "INSERT INTO bond_result VALUES (2, 'OK', '', 99.5, -0.04" + std::string(with_yield ? ", 0.05" : "") + ");";
     EXPECT_EQ(std::system(("sqlite3 " + path + " \"" + sql + "\"").c_str()), 0);
     return path;
   };
@@ -126,6 +129,9 @@ TEST(Benchmark, CompareResultsChecksStatusesRowsAndDifferencesRelativeToTheirTer
   EXPECT_EQ(compare(results("price.db", "OK", "101.689746680044", "-0.00111364541186987")), 1);  // 1e-10 of the price
   EXPECT_EQ(compare(results("status.db", "STALE", "101.689746670044", "-0.00111364541186987")), 1);
   EXPECT_EQ(compare(results("fewer.db", "OK", "101.689746670044", "-0.00111364541186987", false)), 1);
+  // A quote analytics column is compared too: a yield 1e-10 of itself apart fails; one table without it is skipped.
+  EXPECT_EQ(compare(results("yield.db", "OK", "101.689746670044", "-0.00111364541186987", true, "0.0406713425920565")), 1);
+  EXPECT_EQ(compare(results("older.db", "OK", "101.689746670044", "-0.00111364541186987", true, nullptr)), 0);
 }
 
 namespace {
