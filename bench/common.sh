@@ -31,6 +31,19 @@ ensure_database() {
   esac
 }
 
+# check_event_pair OLD NEW ROUNDS EVENTS THREADS PAUSE KIND DB: the options
+# of a pair of binaries' events (event_stages.sh, event_profile.sh), checked;
+# dies naming the first that is wrong, else makes DB if it is a preset's.
+check_event_pair() {
+  local bin
+  for bin in "$1" "$2"; do [ -x "$bin" ] || die "$bin is not an executable"; done
+  [[ $3 =~ ^[1-9][0-9]*$ && $4 =~ ^[1-9][0-9]*$ && $5 =~ ^[0-9]+$ ]] ||
+    die "--rounds and --events take positive whole numbers, --threads a whole number"
+  [[ $6 =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--pause takes seconds, e.g. 0.25, not '$6'"
+  case $7 in bump|roll|quotes) ;; *) die "--kind is bump, roll or quotes, not '$7'" ;; esac
+  ensure_database "$1" "$8"
+}
+
 # The two sides of round R of a pair of binaries, in the order they run:
 # odd rounds "old new", even rounds "new old" (ABBA), so that what one run
 # leaves the next (a warm cache, dirty pages being written back) falls on

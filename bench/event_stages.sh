@@ -37,12 +37,7 @@ while [ $# -gt 0 ]; do
     *) echo "event_stages.sh: unknown argument '$1'" >&2; echo "$usage" >&2; exit 2 ;;
   esac
 done
-for bin in "$old" "$new"; do [ -x "$bin" ] || die "$bin is not an executable"; done
-[[ $rounds =~ ^[1-9][0-9]*$ && $events =~ ^[1-9][0-9]*$ && $threads =~ ^[0-9]+$ ]] ||
-  die "--rounds and --events take positive whole numbers, --threads a whole number"
-[[ $pause =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--pause takes seconds, e.g. 0.25, not '$pause'"
-case $kind in bump|roll|quotes) ;; *) die "--kind is bump, roll or quotes, not '$kind'" ;; esac
-ensure_database "$old" "$db"
+check_event_pair "$old" "$new" "$rounds" "$events" "$threads" "$pause" "$kind" "$db"
 need awk sqlite3
 
 work=$(mktemp -d)
