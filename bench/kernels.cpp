@@ -2,7 +2,8 @@
 // type's batch calculation over all of its nodes, in index order, on a data
 // set loaded as the engine loads it, each without and with key-rate ladders
 // (a bond's also with quote analytics);
-// the least the books' ladders can cost (book_rows_floor); a flush of one
+// the least the books' ladders can cost (book_rows_floor, by book and by
+// bond); a flush of one
 // curve by one worker and by two (flush_one_curve); the marking a
 // move of one curve does before its recalculation, and the copy of its
 // result rows after (copy_rows_one_curve, by the master alone and with 2
@@ -71,7 +72,7 @@ void kernel(benchmark::State& state, DataSet& data, Kind kind, bool key_rates, b
 // member of either kind (a repo's margin row; not its mtm_pnl row), built
 // before the clock starts, each member's 12-point bond ladder added two
 // lanes at a time; no statuses, no trade structs, no curve checks.
-void book_rows_floor(benchmark::State& state, DataSet& data) {
+void book_rows_floor(benchmark::State& state, DataSet& data, bool by_bond) {
   const bond_risk::Store& s = data.store;
   constexpr std::size_t kPoints = 12;
   if (s.key_rate_axis.stride != kPoints || s.bond_kr01.size() < s.bonds.size() * kPoints) {
@@ -96,13 +97,31 @@ void book_rows_floor(benchmark::State& state, DataSet& data) {
   std::vector<Row> ladders(books.size());
   std::size_t rows = 0;
   for (const auto& p : books) rows += p.size();
-  for (auto _ : state) {
-    for (std::size_t k = 0; k < books.size(); ++k) {
-      Row sum = Row::Zero();
-      for (const Position& p : books[k]) sum += p.weight * Eigen::Map<const Row>(s.bond_ladder(p.bond).data());
-      ladders[k] = sum;
+  if (!by_bond) {
+    for (auto _ : state) {
+      for (std::size_t k = 0; k < books.size(); ++k) {
+        Row sum = Row::Zero();
+        for (const Position& p : books[k]) sum += p.weight * Eigen::Map<const Row>(s.bond_ladder(p.bond).data());
+        ladders[k] = sum;
+      }
+      benchmark::DoNotOptimize(ladders.data());
     }
-    benchmark::DoNotOptimize(ladders.data());
+  } else {  // the same positions by bond: the bonds' ladders read in order, each added to its books' (in cache)
+    std::vector<std::vector<Position>> holders(s.bonds.size());  // here Position::bond is the book
+    for (std::size_t k = 0; k < books.size(); ++k) {
+      for (const Position& p : books[k]) holders[p.bond].push_back({static_cast<engine::NodeIndex>(k), p.weight});
+    }
+    std::vector<std::uint32_t> first(1, 0);  // bond b's holders at [first[b], first[b + 1])
+    std::vector<Position> held;
+    for (const auto& h : holders) held.insert(held.end(), h.begin(), h.end()), first.push_back(static_cast<std::uint32_t>(held.size()));
+    for (auto _ : state) {
+      for (Row& l : ladders) l.setZero();
+      for (std::size_t b = 0; b < s.bonds.size(); ++b) {
+        const Eigen::Map<const Row> row(s.bond_ladder(static_cast<engine::NodeIndex>(b)).data());
+        for (std::uint32_t j = first[b]; j < first[b + 1]; ++j) ladders[held[j].bond] += held[j].weight * row;
+      }
+      benchmark::DoNotOptimize(ladders.data());
+    }
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows));
 }
@@ -222,8 +241,11 @@ int main(int argc, char** argv) {
       }
     }
   }
-  benchmark::RegisterBenchmark("book_rows_floor", [&data](benchmark::State& state) { book_rows_floor(state, data); })
-      ->Unit(benchmark::kMicrosecond);
+  for (const bool by_bond : {false, true}) {
+    benchmark::RegisterBenchmark(by_bond ? "book_rows_floor/by_bond" : "book_rows_floor",
+                                 [&data, by_bond](benchmark::State& state) { book_rows_floor(state, data, by_bond); })
+        ->Unit(benchmark::kMicrosecond);
+  }
   for (const std::size_t workers : {0, 2}) {
     const std::string name = "copy_rows_one_curve/workers:" + std::to_string(workers);
     benchmark::RegisterBenchmark(name.c_str(), [&data, workers](benchmark::State& state) { copy_rows(state, data, workers); })
