@@ -3,9 +3,10 @@
 # input (DB.results.db; older binaries wrote them into DB itself). Every
 # node's status must be the same. For each value column (a bond's quote
 # analytics among them; one that a database lacks, an older binary's, is
-# skipped) it prints the largest relative difference |a - b| / max(|a|, |b|)
-# and the row where it is. A value that is a difference of larger terms (pv01 = (price_up -
-# price_dn) / 2, pnl = pv - cost, margin = start_cash - notional * price)
+# skipped) it prints the largest relative difference |a - b| / max(|a|,
+# |b|) and the row where it is. A value that is a difference of larger
+# terms (pv01 = (price_up - price_dn) / 2, pnl = pv - cost, margin =
+# start_cash - notional * price)
 # moves far more than its terms when they change in their last bits, so for
 # those it also prints the difference relative to the terms' size (a price,
 # a pv, an end cash), and that is what the tolerance is checked against.
@@ -15,7 +16,7 @@
 #   bench/compare_results.sh [--tolerance T] OLD.results.db NEW.results.db
 set -euo pipefail
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 tolerance=1e-12
 while [[ $# -gt 0 ]]; do
@@ -77,13 +78,15 @@ for spec in "${tables[@]}"; do
       failed=1
     fi
   fi
+  # The columns both tables have, one a line (an older binary's may lack some).
+  common=$'\n'$(query "SELECT name FROM pragma_table_info('$table')
+                        INTERSECT SELECT name FROM pragma_table_info('$table', 'o')" "$1" "$2")$'\n'
   for spec_column in $columns; do
     c=${spec_column%/*}
     terms=${spec_column#*/}
     [[ "$terms" == "$spec_column" ]] && terms=$c
-    if [[ $(count "SELECT 1 FROM pragma_table_info('$table') WHERE name = '$c'
-                   UNION ALL SELECT 1 FROM pragma_table_info('$table', 'o') WHERE name = '$c'" "$1" "$2") != 2 ]]; then
-      printf '%-23s %-17s not in both: skipped\n' "$table" "$c"  # an older binary's tables
+    if [[ "$common" != *$'\n'"$c"$'\n'* ]]; then
+      printf '%-23s %-17s not in both: skipped\n' "$table" "$c"
       continue
     fi
     # 1 when only one of the two is NULL (published by one run only).

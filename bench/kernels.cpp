@@ -107,18 +107,25 @@ void book_rows_floor(benchmark::State& state, DataSet& data, bool by_bond) {
       benchmark::DoNotOptimize(ladders.data());
     }
   } else {  // the same positions by bond: the bonds' ladders read in order, each added to its books' (in cache)
-    std::vector<std::vector<Position>> holders(s.bonds.size());  // here Position::bond is the book
-    for (std::size_t k = 0; k < books.size(); ++k) {
-      for (const Position& p : books[k]) holders[p.bond].push_back({static_cast<engine::NodeIndex>(k), p.weight});
+    struct Holding {
+      std::size_t book;
+      double weight;
+    };
+    std::vector<std::size_t> first(s.bonds.size() + 1, 0);  // bond b's holdings at [first[b], first[b + 1])
+    for (const auto& book : books) {
+      for (const Position& p : book) ++first[p.bond + 1];
     }
-    std::vector<std::uint32_t> first(1, 0);  // bond b's holders at [first[b], first[b + 1])
-    std::vector<Position> held;
-    for (const auto& h : holders) held.insert(held.end(), h.begin(), h.end()), first.push_back(static_cast<std::uint32_t>(held.size()));
+    std::partial_sum(first.begin(), first.end(), first.begin());
+    std::vector<Holding> held(rows);
+    std::vector<std::size_t> next(first.begin(), first.end() - 1);
+    for (std::size_t k = 0; k < books.size(); ++k) {
+      for (const Position& p : books[k]) held[next[p.bond]++] = {k, p.weight};
+    }
     for (auto _ : state) {
       for (Row& l : ladders) l.setZero();
       for (std::size_t b = 0; b < s.bonds.size(); ++b) {
         const Eigen::Map<const Row> row(s.bond_ladder(static_cast<engine::NodeIndex>(b)).data());
-        for (std::uint32_t j = first[b]; j < first[b + 1]; ++j) ladders[held[j].bond] += held[j].weight * row;
+        for (std::size_t j = first[b]; j < first[b + 1]; ++j) ladders[held[j].book] += held[j].weight * row;
       }
       benchmark::DoNotOptimize(ladders.data());
     }
